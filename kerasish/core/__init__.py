@@ -1,0 +1,1 @@
+"""The eager core: backend, tensors, tape, primitives and ops."""

@@ -1,0 +1,606 @@
+"""Shape, indexing, gathering and creation ops: each primitive with its gradient."""
+
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+from kerasish.core import backend
+from kerasish.core.errors import InvalidArgumentError
+from kerasish.core.ops import math_ops
+from kerasish.core.primitive import apply, apply1, primitive
+from kerasish.core.tensor import IndexedSlices, Tensor, as_dtype, convert_to_tensor
+
+# ---------------------------------------------------------------- creation (constants)
+
+
+def _new(array) -> Tensor:
+    return Tensor(backend.to_device(array))
+
+
+def zeros(shape, dtype=np.float32) -> Tensor:
+    """A tensor of zeros on the current device."""
+    return _new(np.zeros(_shape_tuple(shape), dtype=as_dtype(dtype)))
+
+
+def ones(shape, dtype=np.float32) -> Tensor:
+    """A tensor of ones on the current device."""
+    return _new(np.ones(_shape_tuple(shape), dtype=as_dtype(dtype)))
+
+
+def fill(dims, value, dtype=None) -> Tensor:
+    """A tensor of shape `dims` filled with `value`."""
+    value = convert_to_tensor(value, dtype=dtype, _allow_cast=True).numpy()
+    return _new(np.full(_shape_tuple(dims), value, dtype=value.dtype))
+
+
+def zeros_like(input, dtype=None) -> Tensor:  # noqa: A002 - TF's name
+    """Zeros with the shape (and dtype, unless given) of `input`, on its device."""
+    x = convert_to_tensor(input)
+    xp = backend.array_module(x._value)
+    return Tensor(xp.zeros(x._value.shape, dtype=as_dtype(dtype) or x.dtype))
+
+
+def ones_like(input, dtype=None) -> Tensor:  # noqa: A002
+    """Ones with the shape (and dtype, unless given) of `input`, on its device."""
+    x = convert_to_tensor(input)
+    xp = backend.array_module(x._value)
+    return Tensor(xp.ones(x._value.shape, dtype=as_dtype(dtype) or x.dtype))
+
+
+def range(start, limit=None, delta=1, dtype=None) -> Tensor:  # noqa: A001
+    """[start, limit) in steps of delta; like Python's range, `range(n)` counts from 0."""
+    if limit is None:
+        start, limit = 0, start
+    values = [float(v) if isinstance(v, Tensor) else v for v in (start, limit, delta)]
+    array = np.arange(*values)
+    if dtype is None and all(isinstance(v, (int, np.integer)) for v in values):
+        dtype = np.int32
+    elif dtype is None and array.dtype == np.float64:
+        dtype = np.float32
+    return _new(array.astype(as_dtype(dtype) or array.dtype))
+
+
+def linspace(start, stop, num, dtype=np.float32) -> Tensor:
+    """`num` evenly spaced values from start to stop inclusive."""
+    return _new(np.linspace(float(start), float(stop), int(num)).astype(as_dtype(dtype)))
+
+
+def eye(num_rows, num_columns=None, dtype=np.float32) -> Tensor:
+    """Identity matrix."""
+    return _new(np.eye(num_rows, num_columns, dtype=as_dtype(dtype)))
+
+
+def one_hot(indices, depth, on_value=1.0, off_value=0.0, axis=-1, dtype=np.float32) -> Tensor:
+    """One-hot encoding along a new last axis; out-of-range indices give all `off_value`."""
+    ids = convert_to_tensor(indices)
+    if ids.dtype.kind not in "iu":
+        raise InvalidArgumentError(
+            f"one_hot: indices must be integers, got {ids.dtype}; cast with ks.cast(ids, 'int32')"
+        )
+    xp = backend.array_module(ids._value)
+    hot = ids._value[..., None] == xp.arange(int(depth))
+    out = xp.where(hot, on_value, off_value).astype(as_dtype(dtype))
+    if axis != -1:
+        out = xp.moveaxis(out, -1, axis)
+    return Tensor(out)
+
+
+def _shape_tuple(shape) -> tuple:
+    if isinstance(shape, Tensor):
+        shape = shape.numpy().tolist()
+    if isinstance(shape, (int, np.integer)):
+        return (int(shape),)
+    return tuple(int(d) for d in shape)
+
+
+def shape(input, out_type=np.int32) -> Tensor:  # noqa: A002
+    """The shape of `input` as a 1-D integer tensor."""
+    return _new(np.asarray(convert_to_tensor(input).shape, dtype=as_dtype(out_type)))
+
+
+def size(input, out_type=np.int32) -> Tensor:  # noqa: A002
+    """The number of elements of `input` as a scalar tensor."""
+    return _new(np.asarray(convert_to_tensor(input).size, dtype=as_dtype(out_type)))
+
+
+def rank(input) -> Tensor:  # noqa: A002
+    """The number of dimensions of `input` as a scalar int32 tensor."""
+    return _new(np.asarray(convert_to_tensor(input).ndim, dtype=np.int32))
+
+
+# ---------------------------------------------------------------- identity and devices
+
+
+@primitive("identity", views=True)
+def _identity(x):
+    return x
+
+
+@_identity.defgrad
+def _(op, dy):
+    return (dy,)
+
+
+def identity(input):  # noqa: A002
+    """The same values as a new tensor (a snapshot when given a variable)."""
+    return apply1(_identity, input)
+
+
+_stop_gradient = primitive("stop_gradient", differentiable=False, views=True)(lambda x: x)
+
+
+def stop_gradient(input):  # noqa: A002
+    """The same values, treated as a constant by every tape."""
+    return apply1(_stop_gradient, input)
+
+
+@primitive("copy_to_device")
+def _copy_to_device(x, device):
+    return backend.to_device(x, device)
+
+
+@_copy_to_device.defgrad
+def _(op, dy):
+    return (copy_to_device(dy, backend.device_of(op.inputs[0]._value)),)
+
+
+def copy_to_device(x, device: tuple) -> Tensor:
+    """A copy of `x` on `device` ((kind, index)); the gradient flows back to x's device."""
+    x = convert_to_tensor(x)
+    if device[0] == "gpu":
+        backend.check_gpu(device[1])
+    return apply(_copy_to_device, (x,), {"device": device})
+
+
+# ---------------------------------------------------------------- shape ops
+
+
+def _reshape_explain(inputs, attrs):
+    x = inputs[0]
+    return (
+        f"cannot reshape a tensor of shape {x.shape} ({x.size} elements) into shape "
+        f"{attrs['shape']}"
+    )
+
+
+@primitive("reshape", views=True, explain=_reshape_explain)
+def _reshape(x, shape):
+    return x.reshape(shape)
+
+
+@_reshape.defgrad
+def _(op, dy):
+    return (reshape(dy, op.inputs[0].shape),)
+
+
+def reshape(tensor, shape):
+    """The same values in a new shape (one dimension may be -1)."""
+    x = convert_to_tensor(tensor)
+    shape = _shape_tuple(shape)
+    if x._value.shape == shape:
+        return x
+    return apply(_reshape, (x,), {"shape": shape})
+
+
+@primitive("transpose", views=True)
+def _transpose(x, perm):
+    return x.transpose(perm)
+
+
+@_transpose.defgrad
+def _(op, dy):
+    return (transpose(dy, tuple(np.argsort(op.attrs["perm"]).tolist())),)
+
+
+def transpose(a, perm=None):
+    """Permute axes (default: reverse them)."""
+    x = convert_to_tensor(a)
+    perm = tuple(builtins.range(x.ndim))[::-1] if perm is None else _shape_tuple(perm)
+    if sorted(p % max(x.ndim, 1) for p in perm) != list(builtins.range(x.ndim)):
+        raise InvalidArgumentError(
+            f"transpose: perm {perm} is not a permutation of the {x.ndim} axes of shape {x.shape}"
+        )
+    return apply(_transpose, (x,), {"perm": tuple(p % x.ndim for p in perm)})
+
+
+def expand_dims(input, axis: int):  # noqa: A002
+    """Insert a size-1 axis at `axis`."""
+    x = convert_to_tensor(input)
+    axis = int(axis)
+    if not -x.ndim - 1 <= axis <= x.ndim:
+        raise InvalidArgumentError(f"expand_dims: axis {axis} is out of range for shape {x.shape}")
+    axis = axis % (x.ndim + 1)
+    return reshape(x, x.shape[:axis] + (1,) + x.shape[axis:])
+
+
+def squeeze(input, axis=None):  # noqa: A002
+    """Remove size-1 axes (all of them, or those in `axis`)."""
+    x = convert_to_tensor(input)
+    if axis is None:
+        axes = {i for i, d in enumerate(x.shape) if d == 1}
+    else:
+        axes = set(math_ops.normalize_axis(axis, x.ndim, "squeeze"))
+        for a in axes:
+            if x.shape[a] != 1:
+                raise InvalidArgumentError(
+                    f"squeeze: axis {a} of shape {x.shape} has size {x.shape[a]}, not 1"
+                )
+    return reshape(x, tuple(d for i, d in enumerate(x.shape) if i not in axes))
+
+
+@primitive("broadcast_to", views=True)
+def _broadcast_to(x, shape):
+    return backend.array_module(x).broadcast_to(x, shape)
+
+
+@_broadcast_to.defgrad
+def _(op, dy):
+    return (dy,)  # the tape reduces it back to the input's shape
+
+
+def broadcast_to(input, shape):  # noqa: A002
+    """`input` broadcast to `shape` (NumPy rules)."""
+    x = convert_to_tensor(input)
+    shape = _shape_tuple(shape)
+    if x._value.shape == shape:
+        return x
+    return apply(_broadcast_to, (x,), {"shape": shape})
+
+
+def unbroadcast(grad: Tensor, shape: tuple, op_name: str = "gradient") -> Tensor:
+    """Sum `grad` over the axes that broadcasting added or stretched, to get `shape`."""
+    shape = tuple(shape)
+    extra = grad.ndim - len(shape)
+    stretched = []
+    compatible = extra >= 0
+    if compatible:
+        for i, d in enumerate(shape):
+            g = grad.shape[extra + i]
+            if d == g:
+                continue
+            if d == 1:
+                stretched.append(extra + i)
+            else:
+                compatible = False
+    if not compatible:
+        raise InvalidArgumentError(
+            f"{op_name}: a gradient of shape {grad.shape} cannot be reduced to the input's "
+            f"shape {shape}"
+        )
+    axes = tuple(builtins.range(extra)) + tuple(stretched)
+    return reshape(math_ops.reduce_sum(grad, axes), shape)
+
+
+def _concat_explain(inputs, attrs):
+    shapes = ", ".join(str(t.shape) for t in inputs)
+    return f"shapes {shapes} must match except along axis {attrs['axis']}"
+
+
+@primitive("concat", explain=_concat_explain)
+def _concat(*arrays, axis):
+    return backend.array_module(arrays[0]).concatenate(arrays, axis=axis)
+
+
+@_concat.defgrad
+def _(op, dy):
+    axis = op.attrs["axis"]
+    grads, start = [], 0
+    for t, need in zip(op.inputs, op.needs):
+        stop = start + t.shape[axis]
+        if need:
+            grads.append(dy[(slice(None),) * axis + (slice(start, stop),)])
+        else:
+            grads.append(None)
+        start = stop
+    return tuple(grads)
+
+
+def concat(values, axis: int):
+    """Join tensors along an existing axis."""
+    tensors = tuple(convert_to_tensor(v) for v in values)
+    if not tensors:
+        raise InvalidArgumentError("concat: needs at least one tensor")
+    ndim = tensors[0].ndim
+    if any(t.ndim != ndim for t in tensors):
+        shapes = ", ".join(str(t.shape) for t in tensors)
+        raise InvalidArgumentError(f"concat: all tensors need the same rank, got shapes {shapes}")
+    axis = math_ops.normalize_axis(axis, ndim, "concat")[0]
+    if len(tensors) == 1:
+        return tensors[0]
+    return apply(_concat, tensors, {"axis": axis})
+
+
+def stack(values, axis: int = 0):
+    """Join tensors of the same shape along a new axis."""
+    tensors = [convert_to_tensor(v) for v in values]
+    if not tensors:
+        raise InvalidArgumentError("stack: needs at least one tensor")
+    first = tensors[0].shape
+    for i, t in enumerate(tensors):
+        if t.shape != first:
+            raise InvalidArgumentError(
+                f"stack: all tensors need the same shape; values[0] has {first} but "
+                f"values[{i}] has {t.shape}"
+            )
+    return concat([expand_dims(t, axis) for t in tensors], axis)
+
+
+def unstack(value, num=None, axis: int = 0) -> list:
+    """Split along `axis` into a list of tensors with that axis removed."""
+    x = convert_to_tensor(value)
+    axis = math_ops.normalize_axis(axis, x.ndim, "unstack")[0]
+    count = x.shape[axis]
+    if num is not None and num != count:
+        raise InvalidArgumentError(f"unstack: num={num} but axis {axis} has size {count}")
+    return [x[(slice(None),) * axis + (i,)] for i in builtins.range(count)]
+
+
+def split(value, num_or_size_splits, axis: int = 0) -> list:
+    """Split along `axis` into equal parts (an int) or parts of the given sizes (a list)."""
+    x = convert_to_tensor(value)
+    axis = math_ops.normalize_axis(axis, x.ndim, "split")[0]
+    total = x.shape[axis]
+    if isinstance(num_or_size_splits, (int, np.integer)):
+        if total % num_or_size_splits:
+            raise InvalidArgumentError(
+                f"split: axis {axis} of size {total} cannot be split into "
+                f"{num_or_size_splits} equal parts"
+            )
+        sizes = [total // num_or_size_splits] * int(num_or_size_splits)
+    else:
+        sizes = [int(s) for s in num_or_size_splits]
+        if sum(sizes) != total:
+            raise InvalidArgumentError(
+                f"split: sizes {sizes} add up to {sum(sizes)}, not the axis size {total}"
+            )
+    parts, start = [], 0
+    for s in sizes:
+        parts.append(x[(slice(None),) * axis + (slice(start, start + s),)])
+        start += s
+    return parts
+
+
+@primitive("tile")
+def _tile(x, multiples):
+    return backend.array_module(x).tile(x, multiples)
+
+
+@_tile.defgrad
+def _(op, dy):
+    x = op.inputs[0]
+    interleaved = []
+    for m, d in zip(op.attrs["multiples"], x.shape):
+        interleaved += [m, d]
+    summed = math_ops.reduce_sum(reshape(dy, interleaved), tuple(builtins.range(0, 2 * x.ndim, 2)))
+    return (summed,)
+
+
+def tile(input, multiples):  # noqa: A002
+    """Repeat `input` `multiples[i]` times along axis i."""
+    x = convert_to_tensor(input)
+    multiples = _shape_tuple(multiples)
+    if len(multiples) != x.ndim:
+        raise InvalidArgumentError(
+            f"tile: multiples {multiples} must have one entry per axis of shape {x.shape}"
+        )
+    return apply(_tile, (x,), {"multiples": multiples})
+
+
+@primitive("pad")
+def _pad(x, paddings, constant_values):
+    return backend.array_module(x).pad(x, paddings, constant_values=constant_values)
+
+
+@_pad.defgrad
+def _(op, dy):
+    key = tuple(slice(before, before + d) for (before, _), d in zip(op.attrs["paddings"], op.inputs[0].shape))
+    return (dy[key],)
+
+
+def pad(tensor, paddings, mode: str = "CONSTANT", constant_values=0):
+    """Pad with `constant_values`; paddings[i] = (before, after) for axis i."""
+    x = convert_to_tensor(tensor)
+    if mode.upper() != "CONSTANT":
+        raise InvalidArgumentError(f"pad: only mode='CONSTANT' is supported, got {mode!r}")
+    paddings = tuple((int(a), int(b)) for a, b in np.asarray(paddings).tolist())
+    if len(paddings) != x.ndim:
+        raise InvalidArgumentError(
+            f"pad: paddings has {len(paddings)} rows but the tensor has rank {x.ndim}"
+        )
+    return apply(_pad, (x,), {"paddings": paddings, "constant_values": constant_values})
+
+
+# ---------------------------------------------------------------- indexing
+
+
+def _normalize_key(key):
+    """Replace tensors inside an index by their arrays; reject float indices."""
+    if isinstance(key, tuple):
+        return tuple(_normalize_key(k) for k in key)
+    if isinstance(key, Tensor):
+        key = key._value
+    if isinstance(key, list):
+        key = np.asarray(key)
+    if hasattr(key, "dtype") and key.dtype.kind == "f":
+        raise InvalidArgumentError(
+            f"index: tensors used as indices must be integer or boolean, got {key.dtype}"
+        )
+    return key
+
+
+def _is_basic(key) -> bool:
+    parts = key if isinstance(key, tuple) else (key,)
+    return all(
+        k is None or k is Ellipsis or isinstance(k, (slice, int, np.integer)) for k in parts
+    )
+
+
+def _getitem_explain(inputs, attrs):
+    return f"index {attrs['key']!r} is out of range for shape {inputs[0].shape}"
+
+
+@primitive("getitem", views=True, explain=_getitem_explain)
+def _getitem(x, key):
+    return x[key]
+
+
+@_getitem.defgrad
+def _(op, dy):
+    return (apply(_scatter_into, (dy,), {"key": op.attrs["key"], "shape": op.inputs[0].shape}),)
+
+
+@primitive("scatter_into")
+def _scatter_into(values, key, shape):
+    out = backend.array_module(values).zeros(shape, dtype=values.dtype)
+    if _is_basic(key):
+        out[key] = values
+    else:
+        backend.scatter_add(out, key, values)
+    return out
+
+
+@_scatter_into.defgrad
+def _(op, dy):
+    return (apply(_getitem, (dy,), {"key": op.attrs["key"]}),)
+
+
+def getitem(tensor, key):
+    """tensor[key] with NumPy indexing (ints, slices, None, ..., integer or boolean arrays)."""
+    x = convert_to_tensor(tensor)
+    return apply(_getitem, (x,), {"key": _normalize_key(key)})
+
+
+def _check_indices(op_name: str, ids, limit: int) -> None:
+    """Raise `op: indices[i] = v is not in [0, limit)` for the first bad index."""
+    if ids.dtype.kind not in "iu":
+        raise InvalidArgumentError(
+            f"{op_name}: indices must be integers, got {ids.dtype}; "
+            "cast with ks.cast(indices, 'int32')"
+        )
+    if ids.size == 0:
+        return
+    if int(ids.min()) >= 0 and int(ids.max()) < limit:
+        return
+    host = backend.to_numpy(ids)
+    bad = np.argwhere((host < 0) | (host >= limit))[0]
+    where = ", ".join(str(int(i)) for i in bad) if host.ndim else ""
+    value = host[tuple(bad)] if host.ndim else host
+    raise InvalidArgumentError(
+        f"{op_name}: indices[{where}] = {int(value)} is not in [0, {limit})"
+    )
+
+
+@primitive("gather")
+def _gather(params, indices):
+    return params.take(indices, axis=0)
+
+
+@_gather.defgrad
+def _(op, dy):
+    params, indices = op.inputs
+    rows = reshape(dy, (-1,) + params.shape[1:])
+    return IndexedSlices(rows, indices._value.reshape(-1), params.shape), None
+
+
+def gather(params, indices, axis: int = 0, batch_dims: int = 0, name: str = "gather"):
+    """Slices of `params` along `axis` at `indices`; out-of-range indices raise at the call.
+
+    The gradient with respect to `params` is an `ks.IndexedSlices` (for axis 0),
+    so only the gathered rows are touched.
+    """
+    if batch_dims:
+        raise InvalidArgumentError("gather: batch_dims is not supported; use axis and reshape")
+    params = convert_to_tensor(params)
+    ids = convert_to_tensor(indices)
+    if params.ndim == 0:
+        raise InvalidArgumentError(f"{name}: params must have rank >= 1, got a scalar")
+    axis = math_ops.normalize_axis(axis, params.ndim, name)[0]
+    if axis:
+        moved = transpose(params, (axis,) + tuple(i for i in builtins.range(params.ndim) if i != axis))
+        out = gather(moved, ids, 0, name=name)
+        k = ids.ndim
+        perm = tuple(builtins.range(k, k + axis)) + tuple(builtins.range(k)) + tuple(
+            builtins.range(k + axis, out.ndim)
+        )
+        return transpose(out, perm)
+    _check_indices(name, ids._value, params.shape[0])
+    return apply(_gather, (params, ids))
+
+
+@primitive("scatter_rows")
+def _scatter_rows(values, indices, num_rows):
+    out = backend.array_module(values).zeros((num_rows,) + values.shape[1:], dtype=values.dtype)
+    backend.scatter_add(out, indices, values)
+    return out
+
+
+@_scatter_rows.defgrad
+def _(op, dy):
+    return (apply(_gather, (dy, Tensor(op.attrs["indices"]))),)
+
+
+def scatter_rows(values, indices, num_rows: int) -> Tensor:
+    """A (num_rows, ...) tensor with values[i] added into row indices[i] (repeats accumulate)."""
+    values = convert_to_tensor(values)
+    ids = indices._value if isinstance(indices, Tensor) else indices
+    _check_indices("scatter_rows", ids, num_rows)
+    return apply(_scatter_rows, (values,), {"indices": ids, "num_rows": int(num_rows)})
+
+
+def unsorted_segment_sum(data, segment_ids, num_segments):
+    """Sum rows of `data` into `num_segments` buckets given by `segment_ids`."""
+    return scatter_rows(data, convert_to_tensor(segment_ids), num_segments)
+
+
+def boolean_mask(tensor, mask):
+    """The elements (or rows) of `tensor` where the boolean `mask` is true."""
+    x = convert_to_tensor(tensor)
+    mask = convert_to_tensor(mask)
+    if mask.dtype.kind != "b" or x.shape[: mask.ndim] != mask.shape:
+        raise InvalidArgumentError(
+            f"boolean_mask: mask must be boolean with a shape {mask.shape} that starts the "
+            f"tensor's shape {x.shape}"
+        )
+    xp = backend.array_module(mask._value)
+    ids = Tensor(xp.flatnonzero(mask._value))
+    flat = reshape(x, (-1,) + x.shape[mask.ndim :])
+    return apply(_gather, (flat, ids))
+
+
+# ---------------------------------------------------------------- clipping
+
+
+def clip_by_value(t, clip_value_min, clip_value_max):
+    """Clamp to [min, max]; the gradient passes where the value was inside."""
+    return math_ops.minimum(math_ops.maximum(t, clip_value_min), clip_value_max)
+
+
+def clip_by_norm(t, clip_norm, axes=None):
+    """Rescale `t` so its L2 norm over `axes` is at most `clip_norm` (safe at zero)."""
+    t = convert_to_tensor(t)
+    squared = math_ops.reduce_sum(t * t, axes, keepdims=True)
+    positive = math_ops.greater(squared, 0)
+    safe = math_ops.where(positive, squared, 1.0)
+    l2 = math_ops.where(positive, math_ops.sqrt(safe), squared)
+    return t * clip_norm / math_ops.maximum(l2, clip_norm)
+
+
+def global_norm(tensors):
+    """sqrt(sum of squares) over a list of tensors (None entries are skipped)."""
+    total = None
+    for t in tensors:
+        if t is None:
+            continue
+        t = convert_to_tensor(t)
+        part = math_ops.reduce_sum(t * t)
+        total = part if total is None else total + part
+    return math_ops.sqrt(total) if total is not None else zeros(())
+
+
+def clip_by_global_norm(t_list, clip_norm, use_norm=None):
+    """Scale all tensors by clip_norm / max(global_norm, clip_norm); returns (list, norm)."""
+    norm = global_norm(t_list) if use_norm is None else convert_to_tensor(use_norm)
+    scale = clip_norm / math_ops.maximum(norm, clip_norm)
+    return [None if t is None else convert_to_tensor(t) * scale for t in t_list], norm

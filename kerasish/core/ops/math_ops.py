@@ -1,0 +1,596 @@
+"""Elementwise math, comparisons, reductions and matmul: each primitive with its gradient."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kerasish.core import backend
+from kerasish.core.errors import InvalidArgumentError
+from kerasish.core.primitive import apply, apply1, apply2, binary_args, primitive
+from kerasish.core.tensor import Tensor, as_dtype, convert_to_tensor
+
+# ---------------------------------------------------------------- binary arithmetic
+
+
+@primitive("add")
+def _add(x, y):
+    return x + y
+
+
+@_add.defgrad
+def _(op, dy):
+    return dy, dy
+
+
+@primitive("subtract")
+def _subtract(x, y):
+    return x - y
+
+
+@_subtract.defgrad
+def _(op, dy):
+    return dy, (negative(dy) if op.needs[1] else None)
+
+
+@primitive("multiply")
+def _multiply(x, y):
+    return x * y
+
+
+@_multiply.defgrad
+def _(op, dy):
+    x, y = op.inputs
+    return (dy * y if op.needs[0] else None), (dy * x if op.needs[1] else None)
+
+
+def _true_divide(x, y):
+    if x.dtype.kind in "iub" and y.dtype.kind in "iub":
+        wide = x.dtype.itemsize > 4 or y.dtype.itemsize > 4
+        dtype = np.float64 if wide else np.float32
+        return np.true_divide(x, y, dtype=dtype)
+    return x / y
+
+
+_divide = primitive("divide")(_true_divide)
+
+
+@_divide.defgrad
+def _(op, dy):
+    x, y = op.inputs
+    dx = dy / y if op.needs[0] else None
+    dyy = negative(dy) * op.output / y if op.needs[1] else None
+    return dx, dyy
+
+
+@primitive("pow")
+def _pow(x, y):
+    return x**y
+
+
+@_pow.defgrad
+def _(op, dy):
+    x, y = op.inputs
+    dx = dy * y * x ** (y - 1) if op.needs[0] else None
+    if op.needs[1]:
+        safe_log = log(where(greater(x, 0), x, ones_like_values(x)))
+        dyy = dy * op.output * safe_log
+    else:
+        dyy = None
+    return dx, dyy
+
+
+@primitive("maximum")
+def _maximum(x, y):
+    return np.maximum(x, y)
+
+
+@_maximum.defgrad
+def _(op, dy):
+    x, y = op.inputs
+    take_x = greater_equal(x, y)
+    dx = where(take_x, dy, 0.0) if op.needs[0] else None
+    dyy = where(take_x, 0.0, dy) if op.needs[1] else None
+    return dx, dyy
+
+
+@primitive("minimum")
+def _minimum(x, y):
+    return np.minimum(x, y)
+
+
+@_minimum.defgrad
+def _(op, dy):
+    x, y = op.inputs
+    take_x = less_equal(x, y)
+    dx = where(take_x, dy, 0.0) if op.needs[0] else None
+    dyy = where(take_x, 0.0, dy) if op.needs[1] else None
+    return dx, dyy
+
+
+_floordiv = primitive("floordiv", differentiable=False)(lambda x, y: x // y)
+_floormod = primitive("floormod", differentiable=False)(lambda x, y: x % y)
+
+
+def add(x, y):
+    """x + y elementwise, with broadcasting."""
+    return apply2(_add, x, y)
+
+
+def subtract(x, y):
+    """x - y elementwise, with broadcasting."""
+    return apply2(_subtract, x, y)
+
+
+def multiply(x, y):
+    """x * y elementwise, with broadcasting."""
+    return apply2(_multiply, x, y)
+
+
+def divide(x, y):
+    """x / y elementwise (true division: integers give float32, or float64 for 64-bit ints)."""
+    return apply2(_divide, x, y)
+
+
+truediv = divide
+
+
+def pow(x, y):  # noqa: A001 - TF's name
+    """x ** y elementwise."""
+    return apply2(_pow, x, y)
+
+
+def maximum(x, y):
+    """Elementwise maximum; the gradient goes to x where x >= y."""
+    return apply2(_maximum, x, y)
+
+
+def minimum(x, y):
+    """Elementwise minimum; the gradient goes to x where x <= y."""
+    return apply2(_minimum, x, y)
+
+
+def floordiv(x, y):
+    """x // y elementwise (not differentiable)."""
+    return apply2(_floordiv, x, y)
+
+
+def floormod(x, y):
+    """x % y elementwise, sign of y as in Python (not differentiable)."""
+    return apply2(_floormod, x, y)
+
+
+mod = floormod
+
+
+def squared_difference(x, y):
+    """(x - y) ** 2 elementwise."""
+    return square(subtract(x, y))
+
+
+# ---------------------------------------------------------------- comparisons and logic
+
+
+def _nondiff2(name, fn):
+    prim = primitive(name, differentiable=False)(fn)
+
+    def op(x, y):
+        return apply2(prim, x, y)
+
+    op.__name__ = name
+    op.__doc__ = f"Elementwise {name} (boolean result, not differentiable)."
+    return op
+
+
+equal = _nondiff2("equal", np.equal)
+not_equal = _nondiff2("not_equal", np.not_equal)
+less = _nondiff2("less", np.less)
+less_equal = _nondiff2("less_equal", np.less_equal)
+greater = _nondiff2("greater", np.greater)
+greater_equal = _nondiff2("greater_equal", np.greater_equal)
+logical_and = _nondiff2("logical_and", np.logical_and)
+logical_or = _nondiff2("logical_or", np.logical_or)
+logical_xor = _nondiff2("logical_xor", np.logical_xor)
+
+_logical_not = primitive("logical_not", differentiable=False)(np.logical_not)
+
+
+def logical_not(x):
+    """Elementwise not (boolean result)."""
+    return apply1(_logical_not, x)
+
+
+# ---------------------------------------------------------------- unary math
+
+
+def _unary(name, forward, rule=None, doc=""):
+    """Declare a one-input primitive and its public function."""
+    prim = primitive(name, differentiable=rule is not None)(forward)
+    if rule is not None:
+        prim.defgrad(lambda op, dy: (rule(op.inputs[0], op.output, dy),))
+
+    def op(x):
+        return apply1(prim, x)
+
+    op.__name__ = name
+    op.__doc__ = doc or f"Elementwise {name}."
+    return op
+
+
+negative = _unary("negative", np.negative, lambda x, y, dy: negative(dy), "-x elementwise.")
+abs = _unary("abs", np.abs, lambda x, y, dy: dy * sign(x), "|x| elementwise.")  # noqa: A001
+sign = _unary("sign", np.sign, None, "Sign of x (-1, 0, 1); not differentiable.")
+floor = _unary("floor", np.floor, None, "Round down; not differentiable.")
+ceil = _unary("ceil", np.ceil, None, "Round up; not differentiable.")
+round = _unary("round", np.rint, None, "Round half to even; not differentiable.")  # noqa: A001
+square = _unary("square", np.square, lambda x, y, dy: dy * (x * 2.0), "x ** 2 elementwise.")
+sqrt = _unary("sqrt", np.sqrt, lambda x, y, dy: dy * 0.5 / y, "Square root elementwise.")
+rsqrt = _unary(
+    "rsqrt", lambda x: 1.0 / np.sqrt(x), lambda x, y, dy: dy * -0.5 * y * y * y, "1 / sqrt(x)."
+)
+reciprocal = _unary("reciprocal", lambda x: 1.0 / x, lambda x, y, dy: negative(dy) * y * y, "1/x.")
+exp = _unary("exp", np.exp, lambda x, y, dy: dy * y, "e ** x elementwise.")
+expm1 = _unary("expm1", np.expm1, lambda x, y, dy: dy * (y + 1.0), "e ** x - 1, accurate near 0.")
+log = _unary("log", np.log, lambda x, y, dy: dy / x, "Natural logarithm elementwise.")
+log1p = _unary("log1p", np.log1p, lambda x, y, dy: dy / (x + 1.0), "log(1 + x), accurate near 0.")
+sin = _unary("sin", np.sin, lambda x, y, dy: dy * cos(x), "Sine elementwise.")
+cos = _unary("cos", np.cos, lambda x, y, dy: negative(dy) * sin(x), "Cosine elementwise.")
+tanh = _unary("tanh", np.tanh, lambda x, y, dy: dy * (1.0 - y * y), "Hyperbolic tangent.")
+sigmoid = _unary(
+    "sigmoid",
+    lambda x: 0.5 * (np.tanh(0.5 * x) + 1.0),  # never overflows, unlike 1 / (1 + exp(-x))
+    lambda x, y, dy: dy * y * (1.0 - y),
+    "Logistic sigmoid 1 / (1 + e**-x), computed stably.",
+)
+relu = _unary(
+    "relu",
+    lambda x: np.maximum(x, 0).astype(x.dtype, copy=False),
+    lambda x, y, dy: where(greater(x, 0), dy, 0.0),
+    "max(x, 0) elementwise.",
+)
+softplus = _unary(
+    "softplus",
+    lambda x: np.logaddexp(x, 0).astype(x.dtype, copy=False),
+    lambda x, y, dy: dy * sigmoid(x),
+    "log(1 + e**x), computed stably.",
+)
+elu = _unary(
+    "elu",
+    lambda x: np.where(x > 0, x, np.expm1(np.minimum(x, 0))).astype(x.dtype, copy=False),
+    lambda x, y, dy: where(greater(x, 0), dy, dy * (y + 1.0)),
+    "x if x > 0 else e**x - 1.",
+)
+
+
+def leaky_relu(x, alpha: float = 0.2):
+    """x if x > 0 else alpha * x."""
+    x = convert_to_tensor(x)
+    return where(greater(x, 0), x, x * alpha)
+
+
+def relu6(x):
+    """min(max(x, 0), 6)."""
+    return minimum(relu(x), 6.0)
+
+
+def softsign(x):
+    """x / (1 + |x|)."""
+    return x / (abs(x) + 1.0)
+
+
+def swish(x):
+    """x * sigmoid(x) (also called SiLU)."""
+    x = convert_to_tensor(x)
+    return x * sigmoid(x)
+
+
+silu = swish
+
+
+def log_sigmoid(x):
+    """log(sigmoid(x)) = -softplus(-x), computed stably."""
+    return negative(softplus(negative(x)))
+
+
+def ones_like_values(x: Tensor) -> Tensor:
+    """Ones with x's shape and dtype (a constant: not connected to x)."""
+    return Tensor(backend.array_module(x._value).ones_like(x._value))
+
+
+# ---------------------------------------------------------------- cast and select
+
+
+@primitive("cast")
+def _cast(x, dtype):
+    return x.astype(dtype)
+
+
+@_cast.defgrad
+def _(op, dy):
+    source = op.inputs[0]
+    if source.dtype.kind != "f":
+        return (None,)
+    return (cast(dy, source.dtype),)
+
+
+def cast(x, dtype):
+    """x converted to `dtype`; differentiable between floating dtypes."""
+    x = convert_to_tensor(x)
+    dtype = as_dtype(dtype)
+    if x.dtype == dtype:
+        return x
+    return apply(_cast, (x,), {"dtype": dtype})
+
+
+@primitive("where")
+def _where(condition, x, y):
+    return np.where(condition, x, y)
+
+
+@_where.defgrad
+def _(op, dy):
+    condition = op.inputs[0]
+    dx = where(condition, dy, 0.0) if op.needs[1] else None
+    dyy = where(condition, 0.0, dy) if op.needs[2] else None
+    return None, dx, dyy
+
+
+_nonzero = primitive("where_indices", differentiable=False)(
+    lambda c: backend.array_module(c).argwhere(c).astype(np.int64)
+)
+
+
+def where(condition, x=None, y=None):
+    """Elementwise select: x where condition else y; with only `condition`, its true indices."""
+    condition = convert_to_tensor(condition)
+    if condition.dtype.kind != "b":
+        raise InvalidArgumentError(
+            f"where: condition must be boolean, got {condition.dtype}; "
+            "compare first (e.g. ks.greater(x, 0))"
+        )
+    if x is None and y is None:
+        return apply(_nonzero, (condition,))
+    if x is None or y is None:
+        raise InvalidArgumentError("where: give both x and y, or neither")
+    x, y = binary_args(x, y)
+    return apply(_where, (condition, x, y))
+
+
+# ---------------------------------------------------------------- reductions
+
+
+def normalize_axis(axis, ndim: int, op_name: str):
+    """A sorted tuple of non-negative axes, or None for all axes."""
+    if axis is None:
+        return None
+    if isinstance(axis, Tensor):
+        axis = axis.numpy().tolist()
+    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    result = []
+    for a in axes:
+        a = int(a)
+        if not -ndim <= a < max(ndim, 1):
+            raise InvalidArgumentError(
+                f"{op_name}: axis {a} is out of range for a tensor of rank {ndim}"
+            )
+        result.append(a % ndim if ndim else 0)
+    return tuple(sorted(set(result)))
+
+
+def _kept_shape(shape, axes):
+    if axes is None:
+        return (1,) * len(shape)
+    return tuple(1 if i in axes else d for i, d in enumerate(shape))
+
+
+@primitive("reduce_sum")
+def _reduce_sum(x, axis, keepdims):
+    return x.sum(axis=axis, keepdims=keepdims)
+
+
+@_reduce_sum.defgrad
+def _(op, dy):
+    from kerasish.core.ops import array_ops
+
+    x = op.inputs[0]
+    dy = array_ops.reshape(dy, _kept_shape(x.shape, op.attrs["axis"]))
+    return (array_ops.broadcast_to(dy, x.shape),)
+
+
+def reduce_sum(input_tensor, axis=None, keepdims: bool = False):
+    """Sum over `axis` (all axes if None)."""
+    x = convert_to_tensor(input_tensor)
+    axes = normalize_axis(axis, x.ndim, "reduce_sum")
+    return apply(_reduce_sum, (x,), {"axis": axes, "keepdims": keepdims})
+
+
+def reduce_mean(input_tensor, axis=None, keepdims: bool = False):
+    """Mean over `axis` (all axes if None); integer inputs give an integer mean, as in TF."""
+    x = convert_to_tensor(input_tensor)
+    axes = normalize_axis(axis, x.ndim, "reduce_mean")
+    count = x.size if axes is None else int(np.prod([x.shape[a] for a in axes]))
+    total = reduce_sum(x, axes, keepdims)
+    if x.dtype.kind in "iu":
+        return floordiv(total, max(count, 1))
+    return total / float(max(count, 1)) if count != 1 else total
+
+
+def _extreme(name, method):
+    @primitive(name)
+    def prim(x, axis, keepdims):
+        if x.size == 0:
+            raise InvalidArgumentError(f"{name}: cannot reduce an empty tensor (shape {x.shape})")
+        return getattr(x, method)(axis=axis, keepdims=keepdims)
+
+    @prim.defgrad
+    def _(op, dy):
+        from kerasish.core.ops import array_ops
+
+        x = op.inputs[0]
+        kept = _kept_shape(x.shape, op.attrs["axis"])
+        picked = cast(equal(x, array_ops.reshape(op.output, kept)), x.dtype)
+        share = picked / reduce_sum(picked, op.attrs["axis"], keepdims=True)
+        return (array_ops.reshape(dy, kept) * share,)
+
+    def op(input_tensor, axis=None, keepdims: bool = False):
+        x = convert_to_tensor(input_tensor)
+        axes = normalize_axis(axis, x.ndim, name)
+        return apply(prim, (x,), {"axis": axes, "keepdims": keepdims})
+
+    op.__name__ = name
+    op.__doc__ = (
+        f"{method.capitalize()} over `axis`; the gradient is shared equally between ties."
+    )
+    return op
+
+
+reduce_max = _extreme("reduce_max", "max")
+reduce_min = _extreme("reduce_min", "min")
+
+
+@primitive("reduce_logsumexp")
+def _reduce_logsumexp(x, axis, keepdims):
+    peak = x.max(axis=axis, keepdims=True)
+    peak = np.where(np.isfinite(peak), peak, 0)
+    total = np.log(np.exp(x - peak).sum(axis=axis, keepdims=True)) + peak
+    return total if keepdims else total.reshape(
+        tuple(d for i, d in enumerate(x.shape) if axis is not None and i not in axis)
+    )
+
+
+@_reduce_logsumexp.defgrad
+def _(op, dy):
+    from kerasish.core.ops import array_ops
+
+    x = op.inputs[0]
+    kept = _kept_shape(x.shape, op.attrs["axis"])
+    return (array_ops.reshape(dy, kept) * exp(x - array_ops.reshape(op.output, kept)),)
+
+
+def reduce_logsumexp(input_tensor, axis=None, keepdims: bool = False):
+    """log(sum(exp(x))) over `axis`, without overflow."""
+    x = convert_to_tensor(input_tensor)
+    axes = normalize_axis(axis, x.ndim, "reduce_logsumexp")
+    return apply(_reduce_logsumexp, (x,), {"axis": axes, "keepdims": keepdims})
+
+
+def reduce_variance(input_tensor, axis=None, keepdims: bool = False):
+    """Population variance over `axis`."""
+    x = convert_to_tensor(input_tensor)
+    mean = reduce_mean(x, axis, keepdims=True)
+    return reduce_mean(square(x - mean), axis, keepdims)
+
+
+def reduce_std(input_tensor, axis=None, keepdims: bool = False):
+    """Population standard deviation over `axis`."""
+    return sqrt(reduce_variance(input_tensor, axis, keepdims))
+
+
+def _nondiff_reduction(name, method):
+    prim = primitive(name, differentiable=False)(
+        lambda x, axis, keepdims: getattr(x, method)(axis=axis, keepdims=keepdims)
+    )
+
+    def op(input_tensor, axis=None, keepdims: bool = False):
+        x = convert_to_tensor(input_tensor)
+        axes = normalize_axis(axis, x.ndim, name)
+        return apply(prim, (x,), {"axis": axes, "keepdims": keepdims})
+
+    op.__name__ = name
+    op.__doc__ = f"Logical {method} over `axis` (boolean result)."
+    return op
+
+
+reduce_any = _nondiff_reduction("reduce_any", "any")
+reduce_all = _nondiff_reduction("reduce_all", "all")
+
+
+def _arg_extreme(name, method):
+    prim = primitive(name, differentiable=False)(
+        lambda x, axis, output_type: getattr(x, method)(axis=axis).astype(output_type)
+    )
+
+    def op(input, axis=None, output_type=np.int64):  # noqa: A002 - TF's name
+        x = convert_to_tensor(input)
+        axis = 0 if axis is None else normalize_axis(axis, x.ndim, name)[0]
+        return apply(prim, (x,), {"axis": axis, "output_type": as_dtype(output_type)})
+
+    op.__name__ = name
+    op.__doc__ = f"Index of the {method[3:]} along `axis` (default 0), as in TF."
+    return op
+
+
+argmax = _arg_extreme("argmax", "argmax")
+argmin = _arg_extreme("argmin", "argmin")
+
+
+# ---------------------------------------------------------------- matmul
+
+
+def _matmul_explain(inputs, attrs):
+    a, b = inputs
+    if a.ndim < 2 or b.ndim < 2:
+        return f"both operands need rank >= 2, got shapes {a.shape} and {b.shape}"
+    inner_a = a.shape[-2] if attrs["transpose_a"] else a.shape[-1]
+    inner_b = b.shape[-1] if attrs["transpose_b"] else b.shape[-2]
+    if inner_a != inner_b:
+        return (
+            f"inner dimensions do not match: a has shape {a.shape}"
+            f"{' (transposed)' if attrs['transpose_a'] else ''} and b has shape {b.shape}"
+            f"{' (transposed)' if attrs['transpose_b'] else ''} ({inner_a} != {inner_b})"
+        )
+    return f"batch dimensions of {a.shape} and {b.shape} cannot be broadcast together"
+
+
+@primitive("matmul", explain=_matmul_explain)
+def _matmul(a, b, transpose_a, transpose_b):
+    if a.ndim < 2 or b.ndim < 2:
+        raise ValueError("rank < 2")
+    if transpose_a:
+        a = a.swapaxes(-1, -2)
+    if transpose_b:
+        b = b.swapaxes(-1, -2)
+    return a @ b
+
+
+@_matmul.defgrad
+def _(op, dy):
+    a, b = op.inputs
+    ta, tb = op.attrs["transpose_a"], op.attrs["transpose_b"]
+    da = db = None
+    if op.needs[0]:
+        if ta:
+            da = matmul(b, dy, transpose_a=tb, transpose_b=True)
+        else:
+            da = matmul(dy, b, transpose_b=not tb)
+    if op.needs[1]:
+        if tb:
+            db = matmul(dy, a, transpose_a=True, transpose_b=ta)
+        else:
+            db = matmul(a, dy, transpose_a=not ta)
+    return da, db
+
+
+def matmul(a, b, transpose_a: bool = False, transpose_b: bool = False):
+    """Matrix product of the last two axes, batched (and broadcast) over leading axes."""
+    a, b = binary_args(a, b)
+    return apply(_matmul, (a, b), {"transpose_a": transpose_a, "transpose_b": transpose_b})
+
+
+def norm(tensor, ord="euclidean", axis=None, keepdims: bool = False):  # noqa: A002
+    """Euclidean (default) or 1-norm over `axis`."""
+    if ord in ("euclidean", 2, "fro"):
+        return sqrt(reduce_sum(square(tensor), axis, keepdims))
+    if ord == 1:
+        return reduce_sum(abs(tensor), axis, keepdims)
+    raise InvalidArgumentError(f"norm: ord must be 'euclidean', 2 or 1, got {ord!r}")
+
+
+def add_n(inputs):
+    """Sum of a list of tensors of the same shape."""
+    inputs = list(inputs)
+    if not inputs:
+        raise InvalidArgumentError("add_n: needs at least one tensor")
+    total = convert_to_tensor(inputs[0])
+    for x in inputs[1:]:
+        total = add(total, x)
+    return total

@@ -1,0 +1,353 @@
+"""Neural-network ops: stable softmax family, fused cross-entropy, conv/pool, dropout.
+
+Convolution and pooling are built from one pair of linear primitives,
+`extract_patches` (im2col) and its adjoint `patches_to_image` (col2im), plus
+matmul and reductions; so their gradients, and gradients of gradients, come
+from those primitives with no conv-specific rules.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kerasish.core import backend
+from kerasish.core.errors import InvalidArgumentError
+from kerasish.core.ops import array_ops, math_ops
+from kerasish.core.primitive import apply, primitive
+from kerasish.core.tensor import Tensor, convert_to_tensor
+
+# ---------------------------------------------------------------- softmax family
+
+
+def _axis(x: Tensor, axis: int, name: str) -> int:
+    if x.ndim == 0:
+        raise InvalidArgumentError(f"{name}: needs a tensor of rank >= 1, got a scalar")
+    return math_ops.normalize_axis(axis, x.ndim, name)[0]
+
+
+def _log_softmax_array(x, axis):
+    shifted = x - x.max(axis=axis, keepdims=True)
+    return shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True))
+
+
+@primitive("softmax")
+def _softmax(x, axis):
+    e = np.exp(x - x.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+@_softmax.defgrad
+def _(op, dy):
+    y = op.output
+    inner = math_ops.reduce_sum(dy * y, op.attrs["axis"], keepdims=True)
+    return (y * (dy - inner),)
+
+
+def softmax(logits, axis: int = -1):
+    """exp(x) / sum(exp(x)) along `axis`, computed without overflow."""
+    x = convert_to_tensor(logits)
+    return apply(_softmax, (x,), {"axis": _axis(x, axis, "softmax")})
+
+
+@primitive("log_softmax")
+def _log_softmax(x, axis):
+    return _log_softmax_array(x, axis)
+
+
+@_log_softmax.defgrad
+def _(op, dy):
+    total = math_ops.reduce_sum(dy, op.attrs["axis"], keepdims=True)
+    return (dy - math_ops.exp(op.output) * total,)
+
+
+def log_softmax(logits, axis: int = -1):
+    """log(softmax(x)) along `axis`, computed as x - logsumexp(x) (no log of 0)."""
+    x = convert_to_tensor(logits)
+    return apply(_log_softmax, (x,), {"axis": _axis(x, axis, "log_softmax")})
+
+
+@primitive("softmax_cross_entropy_with_logits")
+def _softmax_xent(labels, logits, axis):
+    return -(labels * _log_softmax_array(logits, axis)).sum(axis=axis)
+
+
+@_softmax_xent.defgrad
+def _(op, dy):
+    labels, logits = op.inputs
+    axis = op.attrs["axis"]
+    dy = array_ops.expand_dims(dy, axis)
+    d_labels = d_logits = None
+    if op.needs[1]:
+        mass = math_ops.reduce_sum(labels, axis, keepdims=True)
+        d_logits = dy * (softmax(logits, axis) * mass - labels)
+    if op.needs[0]:
+        d_labels = dy * math_ops.negative(log_softmax(logits, axis))
+    return d_labels, d_logits
+
+
+def softmax_cross_entropy_with_logits(labels, logits, axis: int = -1):
+    """-sum(labels * log_softmax(logits)) along `axis`: one loss per example, stable."""
+    labels = convert_to_tensor(labels)
+    logits = convert_to_tensor(logits)
+    if labels.shape != logits.shape:
+        raise InvalidArgumentError(
+            f"softmax_cross_entropy_with_logits: labels shape {labels.shape} must equal "
+            f"logits shape {logits.shape}"
+        )
+    labels = math_ops.cast(labels, logits.dtype)
+    return apply(_softmax_xent, (labels, logits), {"axis": _axis(logits, axis, "softmax_xent")})
+
+
+@primitive("sparse_softmax_cross_entropy_with_logits")
+def _sparse_xent(labels, logits):
+    log_probs = _log_softmax_array(logits, -1)
+    xp = backend.array_module(logits)
+    picked = xp.take_along_axis(log_probs, labels[..., None].astype(np.int64), axis=-1)
+    return -picked[..., 0]
+
+
+@_sparse_xent.defgrad
+def _(op, dy):
+    labels, logits = op.inputs
+    hot = array_ops.one_hot(labels, logits.shape[-1], dtype=logits.dtype)
+    return None, array_ops.expand_dims(dy, -1) * (softmax(logits) - hot)
+
+
+def sparse_softmax_cross_entropy_with_logits(labels, logits):
+    """Cross-entropy of integer class `labels` against `logits` (last axis = classes)."""
+    labels = convert_to_tensor(labels)
+    logits = convert_to_tensor(logits)
+    name = "sparse_softmax_cross_entropy_with_logits"
+    if logits.ndim == 0 or labels.shape != logits.shape[:-1]:
+        raise InvalidArgumentError(
+            f"{name}: labels shape {labels.shape} must equal logits shape {logits.shape} "
+            "without its last (class) axis"
+        )
+    array_ops._check_indices(name, labels._value, logits.shape[-1])
+    return apply(_sparse_xent, (labels, logits))
+
+
+def sigmoid_cross_entropy_with_logits(labels, logits):
+    """Binary cross-entropy from logits: max(x, 0) - x*z + log(1 + e**-|x|), stable."""
+    labels = convert_to_tensor(labels)
+    logits = convert_to_tensor(logits)
+    if labels.shape != logits.shape:
+        raise InvalidArgumentError(
+            f"sigmoid_cross_entropy_with_logits: labels shape {labels.shape} must equal logits "
+            f"shape {logits.shape}"
+        )
+    labels = math_ops.cast(labels, logits.dtype)
+    return (
+        math_ops.relu(logits)
+        - logits * labels
+        + math_ops.log1p(math_ops.exp(math_ops.negative(math_ops.abs(logits))))
+    )
+
+
+def l2_loss(t):
+    """sum(t ** 2) / 2."""
+    return math_ops.reduce_sum(math_ops.square(t)) * 0.5
+
+
+def l2_normalize(x, axis=None, epsilon: float = 1e-12):
+    """x / sqrt(max(sum(x**2), epsilon)) along `axis`."""
+    x = convert_to_tensor(x)
+    squared = math_ops.reduce_sum(math_ops.square(x), axis, keepdims=True)
+    return x * math_ops.rsqrt(math_ops.maximum(squared, epsilon))
+
+
+def moments(x, axes, keepdims: bool = False):
+    """(mean, variance) over `axes`."""
+    x = convert_to_tensor(x)
+    mean = math_ops.reduce_mean(x, axes, keepdims=True)
+    variance = math_ops.reduce_mean(math_ops.square(x - mean), axes, keepdims=True)
+    if not keepdims:
+        mean = array_ops.squeeze(mean, axes)
+        variance = array_ops.squeeze(variance, axes)
+    return mean, variance
+
+
+def bias_add(value, bias):
+    """value + bias, with `bias` a vector matching the last axis."""
+    value = convert_to_tensor(value)
+    bias = convert_to_tensor(bias)
+    if bias.ndim != 1 or value.ndim == 0 or bias.shape[0] != value.shape[-1]:
+        raise InvalidArgumentError(
+            f"bias_add: bias shape {bias.shape} must be a vector matching the last axis of "
+            f"{value.shape}"
+        )
+    return value + bias
+
+
+def embedding_lookup(params, ids):
+    """Rows of `params` at `ids`; an id outside [0, rows) raises at the call.
+
+    Example error: ``embedding_lookup: indices[0] = 3081 is not in [0, 128)``.
+    """
+    return array_ops.gather(params, ids, name="embedding_lookup")
+
+
+# ---------------------------------------------------------------- patches (im2col / col2im)
+
+
+def _pair(value, name: str) -> tuple:
+    if isinstance(value, (int, np.integer)):
+        return (int(value), int(value))
+    value = tuple(int(v) for v in value)
+    if len(value) == 4:  # TF's NHWC form [1, h, w, 1]
+        if value[0] != 1 or value[3] != 1:
+            raise InvalidArgumentError(f"{name}: batch and channel entries must be 1, got {value}")
+        return value[1:3]
+    if len(value) == 1:
+        return (value[0], value[0])
+    if len(value) != 2:
+        raise InvalidArgumentError(f"{name}: expected 1, 2 or 4 values, got {value}")
+    return value
+
+
+def _padding_plan(size: int, k: int, s: int, padding: str, name: str) -> tuple:
+    """(output size, pad before, pad after) for one spatial axis, as TF computes it."""
+    if padding == "VALID":
+        if size < k:
+            raise InvalidArgumentError(
+                f"{name}: window {k} is larger than the input size {size} with padding='VALID'"
+            )
+        return (size - k) // s + 1, 0, 0
+    if padding == "SAME":
+        out = -(-size // s)
+        total = max((out - 1) * s + k - size, 0)
+        return out, total // 2, total - total // 2
+    raise InvalidArgumentError(f"{name}: padding must be 'SAME' or 'VALID', got {padding!r}")
+
+
+def _plan(shape, ksize, strides, padding, name):
+    if len(shape) != 4:
+        raise InvalidArgumentError(
+            f"{name}: input must be NHWC (rank 4: batch, height, width, channels), got shape {shape}"
+        )
+    (ho, top, bottom) = _padding_plan(shape[1], ksize[0], strides[0], padding, name)
+    (wo, left, right) = _padding_plan(shape[2], ksize[1], strides[1], padding, name)
+    return ho, wo, ((0, 0), (top, bottom), (left, right), (0, 0))
+
+
+@primitive("extract_patches")
+def _extract_patches(x, ksize, strides, padding, pad_value):
+    kh, kw = ksize
+    sh, sw = strides
+    ho, wo, pads = _plan(x.shape, ksize, strides, padding, "extract_patches")
+    xp = backend.array_module(x)
+    if any(p for pair in pads for p in pair):
+        x = xp.pad(x, pads, constant_values=pad_value)
+    n, _, _, c = x.shape
+    out = xp.empty((n, ho, wo, kh, kw, c), dtype=x.dtype)
+    for i in range(kh):
+        for j in range(kw):
+            out[:, :, :, i, j, :] = x[:, i : i + sh * ho : sh, j : j + sw * wo : sw, :]
+    return out
+
+
+@_extract_patches.defgrad
+def _(op, dy):
+    attrs = op.attrs
+    return (
+        apply(
+            _patches_to_image,
+            (dy,),
+            {
+                "image_shape": op.inputs[0].shape,
+                "ksize": attrs["ksize"],
+                "strides": attrs["strides"],
+                "padding": attrs["padding"],
+            },
+        ),
+    )
+
+
+@primitive("patches_to_image")
+def _patches_to_image(patches, image_shape, ksize, strides, padding):
+    kh, kw = ksize
+    sh, sw = strides
+    ho, wo, pads = _plan(image_shape, ksize, strides, padding, "patches_to_image")
+    n, h, w, c = image_shape
+    (_, (top, bottom), (left, right), _) = pads
+    xp = backend.array_module(patches)
+    out = xp.zeros((n, h + top + bottom, w + left + right, c), dtype=patches.dtype)
+    for i in range(kh):
+        for j in range(kw):
+            out[:, i : i + sh * ho : sh, j : j + sw * wo : sw, :] += patches[:, :, :, i, j, :]
+    return out[:, top : top + h, left : left + w, :]
+
+
+@_patches_to_image.defgrad
+def _(op, dy):
+    attrs = op.attrs
+    return (
+        extract_patches(dy, attrs["ksize"], attrs["strides"], attrs["padding"]),
+    )
+
+
+def extract_patches(images, ksize, strides, padding: str = "VALID", pad_value: float = 0.0):
+    """Sliding windows of an NHWC batch: shape (N, out_h, out_w, kh, kw, C)."""
+    x = convert_to_tensor(images)
+    attrs = {
+        "ksize": _pair(ksize, "extract_patches"),
+        "strides": _pair(strides, "extract_patches"),
+        "padding": str(padding).upper(),
+        "pad_value": pad_value,
+    }
+    return apply(_extract_patches, (x,), attrs)
+
+
+def conv2d(input, filters, strides=1, padding: str = "VALID", dilations=1):  # noqa: A002
+    """2-D convolution (cross-correlation, as in TF) of NHWC `input` with HWIO `filters`."""
+    x = convert_to_tensor(input)
+    w = convert_to_tensor(filters)
+    if _pair(dilations, "conv2d") != (1, 1):
+        raise InvalidArgumentError("conv2d: dilations other than 1 are not supported")
+    if w.ndim != 4:
+        raise InvalidArgumentError(
+            f"conv2d: filters must be HWIO (height, width, in, out), got shape {w.shape}"
+        )
+    if x.ndim != 4 or x.shape[3] != w.shape[2]:
+        raise InvalidArgumentError(
+            f"conv2d: input shape {x.shape} (NHWC) has {x.shape[-1] if x.ndim else 0} channels "
+            f"but filters shape {w.shape} (HWIO) expects {w.shape[2]}"
+        )
+    kh, kw, cin, cout = w.shape
+    patches = extract_patches(x, (kh, kw), strides, padding)
+    n, ho, wo = patches.shape[:3]
+    columns = array_ops.reshape(patches, (n * ho * wo, kh * kw * cin))
+    out = math_ops.matmul(columns, array_ops.reshape(w, (kh * kw * cin, cout)))
+    return array_ops.reshape(out, (n, ho, wo, cout))
+
+
+def max_pool2d(input, ksize, strides, padding: str = "VALID"):  # noqa: A002
+    """Max over windows of an NHWC batch (padding never wins the max)."""
+    x = convert_to_tensor(input)
+    patches = extract_patches(x, ksize, strides, padding, pad_value=-np.inf)
+    return math_ops.reduce_max(patches, axis=(3, 4))
+
+
+def avg_pool2d(input, ksize, strides, padding: str = "VALID"):  # noqa: A002
+    """Mean over windows of an NHWC batch; with SAME padding, padded cells are not counted."""
+    x = convert_to_tensor(input)
+    total = math_ops.reduce_sum(extract_patches(x, ksize, strides, padding), axis=(3, 4))
+    counts = extract_patches(array_ops.ones_like(x[:1, :, :, :1]), ksize, strides, padding)
+    return total / math_ops.reduce_sum(counts, axis=(3, 4))
+
+
+# ---------------------------------------------------------------- dropout
+
+
+def dropout(x, rate: float, noise_shape=None, seed=None):
+    """Zero each element with probability `rate` and scale the rest by 1 / (1 - rate)."""
+    from kerasish import random as ks_random
+
+    x = convert_to_tensor(x)
+    if not 0 <= rate < 1:
+        raise InvalidArgumentError(f"dropout: rate must be in [0, 1), got {rate}")
+    if rate == 0:
+        return x
+    shape = x.shape if noise_shape is None else tuple(noise_shape)
+    keep = math_ops.greater_equal(ks_random.uniform(shape, dtype=x.dtype, seed=seed), rate)
+    return x * math_ops.cast(keep, x.dtype) * (1.0 / (1.0 - rate))

@@ -1,0 +1,43 @@
+"""Python operators on Tensor, each delegating to the op that defines it."""
+
+from kerasish.core.ops import array_ops, math_ops
+from kerasish.core.tensor import Tensor
+
+
+def _swap(op):
+    return lambda self, other: op(other, self)
+
+
+Tensor.__add__ = math_ops.add
+Tensor.__radd__ = _swap(math_ops.add)
+Tensor.__sub__ = math_ops.subtract
+Tensor.__rsub__ = _swap(math_ops.subtract)
+Tensor.__mul__ = math_ops.multiply
+Tensor.__rmul__ = _swap(math_ops.multiply)
+Tensor.__truediv__ = math_ops.divide
+Tensor.__rtruediv__ = _swap(math_ops.divide)
+Tensor.__floordiv__ = math_ops.floordiv
+Tensor.__rfloordiv__ = _swap(math_ops.floordiv)
+Tensor.__mod__ = math_ops.floormod
+Tensor.__rmod__ = _swap(math_ops.floormod)
+Tensor.__pow__ = math_ops.pow
+Tensor.__rpow__ = _swap(math_ops.pow)
+Tensor.__matmul__ = math_ops.matmul
+Tensor.__rmatmul__ = _swap(math_ops.matmul)
+Tensor.__neg__ = math_ops.negative
+Tensor.__pos__ = lambda self: self
+Tensor.__abs__ = math_ops.abs
+Tensor.__invert__ = math_ops.logical_not
+Tensor.__and__ = math_ops.logical_and
+Tensor.__rand__ = _swap(math_ops.logical_and)
+Tensor.__or__ = math_ops.logical_or
+Tensor.__ror__ = _swap(math_ops.logical_or)
+Tensor.__xor__ = math_ops.logical_xor
+Tensor.__eq__ = math_ops.equal
+Tensor.__ne__ = math_ops.not_equal
+Tensor.__lt__ = math_ops.less
+Tensor.__le__ = math_ops.less_equal
+Tensor.__gt__ = math_ops.greater
+Tensor.__ge__ = math_ops.greater_equal
+Tensor.__getitem__ = array_ops.getitem
+Tensor.T = property(lambda self: array_ops.transpose(self))

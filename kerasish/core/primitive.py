@@ -1,0 +1,185 @@
+"""Primitive ops: a forward function on raw arrays plus its gradient rule.
+
+A primitive is declared once, next to its gradient:
+
+    @primitive("exp")
+    def _exp(x):                    # arrays in, array out
+        return np.exp(x)
+
+    @_exp.defgrad
+    def _(op, dy):                  # tensors in, one gradient (or None) per input
+        return (dy * op.output,)
+
+Gradient rules receive the recorded `Op` (`op.inputs`, `op.output`,
+`op.attrs`, and `op.needs`: which inputs need a gradient, so expensive
+products nobody needs can be skipped) and are written with kerasish ops, so
+that they are themselves differentiable. Broadcast gradients are reduced to
+the input shape centrally by the tape, not in every rule.
+
+`REGISTRY` holds every primitive; `NONDIFFERENTIABLE` names those that have no
+gradient by design (comparisons, integer results, random draws).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kerasish.core import backend
+from kerasish.core import tape as tape_module
+from kerasish.core.errors import DeviceError, KerasishError, InvalidArgumentError
+from kerasish.core.tensor import Tensor, Variable, convert_to_tensor
+
+REGISTRY: dict[str, "Primitive"] = {}
+NONDIFFERENTIABLE: set[str] = set()
+_EMPTY: dict = {}
+
+
+class Primitive:
+    """An op the tape knows how to differentiate (or knows it cannot)."""
+
+    __slots__ = ("name", "forward", "grad", "multi_output", "views", "explain")
+
+    def __init__(
+        self,
+        name: str,
+        forward,
+        *,
+        differentiable: bool = True,
+        multi_output: bool = False,
+        views: bool = False,
+        explain=None,
+        register: bool = True,
+    ):
+        self.name = name
+        self.forward = forward
+        self.grad = None
+        self.multi_output = multi_output
+        self.views = views  # forward may return a view of an input (copied for variables)
+        self.explain = explain  # (inputs, attrs) -> message, used when forward fails
+        if register:
+            if name in REGISTRY:
+                raise ValueError(f"primitive {name!r} is defined twice")
+            REGISTRY[name] = self
+            if not differentiable:
+                NONDIFFERENTIABLE.add(name)
+
+    def defgrad(self, rule):
+        """Attach the gradient rule `rule(op, dy) -> tuple of per-input gradients`."""
+        if self.name in NONDIFFERENTIABLE:
+            raise ValueError(f"primitive {self.name!r} is declared non-differentiable")
+        self.grad = rule
+        return rule
+
+    def __repr__(self) -> str:
+        return f"<primitive {self.name}>"
+
+
+def primitive(name: str, **options):
+    """Decorator: turn a forward function on arrays into a registered Primitive."""
+
+    def wrap(forward):
+        return Primitive(name, forward, **options)
+
+    return wrap
+
+
+def apply(prim: Primitive, inputs: tuple, attrs: dict = _EMPTY):
+    """Run `prim` on tensors `inputs`, record it on active tapes, return the result."""
+    try:
+        out = prim.forward(*[t._value for t in inputs], **attrs)
+    except KerasishError:
+        raise
+    except Exception as exc:
+        raise op_error(prim, exc, inputs, attrs) from exc
+    if prim.multi_output:
+        result = tuple(Tensor(o) for o in out)
+    else:
+        if prim.views and Variable in map(type, inputs):
+            out = out.copy()  # a variable changes in place; a tensor must not change with it
+        result = Tensor(out)
+    if tape_module._state.tapes:
+        tape_module.record(prim, inputs, result, attrs)
+    return result
+
+
+def apply1(prim: Primitive, x, attrs: dict = _EMPTY):
+    """`apply` for a one-input primitive, converting the input."""
+    if not isinstance(x, Tensor):
+        x = convert_to_tensor(x)
+    return apply(prim, (x,), attrs)
+
+
+def apply2(prim: Primitive, x, y, attrs: dict = _EMPTY):
+    """`apply` for an elementwise two-input primitive, with scalar promotion."""
+    x, y = binary_args(x, y)
+    return apply(prim, (x, y), attrs)
+
+
+def _weak_scalar(value, other: Tensor):
+    """A Python scalar takes the dtype of the tensor it meets (NumPy's rule for scalars).
+
+    Returns (scalar tensor, other): a Python float meeting an integer tensor
+    makes both float32 rather than float64.
+    """
+    kind = other._value.dtype.kind
+    if isinstance(value, float) and kind in "iub":
+        from kerasish.core.ops import math_ops
+
+        other = math_ops.cast(other, np.float32)
+        kind = "f"
+    dtype = other._value.dtype
+    if isinstance(value, bool) and kind != "b":
+        value = int(value)
+    try:
+        array = np.asarray(value, dtype=dtype)
+    except OverflowError as exc:
+        raise InvalidArgumentError(f"the Python value {value!r} does not fit in {dtype}") from exc
+    if backend.is_gpu_array(other._value):
+        array = backend.to_device(array, backend.device_of(other._value))
+    return Tensor(array), other
+
+
+_PY_SCALARS = (bool, int, float)
+
+
+def binary_args(x, y) -> tuple:
+    """Convert two operands to tensors; Python scalars adopt the other operand's dtype."""
+    if isinstance(x, Tensor):
+        if isinstance(y, Tensor):
+            return x, y
+        if isinstance(y, _PY_SCALARS):
+            y, x = _weak_scalar(y, x)
+            return x, y
+        return x, convert_to_tensor(y)
+    if isinstance(y, Tensor):
+        if isinstance(x, _PY_SCALARS):
+            return _weak_scalar(x, y)
+        return convert_to_tensor(x), y
+    return convert_to_tensor(x), convert_to_tensor(y)
+
+
+def describe_inputs(inputs) -> str:
+    parts = []
+    for t in inputs:
+        if isinstance(t, Tensor):
+            parts.append(f"shape {t.shape} {t.dtype} on {t.device}")
+        else:
+            parts.append(repr(t))
+    return "; ".join(parts)
+
+
+def op_error(prim: Primitive, exc: Exception, inputs, attrs) -> Exception:
+    """Turn a backend exception into one that names the op and its inputs."""
+    devices = {backend.device_of(t._value) for t in inputs if isinstance(t, Tensor)}
+    if len(devices) > 1:
+        names = " and ".join(sorted(backend.device_name(d) for d in devices))
+        return DeviceError(
+            f"{prim.name}: inputs are on different devices ({names}); move them to one device "
+            "with x.cpu() or x.gpu() first"
+        )
+    detail = prim.explain(inputs, attrs) if prim.explain is not None else None
+    if detail is None:
+        detail = f"{exc} (inputs: {describe_inputs(inputs)})"
+    if isinstance(exc, TypeError):
+        return TypeError(f"{prim.name}: {detail}")
+    return InvalidArgumentError(f"{prim.name}: {detail}")

@@ -1,0 +1,502 @@
+"""GradientTape: records the ops that touch watched values and plays them back.
+
+Recording only happens while a tape is active: with no tape, an op checks one
+thread-local tuple and does nothing else. A recorded op is an `Op` entry
+(primitive, input tensors, output, attributes). `gradient` walks the entries
+in reverse recording order (a valid reverse topological order), pruned to
+those that depend on the sources, dropping each gradient once consumed.
+Gradient rules are written with kerasish ops, so an outer tape records the
+backward pass of an inner one: that is how higher-order gradients work.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import warnings
+
+from kerasish.core import nest
+from kerasish.core import tensor as tensor_module
+from kerasish.core.errors import InvalidArgumentError
+
+
+class _TapeState(threading.local):
+    tapes: tuple = ()  # the tapes recording in this thread, innermost last
+
+
+_state = _TapeState()
+
+
+def active_tapes() -> tuple:
+    return _state.tapes
+
+
+@contextlib.contextmanager
+def paused(tapes_to_keep: tuple = ()):
+    """Run a block with only `tapes_to_keep` recording."""
+    saved = _state.tapes
+    _state.tapes = tapes_to_keep
+    try:
+        yield
+    finally:
+        _state.tapes = saved
+
+
+class Op:
+    """One recorded op: what ran, on what, producing what.
+
+    `output` is a tensor, or a tuple of tensors for multi-output primitives.
+    `versions` remembers the version of each variable input, so that a
+    variable changed in place before `gradient` is detected instead of
+    silently giving a gradient computed from its new value.
+    """
+
+    __slots__ = ("prim", "inputs", "output", "attrs", "versions", "needs")
+
+    def __init__(self, prim, inputs, output, attrs):
+        self.prim = prim
+        self.inputs = inputs
+        self.output = output
+        self.attrs = attrs
+        self.versions = [
+            (i, t._version) for i, t in enumerate(inputs) if type(t) is tensor_module.Variable
+        ]
+        self.needs = None
+
+    def outputs(self) -> tuple:
+        return self.output if self.prim.multi_output else (self.output,)
+
+
+def record(prim, inputs: tuple, output, attrs: dict) -> None:
+    """Record an op on every active tape that watches one of its inputs."""
+    op = None
+    for tape in _state.tapes:
+        if tape._records(prim, inputs, output):
+            if op is None:
+                op = Op(prim, inputs, output, attrs)
+            tape._ops.append(op)
+
+
+def note_escape(tensor) -> None:
+    """Remember that a watched tensor left the tape through `.numpy()` or NumPy."""
+    for tape in _state.tapes:
+        if id(tensor) in tape._watched:
+            tape._escaped[id(tensor)] = tensor
+
+
+def _is_differentiable(value) -> bool:
+    return value.dtype.kind == "f"
+
+
+UNCONNECTED = ("none", "zero", "raise")
+
+
+class GradientTape:
+    """Record operations for automatic differentiation.
+
+    Args:
+        persistent: allow several `gradient`/`jacobian` calls on one recording.
+        watch_accessed_variables: watch every trainable variable an op reads
+            while the tape is active (default True).
+
+    Example:
+        >>> import kerasish as ks
+        >>> w = ks.Variable([[1.0]])
+        >>> with ks.GradientTape() as tape:
+        ...     loss = w * w
+        >>> tape.gradient(loss, w).numpy()
+        array([[2.]], dtype=float32)
+    """
+
+    def __init__(self, persistent: bool = False, watch_accessed_variables: bool = True):
+        self._persistent = persistent
+        self._watch_accessed = watch_accessed_variables
+        self._ops: list[Op] = []
+        self._watched: dict[int, object] = {}  # id -> tensor, keeps ids valid
+        self._variables: list = []  # watched variables, in order of first use
+        self._blocked: dict[int, tuple] = {}  # id(output) -> (op name, output, inputs)
+        self._escaped: dict[int, object] = {}
+        self._used = False
+        self._recording = False
+
+    # -- context ------------------------------------------------------------
+    def __enter__(self) -> GradientTape:
+        if self._recording:
+            raise RuntimeError("this GradientTape is already recording; tapes cannot be re-entered")
+        self._recording = True
+        _state.tapes = _state.tapes + (self,)
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self._recording = False
+        _state.tapes = tuple(t for t in _state.tapes if t is not self)
+
+    @contextlib.contextmanager
+    def stop_recording(self):
+        """Temporarily stop this tape recording (e.g. for logging inside the block)."""
+        if not self._recording:
+            raise RuntimeError("stop_recording() is only valid while the tape is recording")
+        _state.tapes = tuple(t for t in _state.tapes if t is not self)
+        try:
+            yield
+        finally:
+            _state.tapes = _state.tapes + (self,)
+
+    def reset(self) -> None:
+        """Forget everything recorded and watched so far."""
+        self._ops.clear()
+        self._watched.clear()
+        self._variables.clear()
+        self._blocked.clear()
+        self._escaped.clear()
+        self._used = False
+
+    # -- watching -----------------------------------------------------------
+    def watch(self, tensor) -> None:
+        """Watch a tensor, a variable, or a nested structure of them."""
+        for item in nest.flatten(tensor):
+            if not isinstance(item, tensor_module.Tensor):
+                raise InvalidArgumentError(
+                    f"GradientTape.watch: expected a tensor or variable, got "
+                    f"{type(item).__name__}; convert it first with ks.constant(...)"
+                )
+            if not _is_differentiable(item._value):
+                raise InvalidArgumentError(
+                    f"GradientTape.watch: cannot watch a {item.dtype} tensor (shape {item.shape}): "
+                    "only floating-point values have gradients; cast it first with "
+                    "ks.cast(x, ks.float32)"
+                )
+            self._watch(item)
+
+    def _watch(self, item) -> None:
+        if id(item) not in self._watched:
+            self._watched[id(item)] = item
+            if isinstance(item, tensor_module.Variable):
+                self._variables.append(item)
+
+    def watched_variables(self) -> list:
+        """The variables this tape watched, in the order they were first used."""
+        return list(self._variables)
+
+    def _records(self, prim, inputs, output) -> bool:
+        """Decide whether this op is recorded here; update the watched set."""
+        watched = self._watched
+        hit = False
+        for t in inputs:
+            if id(t) in watched:
+                hit = True
+            elif self._watch_accessed and t._trainable:
+                self._watch(t)
+                hit = True
+        if not hit:
+            return False
+        outputs = output if prim.multi_output else (output,)
+        if prim.grad is None or not all(_is_differentiable(o._value) for o in outputs):
+            for o in outputs:
+                self._blocked[id(o)] = (prim.name, o, inputs)
+            return False
+        for o in outputs:
+            watched[id(o)] = o
+        return True
+
+    # -- gradients ----------------------------------------------------------
+    def _consume(self, what: str) -> None:
+        if self._used and not self._persistent:
+            raise RuntimeError(
+                f"GradientTape.{what} can only be called once on a non-persistent tape: the "
+                "recording is released after the first call. Create the tape with "
+                "ks.GradientTape(persistent=True) to compute several gradients from one recording."
+            )
+        if self._recording and self._persistent:
+            warnings.warn(
+                f"GradientTape.{what} was called inside the tape's own `with` block; the "
+                "gradient computation is not recorded on this tape",
+                stacklevel=3,
+            )
+
+    def _release(self) -> None:
+        self._used = True
+        if not self._persistent:
+            self._ops = []
+            self._blocked = {}
+
+    def gradient(self, target, sources, output_gradients=None, unconnected_gradients="none"):
+        """Gradient of `target` (summed if not scalar) with respect to `sources`.
+
+        Args:
+            target: a tensor or a nested structure of tensors (their sum is differentiated).
+            sources: a tensor, variable, or nested structure (list, tuple, dict) of them.
+            output_gradients: gradients of some scalar with respect to `target`
+                (default: ones, i.e. the gradient of the sum of `target`).
+            unconnected_gradients: 'none' (default) returns None for a source
+                the target does not depend on, 'zero' returns zeros, 'raise'
+                raises an error that explains why the source is not connected.
+
+        Returns:
+            Gradients in the structure of `sources`. The gradient for the params
+            of a `gather`/`embedding_lookup` is an `ks.IndexedSlices`.
+        """
+        if unconnected_gradients not in UNCONNECTED:
+            raise InvalidArgumentError(
+                f"gradient: unconnected_gradients must be one of {UNCONNECTED}, "
+                f"got {unconnected_gradients!r}"
+            )
+        self._consume("gradient")
+        targets = nest.flatten(target)
+        flat_sources = nest.flatten(sources)
+        seeds = None if output_gradients is None else nest.flatten(output_gradients)
+        grads = self._backward(targets, seeds, flat_sources)
+        results = []
+        for source, grad in zip(flat_sources, grads):
+            if grad is None:
+                if unconnected_gradients == "zero":
+                    from kerasish.core.ops import array_ops
+
+                    grad = array_ops.zeros_like(source)
+                elif unconnected_gradients == "raise":
+                    message = self._explain(targets, source)
+                    self._release()
+                    raise InvalidArgumentError(message)
+            results.append(grad)
+        self._release()
+        return nest.pack_sequence_as(sources, results)
+
+    def _backward(self, targets, seeds, sources) -> list:
+        """Reverse-mode pass over the recorded ops; returns one gradient per source."""
+        from kerasish.core.ops import array_ops
+
+        with paused(tuple(t for t in _state.tapes if t is not self)):
+            for source in sources:
+                if not isinstance(source, tensor_module.Tensor):
+                    raise InvalidArgumentError(
+                        f"gradient: sources must be tensors or variables, got "
+                        f"{type(source).__name__}"
+                    )
+            reach = {id(s) for s in sources}
+            relevant = []
+            for op in self._ops:
+                needs = tuple(id(t) in reach for t in op.inputs)
+                if True in needs:
+                    op.needs = needs
+                    relevant.append(op)
+                    for o in op.outputs():
+                        reach.add(id(o))
+
+            grads: dict[int, object] = {}
+            for i, t in enumerate(targets):
+                t = tensor_module.convert_to_tensor(t)
+                if seeds is None:
+                    seed = array_ops.ones_like(t)
+                else:
+                    seed = tensor_module.convert_to_tensor(seeds[i])
+                    if seed.shape != t.shape:
+                        raise InvalidArgumentError(
+                            f"gradient: output_gradients[{i}] has shape {seed.shape} but the "
+                            f"target has shape {t.shape}"
+                        )
+                _accumulate(grads, t, seed)
+
+            source_ids = {id(s) for s in sources}
+            for op in reversed(relevant):
+                outputs = op.outputs()
+                if op.prim.multi_output:
+                    out_grads = tuple(
+                        _dense(grads.get(id(o)) if id(o) in source_ids else grads.pop(id(o), None))
+                        for o in outputs
+                    )
+                    if all(g is None for g in out_grads):
+                        continue
+                    out_grads = tuple(
+                        array_ops.zeros_like(o) if g is None else g
+                        for o, g in zip(outputs, out_grads)
+                    )
+                    dy = out_grads
+                else:
+                    key = id(op.output)
+                    dy = grads.get(key) if key in source_ids else grads.pop(key, None)
+                    if dy is None:
+                        continue
+                    dy = _dense(dy)
+                _check_versions(op)
+                input_grads = op.prim.grad(op, dy)
+                for t, need, g in zip(op.inputs, op.needs, input_grads):
+                    if need and g is not None:
+                        _accumulate(grads, t, _match_shape(op.prim.name, t, g))
+            return [grads.get(id(s)) for s in sources]
+
+    def jacobian(self, target, sources, unconnected_gradients="none"):
+        """d target[i...] / d source[j...] for every element: shape target.shape + source.shape."""
+        from kerasish.core.ops import array_ops
+
+        self._consume("jacobian")
+        target = tensor_module.convert_to_tensor(target)
+        flat_sources = nest.flatten(sources)
+        n = target.size
+        rows = [[] for _ in flat_sources]
+        for k in range(n):
+            seed = array_ops.reshape(array_ops.one_hot(k, n, dtype=target.dtype), target.shape)
+            grads = self._backward([target], [seed], flat_sources)
+            for i, (s, g) in enumerate(zip(flat_sources, grads)):
+                if g is None:
+                    g = array_ops.zeros_like(s)
+                rows[i].append(_dense(g))
+        results = []
+        for s, row in zip(flat_sources, rows):
+            if unconnected_gradients == "none" and self._unconnected(target, s):
+                results.append(None)
+                continue
+            stacked = array_ops.stack(row) if row else array_ops.zeros((0,) + s.shape, s.dtype)
+            results.append(array_ops.reshape(stacked, target.shape + s.shape))
+        self._release()
+        return nest.pack_sequence_as(sources, results)
+
+    def batch_jacobian(self, target, source):
+        """Per-example Jacobian: target (B, ...) and source (B, ...) -> (B, target..., source...).
+
+        Assumes example b of the target depends only on example b of the source.
+        """
+        from kerasish.core.ops import array_ops
+
+        self._consume("batch_jacobian")
+        target = tensor_module.convert_to_tensor(target)
+        if not target.shape or not source.shape or target.shape[0] != source.shape[0]:
+            raise InvalidArgumentError(
+                f"batch_jacobian: target {target.shape} and source {source.shape} must share a "
+                "leading batch dimension"
+            )
+        batch = target.shape[0]
+        per_example = int(target.size // batch) if batch else 0
+        columns = []
+        for k in range(per_example):
+            one = array_ops.one_hot(k, per_example, dtype=target.dtype)
+            seed = array_ops.broadcast_to(one, (batch, per_example))
+            (g,) = self._backward([target], [array_ops.reshape(seed, target.shape)], [source])
+            columns.append(array_ops.zeros_like(source) if g is None else _dense(g))
+        stacked = array_ops.stack(columns, axis=1)
+        self._release()
+        return array_ops.reshape(stacked, target.shape + source.shape[1:])
+
+    def _reach(self, source) -> set:
+        """Ids of every recorded tensor computed from `source`."""
+        reach = {id(source)}
+        for op in self._ops:
+            if any(id(t) in reach for t in op.inputs):
+                reach.update(id(o) for o in op.outputs())
+        return reach
+
+    def _unconnected(self, target, source) -> bool:
+        return id(target) not in self._reach(source)
+
+    # -- diagnostics --------------------------------------------------------
+    def explain(self, target, source) -> str:
+        """Explain, in one paragraph, why `source` does or does not reach `target`."""
+        return self._explain(nest.flatten(target), source)
+
+    def _explain(self, targets, source) -> str:
+        name = _describe(source)
+        if id(source) not in self._watched:
+            if isinstance(source, tensor_module.Variable) and not source.trainable:
+                why = "it is a non-trainable variable, which tapes do not watch automatically"
+            elif isinstance(source, tensor_module.Variable) and not self._watch_accessed:
+                why = "the tape was created with watch_accessed_variables=False"
+            elif isinstance(source, tensor_module.Variable):
+                why = "no op under the tape read it"
+            else:
+                why = "plain tensors are only watched when passed to tape.watch()"
+            return (
+                f"No gradient for {name}: it was not watched by this tape ({why}). "
+                "Call tape.watch(x) inside the `with` block before using it."
+            )
+        reach = self._reach(source)
+        blocked = [
+            op_name
+            for op_name, _, inputs in self._blocked.values()
+            if any(id(t) in reach for t in inputs)
+        ]
+        escaped = [t for key, t in self._escaped.items() if key in reach]
+        target_names = ", ".join(_describe(t) for t in targets)
+        reasons = []
+        if blocked:
+            names = ", ".join(sorted(set(blocked)))
+            reasons.append(
+                f"the path from it passes through non-differentiable op(s) {names} "
+                "(integer or boolean results, or ops without a gradient, such as a cast to an "
+                "integer, argmax or a comparison)"
+            )
+        if escaped:
+            reasons.append(
+                "a value computed from it was converted to NumPy (.numpy(), float() or a NumPy "
+                "function), and whatever was computed from that NumPy value is a constant to the tape"
+            )
+        if not any(id(t) in self._watched for t in targets):
+            reasons.append(
+                "the target was not computed by ops recorded on this tape: it was computed "
+                "outside the `with` block, or from values that were not watched"
+            )
+        if not reasons:
+            reasons.append("the target does not depend on it")
+        return f"No gradient for {name} with respect to target {target_names}: " + "; ".join(
+            reasons
+        ) + "."
+
+
+def _describe(t) -> str:
+    if isinstance(t, tensor_module.Variable):
+        return f"variable '{t.name}' (shape {t.shape})"
+    if isinstance(t, tensor_module.Tensor):
+        return f"tensor of shape {t.shape} and dtype {t.dtype}"
+    return type(t).__name__
+
+
+def _dense(grad):
+    if isinstance(grad, tensor_module.IndexedSlices):
+        return grad.to_dense()
+    return grad
+
+
+def _accumulate(grads: dict, tensor, grad) -> None:
+    key = id(tensor)
+    previous = grads.get(key)
+    if previous is None:
+        grads[key] = grad
+    elif isinstance(previous, tensor_module.IndexedSlices) and isinstance(
+        grad, tensor_module.IndexedSlices
+    ):
+        from kerasish.core.ops import array_ops
+
+        grads[key] = tensor_module.IndexedSlices(
+            array_ops.concat([previous.values, grad.values], axis=0),
+            _concat_indices(previous.indices, grad.indices),
+            previous.dense_shape,
+        )
+    else:
+        grads[key] = _dense(previous) + _dense(grad)
+
+
+def _concat_indices(a, b):
+    from kerasish.core import backend
+
+    return backend.array_module(a).concatenate([a, b])
+
+
+def _match_shape(op_name: str, tensor, grad):
+    """Reduce a broadcast gradient back to the input's shape (done here, once, for all ops)."""
+    if isinstance(grad, tensor_module.IndexedSlices):
+        return grad
+    shape = tensor._value.shape
+    if grad._value.shape == shape:
+        return grad
+    from kerasish.core.ops import array_ops
+
+    return array_ops.unbroadcast(grad, shape, op_name)
+
+
+def _check_versions(op: Op) -> None:
+    for index, version in op.versions:
+        var = op.inputs[index]
+        if var._version != version:
+            raise RuntimeError(
+                f"gradient: variable '{var.name}' was modified in place (assign...) after "
+                f"`{op.prim.name}` used it under the tape, and its old value is needed for the "
+                "gradient. Compute gradients before updating variables."
+            )

@@ -1,0 +1,373 @@
+"""Tensor (an immutable value on a device), Variable (mutable state) and conversion.
+
+Operators (`+`, `*`, `@`, indexing, comparisons) are attached to `Tensor` by
+`kerasish.core.ops.operators`, so that each op is defined once, in its op module.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kerasish.core import backend
+from kerasish.core import tape as tape_module
+from kerasish.core.errors import InvalidArgumentError
+
+_INT32_MIN, _INT32_MAX = np.iinfo(np.int32).min, np.iinfo(np.int32).max
+
+
+def as_dtype(dtype) -> np.dtype | None:
+    """A NumPy dtype from a dtype, a name ('float32') or a Python type; None stays None."""
+    if dtype is None:
+        return None
+    try:
+        return np.dtype(dtype)
+    except TypeError as exc:
+        raise TypeError(f"unknown dtype {dtype!r}; use e.g. ks.float32 or 'int32'") from exc
+
+
+def is_floating(dtype) -> bool:
+    return np.dtype(dtype).kind == "f"
+
+
+def _python_value_to_array(value, dtype):
+    """Convert Python scalars and (nested) lists following TF's defaults.
+
+    Python floats become float32 and Python ints int32 (int64 only if they do
+    not fit), so a Python literal never silently introduces 64-bit values.
+    """
+    array = np.asarray(value) if dtype is None else np.asarray(value, dtype=dtype)
+    if dtype is None:
+        if array.dtype == np.float64:
+            array = array.astype(np.float32)
+        elif array.dtype == np.int64 and array.size and (
+            array.min() >= _INT32_MIN and array.max() <= _INT32_MAX
+        ):
+            array = array.astype(np.int32)
+        elif array.dtype == np.int64 and not array.size:
+            array = array.astype(np.int32)
+        elif array.dtype.kind in "OUS":
+            raise TypeError(
+                f"cannot convert {type(value).__name__} value {value!r} to a tensor: "
+                f"it holds {array.dtype} data, not numbers"
+            )
+    return array
+
+
+def _format_value(array, separator: str) -> str:
+    """NumPy's text for the value; scalars as Python prints them (6.0, not 6.)."""
+    host = np.asarray(backend.to_numpy(array))
+    if host.ndim == 0:
+        return str(host[()])
+    return np.array2string(host, separator=separator)
+
+
+class Tensor:
+    """An immutable multi-dimensional value backed by a NumPy or CuPy array.
+
+    Example:
+        >>> import kerasish as ks
+        >>> t = ks.constant([[1, 2], [3, 4]])
+        >>> t.shape, str(t.dtype)
+        ((2, 2), 'int32')
+    """
+
+    __slots__ = ("_value",)
+    _trainable = False  # overridden per instance by Variable; read by the tape
+
+    def __init__(self, value):
+        self._value = value
+
+    # -- inspection ---------------------------------------------------------
+    @property
+    def shape(self) -> tuple:
+        return tuple(self._value.shape)
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self._value.dtype
+
+    @property
+    def ndim(self) -> int:
+        return self._value.ndim
+
+    @property
+    def size(self) -> int:
+        return int(self._value.size)
+
+    @property
+    def device(self) -> str:
+        return backend.device_name(backend.device_of(self._value))
+
+    def numpy(self):
+        """The value as a NumPy array (a NumPy scalar for 0-d tensors); copied from a GPU."""
+        tape_module.note_escape(self)
+        return backend.to_numpy(self._value)
+
+    def cpu(self) -> Tensor:
+        """A copy of this tensor on the CPU (differentiable)."""
+        from kerasish.core.ops import array_ops
+
+        return array_ops.copy_to_device(self, ("cpu", 0))
+
+    def gpu(self, index: int = 0) -> Tensor:
+        """A copy of this tensor on GPU `index` (differentiable)."""
+        from kerasish.core.ops import array_ops
+
+        return array_ops.copy_to_device(self, ("gpu", index))
+
+    # -- Python protocol ----------------------------------------------------
+    def __array__(self, dtype=None, copy=None):
+        tape_module.note_escape(self)
+        array = backend.to_numpy(self._value)
+        array = np.asarray(array, dtype=dtype)
+        return array.copy() if copy else array
+
+    def __len__(self) -> int:
+        if self._value.ndim == 0:
+            raise TypeError("len() of a 0-d tensor (a scalar) is undefined")
+        return self._value.shape[0]
+
+    def __iter__(self):
+        if self._value.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor (a scalar) is undefined")
+        for i in range(self._value.shape[0]):
+            yield self[i]
+
+    def _scalar(self, what: str):
+        if self._value.size != 1:
+            raise TypeError(
+                f"{what}() needs a tensor with exactly one element, got shape {self.shape}; "
+                "reduce it first (e.g. ks.reduce_all, ks.reduce_sum) or index one element"
+            )
+        return backend.to_numpy(self._value).reshape(()).item()
+
+    def __bool__(self) -> bool:
+        return bool(self._scalar("bool"))
+
+    def __float__(self) -> float:
+        return float(self._scalar("float"))
+
+    def __int__(self) -> int:
+        return int(self._scalar("int"))
+
+    def __index__(self) -> int:
+        if self._value.dtype.kind not in "iu":
+            raise TypeError(f"only integer tensors can be used as an index, got {self.dtype}")
+        return int(self._scalar("index"))
+
+    def __format__(self, spec: str) -> str:
+        if self._value.size == 1 and self._value.ndim == 0:
+            return format(self._scalar("format"), spec)
+        if spec:
+            raise TypeError(f"format spec {spec!r} needs a scalar tensor, got shape {self.shape}")
+        return str(self)
+
+    __hash__ = None  # `==` is elementwise, as in NumPy and TF2
+
+    def __repr__(self) -> str:
+        device = "" if self.device == "/cpu:0" else f", device={self.device}"
+        value = _format_value(self._value, ", ")
+        return f"<ks.Tensor: shape={self.shape}, dtype={self.dtype}{device}, numpy={value}>"
+
+    def __str__(self) -> str:
+        return f"ks.Tensor({_format_value(self._value, ' ')}, shape={self.shape}, dtype={self.dtype})"
+
+
+class Variable(Tensor):
+    """Mutable, named state read as a tensor by every op.
+
+    Args:
+        initial_value: a tensor, array, Python value, or a callable returning one.
+        name: a readable name (default 'Variable').
+        trainable: whether tapes watch it automatically. Default: True for
+            floating-point values, False otherwise; asking for a trainable
+            integer or boolean variable is an error (it could never get a gradient).
+        dtype: cast the initial value to this dtype.
+
+    Example:
+        >>> import kerasish as ks
+        >>> v = ks.Variable(1.0, name="w")
+        >>> _ = v.assign_add(2.0)
+        >>> float(v)
+        3.0
+    """
+
+    __slots__ = ("_name", "_trainable", "_version")
+
+    def __init__(self, initial_value, name=None, trainable=None, dtype=None):
+        if callable(initial_value):
+            initial_value = initial_value()
+        value = convert_to_tensor(initial_value, dtype=dtype, _allow_cast=True)._value
+        xp = backend.array_module(value)
+        super().__init__(xp.array(value, copy=True))  # own the memory: assign is in place
+        self._name = "Variable" if name is None else str(name)
+        floating = value.dtype.kind == "f"
+        if trainable and not floating:
+            raise InvalidArgumentError(
+                f"Variable '{self._name}': a trainable variable must be floating point, got "
+                f"{value.dtype}; pass trainable=False for a counter, or a float dtype "
+                "(e.g. dtype=ks.float32) for a parameter"
+            )
+        self._trainable = floating if trainable is None else bool(trainable)
+        self._version = 0
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def trainable(self) -> bool:
+        return self._trainable
+
+    def numpy(self):
+        """A copy of the current value (later assignments do not change it)."""
+        value = backend.to_numpy(self._value)
+        return value.copy() if value is self._value else value
+
+    def read_value(self) -> Tensor:
+        """A snapshot of the current value as a plain tensor."""
+        from kerasish.core.ops import array_ops
+
+        return array_ops.identity(self)
+
+    def value(self) -> Tensor:
+        return self.read_value()
+
+    def _converted(self, value, what: str):
+        array = convert_to_tensor(value)._value
+        if array.shape != self._value.shape:
+            raise InvalidArgumentError(
+                f"Variable '{self._name}'.{what}: value has shape {tuple(array.shape)} but the "
+                f"variable has shape {self.shape}; shapes must match exactly"
+            )
+        if not np.can_cast(array.dtype, self._value.dtype, casting="same_kind"):
+            raise InvalidArgumentError(
+                f"Variable '{self._name}'.{what}: cannot store {array.dtype} values in a "
+                f"{self.dtype} variable; cast with ks.cast(value, {str(self.dtype)!r})"
+            )
+        if backend.device_of(array) != backend.device_of(self._value):
+            array = backend.to_device(array, backend.device_of(self._value))
+        return array
+
+    def assign(self, value) -> Variable:
+        """Replace the value in place (same shape); returns the variable."""
+        self._value[...] = self._converted(value, "assign")
+        self._version += 1
+        return self
+
+    def assign_add(self, delta) -> Variable:
+        """Add `delta` in place; returns the variable."""
+        self._value += self._converted(delta, "assign_add")
+        self._version += 1
+        return self
+
+    def assign_sub(self, delta) -> Variable:
+        """Subtract `delta` in place; returns the variable."""
+        self._value -= self._converted(delta, "assign_sub")
+        self._version += 1
+        return self
+
+    def __repr__(self) -> str:
+        value = _format_value(self._value, ", ")
+        return (
+            f"<ks.Variable '{self._name}' shape={self.shape} dtype={self.dtype}, numpy={value}>"
+        )
+
+    __str__ = __repr__
+
+
+class IndexedSlices:
+    """A sparse gradient: rows `indices` of a `dense_shape` tensor hold `values`.
+
+    The gradient of `gather`/`embedding_lookup` with respect to its params is
+    one of these, so a step touching 128 rows of a 50,000-row embedding never
+    builds a 50,000-row array. Optimizers apply it row by row; anything else
+    that needs a dense tensor converts it with `ks.convert_to_tensor`.
+    """
+
+    __slots__ = ("values", "indices", "dense_shape")
+
+    def __init__(self, values: Tensor, indices, dense_shape: tuple):
+        self.values = values
+        self.indices = indices
+        self.dense_shape = tuple(dense_shape)
+
+    @property
+    def shape(self) -> tuple:
+        return self.dense_shape
+
+    @property
+    def dtype(self):
+        return self.values.dtype
+
+    def to_dense(self) -> Tensor:
+        from kerasish.core.ops import array_ops
+
+        return array_ops.scatter_rows(self.values, self.indices, self.dense_shape[0])
+
+    def numpy(self):
+        return self.to_dense().numpy()
+
+    def __repr__(self) -> str:
+        return (
+            f"<ks.IndexedSlices: dense_shape={self.dense_shape}, "
+            f"rows={len(self.indices)}, dtype={self.dtype}>"
+        )
+
+
+def convert_to_tensor(value, dtype=None, _allow_cast: bool = False) -> Tensor:
+    """Return `value` as a Tensor: tensors pass through, everything else is converted.
+
+    NumPy and CuPy arrays keep their dtype and share memory; Python floats
+    become float32 and ints int32. New tensors are placed on the current device
+    (see `ks.device`).
+    """
+    dtype = as_dtype(dtype)
+    if isinstance(value, Tensor):
+        if dtype is not None and value.dtype != dtype:
+            if _allow_cast:
+                return Tensor(value._value.astype(dtype))
+            raise InvalidArgumentError(
+                f"convert_to_tensor: requested dtype {dtype} for a tensor of dtype {value.dtype}; "
+                f"cast explicitly with ks.cast(x, {str(dtype)!r})"
+            )
+        return value
+    if isinstance(value, IndexedSlices):
+        return convert_to_tensor(value.to_dense(), dtype)
+    dev = backend.current_device()
+    if isinstance(value, np.ndarray) or backend.is_gpu_array(value):
+        array = value if dtype is None else value.astype(dtype, copy=False)
+    elif isinstance(value, np.generic):
+        array = np.asarray(value, dtype=dtype)
+    else:
+        array = _python_value_to_array(value, dtype)
+    if dev[0] == "gpu" or backend.is_gpu_array(array):
+        if backend.device_of(array) != dev and not backend.is_gpu_array(value):
+            array = backend.to_device(array, dev)
+    return Tensor(array)
+
+
+def constant(value, dtype=None, shape=None) -> Tensor:
+    """A new tensor holding a copy of `value`, optionally cast and reshaped.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.constant(3.0).dtype
+        dtype('float32')
+    """
+    tensor = convert_to_tensor(value, dtype=dtype, _allow_cast=True)
+    array = tensor._value
+    xp = backend.array_module(array)
+    array = xp.array(array, copy=True)
+    if shape is not None:
+        shape = tuple(shape)
+        if array.size == 1:
+            array = xp.full(shape, array.reshape(()), dtype=array.dtype)
+        elif array.size == int(np.prod(shape)):
+            array = array.reshape(shape)
+        else:
+            raise InvalidArgumentError(
+                f"constant: a value with {array.size} elements (shape {tuple(array.shape)}) "
+                f"cannot fill shape {shape}"
+            )
+    return Tensor(array)

@@ -1,0 +1,35 @@
+"""`ks.nn`: activations, losses on logits, convolution, pooling, dropout, embeddings."""
+
+from kerasish.core.ops.math_ops import (  # noqa: F401
+    elu,
+    leaky_relu,
+    log_sigmoid,
+    relu,
+    relu6,
+    sigmoid,
+    silu,
+    softplus,
+    softsign,
+    swish,
+    tanh,
+)
+from kerasish.core.ops.nn_ops import (  # noqa: F401
+    avg_pool2d,
+    bias_add,
+    conv2d,
+    dropout,
+    embedding_lookup,
+    extract_patches,
+    l2_loss,
+    l2_normalize,
+    log_softmax,
+    max_pool2d,
+    moments,
+    sigmoid_cross_entropy_with_logits,
+    softmax,
+    softmax_cross_entropy_with_logits,
+    sparse_softmax_cross_entropy_with_logits,
+)
+
+max_pool = max_pool2d
+avg_pool = avg_pool2d

@@ -1,0 +1,114 @@
+"""Gradient checking for kerasish ops and for users' own functions.
+
+`check_gradients` compares the tape's gradient with a central finite
+difference along a random direction, in float64, and (with order=2) does the
+same for the gradient itself, which checks second derivatives.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kerasish.core.tape import GradientTape
+from kerasish.core.tensor import Tensor, convert_to_tensor
+
+
+def _as_float64(x):
+    array = np.asarray(x.numpy() if isinstance(x, Tensor) else x)
+    return array.astype(np.float64) if array.dtype.kind == "f" else array
+
+
+def _vdot(a, b) -> float:
+    return float(np.sum(np.asarray(a, dtype=np.float64) * np.asarray(b, dtype=np.float64)))
+
+
+def check_gradients(
+    f,
+    args,
+    order: int = 2,
+    eps: float = 1e-6,
+    rtol: float = 1e-5,
+    atol: float = 1e-8,
+    seed: int = 0,
+) -> None:
+    """Assert that the gradients of `f` at `args` match finite differences.
+
+    Args:
+        f: a function of tensors returning a tensor (any shape).
+        args: its arguments (arrays or tensors); floating ones are differentiated
+            (in float64), others (integer indices, say) are passed as they are.
+        order: 1 checks first derivatives; 2 also checks second derivatives.
+        eps, rtol, atol: step and tolerances of the comparison.
+
+    Raises:
+        AssertionError: naming the order, the inputs, the direction and both values.
+    """
+    rng = np.random.default_rng(seed)
+    values = [_as_float64(a) for a in args]
+    float_positions = [i for i, v in enumerate(values) if v.dtype.kind == "f"]
+    if not float_positions:
+        raise ValueError("check_gradients: no floating-point argument to differentiate")
+    probe = np.asarray(f(*[convert_to_tensor(v) for v in values]).numpy(), dtype=np.float64)
+    weights = rng.standard_normal(probe.shape)
+
+    def projected(*xs):
+        out = f(*xs)
+        return _weighted_sum(out, weights)
+
+    _check_order(projected, values, float_positions, order, eps, rtol, atol, rng, 1)
+
+
+def _weighted_sum(out, weights):
+    from kerasish.core.ops import math_ops
+
+    out = convert_to_tensor(out)
+    return math_ops.reduce_sum(out * convert_to_tensor(weights.astype(out.dtype)))
+
+
+def _check_order(scalar_fn, values, float_positions, order, eps, rtol, atol, rng, level):
+    """Check d scalar_fn along a random direction; recurse on <grad, w> for higher orders."""
+    direction = {i: rng.standard_normal(values[i].shape) for i in float_positions}
+
+    def evaluate(shift: float) -> float:
+        shifted = [
+            convert_to_tensor(v + shift * direction[i]) if i in direction else convert_to_tensor(v)
+            for i, v in enumerate(values)
+        ]
+        return float(scalar_fn(*shifted).numpy())
+
+    numeric = (evaluate(eps) - evaluate(-eps)) / (2 * eps)
+    tensors = [convert_to_tensor(v) for v in values]
+    with GradientTape(watch_accessed_variables=False) as tape:
+        for i in float_positions:
+            tape.watch(tensors[i])
+        out = scalar_fn(*tensors)
+    grads = tape.gradient(out, [tensors[i] for i in float_positions], unconnected_gradients="zero")
+    analytic = sum(
+        _vdot(convert_to_tensor(g).numpy(), direction[i]) for g, i in zip(grads, float_positions)
+    )
+    if not np.isclose(analytic, numeric, rtol=rtol, atol=atol):
+        raise AssertionError(
+            f"check_gradients: order-{level} derivative mismatch along a random direction\n"
+            f"  analytic (tape):      {analytic!r}\n"
+            f"  numeric (central fd): {numeric!r}\n"
+            f"  inputs:    {[np.round(values[i], 4).tolist() for i in float_positions]}\n"
+            f"  direction: {[np.round(direction[i], 4).tolist() for i in float_positions]}"
+        )
+    if level < order:
+        weights = {i: rng.standard_normal(values[i].shape) for i in float_positions}
+
+        def gradient_projection(*xs):
+            with GradientTape(watch_accessed_variables=False) as inner:
+                for i in float_positions:
+                    inner.watch(xs[i])
+                y = scalar_fn(*xs)
+            gs = inner.gradient(y, [xs[i] for i in float_positions], unconnected_gradients="zero")
+            total = None
+            for g, i in zip(gs, float_positions):
+                term = _weighted_sum(convert_to_tensor(g), weights[i])
+                total = term if total is None else total + term
+            return total
+
+        _check_order(
+            gradient_projection, values, float_positions, order, eps, rtol, atol, rng, level + 1
+        )

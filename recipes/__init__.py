@@ -1,0 +1,3 @@
+"""Training recipes, run as `python -m recipes.<name>` or `kerasish <name>`."""
+
+NAMES = ("linear_regression",)
