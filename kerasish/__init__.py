@@ -7,7 +7,8 @@ Everything TF-eager users reach for lives in this flat namespace
 
 import numpy as _np
 
-from kerasish import nn, random, testing  # noqa: F401
+from kerasish import activations, callbacks, initializers, layers, nn, random, regularizers  # noqa: F401
+from kerasish import checkpoint, losses, metrics, optimizers, summary, testing  # noqa: F401
 from kerasish.core import ops as _ops  # noqa: F401 - attaches Tensor operators
 from kerasish.core.autodiff import (  # noqa: F401
     custom_gradient,
@@ -114,6 +115,10 @@ from kerasish.core.ops.math_ops import (  # noqa: F401
     where,
 )
 from kerasish.core.tape import GradientTape  # noqa: F401
+from kerasish.layers.base import clear_session  # noqa: F401
+from kerasish.checkpoint import Checkpoint, CheckpointManager, latest_checkpoint  # noqa: F401
+from kerasish.models import Model, Sequential  # noqa: F401
+from kerasish.optimizers import get_or_create_global_step  # noqa: F401
 from kerasish.core.tensor import (  # noqa: F401
     IndexedSlices,
     Tensor,

@@ -1,4 +1,5 @@
-"""`ks.nn`: activations, losses on logits, convolution, pooling, dropout, embeddings."""
+"""`ks.nn`: activations, losses on logits, sampled losses, convolution, pooling, dropout,
+embeddings."""
 
 from kerasish.core.ops.math_ops import (  # noqa: F401
     elu,
@@ -29,6 +30,11 @@ from kerasish.core.ops.nn_ops import (  # noqa: F401
     softmax,
     softmax_cross_entropy_with_logits,
     sparse_softmax_cross_entropy_with_logits,
+)
+from kerasish.core.ops.sampling_ops import (  # noqa: F401
+    compute_accidental_hits,
+    nce_loss,
+    sampled_softmax_loss,
 )
 
 max_pool = max_pool2d

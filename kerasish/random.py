@@ -30,8 +30,8 @@ def get_seed():
     return _global_seed
 
 
-def _generator(seed=None):
-    device = backend.current_device()
+def _generator(seed=None, device=None):
+    device = backend.current_device() if device is None else device
     key = (device, seed)
     gen = _generators.get(key)
     if gen is None:
@@ -111,3 +111,133 @@ def categorical(logits, num_samples: int, dtype=np.int64, seed=None) -> Tensor:
     picks = np.stack([np.searchsorted(c, d) for c, d in zip(cumulative, draws)])
     picks = np.minimum(picks, x.shape[-1] - 1)
     return Tensor(backend.to_device(picks.astype(as_dtype(dtype)), backend.device_of(x._value)))
+
+
+def permutation(n: int, seed=None) -> np.ndarray:
+    """A random ordering of range(n) as a NumPy array (for shuffling data on the host)."""
+    with backend.device("/cpu:0"):
+        return _generator(seed).permutation(int(n))
+
+
+# ---------------------------------------------------------------- candidate sampling
+
+_HOST = ("cpu", 0)
+
+
+def _log_uniform_probability(classes, range_max: int):
+    """P(k) = (log(k + 2) - log(k + 1)) / log(range_max + 1), in float64."""
+    k = np.asarray(classes, dtype=np.float64)
+    return np.log1p(1.0 / (k + 1.0)) / np.log1p(range_max)
+
+
+def _expected_count(p, num_sampled: int, num_tries: int):
+    """Expected number of times a class of probability `p` is among the sampled candidates.
+
+    TF's formula: p * num_sampled when every draw was kept (always the case for
+    unique=False), else 1 - (1 - p) ** num_tries, computed as
+    -expm1(num_tries * log1p(-p)) so it stays accurate for tiny p.
+    """
+    if num_tries == num_sampled:
+        return p * num_sampled
+    return -np.expm1(num_tries * np.log1p(-p))
+
+
+def log_uniform_candidate_sampler(
+    true_classes, num_true: int, num_sampled: int, unique: bool, range_max: int, seed=None
+):
+    """Sample classes from the log-uniform (Zipfian) distribution over [0, range_max).
+
+    TF's sampler, with its formulas. Class k has probability
+    ``P(k) = (log(k + 2) - log(k + 1)) / log(range_max + 1)``, which suits
+    vocabularies sorted by decreasing frequency. One set of `num_sampled`
+    candidates is drawn for the whole batch (as in TF).
+
+    With ``unique=True`` draws are made one at a time and repeats are rejected
+    until `num_sampled` distinct classes are found (an exact rejection loop,
+    vectorized in chunks); if that took ``num_tries`` draws, the expected count
+    of a class is ``1 - (1 - P(k)) ** num_tries``, computed as
+    ``-expm1(num_tries * log1p(-P(k)))``. With ``unique=False`` (or when no
+    draw was rejected) it is ``P(k) * num_sampled``. These are the `Q` that
+    `ks.nn.nce_loss` and `ks.nn.sampled_softmax_loss` subtract as ``log(Q)``.
+
+    Sampling runs on the host (NumPy), like TF's CPU kernel; the results are
+    placed on the device of `true_classes`.
+
+    Args:
+        true_classes: integer tensor of shape (batch, num_true): the target classes.
+        num_true: number of target classes per example.
+        num_sampled: number of classes to sample.
+        unique: sample without replacement (needs num_sampled <= range_max).
+        range_max: number of classes.
+        seed: optional op-level seed (see `ks.random.set_seed`).
+
+    Returns:
+        (sampled_candidates, true_expected_count, sampled_expected_count):
+        int64 of shape (num_sampled,), float32 of shape (batch, num_true) and
+        float32 of shape (num_sampled,).
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.random.set_seed(0)
+        >>> s, t, q = ks.random.log_uniform_candidate_sampler(
+        ...     [[0], [3]], num_true=1, num_sampled=4, unique=True, range_max=10)
+        >>> s.shape, t.shape, q.shape
+        ((4,), (2, 1), (4,))
+    """
+    name = "log_uniform_candidate_sampler"
+    classes = convert_to_tensor(true_classes)
+    num_true, num_sampled, range_max = int(num_true), int(num_sampled), int(range_max)
+    if classes.dtype.kind not in "iu":
+        raise InvalidArgumentError(
+            f"{name}: true_classes must be integer class ids, got {classes.dtype}; "
+            "cast with ks.cast(labels, 'int64')"
+        )
+    if classes.ndim != 2 or classes.shape[1] != num_true:
+        raise InvalidArgumentError(
+            f"{name}: true_classes must have shape (batch, num_true) = (batch, {num_true}), "
+            f"got {classes.shape}"
+        )
+    if range_max < 1:
+        raise InvalidArgumentError(f"{name}: range_max must be >= 1, got {range_max}")
+    if num_sampled < 0:
+        raise InvalidArgumentError(f"{name}: num_sampled must be >= 0, got {num_sampled}")
+    if unique and num_sampled > range_max:
+        raise InvalidArgumentError(
+            f"{name}: cannot draw num_sampled={num_sampled} distinct classes out of "
+            f"range_max={range_max}; lower num_sampled or pass unique=False"
+        )
+    gen = _generator(seed, device=_HOST)
+    log_range = np.log1p(range_max)
+
+    def draw(n):
+        u = gen.random(n)
+        return (np.exp(u * log_range).astype(np.int64) - 1) % range_max
+
+    if not unique:
+        sampled = draw(num_sampled)
+        num_tries = num_sampled
+    else:
+        draws = np.empty(0, dtype=np.int64)
+        chunk = max(2 * num_sampled, 16)
+        while True:
+            draws = np.concatenate([draws, draw(chunk)])
+            _, first = np.unique(draws, return_index=True)
+            if len(first) >= num_sampled:
+                first.sort()
+                kept = first[:num_sampled]
+                sampled = draws[kept]
+                num_tries = int(kept[-1]) + 1 if num_sampled else 0
+                break
+            chunk *= 2
+    true_host = backend.to_numpy(classes._value)
+    with np.errstate(divide="ignore", invalid="ignore"):  # bad ids are reported by the caller
+        true_p = _log_uniform_probability(true_host, range_max)
+        true_count = _expected_count(true_p, num_sampled, num_tries)
+        sampled_p = _log_uniform_probability(sampled, range_max)
+        sampled_count = _expected_count(sampled_p, num_sampled, num_tries)
+    dev = backend.device_of(classes._value)
+    return (
+        Tensor(backend.to_device(sampled.astype(np.int64), dev)),
+        Tensor(backend.to_device(np.asarray(true_count, dtype=np.float32), dev)),
+        Tensor(backend.to_device(np.asarray(sampled_count, dtype=np.float32), dev)),
+    )

@@ -112,3 +112,85 @@ def _check_order(scalar_fn, values, float_positions, order, eps, rtol, atol, rng
         _check_order(
             gradient_projection, values, float_positions, order, eps, rtol, atol, rng, level + 1
         )
+
+
+def check_layer_gradients(layer, inputs, eps: float = 1e-6, rtol: float = 1e-5, atol: float = 1e-8,
+                          seed: int = 0, training=None) -> None:
+    """Assert that a layer's gradients wrt its inputs and trainable weights match finite differences.
+
+    Build the layer with dtype=float64 for meaningful precision. The weights
+    are perturbed in place along a random direction and restored afterwards.
+    """
+    rng = np.random.default_rng(seed)
+    x = convert_to_tensor(_as_float64(inputs))
+    probe = layer(x, training=training)
+    variables = layer.trainable_variables
+    weights = rng.standard_normal(probe.shape)
+    dx = rng.standard_normal(x.shape)
+    dvs = [rng.standard_normal(v.shape) for v in variables]
+    originals = [v.numpy() for v in variables]
+
+    def evaluate(shift: float) -> float:
+        for v, start, d in zip(variables, originals, dvs):
+            v.assign(start + shift * d)
+        out = layer(convert_to_tensor(x.numpy() + shift * dx), training=training)
+        return float(_weighted_sum(out, weights).numpy())
+
+    try:
+        numeric = (evaluate(eps) - evaluate(-eps)) / (2 * eps)
+    finally:
+        for v, start in zip(variables, originals):
+            v.assign(start)
+    with GradientTape() as tape:
+        tape.watch(x)
+        out = _weighted_sum(layer(x, training=training), weights)
+    grads = tape.gradient(out, [x] + variables, unconnected_gradients="zero")
+    analytic = sum(
+        _vdot(convert_to_tensor(g).numpy(), d) for g, d in zip(grads, [dx] + dvs)
+    )
+    if not np.isclose(analytic, numeric, rtol=rtol, atol=atol):
+        raise AssertionError(
+            f"check_layer_gradients: layer '{layer.name}' gradient mismatch along a random "
+            f"direction: analytic {analytic!r}, numeric {numeric!r}"
+        )
+
+
+def layer_test(layer, input_shape, expected_output_shape=None, expected_num_weights=None,
+               learning_rate: float = 0.01, seed: int = 0):
+    """Build a layer on random input, check its output shape and weight count, and check
+    that one SGD step on a random regression target lowers the loss. Returns the output."""
+    from kerasish.core.ops import math_ops
+
+    rng = np.random.default_rng(seed)
+    x = convert_to_tensor(rng.standard_normal(input_shape).astype(np.float32))
+    output = layer(x, training=True)
+    if expected_output_shape is not None and output.shape != tuple(expected_output_shape):
+        raise AssertionError(
+            f"layer_test: '{layer.name}' output shape {output.shape}, expected "
+            f"{tuple(expected_output_shape)}"
+        )
+    if expected_num_weights is not None and len(layer.variables) != expected_num_weights:
+        raise AssertionError(
+            f"layer_test: '{layer.name}' has {len(layer.variables)} weights, expected "
+            f"{expected_num_weights}"
+        )
+    variables = layer.trainable_variables
+    if variables:
+        target = convert_to_tensor(rng.standard_normal(output.shape).astype(np.float32))
+
+        def loss_fn():
+            return math_ops.reduce_mean(math_ops.square(layer(x, training=False) - target))
+
+        before = float(loss_fn())
+        with GradientTape() as tape:
+            loss = loss_fn()
+        for g, v in zip(tape.gradient(loss, variables), variables):
+            if g is not None:
+                v.assign_sub(convert_to_tensor(g) * learning_rate)
+        after = float(loss_fn())
+        if not after < before:
+            raise AssertionError(
+                f"layer_test: one SGD step did not lower the loss of '{layer.name}' "
+                f"({before} -> {after})"
+            )
+    return output

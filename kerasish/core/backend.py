@@ -88,16 +88,21 @@ def current_device() -> tuple[str, int]:
     return _state.stack[-1]
 
 
-@contextlib.contextmanager
 def device(spec: str):
     """Place tensors created inside the block on `spec` ('/cpu:0' or '/gpu:N').
 
     Ops run where their inputs live; this scope decides where new tensors
     (constants, random values, zeros, converted NumPy data) are created.
+    A bad or unavailable device raises here, at the call.
     """
     kind, index = parse_device(spec)
     if kind == "gpu":
         check_gpu(index)
+    return _device_scope(kind, index)
+
+
+@contextlib.contextmanager
+def _device_scope(kind: str, index: int):
     _state.stack.append((kind, index))
     try:
         if kind == "gpu":

@@ -12,6 +12,7 @@ backward pass of an inner one: that is how higher-order gradients work.
 from __future__ import annotations
 
 import contextlib
+import math
 import threading
 import warnings
 
@@ -272,7 +273,9 @@ class GradientTape:
                         f"gradient: sources must be tensors or variables, got "
                         f"{type(source).__name__}"
                     )
-            reach = {id(s) for s in sources}
+            # only watched sources start a path: an unwatched one gets None, even if a
+            # recorded op happened to read it (as with TF's GradientTape)
+            reach = {id(s) for s in sources if id(s) in self._watched}
             relevant = []
             for op in self._ops:
                 needs = tuple(id(t) in reach for t in op.inputs)
@@ -284,17 +287,22 @@ class GradientTape:
 
             grads: dict[int, object] = {}
             for i, t in enumerate(targets):
-                t = tensor_module.convert_to_tensor(t)
-                if seeds is None:
-                    seed = array_ops.ones_like(t)
-                else:
+                if not isinstance(t, tensor_module.IndexedSlices):
+                    t = tensor_module.convert_to_tensor(t)
+                seed = None
+                if seeds is not None:
                     seed = tensor_module.convert_to_tensor(seeds[i])
                     if seed.shape != t.shape:
                         raise InvalidArgumentError(
                             f"gradient: output_gradients[{i}] has shape {seed.shape} but the "
                             f"target has shape {t.shape}"
                         )
-                _accumulate(grads, t, seed)
+                if isinstance(t, tensor_module.IndexedSlices):
+                    # a sparse gradient as target (second order through gather): its values
+                    # are what was recorded, and the adjoint of densifying them gathers the
+                    # seed's rows (a dense copy made here would be a constant to this tape)
+                    t, seed = t.values, None if seed is None else array_ops.gather(seed, t.indices)
+                _accumulate(grads, t, array_ops.ones_like(t) if seed is None else seed)
 
             source_ids = {id(s) for s in sources}
             for op in reversed(relevant):
@@ -329,9 +337,10 @@ class GradientTape:
         from kerasish.core.ops import array_ops
 
         self._consume("jacobian")
-        target = tensor_module.convert_to_tensor(target)
+        if not isinstance(target, tensor_module.IndexedSlices):
+            target = tensor_module.convert_to_tensor(target)
         flat_sources = nest.flatten(sources)
-        n = target.size
+        n = math.prod(target.shape)
         rows = [[] for _ in flat_sources]
         for k in range(n):
             seed = array_ops.reshape(array_ops.one_hot(k, n, dtype=target.dtype), target.shape)
@@ -385,7 +394,8 @@ class GradientTape:
         return reach
 
     def _unconnected(self, target, source) -> bool:
-        return id(target) not in self._reach(source)
+        recorded = target.values if isinstance(target, tensor_module.IndexedSlices) else target
+        return id(recorded) not in self._reach(source)
 
     # -- diagnostics --------------------------------------------------------
     def explain(self, target, source) -> str:
@@ -428,7 +438,7 @@ class GradientTape:
                 "a value computed from it was converted to NumPy (.numpy(), float() or a NumPy "
                 "function), and whatever was computed from that NumPy value is a constant to the tape"
             )
-        if not any(id(t) in self._watched for t in targets):
+        if not reasons and not any(id(t) in self._watched for t in targets):
             reasons.append(
                 "the target was not computed by ops recorded on this tape: it was computed "
                 "outside the `with` block, or from values that were not watched"

@@ -73,6 +73,10 @@ class Tensor:
 
     __slots__ = ("_value",)
     _trainable = False  # overridden per instance by Variable; read by the tape
+    # NumPy arrays and scalars on the left of an operator (`array * tensor`)
+    # defer to the tensor's reflected operator, so the result stays a tensor
+    # (and on the tape) instead of silently becoming an ndarray.
+    __array_priority__ = 100
 
     def __init__(self, value):
         self._value = value
@@ -139,6 +143,7 @@ class Tensor:
                 f"{what}() needs a tensor with exactly one element, got shape {self.shape}; "
                 "reduce it first (e.g. ks.reduce_all, ks.reduce_sum) or index one element"
             )
+        tape_module.note_escape(self)  # a Python number is a constant to every tape
         return backend.to_numpy(self._value).reshape(()).item()
 
     def __bool__(self) -> bool:

@@ -419,6 +419,11 @@ def _normalize_key(key):
     """Replace tensors inside an index by their arrays; reject float indices."""
     if isinstance(key, tuple):
         return tuple(_normalize_key(k) for k in key)
+    if isinstance(key, (float, np.floating)):
+        raise InvalidArgumentError(
+            f"index: {key!r} is a float; indices must be integers, slices, None, ... or "
+            "integer/boolean tensors (use int(i) or ks.cast(i, 'int32'))"
+        )
     if isinstance(key, Tensor):
         key = key._value
     if isinstance(key, list):

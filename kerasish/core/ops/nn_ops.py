@@ -137,11 +137,12 @@ def sigmoid_cross_entropy_with_logits(labels, logits):
             f"shape {logits.shape}"
         )
     labels = math_ops.cast(labels, logits.dtype)
-    return (
-        math_ops.relu(logits)
-        - logits * labels
-        + math_ops.log1p(math_ops.exp(math_ops.negative(math_ops.abs(logits))))
-    )
+    # one `where` for both max(x, 0) and -|x| (as TF does): relu's and abs's separate
+    # choices at x = 0 would give slope -z there instead of sigmoid(0) - z
+    positive = math_ops.greater_equal(logits, 0)
+    relu_logits = math_ops.where(positive, logits, 0.0)
+    neg_abs_logits = math_ops.where(positive, math_ops.negative(logits), logits)
+    return relu_logits - logits * labels + math_ops.log1p(math_ops.exp(neg_abs_logits))
 
 
 def l2_loss(t):

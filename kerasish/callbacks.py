@@ -1,0 +1,388 @@
+"""Callbacks for `Model.fit`/`evaluate`/`predict`: progress, history, early stopping, ...
+
+A callback overrides any of the `on_*` hooks; `logs` is a dict of plain
+floats (loss and metrics). `model.stop_training = True` ends `fit` after the
+current epoch.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+import os
+import sys
+import warnings
+
+import numpy as np
+from tqdm.auto import tqdm
+
+
+class Callback:
+    """Base class: every hook does nothing."""
+
+    def __init__(self):
+        self.model = None
+        self.params = {}
+
+    def set_model(self, model) -> None:
+        self.model = model
+
+    def set_params(self, params: dict) -> None:
+        self.params = params
+
+    def on_train_begin(self, logs=None): ...
+    def on_train_end(self, logs=None): ...
+    def on_epoch_begin(self, epoch, logs=None): ...
+    def on_epoch_end(self, epoch, logs=None): ...
+    def on_train_batch_begin(self, batch, logs=None): ...
+    def on_train_batch_end(self, batch, logs=None): ...
+    def on_test_begin(self, logs=None): ...
+    def on_test_end(self, logs=None): ...
+    def on_test_batch_begin(self, batch, logs=None): ...
+    def on_test_batch_end(self, batch, logs=None): ...
+    def on_predict_begin(self, logs=None): ...
+    def on_predict_end(self, logs=None): ...
+    def on_predict_batch_begin(self, batch, logs=None): ...
+    def on_predict_batch_end(self, batch, logs=None): ...
+
+
+class CallbackList:
+    """Calls a hook on every callback in order."""
+
+    def __init__(self, callbacks, model, params: dict):
+        self.callbacks = list(callbacks)
+        for callback in self.callbacks:
+            callback.set_model(model)
+            callback.set_params(params)
+
+    def __getattr__(self, hook: str):
+        if not hook.startswith("on_"):
+            raise AttributeError(hook)
+
+        def call(*args, **kwargs):
+            for callback in self.callbacks:
+                getattr(callback, hook)(*args, **kwargs)
+
+        return call
+
+
+def _format_logs(logs: dict) -> str:
+    return " - ".join(f"{key}: {value:.4f}" for key, value in logs.items())
+
+
+class ProgbarLogger(Callback):
+    """Progress output: a tqdm bar per epoch in a terminal, one line per epoch otherwise.
+
+    verbose=1: bar when stdout is a terminal, else one line per epoch;
+    verbose=2: one line per epoch always.
+    """
+
+    def __init__(self, verbose: int = 1, stream=None):
+        super().__init__()
+        self.stream = stream or sys.stdout
+        interactive = getattr(self.stream, "isatty", lambda: False)()
+        self.use_bar = verbose == 1 and interactive
+        self.bar = None
+
+    def on_epoch_begin(self, epoch, logs=None):
+        epochs = self.params.get("epochs")
+        self.description = f"Epoch {epoch + 1}/{epochs}"
+        if self.use_bar:
+            self.bar = tqdm(
+                total=self.params.get("steps"), desc=self.description, unit="batch",
+                file=self.stream, leave=True, dynamic_ncols=True,
+            )
+
+    def on_train_batch_end(self, batch, logs=None):
+        if self.bar is not None:
+            self.bar.update(1)
+            self.bar.set_postfix({k: f"{v:.4f}" for k, v in (logs or {}).items()}, refresh=False)
+
+    def on_epoch_end(self, epoch, logs=None):
+        if self.bar is not None:
+            self.bar.set_postfix({k: f"{v:.4f}" for k, v in (logs or {}).items()})
+            self.bar.close()
+            self.bar = None
+        else:
+            print(f"{self.description} - {_format_logs(logs or {})}", file=self.stream, flush=True)
+
+
+class History(Callback):
+    """Records `logs` of every epoch: `history.history['loss'][epoch]`."""
+
+    def __init__(self):
+        super().__init__()
+        self.epoch = []
+        self.history = {}
+
+    def on_train_begin(self, logs=None):
+        self.epoch = []
+        self.history = {}
+
+    def on_epoch_end(self, epoch, logs=None):
+        self.epoch.append(epoch)
+        for key, value in (logs or {}).items():
+            self.history.setdefault(key, []).append(value)
+
+
+def _improvement(mode: str, monitor: str):
+    if mode not in ("auto", "min", "max"):
+        raise ValueError(f"mode must be 'auto', 'min' or 'max', got {mode!r}")
+    if mode == "auto":
+        mode = "max" if any(k in monitor for k in ("acc", "auc", "precision", "recall")) else "min"
+    return np.greater if mode == "max" else np.less
+
+
+class EarlyStopping(Callback):
+    """Stop when `monitor` stops improving for `patience` epochs.
+
+    With restore_best_weights=True the best epoch's weights are restored at the
+    end of training, whether or not this callback stopped it.
+    """
+
+    def __init__(
+        self,
+        monitor: str = "val_loss",
+        min_delta: float = 0.0,
+        patience: int = 0,
+        mode: str = "auto",
+        baseline=None,
+        restore_best_weights: bool = False,
+        start_from_epoch: int = 0,
+        verbose: int = 0,
+    ):
+        super().__init__()
+        self.monitor, self.patience, self.baseline = monitor, patience, baseline
+        self.min_delta = abs(min_delta)
+        self.better = _improvement(mode, monitor)
+        self.restore_best_weights = restore_best_weights
+        self.start_from_epoch, self.verbose = start_from_epoch, verbose
+
+    def on_train_begin(self, logs=None):
+        self.wait = 0
+        self.stopped_epoch = None
+        self.best = math.inf if self.better is np.less else -math.inf
+        if self.baseline is not None:
+            self.best = self.baseline
+        self.best_weights = None
+        self.best_epoch = None
+
+    def on_epoch_end(self, epoch, logs=None):
+        value = (logs or {}).get(self.monitor)
+        if value is None:
+            warnings.warn(
+                f"EarlyStopping: monitor {self.monitor!r} is not in the logs "
+                f"(available: {', '.join(logs or {})})",
+                stacklevel=2,
+            )
+            return
+        if epoch < self.start_from_epoch:
+            return
+        delta = -self.min_delta if self.better is np.less else self.min_delta
+        if self.better(value - delta, self.best):
+            self.best, self.best_epoch, self.wait = value, epoch, 0
+            if self.restore_best_weights:
+                self.best_weights = self.model.get_weights()
+            return
+        self.wait += 1
+        if self.wait > self.patience:
+            self.stopped_epoch = epoch
+            self.model.stop_training = True
+            if self.verbose:
+                print(f"Epoch {epoch + 1}: early stopping ({self.monitor} did not improve)")
+
+    def on_train_end(self, logs=None):
+        if self.restore_best_weights and self.best_weights is not None:
+            if self.verbose:
+                print(f"Restoring weights from epoch {self.best_epoch + 1}")
+            self.model.set_weights(self.best_weights)
+
+
+class LearningRateScheduler(Callback):
+    """Set the optimizer's learning rate each epoch to `schedule(epoch, current_lr)`."""
+
+    def __init__(self, schedule, verbose: int = 0):
+        super().__init__()
+        self.schedule, self.verbose = schedule, verbose
+
+    def on_epoch_begin(self, epoch, logs=None):
+        optimizer = self.model.optimizer
+        rate = float(self.schedule(epoch, float(optimizer.learning_rate)))
+        optimizer.learning_rate = rate
+        if self.verbose:
+            print(f"Epoch {epoch + 1}: learning rate set to {rate:.6g}")
+
+    def on_epoch_end(self, epoch, logs=None):
+        if logs is not None:
+            logs["learning_rate"] = float(self.model.optimizer.learning_rate)
+
+
+class CSVLogger(Callback):
+    """Write one CSV row per epoch (flushed at once, so a crash keeps finished epochs)."""
+
+    def __init__(self, filename, separator: str = ",", append: bool = False):
+        super().__init__()
+        self.filename, self.separator, self.append = os.fspath(filename), separator, append
+        self.file = None
+        self.writer = None
+
+    def on_train_begin(self, logs=None):
+        exists = self.append and os.path.exists(self.filename) and os.path.getsize(self.filename)
+        self.file = open(self.filename, "a" if self.append else "w", newline="")
+        self.header_written = bool(exists)
+
+    def on_epoch_end(self, epoch, logs=None):
+        logs = logs or {}
+        if self.writer is None:
+            self.keys = list(logs)
+            self.writer = csv.DictWriter(
+                self.file, fieldnames=["epoch"] + self.keys, delimiter=self.separator
+            )
+            if not self.header_written:
+                self.writer.writeheader()
+        self.writer.writerow({"epoch": epoch, **{k: logs.get(k, "") for k in self.keys}})
+        self.file.flush()
+        os.fsync(self.file.fileno())
+
+    def on_train_end(self, logs=None):
+        if self.file is not None:
+            self.file.close()
+            self.file = None
+            self.writer = None
+
+
+class ModelCheckpoint(Callback):
+    """Save the model's weights (or a whole checkpoint) during `fit`.
+
+    Args:
+        filepath: a path template with `{epoch}` (1-based) and any log value,
+            e.g. "ckpt/weights-{epoch:02d}-{val_loss:.2f}.h5".
+        monitor, mode: what "best" means for save_best_only.
+        save_best_only: write only when `monitor` improves.
+        save_weights_only: True writes model.save_weights (the model only); False
+            also saves the optimizer, so training can resume exactly.
+        save_freq: "epoch", or an integer number of batches.
+    """
+
+    def __init__(self, filepath, monitor: str = "val_loss", verbose: int = 0,
+                 save_best_only: bool = False, save_weights_only: bool = True,
+                 mode: str = "auto", save_freq="epoch"):
+        super().__init__()
+        self.filepath = os.fspath(filepath)
+        self.monitor, self.verbose = monitor, verbose
+        self.save_best_only, self.save_weights_only = save_best_only, save_weights_only
+        self.better = _improvement(mode, monitor)
+        if save_freq != "epoch" and not (isinstance(save_freq, int) and save_freq > 0):
+            raise ValueError(f"save_freq must be 'epoch' or a positive integer, got {save_freq!r}")
+        self.save_freq = save_freq
+        self.best = None
+        self._batches = 0
+        self._epoch = 0
+
+    def on_epoch_begin(self, epoch, logs=None):
+        self._epoch = epoch
+
+    def on_train_batch_end(self, batch, logs=None):
+        self._batches += 1
+        if self.save_freq != "epoch" and self._batches % self.save_freq == 0:
+            self._save(self._epoch, logs or {})
+
+    def on_epoch_end(self, epoch, logs=None):
+        if self.save_freq == "epoch":
+            self._save(epoch, logs or {})
+
+    def _save(self, epoch: int, logs: dict) -> None:
+        if self.save_best_only:
+            current = logs.get(self.monitor)
+            if current is None:
+                warnings.warn(
+                    f"ModelCheckpoint: monitor {self.monitor!r} is not in the logs "
+                    f"(available: {', '.join(logs)}); not saving",
+                    stacklevel=2,
+                )
+                return
+            if self.best is not None and not self.better(current, self.best):
+                return
+            self.best = current
+        try:
+            path = self.filepath.format(epoch=epoch + 1, **logs)
+        except KeyError as exc:
+            raise KeyError(
+                f"ModelCheckpoint: filepath {self.filepath!r} uses {exc}, which is not in the "
+                f"logs (available: epoch, {', '.join(logs)})"
+            ) from None
+        if self.save_weights_only:
+            self.model.save_weights(path)
+        else:
+            from kerasish.checkpoint import Checkpoint
+
+            Checkpoint(model=self.model, optimizer=self.model.optimizer).write(path)
+        if self.verbose:
+            print(f"Epoch {epoch + 1}: saved {path}")
+
+
+class TensorBoard(Callback):
+    """Write loss, metrics and learning rate to TensorBoard during `fit`.
+
+    Training values go to `<log_dir>/train`, validation values (the `val_`
+    logs, without the prefix) to `<log_dir>/validation`, so TensorBoard draws
+    them as two runs on the same charts. `update_freq="epoch"` writes once per
+    epoch; an integer N also writes the running training values every N batches.
+    `histogram_freq=K` writes weight histograms every K epochs.
+    """
+
+    def __init__(self, log_dir="logs", histogram_freq: int = 0, update_freq="epoch",
+                 purge_step=None):
+        super().__init__()
+        self.log_dir = os.fspath(log_dir)
+        self.histogram_freq, self.update_freq, self.purge_step = histogram_freq, update_freq, purge_step
+        self._writers = {}
+        self._batches = 0
+
+    def _writer(self, run: str):
+        from kerasish import summary
+
+        if run not in self._writers:
+            self._writers[run] = summary.create_file_writer(
+                os.path.join(self.log_dir, run), purge_step=self.purge_step
+            )
+        return self._writers[run]
+
+    def _write(self, run: str, values: dict, step: int, prefix: str = "") -> None:
+        from kerasish import summary
+
+        with self._writer(run).as_default(), summary.record_if(True):
+            for key, value in values.items():
+                summary.scalar(prefix + key, value, step=step)
+
+    def on_train_begin(self, logs=None):
+        self._batches = 0
+
+    def on_train_batch_end(self, batch, logs=None):
+        self._batches += 1
+        if self.update_freq != "epoch" and self._batches % int(self.update_freq) == 0:
+            self._write("train", logs or {}, self._batches, prefix="batch_")
+
+    def on_epoch_end(self, epoch, logs=None):
+        from kerasish import summary
+
+        logs = dict(logs or {})
+        train = {f"epoch_{k}": v for k, v in logs.items() if not k.startswith("val_")}
+        validation = {f"epoch_{k[4:]}": v for k, v in logs.items() if k.startswith("val_")}
+        optimizer = getattr(self.model, "optimizer", None)
+        if optimizer is not None and "epoch_learning_rate" not in train:
+            train["epoch_learning_rate"] = float(optimizer.learning_rate)
+        self._write("train", train, epoch)
+        if validation:
+            self._write("validation", validation, epoch)
+        if self.histogram_freq and epoch % self.histogram_freq == 0:
+            with self._writer("train").as_default(), summary.record_if(True):
+                for variable in self.model.variables:
+                    summary.histogram(variable.name, variable, step=epoch)
+        for writer in self._writers.values():
+            writer.flush()
+
+    def on_train_end(self, logs=None):
+        for writer in self._writers.values():
+            writer.close()
+        self._writers = {}

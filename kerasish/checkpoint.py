@@ -1,0 +1,445 @@
+"""Object-based checkpoints in HDF5, written atomically.
+
+Values are named by their path in the object graph reachable from the
+`Checkpoint`'s keyword arguments (`model/dense1/kernel`, `optimizer/iterations`),
+never by creation order or global names; a variable reachable along several
+paths is stored once, under the shortest. Optimizer slots are stored under
+`<optimizer path>/.slots/<variable path>/<slot name>`, so they follow their
+variable, not its Python identity.
+
+File layout (readable with plain h5py)::
+
+    /                     attrs: kerasish_format = "kerasish-checkpoint", format_version = 1
+    /values/<path>        one dataset per value, e.g. /values/model/dense1/kernel
+
+Every file is written to a temporary name in the same directory, flushed,
+fsynced and renamed into place; the directory index (`checkpoint`, JSON) is
+updated last. A crash at any moment leaves the previous checkpoint and the
+index readable, and the index never names a partial file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tempfile
+import time
+import warnings
+
+import h5py
+import numpy as np
+
+from kerasish.core.errors import KerasishError
+from kerasish.core.tensor import Variable
+from kerasish import tracking
+from kerasish.tracking import Trackable, named_trackables, named_variables
+
+FORMAT = "kerasish-checkpoint"
+FORMAT_VERSION = 1
+INDEX_NAME = "checkpoint"
+SLOTS = ".slots"
+
+
+class CheckpointError(KerasishError, ValueError):
+    """A checkpoint file is missing, unreadable, foreign, or does not fit the program."""
+
+
+# ---------------------------------------------------------------- atomic files
+
+
+def _fsync_directory(directory: str) -> None:
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def atomic_write(path: str, write) -> None:
+    """Call `write(temporary_path)`, fsync the result, then rename it to `path`."""
+    directory = os.path.dirname(os.path.abspath(path))
+    os.makedirs(directory, exist_ok=True)
+    fd, temporary = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp",
+                                     dir=directory)
+    os.close(fd)
+    umask = os.umask(0)
+    os.umask(umask)
+    try:
+        os.chmod(temporary, 0o666 & ~umask)  # mkstemp's 0600 would hide checkpoints from others
+        write(temporary)
+        with open(temporary, "rb+") as handle:
+            os.fsync(handle.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        if os.path.exists(temporary):
+            os.remove(temporary)
+        raise
+    _fsync_directory(directory)
+
+
+def _write_values(path: str, values: dict, attrs: dict) -> None:
+    def write(temporary):
+        with h5py.File(temporary, "w") as handle:
+            handle.attrs["kerasish_format"] = FORMAT
+            handle.attrs["format_version"] = FORMAT_VERSION
+            for key, value in attrs.items():
+                handle.attrs[key] = value
+            group = handle.create_group("values")
+            for key, array in values.items():
+                group.create_dataset(key, data=array)
+            handle.flush()
+
+    atomic_write(path, write)
+
+
+def read_values(path: str) -> dict:
+    """{path: array} of a checkpoint file, with clear errors for bad files."""
+    path = os.fspath(path)
+    if not os.path.exists(path):
+        raise CheckpointError(
+            f"checkpoint not found: {path!r}; ks.latest_checkpoint(directory) returns the newest "
+            "complete checkpoint of a directory"
+        )
+    if os.path.getsize(path) == 0:
+        raise CheckpointError(f"checkpoint {path!r} is empty (0 bytes): it is not a checkpoint")
+    try:
+        handle = h5py.File(path, "r")
+    except OSError as exc:
+        raise CheckpointError(
+            f"checkpoint {path!r} is not a readable HDF5 file (truncated, corrupted, or another "
+            f"format): {exc}"
+        ) from None
+    with handle:
+        if handle.attrs.get("kerasish_format") != FORMAT or "values" not in handle:
+            raise CheckpointError(
+                f"{path!r} is an HDF5 file but not a kerasish checkpoint (no "
+                f"'kerasish_format' attribute or 'values' group)"
+            )
+        values = {}
+        try:
+            handle["values"].visititems(
+                lambda name, item: values.__setitem__(name, item[()])
+                if isinstance(item, h5py.Dataset) else None
+            )
+        except (OSError, KeyError, RuntimeError) as exc:
+            raise CheckpointError(f"checkpoint {path!r} is damaged: {exc}") from None
+    return values
+
+
+# ---------------------------------------------------------------- the object graph
+
+
+def _optimizer_like(obj) -> bool:
+    return callable(getattr(obj, "slot_variables", None))
+
+
+def _graph_values(root) -> dict:
+    """{path: variable} for every variable and optimizer slot reachable from `root`."""
+    named = dict(named_variables(root))
+    paths = {id(v): p for p, v in named.items()}
+    for opt_path, obj in named_trackables(root):
+        if not _optimizer_like(obj):
+            continue
+        for var, slot_name, slot in obj.slot_variables():
+            if id(var) in paths:
+                named[f"{opt_path}/{SLOTS}/{paths[id(var)]}/{slot_name}"] = slot
+    return named
+
+
+def _assign(path: str, variable: Variable, array, source: str) -> None:
+    if tuple(array.shape) != variable.shape:
+        raise CheckpointError(
+            f"{source}: shape mismatch for {path!r}: the checkpoint has shape "
+            f"{tuple(array.shape)} but the program's variable has shape {variable.shape}"
+        )
+    if array.dtype != variable.dtype and not np.can_cast(array.dtype, variable.dtype, "same_kind"):
+        raise CheckpointError(
+            f"{source}: dtype mismatch for {path!r}: the checkpoint has {array.dtype} but the "
+            f"program's variable is {variable.dtype}"
+        )
+    variable.assign(array.astype(variable.dtype, copy=False))
+
+
+class LoadStatus:
+    """What a restore matched; values for objects not created yet are applied when they are."""
+
+    def __init__(self, root, path: str, values: dict):
+        self._root = root
+        self.path = path
+        self._values = values
+        self.matched: list[str] = []
+        self._expect_partial = True  # no note about unused values if this constructor fails
+        self.objects_created()
+        self._expect_partial = False
+        if self.pending:
+            # Kept alive by the restored objects themselves (not by a global list), so a
+            # restore left pending never outlives the model it waits for.
+            for obj in self._holders():
+                obj.__dict__.setdefault("_pending_restores", []).append(self)
+            tracking.observe_creation(self)
+
+    def _holders(self) -> list:
+        return [obj for _, obj in self._root._tracked_children() if isinstance(obj, Trackable)]
+
+    def objects_created(self) -> None:
+        """Assign the values due to variables created since the last look (deferred restore)."""
+        for key, variable in _graph_values(self._root).items():
+            if key in self._values and key not in self.matched:
+                _assign(key, variable, self._values[key], f"restore from {self.path!r}")
+                self.matched.append(key)
+        if not self.pending:
+            tracking.stop_observing_creation(self)
+            for obj in self._holders():
+                waiting = obj.__dict__.get("_pending_restores", [])
+                if self in waiting:
+                    waiting.remove(self)
+
+    @property
+    def pending(self) -> list:
+        """Values in the file not yet assigned to anything (objects not created, or absent)."""
+        done = set(self.matched)
+        return sorted(k for k in self._values if k not in done)
+
+    @property
+    def missing(self) -> list:
+        """Variables in the program that the file has no value for."""
+        return sorted(set(_graph_values(self._root)) - set(self._values))
+
+    def report(self) -> str:
+        """A readable account of matched, pending/unmatched and missing values."""
+        lines = [f"checkpoint {self.path!r}: {len(self.matched)} matched, "
+                 f"{len(self.pending)} in the file but not (yet) in the program, "
+                 f"{len(self.missing)} in the program but not in the file"]
+        lines += [f"  unmatched (file only): {k}" for k in self.pending]
+        lines += [f"  missing (program only): {k}" for k in self.missing]
+        return "\n".join(lines)
+
+    def assert_consumed(self) -> "LoadStatus":
+        """Raise unless every value in the file was used and every program variable restored."""
+        if self.pending or self.missing:
+            raise CheckpointError(
+                "assert_consumed failed (a checkpoint written for another model, or a partly "
+                "built one?)\n" + self.report()
+            )
+        return self
+
+    def assert_existing_objects_matched(self) -> "LoadStatus":
+        """Raise unless every variable that exists now got a value from the file."""
+        if self.missing:
+            raise CheckpointError("assert_existing_objects_matched failed\n" + self.report())
+        return self
+
+    def assert_nontrivial_match(self) -> "LoadStatus":
+        if not self.matched:
+            raise CheckpointError("nothing in the program matched the checkpoint\n" + self.report())
+        return self
+
+    def expect_partial(self) -> "LoadStatus":
+        """Silence the note about unused values (e.g. optimizer slots when loading for inference)."""
+        self._expect_partial = True
+        return self
+
+    def __del__(self):
+        try:
+            if not self._expect_partial and self.pending:
+                warnings.warn(
+                    f"checkpoint {self.path!r}: {len(self.pending)} value(s) were never used "
+                    f"(e.g. {self.pending[0]}); call status.expect_partial() if that is intended",
+                    stacklevel=2,
+                )
+        except Exception:
+            pass
+
+
+# ---------------------------------------------------------------- Checkpoint
+
+
+class Checkpoint(Trackable):
+    """Save and restore the state of the objects passed as keyword arguments.
+
+    Example:
+        >>> import kerasish as ks, tempfile, os
+        >>> x = ks.Variable(10.)
+        >>> checkpoint = ks.Checkpoint(x=x)
+        >>> _ = x.assign(2.)
+        >>> path = checkpoint.save(os.path.join(tempfile.mkdtemp(), "ckpt"))
+        >>> _ = x.assign(11.)
+        >>> _ = checkpoint.restore(path)
+        >>> float(x)
+        2.0
+    """
+
+    def __init__(self, **objects):
+        for name, obj in objects.items():
+            if not isinstance(obj, (Trackable, Variable, list, tuple, dict)):
+                raise TypeError(
+                    f"Checkpoint: {name}={type(obj).__name__} is not trackable; pass variables, "
+                    "layers, models, optimizers, metrics or containers of them"
+                )
+            setattr(self, name, obj)
+        self.save_counter = Variable(0, name="save_counter", dtype=np.int64, trainable=False)
+
+    def _values(self) -> dict:
+        return {path: np.asarray(var.numpy()) for path, var in _graph_values(self).items()}
+
+    def write(self, path) -> str:
+        """Write a checkpoint to exactly `path` (no numbering, no index update)."""
+        path = os.fspath(path)
+        _write_values(path, self._values(), {"written_at": time.time()})
+        return path
+
+    def save(self, file_prefix) -> str:
+        """Write `<file_prefix>-<N>.h5` (N = save_counter) and make it the directory's latest."""
+        self.save_counter.assign_add(1)
+        path = f"{os.fspath(file_prefix)}-{int(self.save_counter)}.h5"
+        self.write(path)
+        update_index(os.path.dirname(os.path.abspath(path)), path)
+        return path
+
+    def read(self, path) -> LoadStatus:
+        """Restore from exactly `path`; values for objects not yet created wait for them."""
+        path = os.fspath(path)
+        return LoadStatus(self, path, read_values(path))
+
+    def restore(self, save_path) -> LoadStatus:
+        """Restore from `save_path` (as returned by `save` or `latest_checkpoint`)."""
+        if save_path is None:
+            raise CheckpointError(
+                "restore: no checkpoint path given (latest_checkpoint found none?); "
+                "start from scratch or point to a file"
+            )
+        return self.read(save_path)
+
+
+# ---------------------------------------------------------------- directory index
+
+
+def _index_path(directory: str) -> str:
+    return os.path.join(directory, INDEX_NAME)
+
+
+def read_index(directory) -> dict:
+    """The directory's index: {"latest": name or None, "checkpoints": [...], "times": [...]}."""
+    path = _index_path(os.fspath(directory))
+    if not os.path.exists(path):
+        return {"latest": None, "checkpoints": [], "times": []}
+    try:
+        with open(path) as handle:
+            index = json.load(handle)
+    except (OSError, ValueError) as exc:
+        raise CheckpointError(f"checkpoint index {path!r} is unreadable: {exc}") from None
+    index.setdefault("checkpoints", [])
+    index.setdefault("times", [time.time()] * len(index["checkpoints"]))
+    return index
+
+
+def write_index(directory, index: dict) -> None:
+    def write(temporary):
+        with open(temporary, "w") as handle:
+            json.dump(index, handle, indent=1)
+
+    atomic_write(_index_path(os.fspath(directory)), write)
+
+
+def update_index(directory: str, path: str) -> None:
+    """Record `path` (stored relative to `directory`) as the latest checkpoint."""
+    index = read_index(directory)
+    name = os.path.relpath(os.path.abspath(path), directory)
+    if name in index["checkpoints"]:
+        position = index["checkpoints"].index(name)
+        del index["checkpoints"][position], index["times"][position]
+    index["checkpoints"].append(name)
+    index["times"].append(time.time())
+    index["latest"] = name
+    write_index(directory, index)
+
+
+def latest_checkpoint(checkpoint_dir) -> str | None:
+    """The newest complete checkpoint recorded in `checkpoint_dir`'s index, or None."""
+    directory = os.fspath(checkpoint_dir)
+    latest = read_index(directory).get("latest")
+    if not latest:
+        return None
+    path = os.path.join(directory, latest)
+    return path if os.path.exists(path) else None
+
+
+class CheckpointManager:
+    """Numbered saves in a directory, keeping the newest `max_to_keep`.
+
+    It records its checkpoints in the directory's index (paths relative to
+    the directory), deletes only files it named (`<checkpoint_name>-N.h5`),
+    and after a restart picks up the index and continues the numbering.
+    """
+
+    def __init__(self, checkpoint: Checkpoint, directory, max_to_keep: int | None = 5,
+                 keep_checkpoint_every_n_hours: float | None = None,
+                 checkpoint_name: str = "ckpt"):
+        self._checkpoint = checkpoint
+        self.directory = os.fspath(directory)
+        self.max_to_keep = max_to_keep
+        self.keep_every = keep_checkpoint_every_n_hours
+        self.checkpoint_name = checkpoint_name
+        self._pattern = re.compile(rf"^{re.escape(checkpoint_name)}-(\d+)\.h5$")
+        os.makedirs(self.directory, exist_ok=True)
+        index = read_index(self.directory)
+        self._last_kept_time = min(index["times"]) if index["times"] else time.time()
+
+    def _own(self, index) -> list:
+        return [name for name in index["checkpoints"] if self._pattern.match(name)]
+
+    @property
+    def checkpoints(self) -> list:
+        """This manager's checkpoints, oldest first (paths)."""
+        return [os.path.join(self.directory, n) for n in self._own(read_index(self.directory))]
+
+    @property
+    def latest_checkpoint(self) -> str | None:
+        own = self.checkpoints
+        return own[-1] if own else None
+
+    def save(self, checkpoint_number: int | None = None) -> str:
+        """Save `<directory>/<checkpoint_name>-<N>.h5` and prune old ones; returns the path."""
+        index = read_index(self.directory)
+        if checkpoint_number is None:
+            numbers = [int(self._pattern.match(n).group(1)) for n in self._own(index)]
+            checkpoint_number = max(numbers + [int(self._checkpoint.save_counter)]) + 1
+        checkpoint_number = int(checkpoint_number)
+        self._checkpoint.save_counter.assign(checkpoint_number)
+        name = f"{self.checkpoint_name}-{checkpoint_number}.h5"
+        path = os.path.join(self.directory, name)
+        self._checkpoint.write(path)
+        update_index(self.directory, path)
+        self._prune()
+        return path
+
+    def _prune(self) -> None:
+        if self.max_to_keep is None:
+            return
+        index = read_index(self.directory)
+        own = self._own(index)
+        excess = len(own) - self.max_to_keep
+        if excess <= 0:
+            return
+        doomed = []
+        for name in own[:excess]:
+            saved_at = index["times"][index["checkpoints"].index(name)]
+            if self.keep_every and saved_at - self._last_kept_time >= self.keep_every * 3600:
+                self._last_kept_time = saved_at
+                continue  # kept for good: still listed, never pruned again by count
+            doomed.append(name)
+        for name in doomed:
+            position = index["checkpoints"].index(name)
+            del index["checkpoints"][position], index["times"][position]
+        write_index(self.directory, index)  # the index stops naming them before they go
+        for name in doomed:
+            try:
+                os.remove(os.path.join(self.directory, name))
+            except FileNotFoundError:
+                pass

@@ -1,0 +1,327 @@
+"""The Layer base class: lazy `build`, weight creation, tracking and the `training` flag."""
+
+from __future__ import annotations
+
+import inspect
+import re
+import threading
+import warnings
+
+import numpy as np
+
+from kerasish import initializers, regularizers, tracking
+from kerasish.core import nest
+from kerasish.core import tape as tape_module
+from kerasish.core.errors import KerasishError
+from kerasish.core.tensor import Tensor, Variable, as_dtype, convert_to_tensor
+from kerasish.tracking import Trackable
+
+_name_counts: dict[str, int] = {}
+
+
+def unique_name(base: str) -> str:
+    """'dense', then 'dense_1', 'dense_2', ... within this process."""
+    count = _name_counts.get(base, 0)
+    _name_counts[base] = count + 1
+    return base if count == 0 else f"{base}_{count}"
+
+
+def clear_session() -> None:
+    """Restart layer name numbering (as Keras's clear_session does)."""
+    _name_counts.clear()
+
+
+def _snake_case(name: str) -> str:
+    name = re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", name)
+    return re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name).lower()
+
+
+class _CallContext(threading.local):
+    training = None  # the `training` value of the outermost layer call in progress
+
+
+_context = _CallContext()
+_warned_inference_in_tape: set = set()
+
+
+def in_training_mode(layer, training) -> bool:
+    """Resolve `training` for layers whose behaviour depends on it (Dropout, BatchNormalization).
+
+    None means: inherit from the enclosing call; if still unknown, inference,
+    with a one-time warning when a tape is recording (a forgotten training=True).
+    """
+    if training is None:
+        training = _context.training
+    if training is None:
+        kind = type(layer).__name__
+        if tape_module.active_tapes() and kind not in _warned_inference_in_tape:
+            _warned_inference_in_tape.add(kind)
+            warnings.warn(
+                f"{kind} '{layer.name}' was called under a GradientTape without `training`; "
+                "it runs in inference mode. Pass training=True (e.g. model(x, training=True)) "
+                "to train with it.",
+                stacklevel=4,
+            )
+        return False
+    return bool(training)
+
+
+class Layer(Trackable):
+    """A callable unit that owns weights: subclass and implement `build` and `call`.
+
+    `build(input_shape)` runs once, on the first call, so weight shapes can
+    follow the input; `call(inputs, training=None)` computes the output.
+
+    Example:
+        >>> import kerasish as ks
+        >>> class Scale(ks.layers.Layer):
+        ...     def build(self, input_shape):
+        ...         self.w = self.add_weight("w", [input_shape[-1]], initializer="ones")
+        ...     def call(self, inputs):
+        ...         return inputs * self.w
+        >>> Scale()(ks.ones([2, 3])).shape
+        (2, 3)
+    """
+
+    _untracked_attributes = frozenset({"_weights", "_regularizers", "_added_losses"})
+
+    def __init__(self, name=None, trainable: bool = True, dtype=None, input_shape=None, **kwargs):
+        input_dim = kwargs.pop("input_dim", None)
+        if kwargs:
+            raise TypeError(
+                f"{type(self).__name__}: unexpected argument(s) {', '.join(sorted(kwargs))}"
+            )
+        if input_dim is not None:
+            input_shape = (input_dim,)
+        self._name = name or unique_name(_snake_case(type(self).__name__))
+        self._trainable = trainable
+        self._dtype = as_dtype(dtype) or np.dtype("float32")
+        self._weights: list[Variable] = []
+        self._regularizers: list = []
+        self._added_losses: list = []
+        self._batch_input_shape = None if input_shape is None else (None,) + tuple(input_shape)
+        self.built = False
+        self.output_shape_seen = None
+
+    # -- identity -----------------------------------------------------------
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def dtype(self):
+        return self._dtype
+
+    @property
+    def trainable(self) -> bool:
+        return self._trainable
+
+    @trainable.setter
+    def trainable(self, value: bool) -> None:
+        self._trainable = bool(value)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} '{self.name}'>"
+
+    # -- the Keras contract -------------------------------------------------
+    def build(self, input_shape) -> None:
+        """Create weights from the input shape; the default creates none."""
+        self.built = True
+
+    def call(self, inputs, *args, **kwargs):
+        """The computation; the default passes inputs through."""
+        return inputs
+
+    def __call__(self, inputs, *args, **kwargs):
+        inputs = _convert_inputs(inputs)
+        training = kwargs.pop("training", None)
+        if training is None:
+            training = _context.training
+        outer_training = _context.training
+        _context.training = training
+        try:
+            if not self.built:
+                self._build_from(inputs)
+            if self._accepts_training():
+                kwargs["training"] = training
+            outputs = self.call(inputs, *args, **kwargs)
+        except KerasishError as exc:
+            if str(exc).startswith(f"layer '{self.name}'"):
+                raise
+            raise type(exc)(f"layer '{self.name}' ({type(self).__name__}): {exc}") from exc
+        finally:
+            _context.training = outer_training
+        first = nest.flatten(outputs)[0] if outputs is not None else None
+        if isinstance(first, Tensor):
+            self.output_shape_seen = (None,) + first.shape[1:] if first.ndim else ()
+        return outputs
+
+    def _build_from(self, inputs) -> None:
+        shapes = nest.pack_sequence_as(inputs, [x.shape for x in nest.flatten(inputs)])
+        self.build(shapes)
+        self.built = True
+        tracking.notify_created()
+
+    @classmethod
+    def _accepts_training(cls) -> bool:
+        cached = cls.__dict__.get("_training_arg")
+        if cached is None:
+            parameters = inspect.signature(cls.call).parameters
+            cached = "training" in parameters or any(
+                p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()
+            )
+            cls._training_arg = cached
+        return cached
+
+    # -- weights ------------------------------------------------------------
+    def add_weight(
+        self,
+        name=None,
+        shape=None,
+        dtype=None,
+        initializer=None,
+        regularizer=None,
+        trainable: bool = True,
+    ) -> Variable:
+        """Create, track and return a weight variable.
+
+        Args:
+            name: the weight's name within this layer ('kernel').
+            shape: its shape.
+            dtype: default: the layer's dtype (float32).
+            initializer: a name ('glorot_uniform', the default for floats; 'zeros'),
+                an initializer, or a callable (shape, dtype) -> values.
+            regularizer: a name ('l2'), a regularizer or a callable weight -> scalar
+                loss, collected in `layer.losses`.
+            trainable: whether optimizers should update it.
+        """
+        name = name or f"weight_{len(self._weights)}"
+        shape = () if shape is None else tuple(int(d) for d in shape)
+        dtype = as_dtype(dtype) or self._dtype
+        if initializer is None:
+            initializer = "glorot_uniform" if dtype.kind == "f" else "zeros"
+        init = initializers.get(initializer)
+        variable = Variable(
+            init(shape, dtype), name=f"{self.name}/{name}", trainable=trainable, dtype=dtype
+        )
+        self._weights.append(variable)
+        regularizer = regularizers.get(regularizer)
+        if regularizer is not None:
+            self._regularizers.append((regularizer, variable))
+        return variable
+
+    def add_variable(self, name=None, shape=None, dtype=None, initializer=None, **kwargs):
+        """The seeds' (TF1) name for `add_weight`."""
+        return self.add_weight(name, shape, dtype, initializer, **kwargs)
+
+    def add_loss(self, loss) -> None:
+        """Add a loss term (e.g. an activity penalty) to `losses` for the current step."""
+        self._added_losses.append(loss)
+
+    def _tracked_children(self) -> list:
+        children = super()._tracked_children()
+        found = {id(child) for _, child in children}
+        for variable in self._weights:
+            if id(variable) not in found:
+                children.append((variable.name.rsplit("/", 1)[-1], variable))
+        return children
+
+    def _layer_variables(self, want) -> list:
+        """Variables of this layer and nested layers, each once; want = None, True or False."""
+        result, seen_vars, seen_layers = [], set(), set()
+
+        def visit(layer, layer_trainable: bool) -> None:
+            seen_layers.add(id(layer))
+            for _, child in layer._tracked_children():
+                if isinstance(child, Variable):
+                    if id(child) in seen_vars:
+                        continue
+                    seen_vars.add(id(child))
+                    trainable = layer_trainable and child.trainable
+                    if want is None or want == trainable:
+                        result.append(child)
+                elif isinstance(child, Layer) and id(child) not in seen_layers:
+                    visit(child, layer_trainable and child.trainable)
+
+        visit(self, self.trainable)
+        return result
+
+    @property
+    def variables(self) -> list:
+        """Every variable of this layer and its sublayers, in tracking order."""
+        return self._layer_variables(None)
+
+    weights = variables
+
+    @property
+    def trainable_variables(self) -> list:
+        return self._layer_variables(True)
+
+    trainable_weights = trainable_variables
+
+    @property
+    def non_trainable_variables(self) -> list:
+        return self._layer_variables(False)
+
+    non_trainable_weights = non_trainable_variables
+
+    @property
+    def submodules(self) -> list:
+        """Every layer nested in this one (depth first), each once."""
+        result, seen = [], {id(self)}
+
+        def visit(layer):
+            for _, child in layer._tracked_children():
+                if isinstance(child, Layer) and id(child) not in seen:
+                    seen.add(id(child))
+                    result.append(child)
+                    visit(child)
+
+        visit(self)
+        return result
+
+    @property
+    def losses(self) -> list:
+        """Regularization losses of this layer and its sublayers, plus `add_loss` terms."""
+        result = []
+        for layer in [self] + self.submodules:
+            result.extend(reg(var) for reg, var in layer._regularizers)
+            result.extend(layer._added_losses)
+        return result
+
+    def clear_added_losses(self) -> None:
+        """Forget `add_loss` terms (done before each training step)."""
+        for layer in [self] + self.submodules:
+            layer._added_losses.clear()
+
+    def get_weights(self) -> list:
+        """Current values of `variables` as NumPy arrays."""
+        return [v.numpy() for v in self.variables]
+
+    def set_weights(self, weights) -> None:
+        """Assign NumPy arrays to `variables`, in order (shapes must match)."""
+        variables = self.variables
+        if len(weights) != len(variables):
+            raise ValueError(
+                f"layer '{self.name}': set_weights got {len(weights)} arrays for "
+                f"{len(variables)} variables"
+            )
+        for variable, value in zip(variables, weights):
+            variable.assign(value)
+
+    def count_params(self) -> int:
+        return int(sum(v.size for v in self.variables))
+
+
+def _convert_inputs(inputs):
+    """Tensors from arrays; a (nested) list of plain numbers is one tensor, not a structure."""
+    leaves = nest.flatten(inputs)
+    if isinstance(inputs, (list, tuple)) and all(
+        isinstance(leaf, (int, float, bool, np.number)) for leaf in leaves
+    ):
+        return convert_to_tensor(inputs)
+    return nest.pack_sequence_as(
+        inputs,
+        [leaf if leaf is None or isinstance(leaf, Tensor) else convert_to_tensor(leaf)
+         for leaf in leaves],
+    )

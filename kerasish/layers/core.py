@@ -1,0 +1,162 @@
+"""Dense, Embedding, Activation, Flatten, Reshape, Dropout."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kerasish import activations
+from kerasish.core.errors import InvalidArgumentError
+from kerasish.core.ops import array_ops, math_ops, nn_ops
+from kerasish.initializers import RandomUniform
+from kerasish.layers.base import Layer, in_training_mode
+
+
+def _floating_input(layer: Layer, inputs):
+    """Cast integer or other-precision inputs to the layer's dtype (Keras autocasting)."""
+    return inputs if inputs.dtype == layer.dtype else math_ops.cast(inputs, layer.dtype)
+
+
+class Dense(Layer):
+    """activation(inputs @ kernel + bias) over the last axis.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.layers.Dense(10)(ks.zeros([1, 1, 784])).shape
+        (1, 1, 10)
+    """
+
+    def __init__(
+        self,
+        units: int,
+        activation=None,
+        use_bias: bool = True,
+        kernel_initializer="glorot_uniform",
+        bias_initializer="zeros",
+        kernel_regularizer=None,
+        bias_regularizer=None,
+        **kwargs,
+    ):
+        super().__init__(**kwargs)
+        if int(units) <= 0:
+            raise InvalidArgumentError(f"Dense: units must be a positive integer, got {units}")
+        self.units = int(units)
+        self.activation = activations.get(activation)
+        self.use_bias = use_bias
+        self.kernel_initializer = kernel_initializer
+        self.bias_initializer = bias_initializer
+        self.kernel_regularizer = kernel_regularizer
+        self.bias_regularizer = bias_regularizer
+
+    def build(self, input_shape):
+        if not input_shape or input_shape[-1] is None:
+            raise InvalidArgumentError(
+                f"Dense '{self.name}': the last dimension of the input must be known, "
+                f"got shape {input_shape}"
+            )
+        self.kernel = self.add_weight(
+            "kernel",
+            (input_shape[-1], self.units),
+            initializer=self.kernel_initializer,
+            regularizer=self.kernel_regularizer,
+        )
+        self.bias = (
+            self.add_weight(
+                "bias",
+                (self.units,),
+                initializer=self.bias_initializer,
+                regularizer=self.bias_regularizer,
+            )
+            if self.use_bias
+            else None
+        )
+
+    def call(self, inputs):
+        expected = self.kernel.shape[0]
+        if inputs.ndim == 0 or inputs.shape[-1] != expected:
+            raise InvalidArgumentError(
+                f"expected inputs with last dimension {expected} (the layer was built for "
+                f"(..., {expected})), got shape {inputs.shape}"
+            )
+        outputs = math_ops.matmul(_floating_input(self, inputs), self.kernel)
+        if self.bias is not None:
+            outputs = outputs + self.bias
+        return self.activation(outputs)
+
+
+class Embedding(Layer):
+    """Rows of an (input_dim, output_dim) table; ids outside [0, input_dim) raise at the call.
+
+    Its gradient is sparse (`ks.IndexedSlices`): a step touches only the rows it used.
+    """
+
+    def __init__(
+        self,
+        input_dim: int,
+        output_dim: int,
+        embeddings_initializer=None,
+        embeddings_regularizer=None,
+        **kwargs,
+    ):
+        kwargs.pop("input_length", None)
+        super().__init__(**kwargs)
+        self.input_dim = int(input_dim)
+        self.output_dim = int(output_dim)
+        self.embeddings_initializer = embeddings_initializer or RandomUniform(-0.05, 0.05)
+        self.embeddings_regularizer = embeddings_regularizer
+
+    def build(self, input_shape):
+        self.embeddings = self.add_weight(
+            "embeddings",
+            (self.input_dim, self.output_dim),
+            initializer=self.embeddings_initializer,
+            regularizer=self.embeddings_regularizer,
+        )
+
+    def call(self, inputs):
+        return nn_ops.embedding_lookup(self.embeddings, inputs)
+
+
+class Activation(Layer):
+    """Apply an activation function ('relu', 'softmax', or a callable)."""
+
+    def __init__(self, activation, **kwargs):
+        super().__init__(**kwargs)
+        self.activation = activations.get(activation)
+
+    def call(self, inputs):
+        return self.activation(inputs)
+
+
+class Flatten(Layer):
+    """Collapse every axis but the batch axis: (batch, ...) -> (batch, product)."""
+
+    def call(self, inputs):
+        if inputs.ndim == 0:
+            raise InvalidArgumentError("Flatten: needs a batch axis, got a scalar")
+        return array_ops.reshape(inputs, (inputs.shape[0], int(np.prod(inputs.shape[1:]))))
+
+
+class Reshape(Layer):
+    """Reshape each example to `target_shape` (the batch axis is kept)."""
+
+    def __init__(self, target_shape, **kwargs):
+        super().__init__(**kwargs)
+        self.target_shape = tuple(int(d) for d in target_shape)
+
+    def call(self, inputs):
+        return array_ops.reshape(inputs, (inputs.shape[0],) + self.target_shape)
+
+
+class Dropout(Layer):
+    """Drop a fraction `rate` of inputs during training (scaling the rest); identity otherwise."""
+
+    def __init__(self, rate: float, noise_shape=None, seed=None, **kwargs):
+        super().__init__(**kwargs)
+        if not 0 <= rate < 1:
+            raise InvalidArgumentError(f"Dropout: rate must be in [0, 1), got {rate}")
+        self.rate, self.noise_shape, self.seed = float(rate), noise_shape, seed
+
+    def call(self, inputs, training=None):
+        if not in_training_mode(self, training) or self.rate == 0:
+            return inputs
+        return nn_ops.dropout(inputs, self.rate, self.noise_shape, self.seed)

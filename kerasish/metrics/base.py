@@ -1,0 +1,265 @@
+"""The `Metric` base class: streaming state in non-trainable variables, updated off the tape.
+
+A metric accumulates state over batches (`update_state`), reports a value
+(`result`) and starts over (`reset_state`). Its state lives in non-trainable
+`ks.Variable`s held as attributes, so checkpoints capture it under readable
+paths (`accuracy/total`, `accuracy/count`), and it is updated in place on the
+device where the data lives: nothing leaves the device before `result()` is
+read as a number.
+
+Updates never reach a `GradientTape`: every subclass's `update_state` and
+`result` run with recording paused, so a metric called inside a training
+step adds nothing to the tape and costs no more than the raw array arithmetic.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+import numpy as np
+
+from kerasish import initializers
+from kerasish.core import backend
+from kerasish.core import tape as tape_module
+from kerasish.core.errors import InvalidArgumentError
+from kerasish.core.ops import array_ops, math_ops
+from kerasish.core.tensor import Tensor, Variable, as_dtype, convert_to_tensor
+from kerasish.tracking import Trackable
+
+
+def _off_tape(method):
+    """Run `method` with every tape paused (a no-op cost when no tape is recording)."""
+
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        if not tape_module.active_tapes():
+            return method(self, *args, **kwargs)
+        with tape_module.paused():
+            return method(self, *args, **kwargs)
+
+    wrapper._off_tape = True
+    return wrapper
+
+
+def _snake_case(name: str) -> str:
+    name = re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", name)
+    return re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name).lower()
+
+
+class Metric(Trackable):
+    """Base class of streaming metrics: subclass and implement `update_state` and `result`.
+
+    Create state with `add_weight` in `__init__` and keep it as attributes;
+    `update_state` adds to it in place with `assign_add`; `result` computes the
+    value from it. `reset_state` (alias `reset_states`) restores every weight
+    to its initial value. Calling the metric updates it and returns `result()`.
+
+    Args:
+        name: the metric's name, as it appears in logs (default: from the class).
+        dtype: dtype of the state and the result (default float32).
+
+    Example:
+        >>> import kerasish as ks
+        >>> class Count(ks.metrics.Metric):
+        ...     def __init__(self, name="count"):
+        ...         super().__init__(name=name)
+        ...         self.n = self.add_weight("n")
+        ...     def update_state(self, values):
+        ...         self.n.assign_add(ks.cast(ks.size(values), self.dtype))
+        ...     def result(self):
+        ...         return ks.identity(self.n)
+        >>> m = Count()
+        >>> float(m([1, 2, 3]))
+        3.0
+    """
+
+    _untracked_attributes = frozenset({"_weights", "_initializers"})
+    _default_name: str | None = None  # the Keras name; snake_case of the class name if None
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        for attr in ("update_state", "result"):
+            method = cls.__dict__.get(attr)
+            if method is not None and not getattr(method, "_off_tape", False):
+                setattr(cls, attr, _off_tape(method))
+
+    def __init__(self, name: str | None = None, dtype=None):
+        if name is None:
+            name = self._default_name or _snake_case(type(self).__name__)
+        self._name = str(name)
+        self._dtype = as_dtype(dtype) or np.dtype("float32")
+        self._weights: list[Variable] = []
+        self._initializers: list = []
+
+    # -- identity -----------------------------------------------------------
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self._dtype
+
+    @property
+    def variables(self) -> list:
+        """The state variables, in creation order."""
+        return list(self._weights)
+
+    weights = variables
+
+    @property
+    def trainable_variables(self) -> list:
+        return []
+
+    @property
+    def non_trainable_variables(self) -> list:
+        return list(self._weights)
+
+    def _describe(self) -> str:
+        return f"{type(self).__name__} metric '{self._name}'"
+
+    # -- state --------------------------------------------------------------
+    def add_weight(self, name: str, shape=(), initializer="zeros", dtype=None) -> Variable:
+        """Create a non-trainable state variable; keep it as an attribute to name its path.
+
+        Args:
+            name: the variable's name (e.g. 'total').
+            shape: its shape (default: a scalar).
+            initializer: a name ('zeros', 'ones'), an initializer, or a callable
+                `(shape, dtype) -> tensor`; `reset_state` re-applies it.
+            dtype: defaults to the metric's dtype.
+        """
+        dtype = as_dtype(dtype) or self._dtype
+        shape = tuple(int(d) for d in shape)
+        init = initializers.get(initializer)
+        variable = Variable(init(shape, dtype), name=name, trainable=False, dtype=dtype)
+        self._weights.append(variable)
+        self._initializers.append(init)
+        return variable
+
+    def _tracked_children(self) -> list:
+        """Attribute children first; weights not held by any attribute under their own name."""
+        children = super()._tracked_children()
+        held = {id(child) for _, child in children}
+        taken = {path for path, _ in children}
+        for variable in self._weights:
+            if id(variable) not in held:
+                path, n = variable.name, 1
+                while path in taken:
+                    path, n = f"{variable.name}_{n}", n + 1
+                taken.add(path)
+                children.append((path, variable))
+        return children
+
+    def _follow_device(self, array) -> None:
+        """Move the state to the device of `array` if it lives elsewhere (once, not per batch).
+
+        Metrics are usually created before anyone knows where the data will
+        live; moving the state to the data keeps every update on the device
+        (no per-batch transfer or synchronisation).
+        """
+        if not self._weights:
+            return
+        where = backend.device_of(array)
+        if backend.device_of(self._weights[0]._value) == where:
+            return
+        for variable in self._weights:
+            variable._value = backend.to_device(variable._value, where)
+            variable._version += 1
+
+    def reset_state(self) -> None:
+        """Set every state variable back to its initial value."""
+        for variable, init in zip(self._weights, self._initializers):
+            variable.assign(init(variable.shape, variable.dtype))
+
+    def reset_states(self) -> None:
+        """Alias of `reset_state` (the TF 2.0-2.4 spelling)."""
+        self.reset_state()
+
+    # -- the contract ---------------------------------------------------------
+    def update_state(self, *args, **kwargs) -> None:
+        """Accumulate statistics from one batch (implemented by subclasses)."""
+        raise NotImplementedError(f"{type(self).__name__} must implement update_state")
+
+    def result(self) -> Tensor:
+        """The metric's value from the state so far (implemented by subclasses)."""
+        raise NotImplementedError(f"{type(self).__name__} must implement result")
+
+    def __call__(self, *args, **kwargs) -> Tensor:
+        """Update with one batch and return the result so far."""
+        self.update_state(*args, **kwargs)
+        return self.result()
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} name={self._name!r}>"
+
+
+# ---------------------------------------------------------------- helpers shared by metrics
+
+
+def divide_no_nan(numerator, denominator) -> Tensor:
+    """numerator / denominator, and 0 where the denominator is 0 (an empty metric reads 0)."""
+    zero = math_ops.equal(denominator, 0)
+    safe = math_ops.where(zero, math_ops.ones_like_values(denominator), denominator)
+    return math_ops.where(zero, array_ops.zeros_like(numerator), numerator / safe)
+
+
+def as_tensor(value) -> Tensor:
+    return value if isinstance(value, Tensor) else convert_to_tensor(value)
+
+
+def as_float(x: Tensor, like: Tensor | None = None) -> Tensor:
+    """`x` as floating point: float inputs keep their dtype, others become `like`'s or float32."""
+    if like is not None and like.dtype.kind == "f":
+        return math_ops.cast(x, like.dtype)
+    if x.dtype.kind == "f":
+        return x
+    return math_ops.cast(x, np.float32)
+
+
+def match_shapes(y_true: Tensor, y_pred: Tensor, what: str) -> tuple:
+    """(y_true, y_pred) with equal shapes; a trailing dimension of 1 on one side is squeezed.
+
+    Anything else is an error: broadcasting (batch,) against (batch, 1) would
+    silently compare every example with every other.
+    """
+    if y_true.shape == y_pred.shape:
+        return y_true, y_pred
+    if y_pred.ndim == y_true.ndim + 1 and y_pred.shape[-1] == 1:
+        y_pred = array_ops.squeeze(y_pred, -1)
+    elif y_true.ndim == y_pred.ndim + 1 and y_true.shape[-1] == 1:
+        y_true = array_ops.squeeze(y_true, -1)
+    if y_true.shape != y_pred.shape:
+        raise InvalidArgumentError(
+            f"{what}: y_true has shape {y_true.shape} but y_pred has shape {y_pred.shape}; "
+            "they must have the same shape (a trailing dimension of 1 on either side is allowed)"
+        )
+    return y_true, y_pred
+
+
+def align_sample_weight(sample_weight, values: Tensor, what: str) -> Tensor:
+    """`sample_weight` as a tensor of `values`' dtype that broadcasts to `values`' shape.
+
+    Weights are aligned with the leading (batch) dimensions, as in Keras: a
+    weight of shape (batch,) applies to every element of its example's values
+    of shape (batch, d); a trailing dimension of 1 ((batch, 1)) is accepted.
+    """
+    weight = math_ops.cast(as_tensor(sample_weight), values.dtype)
+    if weight.shape == values.shape:
+        return weight
+    received = weight.shape
+    while weight.ndim > values.ndim and weight.shape[-1] == 1:
+        weight = array_ops.squeeze(weight, -1)
+    if 0 < weight.ndim < values.ndim:
+        weight = array_ops.reshape(weight, weight.shape + (1,) * (values.ndim - weight.ndim))
+    if weight.ndim > values.ndim or any(
+        w not in (1, v) for w, v in zip(weight.shape, values.shape)
+    ):
+        batch = values.shape[:1]
+        raise InvalidArgumentError(
+            f"{what}: sample_weight has shape {received} but the values it weighs have shape "
+            f"{values.shape}; give one weight per example (shape {batch}) or weights of shape "
+            f"{values.shape}"
+        )
+    return weight

@@ -1,0 +1,316 @@
+"""Metrics from confusion counts at fixed thresholds: Precision, Recall, AUC.
+
+At each threshold t a prediction p counts as positive when p > t; a label is
+positive when it is non-zero. The counts (true/false positives/negatives,
+weighted by `sample_weight`) are accumulated in state variables of shape
+(num_thresholds,), with one matrix product per batch: (thresholds x examples)
+indicators times (examples x {positive, negative}) weights.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from kerasish.core import backend
+from kerasish.core.errors import InvalidArgumentError
+from kerasish.core.ops import array_ops, math_ops
+from kerasish.core.tensor import Tensor
+from kerasish.metrics.base import (
+    Metric,
+    align_sample_weight,
+    as_float,
+    as_tensor,
+    divide_no_nan,
+    match_shapes,
+)
+
+EPSILON = 1e-7  # Keras's: the end thresholds -eps and 1 + eps catch predictions of 0 and 1
+
+
+def _threshold_list(thresholds, what: str) -> list:
+    values = [thresholds] if np.ndim(thresholds) == 0 else list(np.ravel(thresholds))
+    values = [float(t) for t in values]
+    if not values:
+        raise InvalidArgumentError(f"{what}: thresholds must not be empty")
+    bad = [t for t in values if not 0.0 <= t <= 1.0]
+    if bad:
+        raise InvalidArgumentError(
+            f"{what}: thresholds must lie in [0, 1], got {bad}; for logits pass "
+            "from_logits=True (thresholds then apply to sigmoid(y_pred))"
+        )
+    return values
+
+
+class _ConfusionMetric(Metric):
+    """Shared update: confusion counts of (y_true, y_pred) at the metric's thresholds."""
+
+    def _init_options(self, thresholds, top_k, class_id, from_logits) -> None:
+        """Precision's and Recall's options: one threshold (scalar result) or several."""
+        if thresholds is None:  # with top_k, every kept prediction counts as positive
+            values = [0.5 if top_k is None else -math.inf]
+        else:
+            values = _threshold_list(thresholds, self._describe())
+        self._init_thresholds(values)
+        self._scalar = thresholds is None or np.ndim(thresholds) == 0
+        self.top_k = None if top_k is None else int(top_k)
+        self.class_id = None if class_id is None else int(class_id)
+        self.from_logits = bool(from_logits)
+
+    def _init_thresholds(self, thresholds: list) -> None:
+        self._threshold_values = np.asarray(thresholds, dtype=self._dtype)
+        self._thresholds_on: dict = {}  # device -> Tensor, so each device copies them once
+
+    @property
+    def thresholds(self) -> np.ndarray:
+        """The thresholds, as a NumPy array of the metric's dtype."""
+        return self._threshold_values.copy()
+
+    def _thresholds_like(self, array) -> Tensor:
+        where = backend.device_of(array)
+        cached = self._thresholds_on.get(where)
+        if cached is None:
+            cached = Tensor(backend.to_device(self._threshold_values, where))
+            self._thresholds_on[where] = cached
+        return cached
+
+    def _confusion(self, y_true, y_pred, sample_weight, class_id=None, top_k=None,
+                   from_logits=False) -> tuple:
+        """(tp, fp, tn, fn), each of shape (num_thresholds,), for one batch."""
+        what = self._describe()
+        y_true, y_pred = match_shapes(as_tensor(y_true), as_tensor(y_pred), what)
+        y_pred = math_ops.cast(as_float(y_pred), self._dtype)
+        self._follow_device(y_pred._value)
+        if from_logits:
+            y_pred = math_ops.sigmoid(y_pred)
+        if top_k is not None:
+            y_pred = _keep_top_k(y_pred, top_k, what)
+        weight = None
+        if sample_weight is not None:
+            weight = align_sample_weight(sample_weight, y_pred, what)
+            weight = array_ops.broadcast_to(weight, y_pred.shape)
+        if class_id is not None:
+            if y_pred.ndim < 1 or not 0 <= class_id < y_pred.shape[-1]:
+                raise InvalidArgumentError(
+                    f"{what}: class_id={class_id} does not index the last dimension of y_pred "
+                    f"(shape {y_pred.shape})"
+                )
+            y_true, y_pred = y_true[..., class_id], y_pred[..., class_id]
+            weight = None if weight is None else weight[..., class_id]
+        predictions = array_ops.reshape(y_pred, (-1,))
+        positive = math_ops.cast(math_ops.not_equal(array_ops.reshape(y_true, (-1,)), 0),
+                                 self._dtype)
+        negative = 1.0 - positive
+        if weight is not None:
+            weight = array_ops.reshape(weight, (-1,))
+            positive, negative = positive * weight, negative * weight
+        columns = array_ops.stack([positive, negative], axis=1)  # (examples, 2)
+        thresholds = self._thresholds_like(predictions._value)
+        above = math_ops.greater(
+            array_ops.reshape(predictions, (1, -1)), array_ops.reshape(thresholds, (-1, 1))
+        )
+        above_counts = math_ops.matmul(math_ops.cast(above, self._dtype), columns)
+        below_counts = math_ops.matmul(math_ops.cast(math_ops.logical_not(above), self._dtype),
+                                       columns)
+        tp, fp = above_counts[:, 0], above_counts[:, 1]
+        fn, tn = below_counts[:, 0], below_counts[:, 1]
+        return tp, fp, tn, fn
+
+
+def _keep_top_k(y_pred: Tensor, k: int, what: str) -> Tensor:
+    """y_pred with everything below each row's k-th largest value set to -inf (ties kept)."""
+    if y_pred.ndim < 1 or k < 1:
+        raise InvalidArgumentError(f"{what}: top_k needs k >= 1 and y_pred of rank >= 1")
+    classes = y_pred.shape[-1]
+    if k >= classes:
+        return y_pred
+    values = y_pred._value
+    xp = backend.array_module(values)
+    kth = xp.partition(values, classes - k, axis=-1)[..., classes - k : classes - k + 1]
+    return Tensor(xp.where(values >= kth, values, -xp.inf).astype(values.dtype, copy=False))
+
+
+class Precision(_ConfusionMetric):
+    """Precision tp / (tp + fp): how many predicted positives are positive.
+
+    Args:
+        thresholds: a float or a list of floats in [0, 1] (default 0.5); with
+            several, `result()` has one precision per threshold.
+        top_k: only the k highest predictions of each example count as
+            positive (the others are never above a threshold).
+        class_id: compute the metric for this column of y_pred only.
+        name, dtype: as for every metric (default name 'precision').
+        from_logits: y_pred are logits; thresholds apply to sigmoid(y_pred).
+
+    Example:
+        >>> import kerasish as ks
+        >>> float(ks.metrics.Precision()([0, 1, 1, 1], [1, 0, 1, 1]))
+        0.6666666865348816
+    """
+
+    _default_name = "precision"
+
+    def __init__(self, thresholds=None, top_k=None, class_id=None, name=None, dtype=None,
+                 from_logits: bool = False):
+        super().__init__(name=name, dtype=dtype)
+        self._init_options(thresholds, top_k, class_id, from_logits)
+        count = len(self._threshold_values)
+        self.true_positives = self.add_weight("true_positives", (count,))
+        self.false_positives = self.add_weight("false_positives", (count,))
+
+    def update_state(self, y_true, y_pred, sample_weight=None) -> None:
+        tp, fp, _, _ = self._confusion(
+            y_true, y_pred, sample_weight, self.class_id, self.top_k, self.from_logits
+        )
+        self.true_positives.assign_add(tp)
+        self.false_positives.assign_add(fp)
+
+    def result(self) -> Tensor:
+        tp = self.true_positives
+        value = divide_no_nan(tp, tp + self.false_positives)
+        return array_ops.reshape(value, ()) if self._scalar else value
+
+
+class Recall(_ConfusionMetric):
+    """Recall tp / (tp + fn): how many positives are predicted positive.
+
+    Arguments as for `Precision` (default name 'recall').
+
+    Example:
+        >>> import kerasish as ks
+        >>> float(ks.metrics.Recall()([0, 1, 1, 1], [1, 0, 1, 1]))
+        0.6666666865348816
+    """
+
+    _default_name = "recall"
+
+    def __init__(self, thresholds=None, top_k=None, class_id=None, name=None, dtype=None,
+                 from_logits: bool = False):
+        super().__init__(name=name, dtype=dtype)
+        self._init_options(thresholds, top_k, class_id, from_logits)
+        count = len(self._threshold_values)
+        self.true_positives = self.add_weight("true_positives", (count,))
+        self.false_negatives = self.add_weight("false_negatives", (count,))
+
+    def update_state(self, y_true, y_pred, sample_weight=None) -> None:
+        tp, _, _, fn = self._confusion(
+            y_true, y_pred, sample_weight, self.class_id, self.top_k, self.from_logits
+        )
+        self.true_positives.assign_add(tp)
+        self.false_negatives.assign_add(fn)
+
+    def result(self) -> Tensor:
+        tp = self.true_positives
+        value = divide_no_nan(tp, tp + self.false_negatives)
+        return array_ops.reshape(value, ()) if self._scalar else value
+
+
+_CURVES = ("ROC", "PR")
+_SUMMATIONS = ("interpolation", "minoring", "majoring")
+
+
+class AUC(_ConfusionMetric):
+    """Area under the ROC (or precision-recall) curve, from counts at fixed thresholds.
+
+    As in Keras: `num_thresholds` thresholds evenly spaced over [0, 1], the
+    first just below 0 and the last just above 1; at each a prediction p is
+    positive when p > t. The area is a Riemann sum over consecutive thresholds,
+    with trapezoids for `summation_method='interpolation'` (for the PR curve,
+    Davis & Goadrich's interpolation), or the lower ('minoring') or upper
+    ('majoring') of the two heights. Predictions should be probabilities
+    (or logits with `from_logits=True`); multi-label inputs are flattened.
+
+    Args:
+        num_thresholds: number of thresholds (> 1); ignored if `thresholds` is given.
+        curve: 'ROC' (default) or 'PR'.
+        summation_method: 'interpolation' (default), 'minoring' or 'majoring'.
+        name, dtype: as for every metric (default name 'auc').
+        thresholds: explicit thresholds in [0, 1]; -eps and 1 + eps are added.
+        from_logits: y_pred are logits (sigmoid is applied first).
+
+    Example:
+        >>> import kerasish as ks
+        >>> m = ks.metrics.AUC(num_thresholds=3)
+        >>> float(m([0, 0, 1, 1], [0, 0.5, 0.3, 0.9]))
+        0.75
+    """
+
+    _default_name = "auc"
+
+    def __init__(self, num_thresholds: int = 200, curve: str = "ROC",
+                 summation_method: str = "interpolation", name=None, dtype=None,
+                 thresholds=None, from_logits: bool = False):
+        super().__init__(name=name, dtype=dtype)
+        what = self._describe()
+        curve = str(curve).upper()
+        if curve not in _CURVES:
+            raise InvalidArgumentError(f"{what}: curve must be one of {_CURVES}, got {curve!r}")
+        if summation_method not in _SUMMATIONS:
+            raise InvalidArgumentError(
+                f"{what}: summation_method must be one of {_SUMMATIONS}, got {summation_method!r}"
+            )
+        if thresholds is not None:
+            inner = sorted(_threshold_list(thresholds, what))
+        else:
+            if int(num_thresholds) <= 1:
+                raise InvalidArgumentError(
+                    f"{what}: num_thresholds must be > 1, got {num_thresholds}"
+                )
+            n = int(num_thresholds)
+            inner = [(i + 1) / (n - 1) for i in range(n - 2)]
+        values = [0.0 - EPSILON] + inner + [1.0 + EPSILON]
+        self.num_thresholds = len(values)
+        self.curve, self.summation_method, self.from_logits = curve, summation_method, from_logits
+        self._init_thresholds(values)
+        shape = (self.num_thresholds,)
+        self.true_positives = self.add_weight("true_positives", shape)
+        self.false_positives = self.add_weight("false_positives", shape)
+        self.true_negatives = self.add_weight("true_negatives", shape)
+        self.false_negatives = self.add_weight("false_negatives", shape)
+
+    def update_state(self, y_true, y_pred, sample_weight=None) -> None:
+        tp, fp, tn, fn = self._confusion(
+            y_true, y_pred, sample_weight, from_logits=self.from_logits
+        )
+        self.true_positives.assign_add(tp)
+        self.false_positives.assign_add(fp)
+        self.true_negatives.assign_add(tn)
+        self.false_negatives.assign_add(fn)
+
+    def result(self) -> Tensor:
+        tp, fp = self.true_positives.read_value(), self.false_positives.read_value()
+        tn, fn = self.true_negatives.read_value(), self.false_negatives.read_value()
+        if self.curve == "PR" and self.summation_method == "interpolation":
+            return _interpolated_pr_auc(tp, fp, fn)
+        recall = divide_no_nan(tp, tp + fn)
+        if self.curve == "ROC":
+            x, y = divide_no_nan(fp, fp + tn), recall
+        else:
+            x, y = recall, divide_no_nan(tp, tp + fp)
+        if self.summation_method == "interpolation":
+            heights = (y[:-1] + y[1:]) * 0.5
+        elif self.summation_method == "minoring":
+            heights = math_ops.minimum(y[:-1], y[1:])
+        else:
+            heights = math_ops.maximum(y[:-1], y[1:])
+        return math_ops.reduce_sum((x[:-1] - x[1:]) * heights)
+
+
+def _interpolated_pr_auc(tp: Tensor, fp: Tensor, fn: Tensor) -> Tensor:
+    """PR-AUC with precision interpolated between thresholds (Davis & Goadrich 2006), as Keras."""
+    dtp = tp[:-1] - tp[1:]
+    p = tp + fp
+    dp = p[:-1] - p[1:]
+    slope = divide_no_nan(dtp, math_ops.maximum(dp, 0.0))
+    intercept = tp[1:] - slope * p[1:]
+    both_positive = math_ops.logical_and(math_ops.greater(p[:-1], 0.0), math_ops.greater(p[1:], 0.0))
+    ratio = math_ops.where(
+        both_positive,
+        divide_no_nan(p[:-1], math_ops.maximum(p[1:], 0.0)),
+        math_ops.ones_like_values(p[1:]),
+    )
+    increments = divide_no_nan(
+        slope * (dtp + intercept * math_ops.log(ratio)), math_ops.maximum(tp[1:] + fn[1:], 0.0)
+    )
+    return math_ops.reduce_sum(increments)

@@ -1,0 +1,134 @@
+"""Turn what `fit`/`evaluate`/`predict` receive into batches of tensors.
+
+Arrays (NumPy, tensors, lists) are sliced into batches, shuffled each epoch
+when asked; any other iterable (a `ks.data.Dataset`, a generator function's
+output, a list of tuples) is taken as already batched.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kerasish import random as ks_random
+from kerasish.core import nest
+from kerasish.core.errors import InvalidArgumentError
+from kerasish.core.tensor import Tensor, convert_to_tensor
+
+
+def _is_array_like(value) -> bool:
+    return isinstance(value, (np.ndarray, Tensor, list)) or hasattr(value, "__array__")
+
+
+def _length(structure, what: str) -> int:
+    lengths = {len(leaf) for leaf in nest.flatten(structure)}
+    if len(lengths) != 1:
+        raise InvalidArgumentError(f"{what}: arrays have different lengths {sorted(lengths)}")
+    return lengths.pop()
+
+
+def _take(structure, index):
+    return nest.pack_sequence_as(
+        structure, [convert_to_tensor(_host(leaf)[index]) for leaf in nest.flatten(structure)]
+    )
+
+
+def _host(leaf):
+    return leaf.numpy() if isinstance(leaf, Tensor) else np.asarray(leaf)
+
+
+class ArrayBatches:
+    """Batches over in-memory arrays x, y and optional sample weights."""
+
+    def __init__(self, x, y=None, sample_weight=None, batch_size=32, shuffle=False):
+        if batch_size is None or int(batch_size) <= 0:
+            raise InvalidArgumentError(f"batch_size must be a positive integer, got {batch_size}")
+        self.x = nest.pack_sequence_as(x, [_host(leaf) for leaf in nest.flatten(x)])
+        self.y = None if y is None else nest.pack_sequence_as(y, [_host(l) for l in nest.flatten(y)])
+        self.sample_weight = None if sample_weight is None else _host(sample_weight)
+        self.count = _length(self.x, "x")
+        if self.y is not None and _length(self.y, "y") != self.count:
+            raise InvalidArgumentError(
+                f"x and y have different numbers of examples: x has {self.count}, "
+                f"y has {_length(self.y, 'y')}"
+            )
+        if self.sample_weight is not None and len(self.sample_weight) != self.count:
+            raise InvalidArgumentError(
+                f"sample_weight has {len(self.sample_weight)} entries for {self.count} examples"
+            )
+        self.batch_size = int(batch_size)
+        self.shuffle = shuffle
+
+    def __len__(self) -> int:
+        return -(-self.count // self.batch_size)
+
+    def __iter__(self):
+        order = ks_random.permutation(self.count) if self.shuffle else np.arange(self.count)
+        for start in range(0, self.count, self.batch_size):
+            index = order[start : start + self.batch_size]
+            x = _take(self.x, index)
+            y = None if self.y is None else _take(self.y, index)
+            w = None if self.sample_weight is None else convert_to_tensor(self.sample_weight[index])
+            yield x, y, w
+
+    def split(self, fraction: float):
+        """(first part, last `fraction` part), as Keras's validation_split takes the last examples."""
+        if not 0 < fraction < 1:
+            raise InvalidArgumentError(f"validation_split must be in (0, 1), got {fraction}")
+        cut = int(self.count * (1 - fraction))
+        if cut == 0 or cut == self.count:
+            raise InvalidArgumentError(
+                f"validation_split={fraction} leaves no examples on one side of {self.count}"
+            )
+
+        def part(structure, index):
+            if structure is None:
+                return None
+            return nest.pack_sequence_as(structure, [l[index] for l in nest.flatten(structure)])
+
+        head, tail = slice(0, cut), slice(cut, None)
+        return (
+            ArrayBatches(part(self.x, head), part(self.y, head), part(self.sample_weight, head),
+                         self.batch_size, self.shuffle),
+            ArrayBatches(part(self.x, tail), part(self.y, tail), part(self.sample_weight, tail),
+                         self.batch_size, False),
+        )
+
+
+class IterableBatches:
+    """Batches from an iterable yielding x, (x, y) or (x, y, sample_weight)."""
+
+    def __init__(self, source):
+        self.source = source
+
+    def __len__(self):
+        try:
+            return len(self.source)
+        except TypeError:
+            return None
+
+    def __iter__(self):
+        for item in self.source:
+            if isinstance(item, (tuple, list)) and 1 <= len(item) <= 3:
+                x, y, w = (list(item) + [None, None])[:3]
+            else:
+                x, y, w = item, None, None
+            yield (
+                nest.pack_sequence_as(x, [convert_to_tensor(l) for l in nest.flatten(x)]),
+                None if y is None else nest.pack_sequence_as(
+                    y, [convert_to_tensor(l) for l in nest.flatten(y)]
+                ),
+                None if w is None else convert_to_tensor(w),
+            )
+
+
+def batches(x, y=None, sample_weight=None, batch_size=32, shuffle=False):
+    """The right batch source for what the user passed."""
+    if _is_array_like(x) or isinstance(x, (tuple, dict)) and all(
+        _is_array_like(leaf) for leaf in nest.flatten(x)
+    ):
+        return ArrayBatches(x, y, sample_weight, batch_size or 32, shuffle)
+    if y is not None:
+        raise InvalidArgumentError(
+            "y must not be given when x is a dataset or iterable: it should yield (x, y) batches"
+        )
+    return IterableBatches(x)

@@ -1,0 +1,87 @@
+"""`ks.optimizers`: SGD, Adam, AdamW, RMSprop, Adagrad, learning-rate schedules, and `get`.
+
+Example:
+    >>> import kerasish as ks
+    >>> type(ks.optimizers.get("Adam")).__name__
+    'Adam'
+"""
+
+from __future__ import annotations
+
+from kerasish.optimizers import schedules  # noqa: F401
+from kerasish.optimizers.adagrad import Adagrad
+from kerasish.optimizers.adam import Adam, AdamW
+from kerasish.optimizers.optimizer import Optimizer, get_or_create_global_step  # noqa: F401
+from kerasish.optimizers.rmsprop import RMSprop
+from kerasish.optimizers.schedules import (  # noqa: F401
+    CosineDecay,
+    ExponentialDecay,
+    LearningRateSchedule,
+    PiecewiseConstantDecay,
+)
+from kerasish.optimizers.sgd import SGD
+
+_BY_NAME = {"sgd": SGD, "adam": Adam, "adamw": AdamW, "rmsprop": RMSprop, "adagrad": Adagrad}
+
+
+def serialize(optimizer: Optimizer) -> dict:
+    """`{"class_name": ..., "config": {...}}` (plain data; `deserialize` or `get` rebuilds it)."""
+    return {"class_name": type(optimizer).__name__, "config": optimizer.get_config()}
+
+
+def deserialize(config: dict, custom_objects: dict | None = None) -> Optimizer:
+    """Rebuild an optimizer (with fresh state) from `serialize`'s dict."""
+    classes = {cls.__name__: cls for cls in _BY_NAME.values()}
+    classes.update(custom_objects or {})
+    name = config.get("class_name")
+    if name not in classes:
+        raise ValueError(
+            f"unknown optimizer class {name!r}; known: {', '.join(sorted(classes))} "
+            "(pass custom classes in custom_objects={'Name': cls})"
+        )
+    return classes[name].from_config(config.get("config", {}), custom_objects)
+
+
+def get(identifier) -> Optimizer:
+    """An optimizer from a name ('adam', case-insensitive), an instance, a class or a config dict.
+
+    Names: 'adagrad', 'adam', 'adamw', 'rmsprop', 'sgd' (with default hyperparameters).
+    """
+    if isinstance(identifier, Optimizer):
+        return identifier
+    if isinstance(identifier, type) and issubclass(identifier, Optimizer):
+        return identifier()
+    if isinstance(identifier, str):
+        cls = _BY_NAME.get(identifier.strip().lower())
+        if cls is None:
+            valid = ", ".join(repr(n) for n in sorted(_BY_NAME))
+            raise ValueError(
+                f"unknown optimizer {identifier!r}; valid names are {valid} (case-insensitive), "
+                "or pass an optimizer object such as ks.optimizers.Adam(learning_rate=1e-3)"
+            )
+        return cls()
+    if isinstance(identifier, dict):
+        return deserialize(identifier)
+    raise TypeError(
+        f"cannot interpret {type(identifier).__name__} {identifier!r} as an optimizer; pass a "
+        "name such as 'adam' or an optimizer object"
+    )
+
+
+__all__ = [
+    "Adagrad",
+    "Adam",
+    "AdamW",
+    "CosineDecay",
+    "ExponentialDecay",
+    "LearningRateSchedule",
+    "Optimizer",
+    "PiecewiseConstantDecay",
+    "RMSprop",
+    "SGD",
+    "deserialize",
+    "get",
+    "get_or_create_global_step",
+    "schedules",
+    "serialize",
+]

@@ -1,0 +1,67 @@
+"""Adagrad."""
+
+from __future__ import annotations
+
+from kerasish.core import backend
+from kerasish.optimizers.optimizer import Optimizer, scratch_like
+
+
+class Adagrad(Optimizer):
+    """Adagrad (Duchi et al.), with Keras's formulation and defaults.
+
+    With the slot `accumulator` (starting at `initial_accumulator_value`)::
+
+        accumulator += g**2
+        var -= lr * g / sqrt(accumulator + epsilon)
+
+    A sparse gradient updates only the touched rows (the same result as the
+    dense update, whose other rows would not move).
+
+    Args:
+        learning_rate: a float or a schedule (default 0.001).
+        initial_accumulator_value: starting value of the accumulator (> 0).
+        epsilon: small constant for numerical stability.
+        **kwargs: clipnorm, clipvalue, global_clipnorm, weight_decay, name.
+
+    Example:
+        >>> import kerasish as ks
+        >>> w = ks.Variable(1.0)
+        >>> opt = ks.optimizers.Adagrad(learning_rate=0.1, initial_accumulator_value=0.0,
+        ...                             epsilon=0.0)
+        >>> _ = opt.apply_gradients([(ks.constant(2.0), w)])
+        >>> round(float(w), 5)  # 1 - 0.1 * 2 / sqrt(4)
+        0.9
+    """
+
+    def __init__(self, learning_rate=0.001, initial_accumulator_value=0.1, epsilon=1e-7, **kwargs):
+        super().__init__(learning_rate, **kwargs)
+        if float(initial_accumulator_value) < 0:
+            raise ValueError(
+                "Adagrad: initial_accumulator_value must be >= 0, got "
+                f"{initial_accumulator_value!r}"
+            )
+        if float(epsilon) < 0:
+            raise ValueError(f"Adagrad: epsilon must be >= 0, got {epsilon!r}")
+        self.initial_accumulator_value = float(initial_accumulator_value)
+        self.epsilon = float(epsilon)
+
+    def _slot_specs(self) -> list:
+        return [("accumulator", self.initial_accumulator_value)]
+
+    def update_arrays(self, grad, param, slots, lr):
+        xp = backend.array_module(param)
+        accumulator = slots["accumulator"]
+        scratch = xp.multiply(grad, grad, out=scratch_like(param))
+        accumulator += scratch
+        xp.add(accumulator, self.epsilon, out=scratch)
+        xp.sqrt(scratch, out=scratch)
+        xp.divide(grad, scratch, out=scratch)
+        scratch *= lr
+        param -= scratch
+
+    def get_config(self) -> dict:
+        return dict(
+            super().get_config(),
+            initial_accumulator_value=self.initial_accumulator_value,
+            epsilon=self.epsilon,
+        )

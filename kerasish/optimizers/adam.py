@@ -1,0 +1,144 @@
+"""Adam and AdamW."""
+
+from __future__ import annotations
+
+import math
+
+from kerasish.core import backend
+from kerasish.optimizers.optimizer import Optimizer, scratch_like
+
+
+class Adam(Optimizer):
+    """Adam (Kingma & Ba), with Keras's formulation and defaults.
+
+    At step t (1-based), with slots `m`, `v` (and `vhat` for AMSGrad)::
+
+        m = beta_1 * m + (1 - beta_1) * g
+        v = beta_2 * v + (1 - beta_2) * g**2
+        vhat = max(vhat, v)                          # amsgrad only, used instead of v
+        alpha = lr * sqrt(1 - beta_2**t) / (1 - beta_1**t)
+        var -= alpha * m / (sqrt(v) + epsilon)
+
+    (epsilon is Keras's "epsilon hat", added after the bias correction, so
+    it differs slightly from PyTorch's epsilon; with epsilon=0 the two agree.)
+
+    Sparse gradients (`ks.IndexedSlices`, e.g. from an `Embedding`) are
+    applied *lazily*, as TF's LazyAdam: only the touched rows of `m`, `v`
+    and the variable are updated, with the global step's bias correction;
+    untouched rows keep their moments instead of decaying them. This is
+    what makes Adam affordable on large embeddings, and differs from a dense
+    update of the same gradient (where every row's moments decay).
+
+    Args:
+        learning_rate: a float or a schedule (default 0.001).
+        beta_1, beta_2: decay rates of the first and second moments.
+        epsilon: small constant for numerical stability.
+        amsgrad: use the maximum of past second moments (slot `vhat`).
+        **kwargs: clipnorm, clipvalue, global_clipnorm, weight_decay, name.
+
+    Example:
+        >>> import kerasish as ks
+        >>> w = ks.Variable([1.0, 1.0])
+        >>> opt = ks.optimizers.Adam(learning_rate=0.1)
+        >>> _ = opt.apply_gradients([(ks.constant([0.5, -2.0]), w)])
+        >>> w.numpy().round(4)  # the first step moves each weight by about lr
+        array([0.9, 1.1], dtype=float32)
+    """
+
+    def __init__(
+        self,
+        learning_rate=0.001,
+        beta_1=0.9,
+        beta_2=0.999,
+        epsilon=1e-7,
+        amsgrad=False,
+        **kwargs,
+    ):
+        super().__init__(learning_rate, **kwargs)
+        kind = type(self).__name__
+        for arg, value in (("beta_1", beta_1), ("beta_2", beta_2)):
+            if not 0.0 <= float(value) < 1.0:
+                raise ValueError(f"{kind}: {arg} must be in [0, 1), got {value!r}")
+        if float(epsilon) < 0:
+            raise ValueError(f"{kind}: epsilon must be >= 0, got {epsilon!r}")
+        self.beta_1 = float(beta_1)
+        self.beta_2 = float(beta_2)
+        self.epsilon = float(epsilon)
+        self.amsgrad = bool(amsgrad)
+
+    def _slot_specs(self) -> list:
+        specs = [("m", 0.0), ("v", 0.0)]
+        if self.amsgrad:
+            specs.append(("vhat", 0.0))
+        return specs
+
+    def update_arrays(self, grad, param, slots, lr):
+        xp = backend.array_module(param)
+        b1, b2, t = self.beta_1, self.beta_2, self._step
+        alpha = lr * math.sqrt(1.0 - b2**t) / (1.0 - b1**t)
+        m, v = slots["m"], slots["v"]
+        scratch = xp.multiply(grad, 1.0 - b1, out=scratch_like(param))
+        m *= b1
+        m += scratch
+        xp.multiply(grad, grad, out=scratch)
+        scratch *= 1.0 - b2
+        v *= b2
+        v += scratch
+        if self.amsgrad:
+            vhat = slots["vhat"]
+            xp.maximum(vhat, v, out=vhat)
+            v = vhat
+        xp.sqrt(v, out=scratch)
+        scratch += self.epsilon
+        xp.divide(m, scratch, out=scratch)
+        scratch *= alpha
+        param -= scratch
+
+    def get_config(self) -> dict:
+        return dict(
+            super().get_config(),
+            beta_1=self.beta_1,
+            beta_2=self.beta_2,
+            epsilon=self.epsilon,
+            amsgrad=self.amsgrad,
+        )
+
+
+class AdamW(Adam):
+    """Adam with decoupled weight decay (Loshchilov & Hutter), as Keras and PyTorch do it.
+
+    Before each Adam update, `var -= lr * weight_decay * var` (`lr` is the
+    learning rate, not Adam's bias-corrected step size). For a sparse gradient
+    only the touched rows decay. Exempt biases and normalization weights with
+    `exclude_from_weight_decay(var_names=["bias", ...])`.
+
+    Args:
+        learning_rate: a float or a schedule (default 0.001).
+        weight_decay: the decay coefficient (default 0.004, as Keras).
+        beta_1, beta_2, epsilon, amsgrad: as for `Adam`.
+        **kwargs: clipnorm, clipvalue, global_clipnorm, name.
+    """
+
+    def __init__(
+        self,
+        learning_rate=0.001,
+        weight_decay=0.004,
+        beta_1=0.9,
+        beta_2=0.999,
+        epsilon=1e-7,
+        amsgrad=False,
+        **kwargs,
+    ):
+        if weight_decay is None:
+            raise ValueError(
+                "AdamW: weight_decay must be a number (default 0.004); use Adam for no decay"
+            )
+        super().__init__(
+            learning_rate,
+            beta_1=beta_1,
+            beta_2=beta_2,
+            epsilon=epsilon,
+            amsgrad=amsgrad,
+            weight_decay=weight_decay,
+            **kwargs,
+        )

@@ -1,0 +1,661 @@
+"""The Optimizer base class: gradients in, in-place variable updates out.
+
+An optimizer owns plain variables, so a checkpoint captures all of its state:
+`iterations` (int64, counts `apply_gradients` calls), the learning rate (a
+float32 variable, or a schedule object), and per-variable *slots* (Adam's
+`m` and `v`, momentum's velocity, ...), created lazily the first time a
+variable receives a gradient and named after it (`dense/kernel/m`).
+
+Each optimizer writes its update rule once, in `update_arrays`, on raw
+arrays, with in-place NumPy/CuPy ufuncs (`out=`, `*=`), so the same code runs
+on both backends, no tape ever records an update, and no parameter or slot
+array is reallocated per step. Sparse gradients (`ks.IndexedSlices`, from
+`gather` and `Embedding`) go through the same rule on the touched rows only:
+duplicates are summed, the rows of the variable and of its slots are
+gathered, updated, and written back.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import threading
+import warnings
+
+import numpy as np
+
+from kerasish.core import backend
+from kerasish.core.errors import InvalidArgumentError
+from kerasish.core.tape import GradientTape
+from kerasish.core.tensor import IndexedSlices, Tensor, Variable, constant, convert_to_tensor
+from kerasish.optimizers import schedules
+from kerasish.optimizers.schedules import LearningRateSchedule
+from kerasish.tracking import Trackable
+
+_global_step: Variable | None = None
+_global_step_lock = threading.Lock()
+
+
+def _host_variable(value, dtype, name: str) -> Variable:
+    """A non-trainable scalar variable kept in host memory (read every step without a sync)."""
+    return Variable(Tensor(np.asarray(value, dtype=dtype)), name=name, trainable=False)
+
+
+def get_or_create_global_step() -> Variable:
+    """The process-wide step counter of TF1-style code (a non-trainable int64 variable).
+
+    Created at 0 on the first call; later calls return the same variable.
+    `apply_gradients(..., global_step=step)` and `minimize(..., global_step=step)`
+    add one to it per call.
+
+    Example:
+        >>> import kerasish as ks
+        >>> step = ks.optimizers.get_or_create_global_step()
+        >>> step is ks.optimizers.get_or_create_global_step(), step.name, str(step.dtype)
+        (True, 'global_step', 'int64')
+    """
+    global _global_step
+    with _global_step_lock:
+        if _global_step is None:
+            _global_step = _host_variable(0, np.int64, "global_step")
+        return _global_step
+
+
+class _SparseGrad:
+    """An IndexedSlices gradient as raw arrays, with unique indices (duplicates summed)."""
+
+    __slots__ = ("values", "indices")
+
+    def __init__(self, values, indices):
+        self.values = values
+        self.indices = indices
+
+
+def _snake_case(name: str) -> str:
+    return re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name).lower()
+
+
+_CLIP_ARGS = ("clipnorm", "clipvalue", "global_clipnorm")
+
+
+class Optimizer(Trackable):
+    """Base class of the optimizers.
+
+    Args:
+        learning_rate: a float, a `ks.optimizers.schedules.LearningRateSchedule`
+            (evaluated at `iterations` on each step), or a zero-argument callable.
+        clipnorm: clip each gradient to this L2 norm.
+        clipvalue: clip each gradient element to [-clipvalue, clipvalue].
+        global_clipnorm: clip all gradients together so their global L2 norm is
+            at most this. At most one of the three clipping arguments may be set.
+        weight_decay: decoupled weight decay: before each update,
+            `var -= learning_rate * weight_decay * var` (for a sparse gradient,
+            on the touched rows only). See `exclude_from_weight_decay`.
+        name: the optimizer's name (default: its class name in snake case).
+
+    Writing an optimizer: subclass, set hyperparameters in `__init__`, declare
+    the slots in `_slot_specs()` as `(name, initial_value)` pairs, and
+    implement `update_arrays(grad, param, slots, lr)`, which changes `param`
+    and the arrays of the `slots` dict in place. `self._step` is the 1-based
+    number of the step being applied. `param` is the variable's whole array
+    for a dense gradient, and a copy of the touched rows (written back
+    afterwards) for a sparse one, so one rule serves both, on NumPy and CuPy.
+
+    Example:
+        >>> import kerasish as ks
+        >>> w = ks.Variable([1.0, 2.0], name="w")
+        >>> opt = ks.optimizers.SGD(learning_rate=0.5)
+        >>> _ = opt.apply_gradients([(ks.constant([1.0, -1.0]), w)])
+        >>> w.numpy(), int(opt.iterations)
+        (array([0.5, 2.5], dtype=float32), 1)
+    """
+
+    _untracked_attributes = frozenset(
+        {
+            "_iterations",
+            "_learning_rate",
+            "_slots",
+            "_slot_owners",
+            "_slot_initial_values",
+            "_slot_observers",
+            "_excluded_from_decay",
+            "_excluded_names",
+            "_built",
+        }
+    )
+
+    def __init__(
+        self,
+        learning_rate,
+        clipnorm=None,
+        clipvalue=None,
+        global_clipnorm=None,
+        weight_decay=None,
+        name=None,
+        **kwargs,
+    ):
+        _reject_unknown(type(self).__name__, kwargs)
+        kind = type(self).__name__
+        clipping = dict(zip(_CLIP_ARGS, (clipnorm, clipvalue, global_clipnorm)))
+        given = {arg: value for arg, value in clipping.items() if value is not None}
+        if len(given) > 1:
+            raise ValueError(
+                f"{kind}: only one of clipnorm, clipvalue and global_clipnorm can be set, got "
+                + ", ".join(f"{arg}={value}" for arg, value in given.items())
+            )
+        for arg, value in dict(clipping, weight_decay=weight_decay).items():
+            if value is not None and not (float(value) >= 0 and math.isfinite(float(value))):
+                raise ValueError(f"{kind}: {arg} must be a finite number >= 0, got {value!r}")
+        self.name = name or _snake_case(kind)
+        self.clipnorm = None if clipnorm is None else float(clipnorm)
+        self.clipvalue = None if clipvalue is None else float(clipvalue)
+        self.global_clipnorm = None if global_clipnorm is None else float(global_clipnorm)
+        self.weight_decay = None if weight_decay is None else float(weight_decay)
+        self._iterations = _host_variable(0, np.int64, "iterations")
+        self._learning_rate = _learning_rate_state(kind, learning_rate)
+        self._slots: dict[int, dict[str, Variable]] = {}
+        self._slot_owners: dict[int, Variable] = {}
+        self._slot_initial_values: dict[int, dict[str, float]] = {}
+        self._slot_observers: list = []
+        self._built: set[int] = set()  # ids of variables whose declared slots all exist
+        self._excluded_from_decay: set[int] = set()
+        self._excluded_names: list = []
+        self._step = 1
+
+    # -- state ----------------------------------------------------------------
+    @property
+    def iterations(self) -> Variable:
+        """The number of `apply_gradients` calls that updated something (int64 variable)."""
+        return self._iterations
+
+    @property
+    def learning_rate(self):
+        """The learning-rate variable (float32), or the schedule's current value as a tensor.
+
+        Assign a number to change it (as a LearningRateScheduler callback
+        does), or a schedule to replace it.
+        """
+        if isinstance(self._learning_rate, Variable):
+            return self._learning_rate
+        return constant(self._current_learning_rate(), dtype=np.float32)
+
+    @learning_rate.setter
+    def learning_rate(self, value) -> None:
+        if isinstance(value, LearningRateSchedule) or (
+            callable(value) and not isinstance(value, Tensor)
+        ):
+            self._learning_rate = value
+            return
+        if not isinstance(self._learning_rate, Variable):
+            raise TypeError(
+                f"{type(self).__name__}: this optimizer's learning rate is a "
+                f"{type(self._learning_rate).__name__} schedule, so it cannot be set to the number "
+                f"{value!r}; create the optimizer with a float learning_rate to change it during "
+                "training, or assign a new schedule"
+            )
+        self._learning_rate.assign(_learning_rate_float(type(self).__name__, value))
+
+    lr = learning_rate  # Keras 2 spelling
+
+    def _current_learning_rate(self) -> float:
+        """The learning rate for the next step, as a Python float."""
+        lr = self._learning_rate
+        if isinstance(lr, Variable):
+            return float(lr._value)
+        if isinstance(lr, LearningRateSchedule):
+            return float(lr(int(self._iterations._value)))
+        return float(lr())
+
+    def _tracked_children(self) -> list:
+        """`iterations` and `learning_rate` by name; slots are not walked as attributes.
+
+        A checkpoint names each slot by the path of its variable (see `slot_variables`).
+        """
+        children = [("iterations", self._iterations)]
+        if isinstance(self._learning_rate, (Variable, Trackable)):
+            children.append(("learning_rate", self._learning_rate))
+        children.extend(super()._tracked_children())
+        return children
+
+    # -- slots ----------------------------------------------------------------
+    def _slot_specs(self) -> list:
+        """(slot name, initial value) for each slot this optimizer keeps per variable."""
+        return []
+
+    def get_slot_names(self) -> list:
+        """Names of the slots this optimizer creates for each variable (e.g. ['m', 'v'])."""
+        return [name for name, _ in self._slot_specs()]
+
+    def add_slot(self, var: Variable, slot_name: str, initial_value=0.0) -> Variable:
+        """Create (or return) slot `slot_name` of `var`: a non-trainable variable like it.
+
+        It lives on the variable's device, has its shape and dtype, and is
+        named `f"{var.name}/{slot_name}"`. Every observer in
+        `_slot_observers` is called with (var, slot_name, slot) after creation.
+        """
+        slots = self._slots.setdefault(id(var), {})
+        if slot_name in slots:
+            return slots[slot_name]
+        value = backend.array_module(var._value).full_like(var._value, initial_value)
+        slot = Variable(Tensor(value), name=f"{var.name}/{slot_name}", trainable=False)
+        slots[slot_name] = slot
+        self._slot_owners[id(var)] = var
+        self._slot_initial_values.setdefault(id(var), {})[slot_name] = initial_value
+        self._slot_created(var, slot_name, slot)
+        return slot
+
+    def _slot_created(self, var: Variable, slot_name: str, slot: Variable) -> None:
+        """Called once right after each slot is created; notifies `_slot_observers`.
+
+        A checkpoint registers an observer here to restore a slot whose value
+        it read before the slot existed (deferred restoration).
+        """
+        for observer in list(self._slot_observers):
+            observer(var, slot_name, slot)
+
+    def _create_slots(self, var: Variable) -> None:
+        self._slot_owners[id(var)] = var
+        self._slots.setdefault(id(var), {})
+        for slot_name, initial_value in self._slot_specs():
+            self.add_slot(var, slot_name, initial_value)
+        self._built.add(id(var))
+
+    def build(self, var_list) -> None:
+        """Create the slots of every variable in `var_list` now instead of at its first update."""
+        for var in var_list:
+            if id(var) not in self._built:
+                self._create_slots(var)
+
+    def get_slot(self, var: Variable, name: str) -> Variable:
+        """The slot variable `name` of `var` (KeyError saying what exists otherwise)."""
+        slots = self._slots.get(id(var))
+        if slots is None:
+            raise KeyError(
+                f"{type(self).__name__} has no slots for variable '{var.name}': it has not "
+                "received a gradient yet (slots are created on its first update, or by "
+                "optimizer.build)"
+            )
+        if name not in slots:
+            raise KeyError(
+                f"{type(self).__name__} has no slot {name!r} for variable '{var.name}'; "
+                f"its slots are {sorted(slots)}"
+            )
+        return slots[name]
+
+    def slot_variables(self):
+        """Yield (variable, slot name, slot variable) for every slot created so far."""
+        for key, slots in self._slots.items():
+            var = self._slot_owners[key]
+            for name, slot in slots.items():
+                yield var, name, slot
+
+    @property
+    def variables(self) -> list:
+        """`iterations`, the learning-rate variable (if any) and every slot variable."""
+        result = [self._iterations]
+        if isinstance(self._learning_rate, Variable):
+            result.append(self._learning_rate)
+        result.extend(slot for _, _, slot in self.slot_variables())
+        return result
+
+    def reset_state(self) -> None:
+        """Return to the state of a new optimizer: slots to their initial values, iterations to 0.
+
+        The slot variables themselves are kept (same objects), so checkpoints
+        and references to them stay valid. The learning rate is not changed.
+        """
+        for key, slots in self._slots.items():
+            initial = self._slot_initial_values[key]
+            for name, slot in slots.items():
+                slot._value.fill(initial[name])
+                slot._version += 1
+        self._iterations._value.fill(0)
+        self._iterations._version += 1
+
+    # -- weight decay -----------------------------------------------------------
+    def exclude_from_weight_decay(self, var_list=None, var_names=None) -> None:
+        """Exempt variables from weight decay: these objects, or any whose name matches.
+
+        Args:
+            var_list: variables to exclude.
+            var_names: substrings / regular expressions searched in variable
+                names (e.g. ["bias", "batch_normalization"]).
+        """
+        self._excluded_from_decay.update(id(v) for v in var_list or ())
+        self._excluded_names.extend(re.compile(n) for n in var_names or ())
+
+    def _decay_factor(self, var: Variable, lr: float):
+        """The multiplier 1 - lr * weight_decay for `var`, or None when it is not decayed."""
+        if not self.weight_decay or id(var) in self._excluded_from_decay:
+            return None
+        if any(pattern.search(var.name) for pattern in self._excluded_names):
+            return None
+        return 1.0 - lr * self.weight_decay
+
+    # -- applying gradients -------------------------------------------------------
+    def apply_gradients(self, grads_and_vars, global_step=None, name=None):
+        """Update each variable from its gradient; returns `iterations`.
+
+        Args:
+            grads_and_vars: (gradient, variable) pairs: a list, or `zip(grads, vars)`.
+                A gradient is a tensor (or array) of the variable's shape, an
+                `ks.IndexedSlices` (only the touched rows are updated), or None
+                (the pair is skipped; if every gradient is None, nothing
+                happens and a warning names the variables).
+            global_step: TF1-style step variable (`ks.get_or_create_global_step()`)
+                to add one to.
+            name: ignored (TF1 compatibility).
+        """
+        del name
+        pairs, skipped, seen = [], [], set()
+        for item in grads_and_vars:
+            try:
+                grad, var = item
+            except (TypeError, ValueError):
+                raise TypeError(
+                    f"{type(self).__name__}.apply_gradients expects (gradient, variable) pairs, "
+                    f"e.g. zip(grads, model.trainable_variables); got an item {item!r}"
+                ) from None
+            if not isinstance(var, Variable):
+                raise TypeError(
+                    f"{type(self).__name__}.apply_gradients: expected a ks.Variable to update, got "
+                    f"{type(var).__name__}; only variables can be changed in place"
+                )
+            if id(var) in seen:
+                raise ValueError(
+                    f"{type(self).__name__}.apply_gradients: variable '{var.name}' appears more "
+                    "than once; add its gradients together and pass it once"
+                )
+            seen.add(id(var))
+            if grad is None:
+                skipped.append(var)
+            else:
+                pairs.append((grad, var))
+        if not pairs:
+            names = ", ".join(repr(v.name) for v in skipped) or "no variables were given"
+            warnings.warn(
+                f"{type(self).__name__}.apply_gradients: no gradient was provided for any variable "
+                f"({names}); nothing was updated. Check that the loss is computed from these "
+                "variables inside the GradientTape block (tape.gradient returns None for a "
+                "variable the loss does not depend on).",
+                UserWarning,
+                stacklevel=2,
+            )
+            return self._iterations
+        self._apply(pairs)
+        if global_step is not None:
+            global_step.assign_add(1)
+        return self._iterations
+
+    def apply(self, grads, trainable_variables) -> Variable:
+        """Keras 3 spelling: `apply_gradients(zip(grads, trainable_variables))`."""
+        return self.apply_gradients(zip(grads, trainable_variables))
+
+    def _apply(self, pairs) -> None:
+        prepared = [(self._prepare_gradient(grad, var), var) for grad, var in pairs]
+        prepared = self._clip_gradients(prepared)
+        lr = self._current_learning_rate()
+        self._step = int(self._iterations._value) + 1
+        for grad, var in prepared:
+            if id(var) not in self._built:
+                self._create_slots(var)
+            if isinstance(grad, _SparseGrad):
+                self.sparse_update_step(grad.values, grad.indices, var, lr)
+            else:
+                self.update_step(grad, var, lr)
+        self._iterations._value += 1
+        self._iterations._version += 1
+
+    def update_step(self, grad, var: Variable, lr: float) -> None:
+        """Apply a dense gradient (an array of the variable's shape) to `var` in place."""
+        param = var._value
+        factor = self._decay_factor(var, lr)
+        if factor is not None:
+            param *= factor
+        slots = self._slots[id(var)]
+        self.update_arrays(grad, param, {name: s._value for name, s in slots.items()}, lr)
+        var._version += 1
+        for slot in slots.values():
+            slot._version += 1
+
+    def sparse_update_step(self, values, indices, var: Variable, lr: float) -> None:
+        """Apply a sparse gradient: rows `indices` (unique) of `var` receive `values`.
+
+        Only those rows of the variable and of its slots are read and written:
+        the same `update_arrays` rule runs on copies of the rows, which are
+        then written back (for Adam this is "lazy Adam").
+        """
+        param = var._value
+        rows = param[indices]
+        factor = self._decay_factor(var, lr)
+        if factor is not None:
+            rows *= factor
+        slots = self._slots[id(var)]
+        slot_rows = {name: s._value[indices] for name, s in slots.items()}
+        self.update_arrays(values, rows, slot_rows, lr)
+        param[indices] = rows
+        var._version += 1
+        for name, slot in slots.items():
+            slot._value[indices] = slot_rows[name]
+            slot._version += 1
+
+    def update_arrays(self, grad, param, slots: dict, lr: float) -> None:
+        """The update rule on raw arrays, in place: implemented by each optimizer."""
+        raise NotImplementedError(
+            f"{type(self).__name__} must implement update_arrays(grad, param, slots, lr)"
+        )
+
+    # -- gradient preparation and clipping ------------------------------------------
+    def _prepare_gradient(self, grad, var: Variable):
+        """The gradient as a raw array on the variable's device and dtype (or a _SparseGrad)."""
+        kind = type(self).__name__
+        if var.dtype.kind != "f":
+            raise InvalidArgumentError(
+                f"{kind}: cannot apply a gradient to variable '{var.name}' of dtype {var.dtype}; "
+                "only floating-point variables are trained"
+            )
+        where = backend.device_of(var._value)
+        if isinstance(grad, IndexedSlices):
+            return self._prepare_sparse(grad, var, where)
+        array = convert_to_tensor(grad)._value
+        if tuple(array.shape) != var.shape:
+            raise InvalidArgumentError(
+                f"{kind}: the gradient for variable '{var.name}' has shape {tuple(array.shape)} "
+                f"but the variable has shape {var.shape}; gradients and variables are paired in "
+                "order, so check the order of the zip(grads, variables) lists"
+            )
+        if backend.device_of(array) != where:
+            array = backend.to_device(array, where)
+        if array.dtype != var.dtype:
+            array = array.astype(var.dtype)
+        return array
+
+    def _prepare_sparse(self, grad: IndexedSlices, var: Variable, where) -> _SparseGrad:
+        kind = type(self).__name__
+        values = convert_to_tensor(grad.values)._value
+        indices = grad.indices._value if isinstance(grad.indices, Tensor) else grad.indices
+        if not hasattr(indices, "dtype"):
+            indices = np.asarray(indices)
+        if tuple(grad.dense_shape) != var.shape or tuple(values.shape[1:]) != var.shape[1:]:
+            raise InvalidArgumentError(
+                f"{kind}: the sparse gradient for variable '{var.name}' has dense_shape "
+                f"{tuple(grad.dense_shape)} and rows of shape {tuple(values.shape[1:])}, but the "
+                f"variable has shape {var.shape}"
+            )
+        if indices.dtype.kind not in "iu":
+            raise InvalidArgumentError(
+                f"{kind}: the sparse gradient for variable '{var.name}' has {indices.dtype} "
+                "indices; they must be integers"
+            )
+        indices = indices.reshape(-1)
+        if values.shape[0] != indices.shape[0]:
+            raise InvalidArgumentError(
+                f"{kind}: the sparse gradient for variable '{var.name}' has {values.shape[0]} rows "
+                f"of values but {indices.shape[0]} indices"
+            )
+        if backend.device_of(values) != where:
+            values = backend.to_device(values, where)
+        if backend.device_of(indices) != where:
+            indices = backend.to_device(indices, where)
+        if values.dtype != var.dtype:
+            values = values.astype(var.dtype)
+        xp = backend.array_module(values)
+        unique, inverse = xp.unique(indices, return_inverse=True)
+        if unique.shape[0] and (int(unique[0]) < 0 or int(unique[-1]) >= var.shape[0]):
+            bad = int(unique[0]) if int(unique[0]) < 0 else int(unique[-1])
+            raise InvalidArgumentError(
+                f"{kind}: the sparse gradient for variable '{var.name}' has index {bad}, which is "
+                f"not in [0, {var.shape[0]})"
+            )
+        summed = xp.zeros((unique.shape[0],) + tuple(values.shape[1:]), dtype=values.dtype)
+        backend.scatter_add(summed, inverse.reshape(-1), values)
+        return _SparseGrad(summed, unique)
+
+    def _clip_gradients(self, prepared: list) -> list:
+        """Apply clipvalue / clipnorm / global_clipnorm to raw gradients (new arrays)."""
+        if self.clipvalue is not None:
+            c = self.clipvalue
+            return [(_map_grad(g, lambda a: a.clip(-c, c)), v) for g, v in prepared]
+        if self.clipnorm is not None:
+            c = self.clipnorm
+            return [(_map_grad(g, lambda a: a * _clip_scale(_sum_of_squares(a), c)), v)
+                    for g, v in prepared]
+        if self.global_clipnorm is not None:
+            total = sum(_sum_of_squares(_grad_array(g)) for g, _ in prepared)
+            scale = _clip_scale(total, self.global_clipnorm)
+            return [(_map_grad(g, lambda a: a * scale), v) for g, v in prepared]
+        return prepared
+
+    # -- minimize ------------------------------------------------------------------
+    def minimize(self, loss, var_list=None, global_step=None, tape=None):
+        """Compute gradients of `loss` and apply them; returns the loss value.
+
+        Args:
+            loss: a zero-argument callable returning the loss (run under a new
+                GradientTape), or a loss tensor together with the `tape` that recorded it.
+            var_list: the variables to update (or a callable returning them);
+                default: the trainable variables the loss read.
+            global_step: TF1-style step variable to add one to.
+            tape: the GradientTape that recorded a loss tensor.
+        """
+        if callable(loss) and not isinstance(loss, Tensor):
+            with GradientTape() as tape:
+                if var_list is not None and not callable(var_list):
+                    tape.watch([v for v in var_list if v.dtype.kind == "f"])
+                loss_value = loss()
+        elif tape is None:
+            raise ValueError(
+                f"{type(self).__name__}.minimize: a loss tensor needs the GradientTape that "
+                "recorded it (pass tape=...), or pass a zero-argument callable such as "
+                "lambda: loss_fn(model, x, y)"
+            )
+        else:
+            loss_value = loss
+        if callable(var_list):
+            var_list = var_list()
+        if var_list is None:
+            var_list = [v for v in tape.watched_variables() if v.trainable]
+        var_list = list(var_list)
+        grads = tape.gradient(loss_value, var_list)
+        self.apply_gradients(zip(grads, var_list), global_step=global_step)
+        return loss_value
+
+    # -- configuration -----------------------------------------------------------------
+    def get_config(self) -> dict:
+        lr = self._learning_rate
+        if isinstance(lr, Variable):
+            lr = float(lr._value)
+        elif isinstance(lr, LearningRateSchedule):
+            lr = schedules.serialize(lr)
+        return {
+            "name": self.name,
+            "learning_rate": lr,
+            "clipnorm": self.clipnorm,
+            "clipvalue": self.clipvalue,
+            "global_clipnorm": self.global_clipnorm,
+            "weight_decay": self.weight_decay,
+        }
+
+    @classmethod
+    def from_config(cls, config: dict, custom_objects: dict | None = None):
+        config = dict(config)
+        if isinstance(config.get("learning_rate"), dict):
+            config["learning_rate"] = schedules.deserialize(config["learning_rate"], custom_objects)
+        return cls(**config)
+
+    def __repr__(self) -> str:
+        lr = self._learning_rate
+        lr_text = f"{float(lr._value):g}" if isinstance(lr, Variable) else repr(lr)
+        return (
+            f"<{type(self).__name__} '{self.name}' learning_rate={lr_text} "
+            f"iterations={int(self._iterations._value)}>"
+        )
+
+
+# -- helpers ------------------------------------------------------------------------
+
+
+def _reject_unknown(kind: str, kwargs: dict) -> None:
+    if not kwargs:
+        return
+    hints = {
+        "lr": "use learning_rate=",
+        "decay": "use a schedule, e.g. learning_rate=ks.optimizers.schedules.ExponentialDecay(...)",
+        "use_locking": "not needed: updates happen in place, eagerly",
+    }
+    details = "; ".join(
+        f"{key}" + (f" ({hints[key]})" if key in hints else "") for key in sorted(kwargs)
+    )
+    raise TypeError(f"{kind}: unexpected argument(s): {details}")
+
+
+def _learning_rate_float(kind: str, value) -> float:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise TypeError(
+            f"{kind}: learning_rate must be a number, a LearningRateSchedule or a callable, got "
+            f"{type(value).__name__} {value!r}"
+        ) from None
+    if not math.isfinite(number):
+        raise ValueError(f"{kind}: learning_rate must be finite, got {value!r}")
+    return number
+
+
+def _learning_rate_state(kind: str, value):
+    if isinstance(value, LearningRateSchedule) or (
+        callable(value) and not isinstance(value, Tensor)
+    ):
+        return value
+    return _host_variable(_learning_rate_float(kind, value), np.float32, "learning_rate")
+
+
+def scratch_like(param):
+    """An uninitialised array like `param` (same shape, dtype, device) for `out=` temporaries.
+
+    Use it rather than `grad * x` for a temporary that later receives `out=`:
+    for 0-d arrays NumPy returns scalars from arithmetic, not arrays.
+    """
+    return backend.array_module(param).empty_like(param)
+
+
+def _grad_array(grad):
+    return grad.values if isinstance(grad, _SparseGrad) else grad
+
+
+def _map_grad(grad, fn):
+    if isinstance(grad, _SparseGrad):
+        return _SparseGrad(fn(grad.values), grad.indices)
+    return fn(grad)
+
+
+def _sum_of_squares(array):
+    """sum(array**2), kept on the array's device (no host synchronisation)."""
+    flat = array.reshape(-1)
+    return flat.dot(flat)
+
+
+def _clip_scale(sum_of_squares, clip_norm: float):
+    """clip_norm / max(norm, clip_norm): 1 when the norm is within bounds."""
+    xp = backend.array_module(sum_of_squares)
+    return clip_norm / xp.maximum(xp.sqrt(sum_of_squares), clip_norm)

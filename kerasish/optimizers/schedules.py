@@ -1,0 +1,219 @@
+"""Learning-rate schedules: callables from the optimizer's step to a learning rate.
+
+A schedule passed as an optimizer's `learning_rate` is evaluated once per
+`apply_gradients`, at the optimizer's `iterations` (0 on the first step).
+Schedules hold no variables: their `get_config()` is enough to rebuild them,
+and `serialize` / `deserialize` turn one into a plain dict and back.
+
+Example:
+    >>> import kerasish as ks
+    >>> schedule = ks.optimizers.schedules.ExponentialDecay(0.1, decay_steps=10, decay_rate=0.5)
+    >>> round(float(schedule(10)), 6)
+    0.05
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from kerasish.core.tensor import Tensor, constant
+from kerasish.tracking import Trackable
+
+
+def _step_value(step) -> float:
+    """A Python float from an int, a NumPy scalar, a tensor or a variable."""
+    if isinstance(step, Tensor):
+        return float(step)
+    return float(np.asarray(step))
+
+
+class LearningRateSchedule(Trackable):
+    """Base class: subclasses implement `__call__(step)` and `get_config()`.
+
+    `__call__` receives the step (a Python int when called by an optimizer)
+    and returns the learning rate, a scalar float32 tensor for the built-in
+    schedules (a Python float from a custom schedule works too).
+    """
+
+    def __call__(self, step):
+        raise NotImplementedError(
+            f"{type(self).__name__} must implement __call__(step) returning the learning rate"
+        )
+
+    def get_config(self) -> dict:
+        raise NotImplementedError(
+            f"{type(self).__name__} must implement get_config() so it can be saved and rebuilt"
+        )
+
+    @classmethod
+    def from_config(cls, config: dict):
+        return cls(**config)
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.get_config().items())
+        return f"{type(self).__name__}({args})"
+
+
+def _result(value: float) -> Tensor:
+    return constant(value, dtype=np.float32)
+
+
+class ExponentialDecay(LearningRateSchedule):
+    """`initial_learning_rate * decay_rate ** (step / decay_steps)`.
+
+    Args:
+        initial_learning_rate: the rate at step 0.
+        decay_steps: steps over which the rate is multiplied by `decay_rate`.
+        decay_rate: the factor per `decay_steps`.
+        staircase: decay in whole periods (`step // decay_steps`) instead of smoothly.
+
+    Example:
+        >>> s = ExponentialDecay(1.0, decay_steps=2, decay_rate=0.5, staircase=True)
+        >>> [float(s(k)) for k in range(5)]
+        [1.0, 1.0, 0.5, 0.5, 0.25]
+    """
+
+    def __init__(self, initial_learning_rate, decay_steps, decay_rate, staircase=False, name=None):
+        if decay_steps <= 0:
+            raise ValueError(f"ExponentialDecay: decay_steps must be > 0, got {decay_steps}")
+        self.initial_learning_rate = float(initial_learning_rate)
+        self.decay_steps = decay_steps
+        self.decay_rate = float(decay_rate)
+        self.staircase = bool(staircase)
+        self.name = name
+
+    def __call__(self, step):
+        p = _step_value(step) / self.decay_steps
+        if self.staircase:
+            p = math.floor(p)
+        return _result(self.initial_learning_rate * self.decay_rate**p)
+
+    def get_config(self) -> dict:
+        return {
+            "initial_learning_rate": self.initial_learning_rate,
+            "decay_steps": self.decay_steps,
+            "decay_rate": self.decay_rate,
+            "staircase": self.staircase,
+            "name": self.name,
+        }
+
+
+class PiecewiseConstantDecay(LearningRateSchedule):
+    """`values[0]` up to and including step `boundaries[0]`, then `values[1]`, ...
+
+    Args:
+        boundaries: increasing step numbers.
+        values: one more value than boundaries.
+
+    Example:
+        >>> s = PiecewiseConstantDecay([2, 4], [1.0, 0.5, 0.1])
+        >>> [round(float(s(k)), 6) for k in range(6)]
+        [1.0, 1.0, 1.0, 0.5, 0.5, 0.1]
+    """
+
+    def __init__(self, boundaries, values, name=None):
+        boundaries = list(boundaries)
+        values = [float(v) for v in values]
+        if len(values) != len(boundaries) + 1:
+            raise ValueError(
+                f"PiecewiseConstantDecay: needs one more value than boundaries, got "
+                f"{len(boundaries)} boundaries {boundaries} and {len(values)} values {values}"
+            )
+        if any(b >= a for b, a in zip(boundaries, boundaries[1:])):
+            raise ValueError(
+                f"PiecewiseConstantDecay: boundaries must be strictly increasing, got {boundaries}"
+            )
+        self.boundaries = boundaries
+        self.values = values
+        self.name = name
+
+    def __call__(self, step):
+        s = _step_value(step)
+        for boundary, value in zip(self.boundaries, self.values):
+            if s <= boundary:
+                return _result(value)
+        return _result(self.values[-1])
+
+    def get_config(self) -> dict:
+        return {"boundaries": self.boundaries, "values": self.values, "name": self.name}
+
+
+class CosineDecay(LearningRateSchedule):
+    """Cosine decay from `initial_learning_rate` to `alpha * initial_learning_rate`.
+
+    `lr(step) = initial * ((1 - alpha) * 0.5 * (1 + cos(pi * step / decay_steps)) + alpha)`,
+    constant after `decay_steps`. With `warmup_target`, the rate first rises
+    linearly from `initial_learning_rate` to `warmup_target` over
+    `warmup_steps`, then decays from `warmup_target` (as Keras 3).
+
+    Example:
+        >>> s = CosineDecay(1.0, decay_steps=10, alpha=0.1)
+        >>> [round(float(s(k)), 4) for k in (0, 5, 10, 20)]
+        [1.0, 0.55, 0.1, 0.1]
+    """
+
+    def __init__(
+        self,
+        initial_learning_rate,
+        decay_steps,
+        alpha=0.0,
+        name=None,
+        warmup_target=None,
+        warmup_steps=0,
+    ):
+        if decay_steps <= 0:
+            raise ValueError(f"CosineDecay: decay_steps must be > 0, got {decay_steps}")
+        self.initial_learning_rate = float(initial_learning_rate)
+        self.decay_steps = decay_steps
+        self.alpha = float(alpha)
+        self.name = name
+        self.warmup_target = None if warmup_target is None else float(warmup_target)
+        self.warmup_steps = warmup_steps
+
+    def _decay(self, step: float, start: float) -> float:
+        fraction = min(step, self.decay_steps) / self.decay_steps
+        cosine = 0.5 * (1.0 + math.cos(math.pi * fraction))
+        return start * ((1.0 - self.alpha) * cosine + self.alpha)
+
+    def __call__(self, step):
+        s = _step_value(step)
+        if self.warmup_target is None:
+            return _result(self._decay(s, self.initial_learning_rate))
+        if s < self.warmup_steps:
+            rise = (self.warmup_target - self.initial_learning_rate) * s / self.warmup_steps
+            return _result(self.initial_learning_rate + rise)
+        return _result(self._decay(s - self.warmup_steps, self.warmup_target))
+
+    def get_config(self) -> dict:
+        return {
+            "initial_learning_rate": self.initial_learning_rate,
+            "decay_steps": self.decay_steps,
+            "alpha": self.alpha,
+            "name": self.name,
+            "warmup_target": self.warmup_target,
+            "warmup_steps": self.warmup_steps,
+        }
+
+
+_SCHEDULES = {
+    cls.__name__: cls for cls in (ExponentialDecay, PiecewiseConstantDecay, CosineDecay)
+}
+
+
+def serialize(schedule: LearningRateSchedule) -> dict:
+    """`{"class_name": ..., "config": {...}}`, plain data that `deserialize` turns back."""
+    return {"class_name": type(schedule).__name__, "config": schedule.get_config()}
+
+
+def deserialize(config: dict, custom_objects: dict | None = None) -> LearningRateSchedule:
+    """Rebuild a schedule from `serialize`'s dict; custom classes go in `custom_objects`."""
+    known = dict(_SCHEDULES, **(custom_objects or {}))
+    name = config.get("class_name")
+    if name not in known:
+        raise ValueError(
+            f"unknown learning-rate schedule {name!r}; known: {', '.join(sorted(known))} "
+            "(pass custom classes in custom_objects={'Name': cls})"
+        )
+    return known[name].from_config(config.get("config", {}))

@@ -1,0 +1,64 @@
+"""Stochastic gradient descent, with optional (Nesterov) momentum."""
+
+from __future__ import annotations
+
+from kerasish.core import backend
+from kerasish.optimizers.optimizer import Optimizer, scratch_like
+
+
+class SGD(Optimizer):
+    """Gradient descent with momentum, as Keras defines it.
+
+    Without momentum: `var -= lr * g`. With momentum (slot `momentum`, the velocity):
+    `velocity = momentum * velocity - lr * g`, then `var += velocity`, or with
+    `nesterov=True`, `var += momentum * velocity - lr * g`.
+
+    A sparse gradient (`ks.IndexedSlices`) updates only the touched rows of the
+    variable and of its velocity; untouched rows keep their velocity (TF's
+    sparse momentum semantics).
+
+    Args:
+        learning_rate: a float or a schedule (default 0.01).
+        momentum: in [0, 1]; 0 keeps no slot.
+        nesterov: use Nesterov momentum.
+        **kwargs: clipnorm, clipvalue, global_clipnorm, weight_decay, name
+            (see `Optimizer`).
+
+    Example:
+        >>> import kerasish as ks
+        >>> w = ks.Variable(1.0)
+        >>> opt = ks.optimizers.SGD(learning_rate=0.1, momentum=0.9)
+        >>> for _ in range(2):
+        ...     _ = opt.apply_gradients([(ks.constant(1.0), w)])
+        >>> round(float(w), 4)  # 1 - 0.1 - (0.9 * 0.1 + 0.1)
+        0.71
+    """
+
+    def __init__(self, learning_rate=0.01, momentum=0.0, nesterov=False, **kwargs):
+        super().__init__(learning_rate, **kwargs)
+        if not 0.0 <= float(momentum) <= 1.0:
+            raise ValueError(f"SGD: momentum must be in [0, 1], got {momentum!r}")
+        self.momentum = float(momentum)
+        self.nesterov = bool(nesterov)
+
+    def _slot_specs(self) -> list:
+        return [("momentum", 0.0)] if self.momentum else []
+
+    def update_arrays(self, grad, param, slots, lr):
+        if not self.momentum:
+            param -= grad * lr
+            return
+        xp = backend.array_module(param)
+        velocity = slots["momentum"]
+        scaled = xp.multiply(grad, lr, out=scratch_like(param))
+        velocity *= self.momentum
+        velocity -= scaled
+        if self.nesterov:
+            param -= scaled
+            xp.multiply(velocity, self.momentum, out=scaled)
+            param += scaled
+        else:
+            param += velocity
+
+    def get_config(self) -> dict:
+        return dict(super().get_config(), momentum=self.momentum, nesterov=self.nesterov)

@@ -1,0 +1,1170 @@
+"""Gradient tests: every differentiable primitive, composite ops, closed forms, stability, Hessians.
+
+`SAMPLES` maps each differentiable primitive in `REGISTRY` to the cases that
+exercise it; `test_primitive_gradients` is parametrized over the registry
+itself, so a primitive registered without a sample entry makes it fail.
+Every case is checked to order 2 with `ks.testing.check_gradients` (float64,
+central finite differences along random directions), and each case must
+actually run the primitive it is filed under.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, NamedTuple
+
+import numpy as np
+import pytest
+
+import kerasish as ks
+from kerasish.core.primitive import NONDIFFERENTIABLE, REGISTRY, apply
+from kerasish.testing import check_gradients
+
+F32 = ks.float32
+F64 = ks.float64
+RNG = np.random.default_rng(20240607)
+
+
+# ---------------------------------------------------------------- sample inputs
+
+
+def normal(*shape, scale=1.0):
+    """Standard normal float64 values."""
+    return RNG.standard_normal(shape) * scale
+
+
+def uniform(*shape, low=-1.0, high=1.0):
+    return RNG.uniform(low, high, shape)
+
+
+def positive(*shape, low=0.5, high=2.0):
+    return RNG.uniform(low, high, shape)
+
+
+def away_from_zero(*shape, low=0.2, high=1.5):
+    """Values with |x| in [low, high] and random signs (never near a kink at 0)."""
+    return RNG.uniform(low, high, shape) * RNG.choice([-1.0, 1.0], shape)
+
+
+def distinct(*shape, gap=0.15):
+    """Distinct values (no ties anywhere), pairwise at least `gap` apart, shuffled."""
+    n = int(np.prod(shape)) if shape else 1
+    values = (np.arange(n) - n / 2) * gap + RNG.uniform(0, gap / 4, n)
+    return RNG.permutation(values).reshape(shape)
+
+
+def apart(x, gap=0.2):
+    """A second operand that differs from `x` by at least `gap` everywhere (no ties)."""
+    return x + away_from_zero(*np.shape(x), low=gap, high=1.0)
+
+
+class Case(NamedTuple):
+    fn: Callable  # fn(*float_tensors, *other_inputs) -> tensor
+    inputs: list  # float64 arrays: differentiated
+    ints: tuple = ()  # integer or boolean arrays passed after them, not differentiated
+    label: str = ""
+    options: dict = {}  # check_gradients tolerances, only where float32 rounding needs them
+
+
+def _patches_to_image(patches, image_shape, ksize, strides, padding):
+    attrs = {"image_shape": image_shape, "ksize": ksize, "strides": strides, "padding": padding}
+    return apply(REGISTRY["patches_to_image"], (patches,), attrs)
+
+
+def _scatter_into(values, key, shape):
+    return apply(REGISTRY["scatter_into"], (values,), {"key": key, "shape": shape})
+
+
+_X34 = normal(3, 4)
+
+SAMPLES: dict[str, list[Case]] = {
+    # -- binary arithmetic, with broadcasting: (3,4) with (4,), (3,1), () and (2,1,4) with (3,1)
+    "add": [
+        Case(ks.add, [normal(3, 4), normal(3, 4)], label="same shape"),
+        Case(ks.add, [normal(3, 4), normal(4)], label="(3,4)+(4,)"),
+        Case(ks.add, [normal(3, 1), normal(3, 4)], label="(3,1)+(3,4)"),
+        Case(ks.add, [normal(2, 1, 4), normal(3, 1)], label="(2,1,4)+(3,1)"),
+        Case(lambda x, y: x + y, [normal(3, 4), normal()], label="operator, scalar"),
+        Case(lambda x: x + 2.5, [normal(3, 4)], label="Python scalar"),
+    ],
+    "subtract": [
+        Case(ks.subtract, [normal(3, 4), normal(4)], label="(3,4)-(4,)"),
+        Case(ks.subtract, [normal(3, 1), normal(3, 4)], label="(3,1)-(3,4)"),
+        Case(lambda x: 1.5 - x, [normal(2, 3)], label="rsub"),
+    ],
+    "multiply": [
+        Case(ks.multiply, [normal(3, 4), normal(4)], label="(3,4)*(4,)"),
+        Case(ks.multiply, [normal(3, 1), normal(3, 4)], label="(3,1)*(3,4)"),
+        Case(ks.multiply, [normal(2, 1, 4), normal(3, 1)], label="(2,1,4)*(3,1)"),
+        Case(lambda x: x * x * x, [normal(5)], label="x*x*x"),
+    ],
+    "divide": [
+        Case(ks.divide, [normal(3, 4), away_from_zero(4, low=0.5)], label="(3,4)/(4,)"),
+        Case(ks.divide, [normal(3, 1), away_from_zero(3, 4, low=0.5)], label="(3,1)/(3,4)"),
+        Case(lambda x: 2.0 / x, [away_from_zero(5, low=0.5)], label="rtruediv"),
+    ],
+    "pow": [
+        Case(ks.pow, [positive(3, 4), normal(3, 4)], label="tensor ** tensor"),
+        Case(ks.pow, [positive(3, 4), normal(4)], label="(3,4)**(4,)"),
+        Case(ks.pow, [positive(3, 1), normal(3, 4)], label="(3,1)**(3,4)"),
+        Case(lambda x: x**3, [normal(2, 3)], label="x**3, any sign"),
+        Case(lambda x: x**0.5, [positive(4)], label="x**0.5"),
+        Case(lambda y: 2.0**y, [normal(4)], label="2**y"),
+    ],
+    "maximum": [
+        Case(ks.maximum, [_X34, apart(_X34)], label="same shape, no ties"),
+        Case(ks.maximum, [distinct(3, 4), distinct(4) + 0.07], label="(3,4) with (4,)"),
+        Case(ks.maximum, [distinct(3, 1) + 0.05, distinct(3, 4)], label="(3,1) with (3,4)"),
+        Case(lambda x: ks.maximum(x, 0.1), [away_from_zero(3, 4, low=0.3)], label="scalar"),
+    ],
+    "minimum": [
+        Case(ks.minimum, [_X34, apart(_X34)], label="same shape, no ties"),
+        Case(ks.minimum, [distinct(3, 4), distinct(4) + 0.07], label="(3,4) with (4,)"),
+        Case(ks.minimum, [distinct(3, 1) + 0.05, distinct(3, 4)], label="(3,1) with (3,4)"),
+        Case(lambda x: ks.minimum(x, 0.1), [away_from_zero(3, 4, low=0.3)], label="scalar"),
+    ],
+    # -- unary math
+    "negative": [Case(ks.negative, [normal(3, 4)]), Case(lambda x: -x, [normal(2)])],
+    "abs": [
+        Case(ks.abs, [away_from_zero(3, 4, low=0.1)]),
+        Case(lambda x: abs(x) * x, [away_from_zero(5)]),
+    ],
+    "square": [Case(ks.square, [normal(3, 4)])],
+    "sqrt": [Case(ks.sqrt, [positive(3, 4)])],
+    "rsqrt": [Case(ks.rsqrt, [positive(3, 4)])],
+    "reciprocal": [Case(ks.reciprocal, [away_from_zero(3, 4, low=0.4)])],
+    "exp": [Case(ks.exp, [normal(3, 4)])],
+    "expm1": [
+        Case(ks.expm1, [normal(3, 4)]),
+        Case(ks.expm1, [normal(4, scale=1e-3)], label="near 0"),
+    ],
+    "log": [Case(ks.log, [positive(3, 4)])],
+    "log1p": [Case(ks.log1p, [uniform(3, 4, low=-0.5, high=2.0)])],
+    "sin": [Case(ks.sin, [normal(3, 4)])],
+    "cos": [Case(ks.cos, [normal(3, 4)])],
+    "tanh": [
+        Case(ks.tanh, [normal(3, 4)]),
+        Case(ks.tanh, [np.array([-6.0, -3.0, 3.0, 6.0])], label="large"),
+    ],
+    "sigmoid": [
+        Case(ks.sigmoid, [normal(3, 4, scale=2.0)]),
+        Case(ks.sigmoid, [np.array([-12.0, -6.0, 6.0, 12.0])], label="large |x|"),
+    ],
+    "relu": [
+        Case(ks.nn.relu, [away_from_zero(3, 4, low=0.1)]),
+        Case(lambda x: ks.nn.relu(x) ** 2, [away_from_zero(6)]),
+    ],
+    "softplus": [
+        Case(ks.nn.softplus, [normal(3, 4, scale=2.0)]),
+        Case(ks.nn.softplus, [np.array([-20.0, -8.0, 8.0, 20.0])], label="large |x|"),
+    ],
+    "elu": [
+        Case(ks.nn.elu, [away_from_zero(3, 4, low=0.1)]),
+        Case(ks.nn.elu, [np.array([-15.0, -4.0, 4.0, 15.0])], label="large |x|"),
+    ],
+    # -- cast and select
+    "cast": [
+        # float64 -> float32 -> float64: float32 rounding (~6e-8 relative) limits the finite
+        # differences, hence a larger step and tolerance for this case only.
+        Case(
+            lambda x: ks.cast(ks.cast(x, F32), F64) ** 2,
+            [positive(3, 4)],
+            label="float64 -> float32 -> float64",
+            options={"eps": 1e-3, "rtol": 1e-3, "atol": 1e-6},
+        ),
+        Case(
+            lambda x, y: ks.cast(ks.cast(x, F32) * ks.cast(y, F32), F64) * x,
+            [positive(3), positive(3)],
+            label="float32 products cast back",
+            options={"eps": 1e-3, "rtol": 1e-3, "atol": 1e-6},
+        ),
+    ],
+    "where": [
+        Case(
+            lambda x, y, c: ks.where(c, x, y),
+            [normal(3, 4), normal(3, 4)],
+            (RNG.random((3, 4)) > 0.5,),
+        ),
+        Case(
+            lambda x, y, c: ks.where(c, x, y),
+            [normal(3, 4), normal(4)],
+            (RNG.random((3, 1)) > 0.5,),
+            "broadcast",
+        ),
+        Case(
+            lambda x: ks.where(ks.greater(x, 0.0), x * x, ks.sin(x)),
+            [away_from_zero(3, 4)],
+            label="data-dependent",
+        ),
+        Case(
+            lambda x: ks.where(ks.greater(x, 0.0), x, 0.5),
+            [away_from_zero(3, 4)],
+            label="scalar branch",
+        ),
+    ],
+    # -- reductions
+    "reduce_sum": [
+        Case(ks.reduce_sum, [normal(3, 4)], label="all"),
+        Case(lambda x: ks.reduce_sum(x, 1), [normal(3, 4)], label="axis 1"),
+        Case(
+            lambda x: ks.reduce_sum(x, -1, keepdims=True), [normal(3, 4)], label="axis -1 keepdims"
+        ),
+        Case(
+            lambda x: ks.reduce_sum(x, (0, 2), keepdims=True),
+            [normal(2, 3, 4)],
+            label="(0,2) keepdims",
+        ),
+        Case(
+            lambda x: ks.reduce_sum(x, None, keepdims=True) * x,
+            [normal(2, 3)],
+            label="all keepdims",
+        ),
+    ],
+    "reduce_max": [
+        Case(ks.reduce_max, [distinct(3, 4)], label="all"),
+        Case(lambda x: ks.reduce_max(x, 0), [distinct(3, 4)], label="axis 0"),
+        Case(
+            lambda x: ks.reduce_max(x, (0, 2), keepdims=True),
+            [distinct(2, 3, 4)],
+            label="(0,2) keepdims",
+        ),
+        Case(lambda x: ks.reduce_max(x * x, -1), [distinct(3, 4) + 0.05], label="of x*x"),
+    ],
+    "reduce_min": [
+        Case(ks.reduce_min, [distinct(3, 4)], label="all"),
+        Case(
+            lambda x: ks.reduce_min(x, 1, keepdims=True), [distinct(3, 4)], label="axis 1 keepdims"
+        ),
+        Case(lambda x: ks.reduce_min(x, (1, 2)), [distinct(2, 3, 4)], label="(1,2)"),
+    ],
+    "reduce_logsumexp": [
+        Case(ks.reduce_logsumexp, [normal(3, 4)], label="all"),
+        Case(lambda x: ks.reduce_logsumexp(x, 1), [normal(3, 4)], label="axis 1"),
+        Case(
+            lambda x: ks.reduce_logsumexp(x, 0, keepdims=True),
+            [normal(3, 4)],
+            label="axis 0 keepdims",
+        ),
+        Case(lambda x: ks.reduce_logsumexp(x, (0, 2)), [normal(2, 3, 4)], label="(0,2)"),
+        Case(
+            lambda x: ks.reduce_logsumexp(x, None, keepdims=True),
+            [normal(2, 3)],
+            label="all keepdims",
+        ),
+    ],
+    # -- matmul: every transpose combination, batched, broadcast batch dimensions
+    "matmul": [
+        Case(ks.matmul, [normal(3, 4), normal(4, 2)], label="plain"),
+        Case(
+            lambda a, b: ks.matmul(a, b, transpose_a=True), [normal(4, 3), normal(4, 2)], label="ta"
+        ),
+        Case(
+            lambda a, b: ks.matmul(a, b, transpose_b=True), [normal(3, 4), normal(2, 4)], label="tb"
+        ),
+        Case(
+            lambda a, b: ks.matmul(a, b, transpose_a=True, transpose_b=True),
+            [normal(4, 3), normal(2, 4)],
+            label="ta tb",
+        ),
+        Case(ks.matmul, [normal(2, 3, 4), normal(2, 4, 5)], label="batched"),
+        Case(ks.matmul, [normal(2, 3, 4), normal(4, 5)], label="batch x matrix"),
+        Case(ks.matmul, [normal(3, 4), normal(2, 4, 5)], label="matrix x batch"),
+        Case(ks.matmul, [normal(2, 1, 3, 4), normal(3, 4, 2)], label="broadcast batch dims"),
+        Case(
+            lambda a, b: ks.matmul(a, b, transpose_a=True, transpose_b=True),
+            [normal(1, 4, 3), normal(2, 5, 4)],
+            label="broadcast batch, ta tb",
+        ),
+        Case(
+            lambda a, b: ks.matmul(a, b, transpose_a=True),
+            [normal(2, 4, 3), normal(1, 4, 2)],
+            label="broadcast batch, ta",
+        ),
+        Case(
+            lambda a, b: ks.matmul(a, b, transpose_b=True),
+            [normal(2, 3, 4), normal(2, 4)],
+            label="batch x matrix, tb",
+        ),
+        Case(lambda a: a @ a, [normal(3, 3)], label="a @ a"),
+    ],
+    # -- shape ops
+    "identity": [Case(ks.identity, [normal(3, 4)])],
+    "copy_to_device": [Case(lambda x: (x * x).cpu(), [normal(3, 4)], label="to /cpu:0")],
+    "reshape": [
+        Case(lambda x: ks.reshape(x, (4, 3)), [normal(3, 4)]),
+        Case(lambda x: ks.reshape(x, (-1,)) ** 2, [normal(2, 3, 2)], label="flatten"),
+        Case(lambda x: ks.expand_dims(x, 1), [normal(3, 4)], label="expand_dims"),
+        Case(lambda x: ks.squeeze(x), [normal(3, 1, 4, 1)], label="squeeze"),
+    ],
+    "transpose": [
+        Case(ks.transpose, [normal(3, 4)], label="default"),
+        Case(lambda x: ks.transpose(x, (1, 2, 0)), [normal(2, 3, 4)], label="perm (1,2,0)"),
+        Case(lambda x: ks.transpose(x * x, (2, 0, 1)), [normal(2, 3, 4)], label="perm (2,0,1)"),
+        Case(lambda x: x.T, [normal(3, 4)], label=".T"),
+    ],
+    "broadcast_to": [
+        Case(lambda x: ks.broadcast_to(x, (3, 4)), [normal(4)], label="(4,)->(3,4)"),
+        Case(lambda x: ks.broadcast_to(x, (2, 3, 4)), [normal(3, 1)], label="(3,1)->(2,3,4)"),
+        Case(lambda x: ks.broadcast_to(x, (2, 3)), [normal()], label="()->(2,3)"),
+        Case(lambda x: ks.broadcast_to(x * x, (2, 3, 4)), [normal(1, 4)], label="of x*x"),
+    ],
+    "concat": [
+        Case(
+            lambda a, b, c: ks.concat([a, b, c], 1),
+            [normal(2, 1), normal(2, 3), normal(2, 2)],
+            label="axis 1",
+        ),
+        Case(lambda a, b: ks.concat([a, b], 0), [normal(1, 3), normal(2, 3)], label="axis 0"),
+        Case(
+            lambda a, b: ks.concat([a * b, b], -1),
+            [normal(2, 3), normal(2, 3)],
+            label="axis -1, shared",
+        ),
+    ],
+    "tile": [
+        Case(lambda x: ks.tile(x, (2, 3)), [normal(2, 3)]),
+        Case(lambda x: ks.tile(x * x, (1, 2, 2)), [normal(2, 1, 3)], label="rank 3"),
+    ],
+    "pad": [
+        Case(lambda x: ks.pad(x, [[1, 2], [0, 1]]), [normal(2, 3)]),
+        Case(
+            lambda x: ks.pad(x * x, [[0, 0], [2, 1], [1, 1]], constant_values=3.0),
+            [normal(1, 2, 3)],
+            label="constant 3",
+        ),
+    ],
+    # -- indexing
+    "getitem": [
+        Case(lambda x: x[1], [normal(3, 4)], label="int"),
+        Case(lambda x: x[-1, 2], [normal(3, 4)], label="two ints"),
+        Case(lambda x: x[1:, ::2], [normal(3, 4)], label="slices"),
+        Case(lambda x: x[::-1, 1:3], [normal(3, 4)], label="negative step"),
+        Case(lambda x: x[None, ..., 1], [normal(2, 3, 4)], label="None and Ellipsis"),
+        Case(lambda x: x[np.array([0, 2, 0, 0])], [normal(3, 4)], label="int array, duplicates"),
+        Case(
+            lambda x, i: x[:, i],
+            [normal(3, 4)],
+            (np.array([[1, 1], [3, 0]]),),
+            "slice + 2-D int tensor",
+        ),
+        Case(
+            lambda x: x[np.array([0, 2, 2]), :, np.array([1, 1, 3])],
+            [normal(3, 2, 4)],
+            label="split advanced",
+        ),
+        Case(lambda x, m: x[m], [normal(3, 4)], (RNG.random((3, 4)) > 0.4,), "boolean mask"),
+        Case(lambda x: x[np.array([True, False, True])], [normal(3, 4)], label="boolean rows"),
+        Case(
+            lambda x: ks.unstack(x)[1] * ks.split(x, [1, 3], axis=1)[1][0, 0],
+            [normal(2, 4)],
+            label="unstack/split",
+        ),
+    ],
+    "scatter_into": [
+        Case(lambda v: _scatter_into(v, (slice(1, 3), 2), (4, 3)), [normal(2)], label="basic key"),
+        Case(
+            lambda v: _scatter_into(v * v, (np.array([0, 3, 0]),), (4, 3)),
+            [normal(3, 3)],
+            label="duplicates",
+        ),
+        Case(
+            lambda v: _scatter_into(v, np.array([[True, False], [True, True]]), (2, 2)),
+            [normal(3)],
+            label="boolean mask",
+        ),
+    ],
+    "gather": [
+        Case(lambda p, i: ks.gather(p, i), [normal(5, 3)], (np.array([0, 2, 2, 4]),), "duplicates"),
+        Case(
+            lambda p, i: ks.gather(p * p, i),
+            [normal(4, 2)],
+            (np.array([[3, 1], [1, 1]]),),
+            "2-D ids of p*p",
+        ),
+        Case(
+            lambda p, i: ks.gather(p, i, axis=1),
+            [normal(2, 4, 3)],
+            (np.array([3, 0, 3]),),
+            "axis 1",
+        ),
+        Case(lambda p: ks.gather(p, 2), [normal(4, 3)], label="scalar index"),
+        Case(
+            lambda p, i: ks.gather(p, i) ** 3,
+            [normal(4, 2)],
+            (np.array([1, 3, 1]),),
+            "cubed: 2nd order via slices",
+        ),
+        Case(
+            lambda p: ks.gather(p, [0, 2]) * ks.gather(p, [2, 2]),
+            [normal(3, 2)],
+            label="two gathers of one params",
+        ),
+        Case(
+            lambda p, i: ks.nn.embedding_lookup(p, i),
+            [normal(6, 2)],
+            (np.array([5, 0, 5]),),
+            "embedding",
+        ),
+        Case(
+            lambda p: ks.boolean_mask(p, np.array([True, False, True])),
+            [normal(3, 2)],
+            label="boolean_mask",
+        ),
+    ],
+    "scatter_rows": [
+        Case(lambda v, i: ks.scatter_rows(v, i, 5), [normal(4, 2)], (np.array([0, 3, 3, 1]),)),
+        Case(
+            lambda v, i: ks.unsorted_segment_sum(v * v, i, 3),
+            [normal(4)],
+            (np.array([2, 2, 0, 1]),),
+            "segment sum",
+        ),
+    ],
+    # -- softmax family and cross-entropies
+    "softmax": [
+        Case(ks.nn.softmax, [normal(3, 4)], label="axis -1"),
+        Case(lambda x: ks.nn.softmax(x, axis=0), [normal(3, 4)], label="axis 0"),
+        Case(lambda x: ks.nn.softmax(x, axis=1), [normal(2, 3, 2)], label="rank 3, axis 1"),
+    ],
+    "log_softmax": [
+        Case(ks.nn.log_softmax, [normal(3, 4)], label="axis -1"),
+        Case(lambda x: ks.nn.log_softmax(x, axis=0), [normal(3, 4)], label="axis 0"),
+    ],
+    "softmax_cross_entropy_with_logits": [
+        Case(
+            lambda logits, labels: ks.nn.softmax_cross_entropy_with_logits(labels, logits),
+            [normal(3, 4)],
+            (np.eye(4)[[0, 3, 1]],),
+            "one-hot labels",
+        ),
+        Case(
+            lambda logits, labels: ks.nn.softmax_cross_entropy_with_logits(labels, logits),
+            [normal(3, 4), positive(3, 4)],
+            label="soft labels (not normalized), both differentiated",
+        ),
+        Case(
+            lambda logits, labels: ks.nn.softmax_cross_entropy_with_logits(labels, logits, axis=0),
+            [normal(4, 3), positive(4, 3)],
+            label="axis 0",
+        ),
+    ],
+    "sparse_softmax_cross_entropy_with_logits": [
+        Case(
+            lambda logits, labels: ks.nn.sparse_softmax_cross_entropy_with_logits(labels, logits),
+            [normal(3, 4)],
+            (np.array([0, 3, 3]),),
+        ),
+        Case(
+            lambda logits, labels: ks.nn.sparse_softmax_cross_entropy_with_logits(labels, logits),
+            [normal(2, 2, 3)],
+            (np.array([[2, 0], [1, 1]]),),
+            "rank 3",
+        ),
+    ],
+    # -- patches (im2col) and their adjoint
+    "extract_patches": [
+        Case(
+            lambda x: ks.nn.extract_patches(x, (2, 3), 1, "VALID"),
+            [normal(1, 4, 5, 2)],
+            label="VALID s1",
+        ),
+        Case(
+            lambda x: ks.nn.extract_patches(x, (3, 2), 2, "VALID"),
+            [normal(2, 5, 4, 1)],
+            label="VALID s2",
+        ),
+        Case(
+            lambda x: ks.nn.extract_patches(x, (2, 3), 1, "SAME"),
+            [normal(1, 4, 4, 2)],
+            label="SAME s1",
+        ),
+        Case(
+            lambda x: ks.nn.extract_patches(x * x, (3, 3), (2, 1), "SAME"),
+            [normal(1, 5, 4, 1)],
+            label="SAME s(2,1)",
+        ),
+    ],
+    "patches_to_image": [
+        Case(
+            lambda p: _patches_to_image(p, (1, 4, 5, 2), (2, 3), (1, 1), "VALID"),
+            [normal(1, 3, 3, 2, 3, 2)],
+            label="VALID s1",
+        ),
+        Case(
+            lambda p: _patches_to_image(p * p, (1, 5, 4, 1), (3, 2), (2, 2), "VALID"),
+            [normal(1, 2, 2, 3, 2, 1)],
+            label="VALID s2",
+        ),
+        Case(
+            lambda p: _patches_to_image(p, (1, 4, 4, 1), (3, 2), (2, 1), "SAME"),
+            [normal(1, 2, 4, 3, 2, 1)],
+            label="SAME",
+        ),
+    ],
+}
+
+
+def _differentiable_primitives() -> list:
+    return sorted(name for name in REGISTRY if name not in NONDIFFERENTIABLE)
+
+
+def _counting(monkeypatch, name):
+    """Count calls of primitive `name`'s forward function."""
+    prim = REGISTRY[name]
+    calls = []
+    forward = prim.forward
+
+    def counted(*args, **kwargs):
+        calls.append(1)
+        return forward(*args, **kwargs)
+
+    monkeypatch.setattr(prim, "forward", counted)
+    return calls
+
+
+@pytest.mark.parametrize("name", _differentiable_primitives())
+def test_primitive_gradients(name, monkeypatch):
+    """Every differentiable primitive has sample cases, and they pass to second order."""
+    if name not in SAMPLES:
+        pytest.fail(
+            f"primitive {name!r} is registered and differentiable but has no entry in "
+            "tests/core/test_gradients.py::SAMPLES; add sample inputs so its gradient is tested"
+        )
+    cases = SAMPLES[name]
+    assert cases, f"SAMPLES[{name!r}] is empty"
+    for case in cases:
+        label = f"{name} [{case.label or 'default'}]"
+        calls = _counting(monkeypatch, name)
+        case.fn(*[ks.constant(v) for v in case.inputs], *case.ints)
+        assert calls, f"{label}: the sample never runs the primitive {name!r}"
+        monkeypatch.undo()
+        try:
+            check_gradients(case.fn, [*case.inputs, *case.ints], order=2, **case.options)
+        except AssertionError as exc:
+            raise AssertionError(f"{label}: {exc}") from None
+
+
+def test_samples_only_name_registered_primitives():
+    stale = sorted(set(SAMPLES) - set(_differentiable_primitives()))
+    assert not stale, f"SAMPLES has entries for unknown or non-differentiable primitives: {stale}"
+
+
+def test_every_primitive_is_differentiable_or_declared_not():
+    missing = sorted(
+        n for n, p in REGISTRY.items() if n not in NONDIFFERENTIABLE and p.grad is None
+    )
+    assert not missing, (
+        f"primitives with neither a gradient rule nor a NONDIFFERENTIABLE mark: {missing}"
+    )
+    both = sorted(n for n in NONDIFFERENTIABLE if n in REGISTRY and REGISTRY[n].grad is not None)
+    assert not both, f"primitives marked non-differentiable that also have a gradient: {both}"
+    unknown = sorted(NONDIFFERENTIABLE - set(REGISTRY))
+    assert not unknown, f"NONDIFFERENTIABLE names unregistered primitives: {unknown}"
+    assert set(_differentiable_primitives()).isdisjoint(NONDIFFERENTIABLE)
+
+
+def test_check_gradients_catches_a_wrong_rule():
+    """The checker is not vacuous: a wrong first- or second-order rule is reported."""
+
+    @ks.custom_gradient
+    def wrong_first(x):
+        return x * x, lambda dy: dy * x * 3.0  # should be 2x
+
+    with pytest.raises(AssertionError, match="order-1"):
+        check_gradients(wrong_first, [normal(3)], order=1)
+
+    @ks.custom_gradient
+    def wrong_second(x):
+        # right first derivative 3x**2, but written with a constant, so d2 is 0 instead of 6x
+        return x * x * x, lambda dy: dy * ks.constant(3.0 * np.square(x.numpy()))
+
+    check_gradients(wrong_second, [positive(3)], order=1)
+    with pytest.raises(AssertionError, match="order-2"):
+        check_gradients(wrong_second, [positive(3)], order=2)
+
+
+def test_gather_gradient_is_indexed_slices_and_densifies():
+    params = ks.constant(normal(5, 3))
+    ids = ks.constant(np.array([[4, 1], [4, 4]]))
+    with ks.GradientTape() as tape:
+        tape.watch(params)
+        y = ks.gather(params, ids) * 2.0
+    grad = tape.gradient(y, params)
+    assert isinstance(grad, ks.IndexedSlices)
+    assert grad.dense_shape == (5, 3)
+    dense = ks.convert_to_tensor(grad)
+    expected = np.zeros((5, 3))
+    expected[4] = 6.0
+    expected[1] = 2.0
+    np.testing.assert_allclose(dense.numpy(), expected)
+    assert dense.dtype == F64
+
+
+def test_gather_gradient_accumulates_with_dense_paths():
+    params = ks.constant(normal(4, 2))
+    with ks.GradientTape() as tape:
+        tape.watch(params)
+        y = ks.reduce_sum(ks.gather(params, [0, 0, 3])) + ks.reduce_sum(params * params)
+    grad = ks.convert_to_tensor(tape.gradient(y, params)).numpy()
+    expected = 2 * params.numpy()
+    expected[0] += 2.0
+    expected[3] += 1.0
+    np.testing.assert_allclose(grad, expected)
+
+
+def test_cast_gradient_keeps_the_source_dtype():
+    for source, target in ((F32, F64), (F64, F32)):
+        x = ks.constant([1.0, -2.0], dtype=source)
+        with ks.GradientTape() as tape:
+            tape.watch(x)
+            y = ks.cast(x, target) * 3.0
+        g = tape.gradient(y, x)
+        assert g.dtype == source
+        np.testing.assert_allclose(g.numpy(), [3.0, 3.0])
+
+
+# ---------------------------------------------------------------- composite ops
+
+
+def _conv(padding, strides):
+    return lambda x, w: ks.nn.conv2d(x, w, strides=strides, padding=padding)
+
+
+@pytest.mark.parametrize("padding", ["SAME", "VALID"])
+@pytest.mark.parametrize("strides", [1, 2])
+def test_conv2d_gradients(padding, strides):
+    x = normal(2, 5, 4, 2)
+    w = normal(3, 2, 2, 3, scale=0.5)  # non-square kernel, HWIO
+    check_gradients(_conv(padding, strides), [x, w], order=2)
+    check_gradients(lambda x: ks.nn.conv2d(x, ks.constant(w), strides, padding), [x], order=2)
+    check_gradients(lambda w: ks.nn.conv2d(ks.constant(x), w, strides, padding), [w], order=2)
+    # a nonlinearity between two uses makes the second derivative non-trivial
+    check_gradients(lambda x, w: ks.tanh(ks.nn.conv2d(x, w, (2, 1), padding)), [x, w], order=2)
+
+
+@pytest.mark.parametrize("padding", ["SAME", "VALID"])
+@pytest.mark.parametrize("strides", [1, 2])
+def test_pool_gradients(padding, strides):
+    x = distinct(2, 5, 4, 2)  # no ties inside any window
+    check_gradients(lambda x: ks.nn.max_pool2d(x, 2, strides, padding), [x], order=2)
+    check_gradients(lambda x: ks.nn.max_pool2d(x, (3, 2), strides, padding) ** 2, [x], order=2)
+    check_gradients(lambda x: ks.nn.avg_pool2d(x, 2, strides, padding), [x], order=2)
+    check_gradients(lambda x: ks.nn.avg_pool2d(x * x, (2, 3), strides, padding), [x], order=2)
+
+
+COMPOSITES = {
+    "clip_by_value": Case(
+        lambda x: ks.clip_by_value(x, -0.5, 0.7), [np.array([-1.3, -0.2, 0.1, 0.4, 1.2, 2.0])]
+    ),
+    "clip_by_value tensors": Case(
+        lambda x, lo, hi: ks.clip_by_value(x, lo, hi),
+        [
+            np.array([-1.3, -0.2, 0.4, 1.2]),
+            np.array([-0.8, -0.8, -0.8, 0.0]),
+            np.array([0.7, 0.7, 1.0, 0.9]),
+        ],
+    ),
+    "clip_by_norm clipped": Case(lambda x: ks.clip_by_norm(x, 1.0), [normal(3, 4)]),
+    "clip_by_norm axes": Case(lambda x: ks.clip_by_norm(x, 0.8, axes=1), [normal(3, 4) + 0.5]),
+    "clip_by_norm unclipped": Case(lambda x: ks.clip_by_norm(x, 100.0), [normal(3, 4)]),
+    "reduce_mean": Case(lambda x: ks.reduce_mean(x, 1) + ks.reduce_mean(x * x), [normal(3, 4)]),
+    "reduce_mean keepdims": Case(
+        lambda x: ks.reduce_mean(x, (0, 2), keepdims=True), [normal(2, 3, 4)]
+    ),
+    "reduce_variance": Case(lambda x: ks.reduce_variance(x, 0), [normal(4, 3)]),
+    "reduce_variance all": Case(ks.reduce_variance, [normal(2, 3)]),
+    "reduce_std": Case(lambda x: ks.reduce_std(x, -1), [normal(3, 4)]),
+    "moments": Case(lambda x: ks.stack(ks.nn.moments(x, [0])), [normal(4, 3)]),
+    "sigmoid_cross_entropy_with_logits": Case(
+        lambda logits, labels: ks.nn.sigmoid_cross_entropy_with_logits(labels, logits),
+        [away_from_zero(3, 4, low=0.1, high=3.0), uniform(3, 4, low=0.0, high=1.0)],
+    ),
+    # smooth everywhere, so it must be right at 0 too (zero-initialized logits are common)
+    "sigmoid_cross_entropy_with_logits at 0": Case(
+        lambda logits, labels: ks.nn.sigmoid_cross_entropy_with_logits(labels, logits),
+        [np.array([0.0, 0.0, 0.0, 1e-9, -1e-9]), np.array([0.0, 1.0, 0.3, 0.6, 0.6])],
+    ),
+    "leaky_relu": Case(lambda x: ks.nn.leaky_relu(x, 0.1) ** 2, [away_from_zero(3, 4, low=0.1)]),
+    "relu6": Case(ks.nn.relu6, [np.array([-1.0, 0.5, 3.0, 5.5, 7.0])]),
+    "l2_normalize": Case(lambda x: ks.nn.l2_normalize(x, axis=1), [normal(3, 4)]),
+    "l2_normalize all": Case(ks.nn.l2_normalize, [normal(2, 3)]),
+    "l2_loss": Case(ks.nn.l2_loss, [normal(3, 4)]),
+    "stack": Case(lambda a, b: ks.stack([a, b * a, b], axis=1), [normal(2, 3), normal(2, 3)]),
+    "stack axis -1": Case(lambda a, b: ks.stack([a, b], axis=-1), [normal(3), normal(3)]),
+    "unstack": Case(lambda x: ks.unstack(x, axis=1)[0] * ks.unstack(x, axis=1)[2], [normal(3, 4)]),
+    "split": Case(
+        lambda x: ks.concat([p * p for p in ks.split(x, 2, axis=1)][::-1], 1), [normal(3, 4)]
+    ),
+    "split sizes": Case(lambda x: ks.split(x, [1, 2], axis=0)[1] ** 3, [normal(3, 2)]),
+    "squeeze/expand_dims": Case(
+        lambda x: ks.expand_dims(ks.squeeze(x, 1), -1) ** 2, [normal(3, 1, 2)]
+    ),
+    "softplus large": Case(ks.nn.softplus, [np.array([-30.0, -15.0, 15.0, 30.0])]),
+    "elu large": Case(ks.nn.elu, [np.array([-30.0, -10.0, 10.0, 30.0])]),
+    "sigmoid large": Case(ks.sigmoid, [np.array([-30.0, -15.0, 15.0, 30.0])]),
+    "tanh large": Case(ks.tanh, [np.array([-20.0, -9.0, 9.0, 20.0])]),
+    "log_sigmoid": Case(ks.nn.log_sigmoid, [np.array([-30.0, -2.0, 0.5, 30.0])]),
+    "swish": Case(ks.nn.swish, [normal(5)]),
+    "softsign": Case(ks.nn.softsign, [away_from_zero(5)]),
+    "embedding_lookup": Case(
+        lambda p, ids: ks.tanh(ks.nn.embedding_lookup(p, ids)),
+        [normal(6, 3)],
+        (np.array([[5, 0], [2, 5]]),),
+    ),
+    "squared_difference": Case(ks.squared_difference, [normal(3, 4), normal(4)]),
+    "norm": Case(lambda x: ks.norm(x, axis=1), [normal(3, 4)]),
+    "add_n": Case(lambda a, b: ks.add_n([a, b, a * b]), [normal(3), normal(3)]),
+    "bias_add": Case(ks.nn.bias_add, [normal(2, 3), normal(3)]),
+    "global_norm": Case(lambda a, b: ks.global_norm([a, None, b]), [normal(3), normal(2, 2)]),
+    "clip_by_global_norm": Case(
+        lambda a, b: ks.concat(ks.clip_by_global_norm([a, b], 1.0)[0], 0), [normal(3), normal(2)]
+    ),
+}
+
+
+def test_clip_by_norm_and_l2_normalize_are_finite_at_zero():
+    x = ks.constant(np.zeros((2, 3)))
+    _, (g,) = _grad(lambda x: ks.clip_by_norm(x, 1.0), x.numpy())
+    np.testing.assert_array_equal(g, np.ones((2, 3)))  # inside the ball: the identity
+    _, (g,) = _grad(lambda x: ks.clip_by_norm(x, 1.0, axes=1), x.numpy())
+    np.testing.assert_array_equal(g, np.ones((2, 3)))
+    _, (g,) = _grad(lambda x: ks.nn.l2_normalize(x, axis=1), x.numpy())
+    assert _finite(g)
+
+
+@pytest.mark.parametrize("name", sorted(COMPOSITES))
+def test_composite_gradients(name):
+    case = COMPOSITES[name]
+    check_gradients(case.fn, [*case.inputs, *case.ints], order=2, **case.options)
+
+
+# ---------------------------------------------------------------- closed forms
+
+
+def _grad(f, *xs, output_gradients=None):
+    xs = [ks.constant(x) for x in xs]
+    with ks.GradientTape(persistent=True) as tape:
+        for x in xs:
+            tape.watch(x)
+        y = f(*xs)
+    grads = tape.gradient(y, xs, output_gradients=output_gradients)
+    return y, [ks.convert_to_tensor(g).numpy() for g in grads]
+
+
+def _sigmoid(x):
+    return 1.0 / (1.0 + np.exp(-x))
+
+
+def test_sigmoid_derivatives_closed_form():
+    x = np.linspace(-6.0, 6.0, 13)
+    s = _sigmoid(x)
+    xt = ks.constant(x)
+    with ks.GradientTape() as outer:
+        outer.watch(xt)
+        with ks.GradientTape() as inner:
+            inner.watch(xt)
+            y = ks.sigmoid(xt)
+        g = inner.gradient(y, xt)
+    gg = outer.gradient(g, xt)
+    np.testing.assert_allclose(y.numpy(), s, rtol=1e-14)
+    np.testing.assert_allclose(g.numpy(), s * (1 - s), rtol=1e-12)
+    np.testing.assert_allclose(gg.numpy(), s * (1 - s) * (1 - 2 * s), rtol=1e-10, atol=1e-15)
+
+
+def test_sigmoid_cross_entropy_derivatives_closed_form():
+    logits = np.array([-3.0, -0.5, 0.0, 0.0, 0.0, 0.5, 3.0])
+    labels = np.array([1.0, 0.0, 0.0, 1.0, 0.3, 1.0, 0.2])
+    s = _sigmoid(logits)
+    z, t = ks.constant(logits), ks.constant(labels)
+    with ks.GradientTape() as outer:
+        outer.watch(z)
+        with ks.GradientTape() as inner:
+            inner.watch(z)
+            loss = ks.nn.sigmoid_cross_entropy_with_logits(t, z)
+        g = inner.gradient(loss, z)
+    gg = outer.gradient(g, z)
+    expected = -(labels * np.log(s) + (1 - labels) * np.log(1 - s))
+    np.testing.assert_allclose(loss.numpy(), expected, rtol=1e-12)
+    np.testing.assert_allclose(g.numpy(), s - labels, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(gg.numpy(), s * (1 - s), rtol=1e-12)
+
+
+def _softmax(z, axis=-1):
+    e = np.exp(z - z.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def test_softmax_cross_entropy_gradient_is_softmax_minus_labels():
+    logits = normal(4, 5)
+    labels = _softmax(normal(4, 5))  # rows sum to 1
+    loss, (d_logits, d_labels) = _grad(
+        lambda z, t: ks.nn.softmax_cross_entropy_with_logits(t, z), logits, labels
+    )
+    log_p = logits - np.log(np.exp(logits).sum(-1, keepdims=True))
+    np.testing.assert_allclose(loss.numpy(), -(labels * log_p).sum(-1), rtol=1e-12)
+    np.testing.assert_allclose(d_logits, _softmax(logits) - labels, rtol=1e-10, atol=1e-14)
+    np.testing.assert_allclose(d_labels, -log_p, rtol=1e-12)
+
+
+def test_sparse_softmax_cross_entropy_gradient_is_softmax_minus_one_hot():
+    logits = normal(4, 5)
+    ids = np.array([0, 4, 4, 2])
+    weights = np.array([1.0, -2.0, 0.5, 3.0])
+    loss, (d_logits,) = _grad(
+        lambda z: ks.nn.sparse_softmax_cross_entropy_with_logits(ids, z),
+        logits,
+        output_gradients=ks.constant(weights),
+    )
+    log_p = logits - np.log(np.exp(logits).sum(-1, keepdims=True))
+    np.testing.assert_allclose(loss.numpy(), -log_p[np.arange(4), ids], rtol=1e-12)
+    expected = weights[:, None] * (_softmax(logits) - np.eye(5)[ids])
+    np.testing.assert_allclose(d_logits, expected, rtol=1e-10, atol=1e-14)
+
+
+@pytest.mark.parametrize("ta", [False, True])
+@pytest.mark.parametrize("tb", [False, True])
+def test_matmul_gradient_closed_form(ta, tb):
+    a_used, b_used = normal(3, 4), normal(4, 2)
+    a = a_used.T.copy() if ta else a_used
+    b = b_used.T.copy() if tb else b_used
+    dy = normal(3, 2)
+    y, (da, db) = _grad(
+        lambda a, b: ks.matmul(a, b, transpose_a=ta, transpose_b=tb),
+        a,
+        b,
+        output_gradients=ks.constant(dy),
+    )
+    np.testing.assert_allclose(y.numpy(), a_used @ b_used, rtol=1e-12)
+    da_used, db_used = dy @ b_used.T, a_used.T @ dy
+    np.testing.assert_allclose(da, da_used.T if ta else da_used, rtol=1e-12)
+    np.testing.assert_allclose(db, db_used.T if tb else db_used, rtol=1e-12)
+
+
+def test_batched_broadcast_matmul_gradient_sums_over_broadcast_batch():
+    a, b = normal(2, 3, 4), normal(4, 5)
+    dy = normal(2, 3, 5)
+    _, (da, db) = _grad(ks.matmul, a, b, output_gradients=ks.constant(dy))
+    np.testing.assert_allclose(da, dy @ b.T, rtol=1e-12)
+    np.testing.assert_allclose(db, np.einsum("bik,bij->kj", a, dy), rtol=1e-12)
+
+
+def _same_pads(size, k, s):
+    out = -(-size // s)
+    total = max((out - 1) * s + k - size, 0)
+    return out, total // 2
+
+
+def _window_reference(x, ksize, strides, padding, reduce, pad_value=0.0):
+    """Apply `reduce(window) -> value per channel` to each window of an NHWC array (naive loops)."""
+    n, h, w, c = x.shape
+    kh, kw = ksize
+    sh, sw = strides
+    if padding == "VALID":
+        ho, wo, top, left = (h - kh) // sh + 1, (w - kw) // sw + 1, 0, 0
+    else:
+        (ho, top), (wo, left) = _same_pads(h, kh, sh), _same_pads(w, kw, sw)
+    out = None
+    for b in range(n):
+        for i in range(ho):
+            for j in range(wo):
+                cells, valid = [], []
+                for di in range(kh):
+                    for dj in range(kw):
+                        r, q = i * sh + di - top, j * sw + dj - left
+                        inside = 0 <= r < h and 0 <= q < w
+                        cells.append(x[b, r, q] if inside else np.full(c, pad_value))
+                        valid.append(inside)
+                value = reduce(np.array(cells).reshape(kh, kw, c), np.array(valid).reshape(kh, kw))
+                if out is None:
+                    out = np.zeros((n, ho, wo) + np.shape(value))
+                out[b, i, j] = value
+    return out
+
+
+@pytest.mark.parametrize("padding", ["SAME", "VALID"])
+@pytest.mark.parametrize("strides", [(1, 1), (2, 2), (2, 1)])
+def test_conv2d_forward_matches_naive_loops(padding, strides):
+    x = normal(2, 6, 5, 3)
+    w = normal(3, 2, 3, 4)
+    reference = _window_reference(
+        x, (3, 2), strides, padding, lambda win, _: np.einsum("hwi,hwio->o", win, w)
+    )
+    got = ks.nn.conv2d(ks.constant(x), ks.constant(w), strides=strides, padding=padding).numpy()
+    assert got.shape == reference.shape
+    np.testing.assert_allclose(got, reference, rtol=1e-12, atol=1e-12)
+
+
+def test_conv2d_output_shapes_follow_tf():
+    x = ks.zeros((1, 7, 6, 1))
+    w = ks.zeros((3, 2, 1, 5))
+    assert ks.nn.conv2d(x, w, 1, "SAME").shape == (1, 7, 6, 5)
+    assert ks.nn.conv2d(x, w, 2, "SAME").shape == (1, 4, 3, 5)
+    assert ks.nn.conv2d(x, w, 1, "VALID").shape == (1, 5, 5, 5)
+    assert ks.nn.conv2d(x, w, 2, "VALID").shape == (1, 3, 3, 5)
+
+
+@pytest.mark.parametrize("padding", ["SAME", "VALID"])
+@pytest.mark.parametrize("strides", [(1, 1), (2, 2), (1, 2)])
+def test_max_pool2d_forward_matches_naive_loops(padding, strides):
+    x = normal(2, 5, 6, 2) - 10.0  # all negative: zero padding would win if it were counted
+    reference = _window_reference(
+        x, (2, 3), strides, padding, lambda win, _: win.max(axis=(0, 1)), pad_value=-np.inf
+    )
+    got = ks.nn.max_pool2d(ks.constant(x), (2, 3), strides, padding).numpy()
+    np.testing.assert_array_equal(got, reference)
+
+
+@pytest.mark.parametrize("padding", ["SAME", "VALID"])
+@pytest.mark.parametrize("strides", [(1, 1), (2, 2)])
+def test_avg_pool2d_does_not_count_padding(padding, strides):
+    x = normal(2, 5, 4, 2)
+
+    def mean_of_valid(win, valid):
+        return win[valid].mean(axis=0)
+
+    reference = _window_reference(x, (3, 2), strides, padding, mean_of_valid)
+    got = ks.nn.avg_pool2d(ks.constant(x), (3, 2), strides, padding).numpy()
+    np.testing.assert_allclose(got, reference, rtol=1e-12)
+
+
+def test_avg_pool2d_same_corner_values_as_tf():
+    # 3x3 image of ones-to-nine, 2x2 window, stride 1, SAME: TF pads after, and the last
+    # row/column windows average only the real cells.
+    x = np.arange(1.0, 10.0).reshape(1, 3, 3, 1)
+    got = ks.nn.avg_pool2d(ks.constant(x), 2, 1, "SAME").numpy()[0, :, :, 0]
+    expected = np.array([[3.0, 4.0, 4.5], [6.0, 7.0, 7.5], [7.5, 8.5, 9.0]])
+    np.testing.assert_allclose(got, expected)
+
+
+def test_max_pool2d_gradient_routes_to_the_maximum():
+    x = np.array([[1.0, 5.0, 2.0], [3.0, 0.0, 4.0], [8.0, 6.0, 7.0]]).reshape(1, 3, 3, 1)
+    _, (g,) = _grad(lambda x: ks.nn.max_pool2d(x, 2, 1, "VALID"), x)
+    expected = np.zeros((3, 3))
+    expected[0, 1] = 2.0  # 5 wins both top windows
+    expected[2, 0] = 1.0
+    expected[2, 1] = 0.0
+    expected[2, 2] = 1.0
+    expected[1, 2] = 0.0
+    np.testing.assert_array_equal(g[0, :, :, 0], expected)
+
+
+# ---------------------------------------------------------------- numerical stability
+
+EXTREME = np.array([[1000.0, -1000.0, 0.0], [-1000.0, -1000.0, -999.0]])
+
+
+def _finite(*arrays):
+    return all(np.all(np.isfinite(a)) for a in arrays)
+
+
+@pytest.mark.parametrize("dtype", [F32, F64])
+def test_softmax_family_is_stable_at_extreme_logits(dtype):
+    logits = EXTREME.astype(dtype)
+    labels = np.array([[0.0, 1.0, 0.0], [0.2, 0.3, 0.5]], dtype=dtype)
+
+    def all_of(z, t):
+        return [
+            ks.nn.softmax(z),
+            ks.nn.log_softmax(z),
+            ks.nn.softmax_cross_entropy_with_logits(t, z),
+            ks.nn.sparse_softmax_cross_entropy_with_logits(np.array([1, 2]), z),
+            ks.reduce_logsumexp(z, 1),
+        ]
+
+    z, t = ks.constant(logits), ks.constant(labels)
+    for i, out in enumerate(all_of(z, t)):
+        with ks.GradientTape() as tape:
+            tape.watch([z, t])
+            y = all_of(z, t)[i]
+        gz, gt = tape.gradient(y, [z, t])
+        assert _finite(out.numpy(), gz.numpy()), f"output {i}: {out.numpy()} / {gz.numpy()}"
+        if gt is not None:
+            assert _finite(gt.numpy())
+    np.testing.assert_allclose(ks.nn.softmax(z).numpy()[0], [1.0, 0.0, 0.0])
+    np.testing.assert_allclose(ks.nn.log_softmax(z).numpy()[0], [0.0, -2000.0, -1000.0])
+    # label mass on the -1000 logit costs 2000 nats, exactly
+    np.testing.assert_allclose(ks.nn.softmax_cross_entropy_with_logits(t, z).numpy()[0], 2000.0)
+    np.testing.assert_allclose(
+        ks.nn.sparse_softmax_cross_entropy_with_logits(np.array([1, 2]), z).numpy(),
+        [2000.0, -np.log(_softmax(EXTREME[1].astype(np.float64))[2])],
+        rtol=1e-6,
+    )
+    np.testing.assert_allclose(ks.reduce_logsumexp(z, 1).numpy()[0], 1000.0)
+
+
+def test_cross_entropy_gradient_at_extreme_logits_is_exact():
+    logits = EXTREME[:1]
+    labels = np.array([[0.0, 1.0, 0.0]])
+    _, (g,) = _grad(
+        lambda z: ks.nn.softmax_cross_entropy_with_logits(ks.constant(labels), z), logits
+    )
+    np.testing.assert_allclose(g, [[1.0, -1.0, 0.0]])
+    _, (g,) = _grad(lambda z: ks.nn.log_softmax(z)[0, 1], logits)
+    np.testing.assert_allclose(g, [[-1.0, 1.0, 0.0]])
+
+
+@pytest.mark.parametrize("dtype", [F32, F64])
+def test_sigmoid_and_softplus_are_stable(dtype):
+    x = ks.constant([-1000.0, -50.0, 0.0, 50.0, 1000.0], dtype=dtype)
+    with ks.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        s = ks.sigmoid(x)
+        sp = ks.nn.softplus(x)
+        xent = ks.nn.sigmoid_cross_entropy_with_logits(ks.ones_like(x), x)
+        ls = ks.nn.log_sigmoid(x)
+    for y in (s, sp, xent, ls):
+        assert _finite(y.numpy(), tape.gradient(y, x).numpy()), y
+    np.testing.assert_array_equal(s.numpy()[[0, -1]], [0.0, 1.0])
+    assert float(sp[-1]) == 1000.0
+    assert float(sp[0]) == 0.0
+    np.testing.assert_allclose(xent.numpy()[[0, -1]], [1000.0, 0.0])
+    np.testing.assert_allclose(ls.numpy()[[0, -1]], [-1000.0, 0.0])
+    np.testing.assert_allclose(tape.gradient(sp, x).numpy()[[0, -1]], [0.0, 1.0])
+    assert float(ks.nn.softplus(ks.constant(1000.0))) == 1000.0
+
+
+# ---------------------------------------------------------------- higher order, Jacobians
+
+
+def test_hessian_of_sum_of_cubes():
+    x = normal(4)
+    h = ks.hessian(lambda x: ks.reduce_sum(x**3), ks.constant(x)).numpy()
+    np.testing.assert_allclose(h, np.diag(6 * x), rtol=1e-12, atol=1e-14)
+    v = normal(4)
+    np.testing.assert_allclose(h @ v, 6 * x * v, rtol=1e-12)
+
+
+def test_hessian_of_quadratic_form():
+    a = normal(3, 3)  # not symmetric
+    x = normal(3)
+    f = lambda x: ks.reduce_sum(x * ks.matmul(ks.constant(a), ks.reshape(x, (3, 1)))[:, 0])  # noqa: E731
+    np.testing.assert_allclose(float(f(ks.constant(x))), x @ a @ x, rtol=1e-12)
+    h = ks.hessian(f, ks.constant(x)).numpy()
+    np.testing.assert_allclose(h, a + a.T, rtol=1e-12, atol=1e-14)
+
+
+def _hvp(f, x, v):
+    """Hessian-vector product by reverse-over-reverse: grad of <grad f(x), v>."""
+    x, v = ks.constant(x), ks.constant(v)
+    with ks.GradientTape() as outer:
+        outer.watch(x)
+        with ks.GradientTape() as inner:
+            inner.watch(x)
+            y = f(x)
+        g = inner.gradient(y, x)
+        dot = ks.reduce_sum(g * v)
+    return outer.gradient(dot, x).numpy()
+
+
+def test_hessian_vector_products():
+    x, v = normal(5), normal(5)
+    np.testing.assert_allclose(_hvp(lambda x: ks.reduce_sum(x**3), x, v), 6 * x * v, rtol=1e-12)
+    a = normal(5, 5)
+    quad = lambda x: ks.reduce_sum(ks.matmul(ks.reshape(x, (1, 5)), ks.constant(a)) * x)  # noqa: E731
+    np.testing.assert_allclose(_hvp(quad, x, v), (a + a.T) @ v, rtol=1e-12)
+    # and a non-polynomial one: f = logsumexp(x), H = diag(p) - p p^T
+    p = _softmax(x)
+    np.testing.assert_allclose(
+        _hvp(ks.reduce_logsumexp, x, v), (np.diag(p) - np.outer(p, p)) @ v, rtol=1e-10, atol=1e-14
+    )
+
+
+def test_hessian_through_gather_sparse_gradients():
+    """Second order through gather: the inner gradient is an IndexedSlices, differentiated again."""
+    p = normal(4, 2)
+    ids = [0, 2, 2]
+    f = lambda p: ks.reduce_sum(ks.gather(p, ids) ** 3)  # noqa: E731
+    counts = np.bincount(ids, minlength=4)[:, None]
+    expected = np.diag((6 * p * counts).ravel()).reshape(4, 2, 4, 2)
+    np.testing.assert_allclose(ks.hessian(f, ks.constant(p)).numpy(), expected, rtol=1e-12)
+
+    x = ks.constant(p)
+    w = normal(4, 2)
+    with ks.GradientTape() as outer:
+        outer.watch(x)
+        with ks.GradientTape() as inner:
+            inner.watch(x)
+            y = f(x)
+        g = inner.gradient(y, x)
+    assert isinstance(g, ks.IndexedSlices)
+    hvp = ks.convert_to_tensor(outer.gradient(g, x, output_gradients=ks.constant(w)))
+    np.testing.assert_allclose(hvp.numpy(), 6 * p * counts * w, rtol=1e-12)
+
+
+def test_hessian_of_a_linear_function_is_zero():
+    a = normal(3)
+    h = ks.hessian(lambda x: ks.reduce_sum(x * ks.constant(a)), ks.constant(normal(3)))
+    np.testing.assert_array_equal(h.numpy(), np.zeros((3, 3)))
+
+
+def test_third_derivative_through_nested_tapes():
+    x = ks.constant(0.7, dtype=F64)
+    with ks.GradientTape() as t3:
+        t3.watch(x)
+        with ks.GradientTape() as t2:
+            t2.watch(x)
+            with ks.GradientTape() as t1:
+                t1.watch(x)
+                y = ks.sin(x) * x
+            g1 = t1.gradient(y, x)
+        g2 = t2.gradient(g1, x)
+    g3 = t3.gradient(g2, x)
+    xv = 0.7
+    np.testing.assert_allclose(float(g1), np.cos(xv) * xv + np.sin(xv), rtol=1e-12)
+    np.testing.assert_allclose(float(g2), 2 * np.cos(xv) - xv * np.sin(xv), rtol=1e-12)
+    np.testing.assert_allclose(float(g3), -3 * np.sin(xv) - xv * np.cos(xv), rtol=1e-12)
+
+
+def test_jacobian_closed_forms():
+    a = normal(2, 3)
+    x = normal(3)
+    j = ks.jacobian(
+        lambda x: ks.matmul(ks.constant(a), ks.reshape(x, (3, 1)))[:, 0], ks.constant(x)
+    )
+    np.testing.assert_allclose(j.numpy(), a, rtol=1e-12)
+    j = ks.jacobian(ks.sin, ks.constant(x)).numpy()
+    np.testing.assert_allclose(j, np.diag(np.cos(x)), rtol=1e-12, atol=1e-15)
+    m = normal(2, 2)
+    j = ks.jacobian(lambda m: m * m, ks.constant(m)).numpy()
+    assert j.shape == (2, 2, 2, 2)
+    np.testing.assert_allclose(j.reshape(4, 4), np.diag(2 * m.ravel()), rtol=1e-12)
+    j = ks.jacobian(lambda x: ks.reduce_sum(x * x), ks.constant(x)).numpy()
+    np.testing.assert_allclose(j, 2 * x)
+
+
+def test_tape_jacobian_with_several_sources():
+    x, y = ks.constant(normal(3)), ks.constant(normal(2))
+    unused = ks.constant(normal(2))
+    with ks.GradientTape(persistent=True) as tape:
+        tape.watch([x, y, unused])
+        z = ks.reshape(x, (3, 1)) * ks.exp(y)  # (3, 2)
+    jx, jy, ju = tape.jacobian(z, [x, y, unused])
+    ex = np.zeros((3, 2, 3))
+    ey = np.zeros((3, 2, 2))
+    for i in range(3):
+        for k in range(2):
+            ex[i, k, i] = np.exp(y.numpy()[k])
+            ey[i, k, k] = x.numpy()[i] * np.exp(y.numpy()[k])
+    np.testing.assert_allclose(jx.numpy(), ex, rtol=1e-12)
+    np.testing.assert_allclose(jy.numpy(), ey, rtol=1e-12)
+    assert ju is None
+    ju = tape.jacobian(z, unused, unconnected_gradients="zero")
+    np.testing.assert_array_equal(ju.numpy(), np.zeros((3, 2, 2)))
+
+
+def test_batch_jacobian_closed_form():
+    w = normal(3, 4)
+    x = ks.constant(normal(5, 3))
+    with ks.GradientTape() as tape:
+        tape.watch(x)
+        y = ks.tanh(ks.matmul(x, ks.constant(w)))  # (5, 4)
+    bj = tape.batch_jacobian(y, x).numpy()
+    assert bj.shape == (5, 4, 3)
+    d = 1 - y.numpy() ** 2
+    expected = d[:, :, None] * w.T[None, :, :]
+    np.testing.assert_allclose(bj, expected, rtol=1e-12)
+    # it agrees with the diagonal blocks of the full Jacobian
+    with ks.GradientTape() as tape:
+        tape.watch(x)
+        y = ks.tanh(ks.matmul(x, ks.constant(w)))
+    full = tape.jacobian(y, x).numpy()
+    np.testing.assert_allclose(full[np.arange(5), :, np.arange(5), :], bj, rtol=1e-12)
