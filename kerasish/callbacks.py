@@ -185,7 +185,7 @@ class EarlyStopping(Callback):
                 self.best_weights = self.model.get_weights()
             return
         self.wait += 1
-        if self.wait > self.patience:
+        if self.wait >= self.patience:
             self.stopped_epoch = epoch
             self.model.stop_training = True
             if self.verbose:

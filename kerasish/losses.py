@@ -259,9 +259,7 @@ def binary_crossentropy(y_true, y_pred, from_logits: bool = False, label_smoothi
 
 def _check_classes(y_pred: Tensor, name: str) -> None:
     if y_pred.ndim == 0:
-        raise InvalidArgumentError(
-            f"{name}: y_pred must have a class axis (last), got a scalar"
-        )
+        raise InvalidArgumentError(f"{name}: y_pred must have a class axis (last), got a scalar")
     if y_pred.shape[-1] == 1:
         raise InvalidArgumentError(
             f"{name}: y_pred has shape {y_pred.shape}, a single class along the last axis, "
@@ -320,9 +318,7 @@ def _sparse_labels(y_true, y_pred: Tensor, name: str) -> Tensor:
     labels = convert_to_tensor(y_true)
     classes = y_pred.shape[-1]
     expected = y_pred.shape[:-1]
-    if labels.shape == expected + (1,):
-        labels = array_ops.reshape(labels, expected)
-    elif labels.shape != expected:
+    if labels.shape != expected and labels.shape != expected + (1,):
         hint = ""
         if labels.shape == y_pred.shape:
             hint = "; labels shaped like y_pred look one-hot: use categorical_crossentropy"
@@ -339,7 +335,7 @@ def _sparse_labels(y_true, y_pred: Tensor, name: str) -> Tensor:
             bad = ~np.isfinite(host) | (host != np.floor(host))
         if bad.any():
             where = np.argwhere(bad)[0] if host.ndim else ()
-            value = host[tuple(where)]
+            value = host[tuple(where)].item()
             raise InvalidArgumentError(
                 f"{name}: y_true must hold integer class ids, but it is {labels.dtype} with the "
                 f"non-integral value y_true[{_format_index(where)}] = {value!r}; pass integer "
@@ -364,7 +360,7 @@ def _sparse_labels(y_true, y_pred: Tensor, name: str) -> Tensor:
             f"{name}: y_true[{_format_index(where)}] = {value} is not a valid class id in "
             f"[0, {classes}) (y_pred has {classes} classes along its last axis){hint}"
         )
-    return math_ops.cast(labels, np.int64)
+    return array_ops.reshape(math_ops.cast(labels, np.int64), expected)
 
 
 def sparse_categorical_crossentropy(y_true, y_pred, from_logits: bool = False):
@@ -567,9 +563,7 @@ class MeanSquaredError(LossFunctionWrapper):
 class MeanAbsoluteError(LossFunctionWrapper):
     """`mean_absolute_error` as a `Loss` object."""
 
-    def __init__(
-        self, reduction: str = "sum_over_batch_size", name: str = "mean_absolute_error"
-    ):
+    def __init__(self, reduction: str = "sum_over_batch_size", name: str = "mean_absolute_error"):
         super().__init__(mean_absolute_error, reduction, name)
 
 

@@ -115,28 +115,41 @@ def apply2(prim: Primitive, x, y, attrs: dict = _EMPTY):
     return apply(prim, (x, y), attrs)
 
 
+# Scalar constants made for Python numbers, reused (tensors are immutable): the same few
+# numbers (1.0, 2.0, a learning rate) meet tensors in every step.
+_scalar_cache: dict = {}
+_SCALAR_CACHE_SIZE = 512
+
+
 def _weak_scalar(value, other: Tensor):
     """A Python scalar takes the dtype of the tensor it meets (NumPy's rule for scalars).
 
     Returns (scalar tensor, other): a Python float meeting an integer tensor
     makes both float32 rather than float64.
     """
-    kind = other._value.dtype.kind
-    if isinstance(value, float) and kind in "iub":
+    if isinstance(value, float) and other._value.dtype.kind in "iub":
         from kerasish.core.ops import math_ops
 
         other = math_ops.cast(other, np.float32)
-        kind = "f"
     dtype = other._value.dtype
-    if isinstance(value, bool) and kind != "b":
+    on_gpu = backend.is_gpu_array(other._value)
+    key = (value.__class__, value, dtype)
+    if not on_gpu:
+        cached = _scalar_cache.get(key)
+        if cached is not None:
+            return cached, other
+    if isinstance(value, bool) and dtype.kind != "b":
         value = int(value)
     try:
         array = np.asarray(value, dtype=dtype)
     except OverflowError as exc:
         raise InvalidArgumentError(f"the Python value {value!r} does not fit in {dtype}") from exc
-    if backend.is_gpu_array(other._value):
-        array = backend.to_device(array, backend.device_of(other._value))
-    return Tensor(array), other
+    if on_gpu:
+        return Tensor(backend.to_device(array, backend.device_of(other._value))), other
+    if len(_scalar_cache) >= _SCALAR_CACHE_SIZE:
+        _scalar_cache.clear()
+    scalar = _scalar_cache[key] = Tensor(array)
+    return scalar, other
 
 
 _PY_SCALARS = (bool, int, float)

@@ -59,9 +59,8 @@ class Op:
         self.inputs = inputs
         self.output = output
         self.attrs = attrs
-        self.versions = [
-            (i, t._version) for i, t in enumerate(inputs) if type(t) is tensor_module.Variable
-        ]
+        variable = tensor_module.Variable
+        self.versions = [(i, t._version) for i, t in enumerate(inputs) if t.__class__ is variable]
         self.needs = None
 
     def outputs(self) -> tuple:
@@ -191,12 +190,17 @@ class GradientTape:
                 hit = True
         if not hit:
             return False
-        outputs = output if prim.multi_output else (output,)
-        if prim.grad is None or not all(_is_differentiable(o._value) for o in outputs):
-            for o in outputs:
+        if not prim.multi_output:
+            if prim.grad is None or output._value.dtype.kind != "f":
+                self._blocked[id(output)] = (prim.name, output, inputs)
+                return False
+            watched[id(output)] = output
+            return True
+        if prim.grad is None or not all(_is_differentiable(o._value) for o in output):
+            for o in output:
                 self._blocked[id(o)] = (prim.name, o, inputs)
             return False
-        for o in outputs:
+        for o in output:
             watched[id(o)] = o
         return True
 
@@ -264,73 +268,93 @@ class GradientTape:
 
     def _backward(self, targets, seeds, sources) -> list:
         """Reverse-mode pass over the recorded ops; returns one gradient per source."""
-        from kerasish.core.ops import array_ops
-
-        with paused(tuple(t for t in _state.tapes if t is not self)):
-            for source in sources:
-                if not isinstance(source, tensor_module.Tensor):
-                    raise InvalidArgumentError(
-                        f"gradient: sources must be tensors or variables, got "
-                        f"{type(source).__name__}"
-                    )
-            # only watched sources start a path: an unwatched one gets None, even if a
-            # recorded op happened to read it (as with TF's GradientTape)
-            reach = {id(s) for s in sources if id(s) in self._watched}
-            relevant = []
-            for op in self._ops:
-                needs = tuple(id(t) in reach for t in op.inputs)
-                if True in needs:
-                    op.needs = needs
-                    relevant.append(op)
-                    for o in op.outputs():
-                        reach.add(id(o))
-
-            grads: dict[int, object] = {}
-            for i, t in enumerate(targets):
-                if not isinstance(t, tensor_module.IndexedSlices):
-                    t = tensor_module.convert_to_tensor(t)
-                seed = None
-                if seeds is not None:
-                    seed = tensor_module.convert_to_tensor(seeds[i])
-                    if seed.shape != t.shape:
-                        raise InvalidArgumentError(
-                            f"gradient: output_gradients[{i}] has shape {seed.shape} but the "
-                            f"target has shape {t.shape}"
-                        )
-                if isinstance(t, tensor_module.IndexedSlices):
-                    # a sparse gradient as target (second order through gather): its values
-                    # are what was recorded, and the adjoint of densifying them gathers the
-                    # seed's rows (a dense copy made here would be a constant to this tape)
-                    t, seed = t.values, None if seed is None else array_ops.gather(seed, t.indices)
-                _accumulate(grads, t, array_ops.ones_like(t) if seed is None else seed)
-
+        for source in sources:
+            if not isinstance(source, tensor_module.Tensor):
+                raise InvalidArgumentError(
+                    f"gradient: sources must be tensors or variables, got {type(source).__name__}"
+                )
+        outer = _state.tapes
+        _state.tapes = tuple(t for t in outer if t is not self)  # outer tapes record the rules
+        try:
+            grads = self._seed_gradients(targets, seeds)
             source_ids = {id(s) for s in sources}
-            for op in reversed(relevant):
-                outputs = op.outputs()
+            for op in reversed(self._ops_from(sources)):
                 if op.prim.multi_output:
-                    out_grads = tuple(
-                        _dense(grads.get(id(o)) if id(o) in source_ids else grads.pop(id(o), None))
-                        for o in outputs
-                    )
-                    if all(g is None for g in out_grads):
+                    dy = self._output_gradients(op, grads, source_ids)
+                    if dy is None:
                         continue
-                    out_grads = tuple(
-                        array_ops.zeros_like(o) if g is None else g
-                        for o, g in zip(outputs, out_grads)
-                    )
-                    dy = out_grads
                 else:
                     key = id(op.output)
                     dy = grads.get(key) if key in source_ids else grads.pop(key, None)
                     if dy is None:
                         continue
-                    dy = _dense(dy)
-                _check_versions(op)
-                input_grads = op.prim.grad(op, dy)
-                for t, need, g in zip(op.inputs, op.needs, input_grads):
+                    if dy.__class__ is tensor_module.IndexedSlices:
+                        dy = dy.to_dense()
+                if op.versions:
+                    _check_versions(op)
+                for t, need, g in zip(op.inputs, op.needs, op.prim.grad(op, dy)):
                     if need and g is not None:
-                        _accumulate(grads, t, _match_shape(op.prim.name, t, g))
+                        _accumulate(grads, t, _match(op.prim.name, t, g))
             return [grads.get(id(s)) for s in sources]
+        finally:
+            _state.tapes = outer
+
+    def _ops_from(self, sources) -> list:
+        """The recorded ops that depend on a watched source, with their `needs` masks set.
+
+        Only watched sources start a path: an unwatched one gets None even if a
+        recorded op happened to read it (as with TF's GradientTape).
+        """
+        watched = self._watched
+        reach = {id(s) for s in sources if id(s) in watched}
+        relevant = []
+        for op in self._ops:
+            needs = [id(t) in reach for t in op.inputs]
+            if True in needs:
+                op.needs = needs
+                relevant.append(op)
+                if op.prim.multi_output:
+                    reach.update(id(o) for o in op.output)
+                else:
+                    reach.add(id(op.output))
+        return relevant
+
+    def _seed_gradients(self, targets, seeds) -> dict:
+        """{id(target): initial gradient}: ones, or the given output gradients."""
+        from kerasish.core.ops import array_ops
+
+        grads: dict[int, object] = {}
+        for i, t in enumerate(targets):
+            if not isinstance(t, tensor_module.IndexedSlices):
+                t = tensor_module.convert_to_tensor(t)
+            seed = None
+            if seeds is not None:
+                seed = tensor_module.convert_to_tensor(seeds[i])
+                if seed.shape != t.shape:
+                    raise InvalidArgumentError(
+                        f"gradient: output_gradients[{i}] has shape {seed.shape} but the "
+                        f"target has shape {t.shape}"
+                    )
+            if isinstance(t, tensor_module.IndexedSlices):
+                # a sparse gradient as target (second order through gather): its values
+                # are what was recorded, and the adjoint of densifying them gathers the
+                # seed's rows (a dense copy made here would be a constant to this tape)
+                t, seed = t.values, None if seed is None else array_ops.gather(seed, t.indices)
+            _accumulate(grads, t, array_ops.ones_like(t) if seed is None else seed)
+        return grads
+
+    @staticmethod
+    def _output_gradients(op, grads: dict, source_ids: set):
+        """The gradients of a multi-output op's outputs (zeros where one got none), or None."""
+        from kerasish.core.ops import array_ops
+
+        found = [
+            _dense(grads.get(id(o)) if id(o) in source_ids else grads.pop(id(o), None))
+            for o in op.output
+        ]
+        if all(g is None for g in found):
+            return None
+        return tuple(array_ops.zeros_like(o) if g is None else g for o, g in zip(op.output, found))
 
     def jacobian(self, target, sources, unconnected_gradients="none"):
         """d target[i...] / d source[j...] for every element: shape target.shape + source.shape."""
@@ -489,16 +513,24 @@ def _concat_indices(a, b):
     return backend.array_module(a).concatenate([a, b])
 
 
-def _match_shape(op_name: str, tensor, grad):
-    """Reduce a broadcast gradient back to the input's shape (done here, once, for all ops)."""
-    if isinstance(grad, tensor_module.IndexedSlices):
-        return grad
-    shape = tensor._value.shape
-    if grad._value.shape == shape:
-        return grad
-    from kerasish.core.ops import array_ops
+def _match(op_name: str, tensor, grad):
+    """Bring a gradient to its input's shape (summing broadcast axes) and floating dtype.
 
-    return array_ops.unbroadcast(grad, shape, op_name)
+    Done here, once, for every op; a float32 input of a float64 computation gets
+    a float32 gradient.
+    """
+    if grad.__class__ is tensor_module.IndexedSlices:
+        return grad
+    value = tensor._value
+    if grad._value.shape != value.shape:
+        from kerasish.core.ops import array_ops
+
+        grad = array_ops.unbroadcast(grad, value.shape, op_name)
+    if grad._value.dtype != value.dtype and value.dtype.kind == "f":
+        from kerasish.core.ops import math_ops
+
+        grad = math_ops.cast(grad, value.dtype)
+    return grad
 
 
 def _check_versions(op: Op) -> None:

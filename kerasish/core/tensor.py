@@ -239,18 +239,21 @@ class Variable(Tensor):
         return self.read_value()
 
     def _converted(self, value, what: str):
-        array = convert_to_tensor(value)._value
+        """`value` as an array of this variable's shape, dtype and device, or a clear error."""
+        array = value._value if isinstance(value, Tensor) else convert_to_tensor(value)._value
         if array.shape != self._value.shape:
             raise InvalidArgumentError(
                 f"Variable '{self._name}'.{what}: value has shape {tuple(array.shape)} but the "
                 f"variable has shape {self.shape}; shapes must match exactly"
             )
-        if not np.can_cast(array.dtype, self._value.dtype, casting="same_kind"):
+        if array.dtype != self._value.dtype and not np.can_cast(
+            array.dtype, self._value.dtype, casting="same_kind"
+        ):
             raise InvalidArgumentError(
                 f"Variable '{self._name}'.{what}: cannot store {array.dtype} values in a "
                 f"{self.dtype} variable; cast with ks.cast(value, {str(self.dtype)!r})"
             )
-        if backend.device_of(array) != backend.device_of(self._value):
+        if backend.cupy is not None and backend.device_of(array) != backend.device_of(self._value):
             array = backend.to_device(array, backend.device_of(self._value))
         return array
 

@@ -170,7 +170,7 @@ class Metric(Trackable):
 
     def reset_state(self) -> None:
         """Set every state variable back to its initial value."""
-        for variable, init in zip(self._weights, self._initializers):
+        for variable, init in zip(self._weights, self._initializers, strict=True):
             variable.assign(init(variable.shape, variable.dtype))
 
     def reset_states(self) -> None:
@@ -254,7 +254,7 @@ def align_sample_weight(sample_weight, values: Tensor, what: str) -> Tensor:
     if 0 < weight.ndim < values.ndim:
         weight = array_ops.reshape(weight, weight.shape + (1,) * (values.ndim - weight.ndim))
     if weight.ndim > values.ndim or any(
-        w not in (1, v) for w, v in zip(weight.shape, values.shape)
+        w not in (1, v) for w, v in zip(weight.shape, values.shape, strict=True)
     ):
         batch = values.shape[:1]
         raise InvalidArgumentError(

@@ -130,9 +130,7 @@ def _in_top_k(labels, y_pred, k: int):
     if labels.dtype.kind not in "iu":
         labels = math_ops.cast(labels, np.int64)
     mask = array_ops.one_hot(labels, y_pred.shape[-1], on_value=True, off_value=False, dtype=bool)
-    label_score = math_ops.reduce_sum(
-        math_ops.where(mask, y_pred, 0.0), axis=-1, keepdims=True
-    )
+    label_score = math_ops.reduce_sum(math_ops.where(mask, y_pred, 0.0), axis=-1, keepdims=True)
     higher = math_ops.reduce_sum(
         math_ops.cast(math_ops.greater(y_pred, label_score), np.int32), axis=-1
     )
@@ -274,9 +272,7 @@ class TopKCategoricalAccuracy(MeanMetricWrapper):
 
     _default_name = "top_k_categorical_accuracy"
 
-    def __init__(
-        self, k: int = 5, name: str | None = None, dtype=None, from_logits: bool = False
-    ):
+    def __init__(self, k: int = 5, name: str | None = None, dtype=None, from_logits: bool = False):
         super().__init__(
             top_k_categorical_accuracy, name=name, dtype=dtype, k=int(k), from_logits=from_logits
         )
@@ -296,9 +292,7 @@ class SparseTopKCategoricalAccuracy(MeanMetricWrapper):
 
     _default_name = "sparse_top_k_categorical_accuracy"
 
-    def __init__(
-        self, k: int = 5, name: str | None = None, dtype=None, from_logits: bool = False
-    ):
+    def __init__(self, k: int = 5, name: str | None = None, dtype=None, from_logits: bool = False):
         super().__init__(
             sparse_top_k_categorical_accuracy,
             name=name,

@@ -75,8 +75,9 @@ class _ConfusionMetric(Metric):
             self._thresholds_on[where] = cached
         return cached
 
-    def _confusion(self, y_true, y_pred, sample_weight, class_id=None, top_k=None,
-                   from_logits=False) -> tuple:
+    def _confusion(
+        self, y_true, y_pred, sample_weight, class_id=None, top_k=None, from_logits=False
+    ) -> tuple:
         """(tp, fp, tn, fn), each of shape (num_thresholds,), for one batch."""
         what = self._describe()
         y_true, y_pred = match_shapes(as_tensor(y_true), as_tensor(y_pred), what)
@@ -99,8 +100,9 @@ class _ConfusionMetric(Metric):
             y_true, y_pred = y_true[..., class_id], y_pred[..., class_id]
             weight = None if weight is None else weight[..., class_id]
         predictions = array_ops.reshape(y_pred, (-1,))
-        positive = math_ops.cast(math_ops.not_equal(array_ops.reshape(y_true, (-1,)), 0),
-                                 self._dtype)
+        positive = math_ops.cast(
+            math_ops.not_equal(array_ops.reshape(y_true, (-1,)), 0), self._dtype
+        )
         negative = 1.0 - positive
         if weight is not None:
             weight = array_ops.reshape(weight, (-1,))
@@ -111,8 +113,9 @@ class _ConfusionMetric(Metric):
             array_ops.reshape(predictions, (1, -1)), array_ops.reshape(thresholds, (-1, 1))
         )
         above_counts = math_ops.matmul(math_ops.cast(above, self._dtype), columns)
-        below_counts = math_ops.matmul(math_ops.cast(math_ops.logical_not(above), self._dtype),
-                                       columns)
+        below_counts = math_ops.matmul(
+            math_ops.cast(math_ops.logical_not(above), self._dtype), columns
+        )
         tp, fp = above_counts[:, 0], above_counts[:, 1]
         fn, tn = below_counts[:, 0], below_counts[:, 1]
         return tp, fp, tn, fn
@@ -151,8 +154,15 @@ class Precision(_ConfusionMetric):
 
     _default_name = "precision"
 
-    def __init__(self, thresholds=None, top_k=None, class_id=None, name=None, dtype=None,
-                 from_logits: bool = False):
+    def __init__(
+        self,
+        thresholds=None,
+        top_k=None,
+        class_id=None,
+        name=None,
+        dtype=None,
+        from_logits: bool = False,
+    ):
         super().__init__(name=name, dtype=dtype)
         self._init_options(thresholds, top_k, class_id, from_logits)
         count = len(self._threshold_values)
@@ -185,8 +195,15 @@ class Recall(_ConfusionMetric):
 
     _default_name = "recall"
 
-    def __init__(self, thresholds=None, top_k=None, class_id=None, name=None, dtype=None,
-                 from_logits: bool = False):
+    def __init__(
+        self,
+        thresholds=None,
+        top_k=None,
+        class_id=None,
+        name=None,
+        dtype=None,
+        from_logits: bool = False,
+    ):
         super().__init__(name=name, dtype=dtype)
         self._init_options(thresholds, top_k, class_id, from_logits)
         count = len(self._threshold_values)
@@ -238,9 +255,16 @@ class AUC(_ConfusionMetric):
 
     _default_name = "auc"
 
-    def __init__(self, num_thresholds: int = 200, curve: str = "ROC",
-                 summation_method: str = "interpolation", name=None, dtype=None,
-                 thresholds=None, from_logits: bool = False):
+    def __init__(
+        self,
+        num_thresholds: int = 200,
+        curve: str = "ROC",
+        summation_method: str = "interpolation",
+        name=None,
+        dtype=None,
+        thresholds=None,
+        from_logits: bool = False,
+    ):
         super().__init__(name=name, dtype=dtype)
         what = self._describe()
         curve = str(curve).upper()
@@ -304,7 +328,9 @@ def _interpolated_pr_auc(tp: Tensor, fp: Tensor, fn: Tensor) -> Tensor:
     dp = p[:-1] - p[1:]
     slope = divide_no_nan(dtp, math_ops.maximum(dp, 0.0))
     intercept = tp[1:] - slope * p[1:]
-    both_positive = math_ops.logical_and(math_ops.greater(p[:-1], 0.0), math_ops.greater(p[1:], 0.0))
+    both_positive = math_ops.logical_and(
+        math_ops.greater(p[:-1], 0.0), math_ops.greater(p[1:], 0.0)
+    )
     ratio = math_ops.where(
         both_positive,
         divide_no_nan(p[:-1], math_ops.maximum(p[1:], 0.0)),

@@ -153,4 +153,3 @@ class MeanMetricWrapper(Mean):
 
     def get_config(self) -> dict:
         return {"name": self._name, "dtype": str(self._dtype), **self._fn_kwargs}
-

@@ -16,7 +16,10 @@ from kerasish.core.tensor import Tensor, convert_to_tensor
 
 
 def _is_array_like(value) -> bool:
-    return isinstance(value, (np.ndarray, Tensor, list)) or hasattr(value, "__array__")
+    """Arrays, tensors and lists of numbers (a list of tuples is a list of batches)."""
+    if isinstance(value, list):
+        return not value or not isinstance(value[0], (tuple, dict))
+    return isinstance(value, (np.ndarray, Tensor)) or hasattr(value, "__array__")
 
 
 def _length(structure, what: str) -> int:

@@ -24,6 +24,7 @@ import warnings
 
 import numpy as np
 
+from kerasish import tracking
 from kerasish.core import backend
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.tape import GradientTape
@@ -252,6 +253,7 @@ class Optimizer(Trackable):
         """
         for observer in list(self._slot_observers):
             observer(var, slot_name, slot)
+        tracking.notify_created()  # a pending checkpoint restore assigns the slot's saved value
 
     def _create_slots(self, var: Variable) -> None:
         self._slot_owners[id(var)] = var

@@ -85,8 +85,7 @@ def _check_args(name, weights, biases, labels, inputs, num_sampled, num_classes,
         )
     if int(num_sampled) < 1 or int(num_classes) < 1:
         raise InvalidArgumentError(
-            f"{name}: num_sampled and num_classes must be >= 1, got {num_sampled} and "
-            f"{num_classes}"
+            f"{name}: num_sampled and num_classes must be >= 1, got {num_sampled} and {num_classes}"
         )
     if not inputs.dtype.kind == "f":
         raise InvalidArgumentError(f"{name}: inputs must be floating point, got {inputs.dtype}")
@@ -135,12 +134,17 @@ def _compute_sampled_logits(
         array_ops.stop_gradient(convert_to_tensor(v)) for v in sampled_values
     )
     sampled = math_ops.cast(sampled, np.int64)
-    if sampled.shape != (num_sampled,):
-        raise InvalidArgumentError(
-            f"{name}: sampled_values[0] (sampled candidates) must have shape "
-            f"(num_sampled,) = ({num_sampled},), got {sampled.shape}"
-        )
     batch, dim = inputs.shape
+    for what, value, shape in (
+        ("sampled_values[0] (sampled candidates)", sampled, (num_sampled,)),
+        ("sampled_values[1] (true expected counts)", true_count, (batch, num_true)),
+        ("sampled_values[2] (sampled expected counts)", sampled_count, (num_sampled,)),
+    ):
+        if value.shape != shape:
+            raise InvalidArgumentError(
+                f"{name}: {what} must have shape {shape} (batch={batch}, num_true={num_true}, "
+                f"num_sampled={num_sampled}), got {value.shape}"
+            )
     n_true = batch * num_true
     all_ids = array_ops.concat([array_ops.reshape(labels, (-1,)), sampled], 0)
 
@@ -219,8 +223,17 @@ def nce_loss(
         (4,)
     """
     logits, targets = _compute_sampled_logits(
-        name, weights, biases, labels, inputs, num_sampled, num_classes, num_true,
-        sampled_values, remove_accidental_hits, seed,
+        name,
+        weights,
+        biases,
+        labels,
+        inputs,
+        num_sampled,
+        num_classes,
+        num_true,
+        sampled_values,
+        remove_accidental_hits,
+        seed,
     )
     per_column = nn_ops.sigmoid_cross_entropy_with_logits(targets, logits)
     return math_ops.reduce_sum(per_column, 1)
@@ -258,7 +271,16 @@ def sampled_softmax_loss(
         (4,)
     """
     logits, targets = _compute_sampled_logits(
-        name, weights, biases, labels, inputs, num_sampled, num_classes, num_true,
-        sampled_values, remove_accidental_hits, seed,
+        name,
+        weights,
+        biases,
+        labels,
+        inputs,
+        num_sampled,
+        num_classes,
+        num_true,
+        sampled_values,
+        remove_accidental_hits,
+        seed,
     )
     return nn_ops.softmax_cross_entropy_with_logits(targets, logits)
