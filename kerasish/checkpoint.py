@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import socket
 import tempfile
 import time
 import warnings
@@ -61,12 +62,54 @@ def _fsync_directory(directory: str) -> None:
         os.close(fd)
 
 
+# Temporary files are named `.<target>.<host>-<pid>.<random>.tmp`, so that the
+# leftovers of a killed process can be recognised and removed later.
+_HOST = re.sub(r"[^A-Za-z0-9_]", "_", socket.gethostname()) or "host"
+_TEMPORARY = re.compile(r"^\.(?P<target>.+)\.(?P<host>[A-Za-z0-9_]+)-(?P<pid>\d+)\.[^.]+\.tmp$")
+
+
+def remove_stale_temporaries(directory) -> list:
+    """Delete temporary files left in `directory` by killed kerasish writers on this host.
+
+    Only files named like our temporaries whose writing process no longer
+    exists are removed; returns their names.
+    """
+    removed = []
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return removed
+    for name in names:
+        match = _TEMPORARY.match(name)
+        if not match or match["host"] != _HOST or _process_alive(int(match["pid"])):
+            continue
+        try:
+            os.remove(os.path.join(directory, name))
+            removed.append(name)
+        except OSError:
+            pass
+    return removed
+
+
+def _process_alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # exists, owned by someone else
+    return True
+
+
 def atomic_write(path: str, write) -> None:
     """Call `write(temporary_path)`, fsync the result, then rename it to `path`."""
     directory = os.path.dirname(os.path.abspath(path))
     os.makedirs(directory, exist_ok=True)
-    fd, temporary = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp",
-                                     dir=directory)
+    fd, temporary = tempfile.mkstemp(
+        prefix=f".{os.path.basename(path)}.{_HOST}-{os.getpid()}.", suffix=".tmp", dir=directory
+    )
     os.close(fd)
     umask = os.umask(0)
     os.umask(umask)
@@ -105,6 +148,11 @@ def read_values(path: str) -> dict:
         raise CheckpointError(
             f"checkpoint not found: {path!r}; ks.latest_checkpoint(directory) returns the newest "
             "complete checkpoint of a directory"
+        )
+    if os.path.isdir(path):
+        raise CheckpointError(
+            f"{path!r} is a directory, not a checkpoint file; ks.latest_checkpoint({path!r}) "
+            "returns the newest checkpoint in it"
         )
     if os.path.getsize(path) == 0:
         raise CheckpointError(f"checkpoint {path!r} is empty (0 bytes): it is not a checkpoint")
@@ -152,18 +200,29 @@ def _graph_values(root) -> dict:
     return named
 
 
-def _assign(path: str, variable: Variable, array, source: str) -> None:
+def _mismatch(path: str, variable: Variable, array) -> str | None:
+    """Why `array` (from the file) cannot be restored into `variable`, or None if it can."""
     if tuple(array.shape) != variable.shape:
-        raise CheckpointError(
-            f"{source}: shape mismatch for {path!r}: the checkpoint has shape "
-            f"{tuple(array.shape)} but the program's variable has shape {variable.shape}"
-        )
+        return (f"shape mismatch for {path!r}: the checkpoint has shape {tuple(array.shape)} "
+                f"but the program's variable has shape {variable.shape}")
     if array.dtype != variable.dtype and not np.can_cast(array.dtype, variable.dtype, "same_kind"):
+        return (f"dtype mismatch for {path!r}: the checkpoint has {array.dtype} but the "
+                f"program's variable is {variable.dtype}")
+    return None
+
+
+def _assign_all(pairs: list, source: str) -> None:
+    """Assign each (path, variable, array), after checking them all (nothing changes on error)."""
+    problems = [p for p in (_mismatch(*pair) for pair in pairs) if p]
+    if problems:
         raise CheckpointError(
-            f"{source}: dtype mismatch for {path!r}: the checkpoint has {array.dtype} but the "
-            f"program's variable is {variable.dtype}"
+            f"{source}: {len(problems)} value(s) do not fit the program, so none of the "
+            f"{len(pairs)} value(s) due now was restored:\n  " + "\n  ".join(problems)
         )
-    variable.assign(array.astype(variable.dtype, copy=False))
+    for _, variable, array in pairs:
+        if array.dtype != variable.dtype:
+            array = array.astype(variable.dtype)
+        variable.assign(array)
 
 
 class LoadStatus:
@@ -189,10 +248,12 @@ class LoadStatus:
 
     def objects_created(self) -> None:
         """Assign the values due to variables created since the last look (deferred restore)."""
-        for key, variable in _graph_values(self._root).items():
-            if key in self._values and key not in self.matched:
-                _assign(key, variable, self._values[key], f"restore from {self.path!r}")
-                self.matched.append(key)
+        done = set(self.matched)
+        pairs = [(key, variable, self._values[key])
+                 for key, variable in _graph_values(self._root).items()
+                 if key in self._values and key not in done]
+        _assign_all(pairs, f"restore from {self.path!r}")
+        self.matched.extend(key for key, _, _ in pairs)
         if not self.pending:
             tracking.stop_observing_creation(self)
             for obj in self._holders():
@@ -205,6 +266,8 @@ class LoadStatus:
         """Values in the file not yet assigned to anything (objects not created, or absent)."""
         done = set(self.matched)
         return sorted(k for k in self._values if k not in done)
+
+    unmatched = pending  # the issue's word for values in the file that nothing took
 
     @property
     def missing(self) -> list:
@@ -277,6 +340,11 @@ class Checkpoint(Trackable):
 
     def __init__(self, **objects):
         for name, obj in objects.items():
+            if name == "save_counter" or hasattr(type(self), name) or name.startswith("_"):
+                raise ValueError(
+                    f"Checkpoint: {name!r} cannot name an object (it is a Checkpoint attribute "
+                    "or private); choose another keyword"
+                )
             if not isinstance(obj, (Trackable, Variable, list, tuple, dict)):
                 raise TypeError(
                     f"Checkpoint: {name}={type(obj).__name__} is not trackable; pass variables, "
@@ -298,8 +366,14 @@ class Checkpoint(Trackable):
         """Write `<file_prefix>-<N>.h5` (N = save_counter) and make it the directory's latest."""
         self.save_counter.assign_add(1)
         path = f"{os.fspath(file_prefix)}-{int(self.save_counter)}.h5"
-        self.write(path)
-        update_index(os.path.dirname(os.path.abspath(path)), path)
+        try:
+            self.write(path)
+        except BaseException:
+            self.save_counter.assign_sub(1)  # the numbering stays as if this save never happened
+            raise
+        directory = os.path.dirname(os.path.abspath(path))
+        update_index(directory, path)
+        remove_stale_temporaries(directory)
         return path
 
     def read(self, path) -> LoadStatus:
@@ -325,17 +399,26 @@ def _index_path(directory: str) -> str:
 
 
 def read_index(directory) -> dict:
-    """The directory's index: {"latest": name or None, "checkpoints": [...], "times": [...]}."""
+    """The directory's index (JSON), with paths relative to the directory::
+
+        {"latest": name or None, "checkpoints": [names, oldest first], "times": [save times],
+         "preserved": [names kept for good by keep_checkpoint_every_n_hours],
+         "last_preserved_time": time or absent}
+    """
     path = _index_path(os.fspath(directory))
     if not os.path.exists(path):
-        return {"latest": None, "checkpoints": [], "times": []}
+        return {"latest": None, "checkpoints": [], "times": [], "preserved": []}
     try:
         with open(path) as handle:
             index = json.load(handle)
     except (OSError, ValueError) as exc:
         raise CheckpointError(f"checkpoint index {path!r} is unreadable: {exc}") from None
+    if not isinstance(index, dict):
+        raise CheckpointError(f"checkpoint index {path!r} is not a kerasish index (a JSON object)")
+    index.setdefault("latest", None)
     index.setdefault("checkpoints", [])
     index.setdefault("times", [time.time()] * len(index["checkpoints"]))
+    index.setdefault("preserved", [])
     return index
 
 
@@ -376,6 +459,9 @@ class CheckpointManager:
     It records its checkpoints in the directory's index (paths relative to
     the directory), deletes only files it named (`<checkpoint_name>-N.h5`),
     and after a restart picks up the index and continues the numbering.
+    With `keep_checkpoint_every_n_hours=H`, a checkpoint about to be pruned
+    is kept for good instead if it was saved at least H hours after the last
+    one kept that way (it leaves the `checkpoints` list and is never deleted).
     """
 
     def __init__(self, checkpoint: Checkpoint, directory, max_to_keep: int | None = 5,
@@ -388,8 +474,9 @@ class CheckpointManager:
         self.checkpoint_name = checkpoint_name
         self._pattern = re.compile(rf"^{re.escape(checkpoint_name)}-(\d+)\.h5$")
         os.makedirs(self.directory, exist_ok=True)
+        remove_stale_temporaries(self.directory)
         index = read_index(self.directory)
-        self._last_kept_time = min(index["times"]) if index["times"] else time.time()
+        self._last_kept_time = index.get("last_preserved_time", time.time())
 
     def _own(self, index) -> list:
         return [name for name in index["checkpoints"] if self._pattern.match(name)]
@@ -408,7 +495,8 @@ class CheckpointManager:
         """Save `<directory>/<checkpoint_name>-<N>.h5` and prune old ones; returns the path."""
         index = read_index(self.directory)
         if checkpoint_number is None:
-            numbers = [int(self._pattern.match(n).group(1)) for n in self._own(index)]
+            names = index["checkpoints"] + index["preserved"]
+            numbers = [int(m.group(1)) for m in map(self._pattern.match, names) if m]
             checkpoint_number = max(numbers + [int(self._checkpoint.save_counter)]) + 1
         checkpoint_number = int(checkpoint_number)
         self._checkpoint.save_counter.assign(checkpoint_number)
@@ -417,26 +505,28 @@ class CheckpointManager:
         self._checkpoint.write(path)
         update_index(self.directory, path)
         self._prune()
+        remove_stale_temporaries(self.directory)
         return path
 
     def _prune(self) -> None:
-        if self.max_to_keep is None:
-            return
         index = read_index(self.directory)
         own = self._own(index)
-        excess = len(own) - self.max_to_keep
-        if excess <= 0:
+        excess = 0 if self.max_to_keep is None else len(own) - max(1, self.max_to_keep)
+        if self.keep_every and "last_preserved_time" not in index:
+            index["last_preserved_time"] = self._last_kept_time  # survives a restart
+        elif excess <= 0:
             return
         doomed = []
-        for name in own[:excess]:
-            saved_at = index["times"][index["checkpoints"].index(name)]
-            if self.keep_every and saved_at - self._last_kept_time >= self.keep_every * 3600:
-                self._last_kept_time = saved_at
-                continue  # kept for good: still listed, never pruned again by count
-            doomed.append(name)
-        for name in doomed:
+        for name in own[:max(excess, 0)]:
             position = index["checkpoints"].index(name)
+            saved_at = index["times"][position]
             del index["checkpoints"][position], index["times"][position]
+            if self.keep_every and saved_at - self._last_kept_time >= self.keep_every * 3600:
+                self._last_kept_time = saved_at  # kept for good, no longer counted or pruned
+                index["preserved"].append(name)
+                index["last_preserved_time"] = saved_at
+            else:
+                doomed.append(name)
         write_index(self.directory, index)  # the index stops naming them before they go
         for name in doomed:
             try:

@@ -168,6 +168,10 @@ class Metric(Trackable):
             variable._value = backend.to_device(variable._value, where)
             variable._version += 1
 
+    def get_config(self) -> dict:
+        """The constructor arguments that recreate this metric (`cls(**config)`)."""
+        return {"name": self._name, "dtype": str(self._dtype)}
+
     def reset_state(self) -> None:
         """Set every state variable back to its initial value."""
         for variable, init in zip(self._weights, self._initializers, strict=True):
@@ -205,8 +209,26 @@ def divide_no_nan(numerator, denominator) -> Tensor:
     return math_ops.where(zero, array_ops.zeros_like(numerator), numerator / safe)
 
 
-def as_tensor(value) -> Tensor:
-    return value if isinstance(value, Tensor) else convert_to_tensor(value)
+def as_tensor(value, like: Tensor | None = None) -> Tensor:
+    """`value` as a tensor; host data (lists, NumPy) is placed on the device of `like`.
+
+    Tensors are never moved: tensors on different devices make the op raise a
+    DeviceError that says so.
+    """
+    if isinstance(value, Tensor):
+        return value
+    tensor = convert_to_tensor(value)
+    if like is not None:
+        where = backend.device_of(like._value)
+        if backend.device_of(tensor._value) != where:
+            tensor = Tensor(backend.to_device(tensor._value, where))
+    return tensor
+
+
+def as_pair(y_true, y_pred) -> tuple:
+    """(y_true, y_pred) as tensors; host labels go to the device of the predictions."""
+    y_pred = as_tensor(y_pred)
+    return as_tensor(y_true, like=y_pred), y_pred
 
 
 def as_float(x: Tensor, like: Tensor | None = None) -> Tensor:
@@ -245,7 +267,7 @@ def align_sample_weight(sample_weight, values: Tensor, what: str) -> Tensor:
     weight of shape (batch,) applies to every element of its example's values
     of shape (batch, d); a trailing dimension of 1 ((batch, 1)) is accepted.
     """
-    weight = math_ops.cast(as_tensor(sample_weight), values.dtype)
+    weight = math_ops.cast(as_tensor(sample_weight, like=values), values.dtype)
     if weight.shape == values.shape:
         return weight
     received = weight.shape

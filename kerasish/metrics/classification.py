@@ -14,7 +14,7 @@ import numpy as np
 
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.ops import array_ops, math_ops
-from kerasish.metrics.base import as_float, as_tensor, match_shapes
+from kerasish.metrics.base import as_float, as_pair, match_shapes
 from kerasish.metrics.reduction import MeanMetricWrapper
 
 
@@ -30,7 +30,7 @@ def accuracy(y_true, y_pred):
         >>> ks.metrics.accuracy([1, 2, 3], [1, 2, 0]).numpy()
         array([1., 1., 0.], dtype=float32)
     """
-    y_true, y_pred = match_shapes(as_tensor(y_true), as_tensor(y_pred), "accuracy")
+    y_true, y_pred = match_shapes(*as_pair(y_true, y_pred), "accuracy")
     return _hits(math_ops.equal(y_true, y_pred))
 
 
@@ -44,7 +44,7 @@ def binary_accuracy(y_true, y_pred, threshold: float = 0.5, from_logits: bool = 
         >>> ks.metrics.binary_accuracy([1, 0, 1], [0.9, 0.6, 0.2]).numpy()
         array([1., 0., 0.], dtype=float32)
     """
-    y_true, y_pred = match_shapes(as_tensor(y_true), as_tensor(y_pred), "binary_accuracy")
+    y_true, y_pred = match_shapes(*as_pair(y_true, y_pred), "binary_accuracy")
     y_pred = as_float(y_pred)
     if from_logits:
         y_pred = math_ops.sigmoid(y_pred)
@@ -82,7 +82,7 @@ def categorical_accuracy(y_true, y_pred, from_logits: bool = False):
         >>> ks.metrics.categorical_accuracy([[0, 1], [1, 0]], [[0.2, 0.8], [0.3, 0.7]]).numpy()
         array([1., 0.], dtype=float32)
     """
-    y_true, y_pred = as_tensor(y_true), as_tensor(y_pred)
+    y_true, y_pred = as_pair(y_true, y_pred)
     what = "categorical_accuracy"
     if y_true.shape != y_pred.shape:
         hint = (
@@ -109,7 +109,7 @@ def sparse_categorical_accuracy(y_true, y_pred, from_logits: bool = False):
         >>> ks.metrics.sparse_categorical_accuracy([1, 0], [[0.2, 0.8], [0.3, 0.7]]).numpy()
         array([1., 0.], dtype=float32)
     """
-    y_true, y_pred = as_tensor(y_true), as_tensor(y_pred)
+    y_true, y_pred = as_pair(y_true, y_pred)
     what = "sparse_categorical_accuracy"
     _check_classes(y_pred, what, "for one output unit use binary_accuracy")
     labels = _sparse_labels(y_true, y_pred, what)
@@ -147,7 +147,7 @@ def top_k_categorical_accuracy(y_true, y_pred, k: int = 5, from_logits: bool = F
         >>> ks.metrics.top_k_categorical_accuracy(y_true, y_pred, k=2).numpy()
         array([1., 0.], dtype=float32)
     """
-    y_true, y_pred = as_tensor(y_true), as_tensor(y_pred)
+    y_true, y_pred = as_pair(y_true, y_pred)
     if y_true.shape != y_pred.shape:
         raise InvalidArgumentError(
             f"top_k_categorical_accuracy: y_true has shape {y_true.shape} but y_pred has shape "
@@ -167,7 +167,7 @@ def sparse_top_k_categorical_accuracy(y_true, y_pred, k: int = 5, from_logits: b
         >>> ks.metrics.sparse_top_k_categorical_accuracy([2, 0], y_pred, k=2).numpy()
         array([1., 0.], dtype=float32)
     """
-    y_true, y_pred = as_tensor(y_true), as_tensor(y_pred)
+    y_true, y_pred = as_pair(y_true, y_pred)
     what = "sparse_top_k_categorical_accuracy"
     _check_classes(y_pred, what, "use binary_accuracy")
     labels = _sparse_labels(y_true, y_pred, what)

@@ -21,7 +21,7 @@ from kerasish.metrics.base import (
     Metric,
     align_sample_weight,
     as_float,
-    as_tensor,
+    as_pair,
     divide_no_nan,
     match_shapes,
 )
@@ -54,9 +54,21 @@ class _ConfusionMetric(Metric):
             values = _threshold_list(thresholds, self._describe())
         self._init_thresholds(values)
         self._scalar = thresholds is None or np.ndim(thresholds) == 0
+        self._given_thresholds = (
+            None if thresholds is None else (values[0] if self._scalar else list(values))
+        )
         self.top_k = None if top_k is None else int(top_k)
         self.class_id = None if class_id is None else int(class_id)
         self.from_logits = bool(from_logits)
+
+    def get_config(self) -> dict:
+        return {
+            **super().get_config(),
+            "thresholds": self._given_thresholds,
+            "top_k": self.top_k,
+            "class_id": self.class_id,
+            "from_logits": self.from_logits,
+        }
 
     def _init_thresholds(self, thresholds: list) -> None:
         self._threshold_values = np.asarray(thresholds, dtype=self._dtype)
@@ -80,7 +92,7 @@ class _ConfusionMetric(Metric):
     ) -> tuple:
         """(tp, fp, tn, fn), each of shape (num_thresholds,), for one batch."""
         what = self._describe()
-        y_true, y_pred = match_shapes(as_tensor(y_true), as_tensor(y_pred), what)
+        y_true, y_pred = match_shapes(*as_pair(y_true, y_pred), what)
         y_pred = math_ops.cast(as_float(y_pred), self._dtype)
         self._follow_device(y_pred._value)
         if from_logits:
@@ -274,8 +286,10 @@ class AUC(_ConfusionMetric):
             raise InvalidArgumentError(
                 f"{what}: summation_method must be one of {_SUMMATIONS}, got {summation_method!r}"
             )
+        self._given_thresholds = None
         if thresholds is not None:
             inner = sorted(_threshold_list(thresholds, what))
+            self._given_thresholds = list(inner)
         else:
             if int(num_thresholds) <= 1:
                 raise InvalidArgumentError(
@@ -285,13 +299,26 @@ class AUC(_ConfusionMetric):
             inner = [(i + 1) / (n - 1) for i in range(n - 2)]
         values = [0.0 - EPSILON] + inner + [1.0 + EPSILON]
         self.num_thresholds = len(values)
-        self.curve, self.summation_method, self.from_logits = curve, summation_method, from_logits
+        self.curve, self.summation_method = curve, summation_method
+        self.from_logits = bool(from_logits)
         self._init_thresholds(values)
         shape = (self.num_thresholds,)
         self.true_positives = self.add_weight("true_positives", shape)
         self.false_positives = self.add_weight("false_positives", shape)
         self.true_negatives = self.add_weight("true_negatives", shape)
         self.false_negatives = self.add_weight("false_negatives", shape)
+
+    def get_config(self) -> dict:
+        config = {
+            **Metric.get_config(self),
+            "num_thresholds": self.num_thresholds,
+            "curve": self.curve,
+            "summation_method": self.summation_method,
+            "from_logits": self.from_logits,
+        }
+        if self._given_thresholds is not None:
+            config["thresholds"] = list(self._given_thresholds)
+        return config
 
     def update_state(self, y_true, y_pred, sample_weight=None) -> None:
         tp, fp, tn, fn = self._confusion(

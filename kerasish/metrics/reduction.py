@@ -15,6 +15,7 @@ from kerasish.metrics.base import (
     Metric,
     _snake_case,
     align_sample_weight,
+    as_pair,
     as_tensor,
     divide_no_nan,
 )
@@ -144,7 +145,7 @@ class MeanMetricWrapper(Mean):
 
     def update_state(self, y_true, y_pred, sample_weight=None) -> None:
         """Average `fn(y_true, y_pred)` into the state, weighted by `sample_weight`."""
-        y_true, y_pred = as_tensor(y_true), as_tensor(y_pred)
+        y_true, y_pred = as_pair(y_true, y_pred)
         try:
             values = self._fn(y_true, y_pred, **self._fn_kwargs)
         except InvalidArgumentError as exc:
@@ -152,4 +153,4 @@ class MeanMetricWrapper(Mean):
         super().update_state(values, sample_weight)
 
     def get_config(self) -> dict:
-        return {"name": self._name, "dtype": str(self._dtype), **self._fn_kwargs}
+        return {**super().get_config(), **self._fn_kwargs}

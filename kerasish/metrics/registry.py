@@ -146,7 +146,7 @@ def _loss_names(loss) -> list:
     if loss is None:
         return []
     if isinstance(loss, str):
-        return [loss.strip().lower()]
+        return [_snake_case(loss.strip())]
     names = []
     for candidate in (
         getattr(loss, "name", None),

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from kerasish.core.ops import math_ops
 from kerasish.core.tensor import Tensor
-from kerasish.metrics.base import as_float, as_tensor, divide_no_nan, match_shapes
+from kerasish.metrics.base import as_float, as_pair, divide_no_nan, match_shapes
 from kerasish.metrics.reduction import MeanMetricWrapper
 
 
 def _difference(y_true, y_pred, what: str) -> Tensor:
-    y_true, y_pred = match_shapes(as_tensor(y_true), as_tensor(y_pred), what)
+    y_true, y_pred = match_shapes(*as_pair(y_true, y_pred), what)
     y_pred = as_float(y_pred)
     return y_pred - math_ops.cast(y_true, y_pred.dtype)
 

@@ -72,10 +72,6 @@ class _SparseGrad:
         self.indices = indices
 
 
-def _snake_case(name: str) -> str:
-    return re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name).lower()
-
-
 _CLIP_ARGS = ("clipnorm", "clipvalue", "global_clipnorm")
 
 
@@ -92,7 +88,7 @@ class Optimizer(Trackable):
         weight_decay: decoupled weight decay: before each update,
             `var -= learning_rate * weight_decay * var` (for a sparse gradient,
             on the touched rows only). See `exclude_from_weight_decay`.
-        name: the optimizer's name (default: its class name in snake case).
+        name: the optimizer's name (default: its class name in lower case, e.g. 'adamw').
 
     Writing an optimizer: subclass, set hyperparameters in `__init__`, declare
     the slots in `_slot_specs()` as `(name, initial_value)` pairs, and
@@ -137,7 +133,7 @@ class Optimizer(Trackable):
     ):
         _reject_unknown(type(self).__name__, kwargs)
         kind = type(self).__name__
-        clipping = dict(zip(_CLIP_ARGS, (clipnorm, clipvalue, global_clipnorm)))
+        clipping = dict(zip(_CLIP_ARGS, (clipnorm, clipvalue, global_clipnorm), strict=True))
         given = {arg: value for arg, value in clipping.items() if value is not None}
         if len(given) > 1:
             raise ValueError(
@@ -147,7 +143,7 @@ class Optimizer(Trackable):
         for arg, value in dict(clipping, weight_decay=weight_decay).items():
             if value is not None and not (float(value) >= 0 and math.isfinite(float(value))):
                 raise ValueError(f"{kind}: {arg} must be a finite number >= 0, got {value!r}")
-        self.name = name or _snake_case(kind)
+        self.name = name or kind.lower()
         self.clipnorm = None if clipnorm is None else float(clipnorm)
         self.clipvalue = None if clipvalue is None else float(clipvalue)
         self.global_clipnorm = None if global_clipnorm is None else float(global_clipnorm)
@@ -391,7 +387,7 @@ class Optimizer(Trackable):
 
     def apply(self, grads, trainable_variables) -> Variable:
         """Keras 3 spelling: `apply_gradients(zip(grads, trainable_variables))`."""
-        return self.apply_gradients(zip(grads, trainable_variables))
+        return self.apply_gradients(zip(grads, trainable_variables, strict=True))
 
     def _apply(self, pairs) -> None:
         prepared = [(self._prepare_gradient(grad, var), var) for grad, var in pairs]
@@ -557,9 +553,18 @@ class Optimizer(Trackable):
             var_list = var_list()
         if var_list is None:
             var_list = [v for v in tape.watched_variables() if v.trainable]
+            if not var_list:
+                warnings.warn(
+                    f"{type(self).__name__}.minimize: the loss read no trainable variable, so "
+                    "nothing was updated; pass var_list=[...] or compute the loss from the "
+                    "model's variables",
+                    UserWarning,
+                    stacklevel=2,
+                )
+                return loss_value
         var_list = list(var_list)
         grads = tape.gradient(loss_value, var_list)
-        self.apply_gradients(zip(grads, var_list), global_step=global_step)
+        self.apply_gradients(zip(grads, var_list, strict=True), global_step=global_step)
         return loss_value
 
     # -- configuration -----------------------------------------------------------------

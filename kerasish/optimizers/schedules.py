@@ -121,7 +121,7 @@ class PiecewiseConstantDecay(LearningRateSchedule):
                 f"PiecewiseConstantDecay: needs one more value than boundaries, got "
                 f"{len(boundaries)} boundaries {boundaries} and {len(values)} values {values}"
             )
-        if any(b >= a for b, a in zip(boundaries, boundaries[1:])):
+        if any(b >= a for b, a in zip(boundaries[:-1], boundaries[1:], strict=True)):
             raise ValueError(
                 f"PiecewiseConstantDecay: boundaries must be strictly increasing, got {boundaries}"
             )
@@ -131,7 +131,7 @@ class PiecewiseConstantDecay(LearningRateSchedule):
 
     def __call__(self, step):
         s = _step_value(step)
-        for boundary, value in zip(self.boundaries, self.values):
+        for boundary, value in zip(self.boundaries, self.values[:-1], strict=True):
             if s <= boundary:
                 return _result(value)
         return _result(self.values[-1])

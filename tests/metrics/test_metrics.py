@@ -643,6 +643,22 @@ def test_get_resolves_names_instances_and_functions():
     assert float(wrapped([1, 2], [1, 3])) == 0.5
 
 
+def test_config_round_trip():
+    originals = [
+        metrics.BinaryAccuracy(name="acc", threshold=0.7, from_logits=True),
+        metrics.TopKCategoricalAccuracy(k=3),
+        metrics.Precision(thresholds=[0.2, 0.4], class_id=1),
+        metrics.Recall(thresholds=0.3, top_k=2),
+        metrics.AUC(num_thresholds=50, curve="PR", summation_method="majoring"),
+        metrics.AUC(thresholds=[0.3, 0.6], dtype="float64"),
+        metrics.Mean("loss"),
+    ]
+    for original in originals:
+        copy = metrics.get(metrics.serialize(original))
+        assert type(copy) is type(original) and copy.get_config() == original.get_config()
+        assert [v.shape for v in copy.variables] == [v.shape for v in original.variables]
+
+
 def test_get_unknown_name_is_a_clear_error():
     with pytest.raises(InvalidArgumentError, match=r"unknown metric 'acuracy'.*'accuracy'"):
         metrics.get("acuracy")
@@ -677,6 +693,8 @@ def test_resolve_accuracy_like_keras():
     )
     assert resolve("categorical_crossentropy", (32, 10), (32, 10)) is metrics.CategoricalAccuracy
     assert resolve("binary_crossentropy", (32, 1), (32, 1)) is metrics.BinaryAccuracy
+    assert resolve("CategoricalCrossentropy", None, (32, 10)) is metrics.CategoricalAccuracy
+    assert resolve("BCE", None, (32, 3)) is metrics.BinaryAccuracy
     assert (
         resolve(SparseCategoricalCrossentropy(from_logits=True), None, None)
         is metrics.SparseCategoricalAccuracy
@@ -712,10 +730,9 @@ def test_state_follows_the_data_to_the_gpu():
     m = metrics.SparseCategoricalAccuracy()
     auc = metrics.AUC(num_thresholds=10)
     with ks.device("/gpu:0"):
-        labels = ks.constant([0, 1, 1])
         scores = ks.constant([[0.9, 0.1], [0.2, 0.8], [0.6, 0.4]])
     assert m.total.device == "/cpu:0"
-    value = m(labels, scores)
+    value = m(np.array([0, 1, 1]), scores, sample_weight=[1.0, 1.0, 1.0])  # host data follows
     assert m.total.device == "/gpu:0" and m.count.device == "/gpu:0"
     assert value.device == "/gpu:0" and float(value) == pytest.approx(2 / 3)
     auc(ks.constant([0.0, 1.0, 1.0]).gpu(), scores[:, 1])

@@ -233,7 +233,7 @@ def test_updates_are_in_place(case, sparse):
     opt = cls(**kwargs)
     array = var._value
     slot_arrays = None
-    for step in range(3):
+    for _ in range(3):
         if sparse:
             grad = ks.IndexedSlices(ks.constant(np.full((2, 3), 0.5, np.float32)),
                                     np.array([1, 3]), (5, 3))
@@ -325,7 +325,7 @@ def _one_sgd_step(opt_kwargs, grads):
     variables = [ks.Variable(np.zeros(np.shape(g), np.float32), name=f"v{i}")
                  for i, g in enumerate(grads)]
     SGD(1.0, **opt_kwargs).apply_gradients(
-        [(ks.constant(np.asarray(g, np.float32)), v) for g, v in zip(grads, variables)]
+        [(ks.constant(np.asarray(g, np.float32)), v) for g, v in zip(grads, variables, strict=True)]
     )
     return [-v.numpy() for v in variables]  # the applied gradients
 
@@ -462,11 +462,11 @@ def test_all_none_gradients_warn_naming_the_variables():
     a, b = ks.Variable(1.0, name="a"), ks.Variable(2.0, name="b")
     opt = Adam()
     with pytest.warns(UserWarning, match=r"no gradient was provided.*'a', 'b'"):
-        opt.apply_gradients(zip([None, None], [a, b]))
+        opt.apply_gradients(zip([None, None], [a, b], strict=True))
     assert float(a) == 1.0 and int(opt.iterations) == 0
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        opt.apply_gradients(zip([None, ks.constant(1.0)], [a, b]))  # some None: skipped quietly
+        opt.apply_gradients([(None, a), (ks.constant(1.0), b)])  # some None: skipped quietly
     assert float(a) == 1.0 and float(b) < 2.0
     assert opt._slots.get(id(a)) is None
 
@@ -480,7 +480,7 @@ def test_slot_names_api_and_observers():
     assert opt.get_slot_names() == ["m", "v", "vhat"]
     with pytest.raises(KeyError, match="dense/kernel"):
         opt.get_slot(kernel, "m")
-    opt.apply_gradients(zip([ks.ones((2, 3)), ks.ones((3,))], [kernel, bias]))
+    opt.apply_gradients([(ks.ones((2, 3)), kernel), (ks.ones((3,)), bias)])
     m = opt.get_slot(kernel, "m")
     assert m.name == "dense/kernel/m" and m.shape == (2, 3) and not m.trainable
     assert opt.get_slot(bias, "vhat").name == "dense/bias/vhat"
@@ -553,6 +553,8 @@ def test_minimize_updates_the_trainable_variables_the_loss_read():
     assert float(w) == pytest.approx(1.3)
     with pytest.raises(ValueError, match="needs the GradientTape"):
         opt.minimize(w * 3.0, var_list=[w])
+    with pytest.warns(UserWarning, match="read no trainable variable"):
+        opt.minimize(lambda: frozen * 2.0)
 
 
 # -- errors and lookup ----------------------------------------------------------------------
@@ -589,6 +591,7 @@ def test_get_resolves_names_case_insensitively():
         assert type(optimizers.get(name)) is cls
     opt = Adam(0.1)
     assert optimizers.get(opt) is opt
+    assert (opt.name, AdamW().name, RMSprop(name="rms").name) == ("adam", "adamw", "rms")
     assert type(optimizers.get(SGD)) is SGD
     with pytest.raises(ValueError, match=r"'adamx'.*'adagrad', 'adam', 'adamw', 'rmsprop', 'sgd'"):
         optimizers.get("adamx")
@@ -635,7 +638,7 @@ def test_seeds_linear_model_trains_with_global_step():
     start = int(step)
     for _ in range(300):
         grads = grad(model, training_inputs, training_outputs)
-        optimizer.apply_gradients(zip(grads, [model.W, model.B]), global_step=step)
+        optimizer.apply_gradients(zip(grads, [model.W, model.B], strict=True), global_step=step)
     final = float(loss(model, training_inputs, training_outputs))
     assert initial > 50 and final < 1.2
     assert abs(float(model.W) - 3.0) < 0.1 and abs(float(model.B) - 2.0) < 0.1
@@ -661,8 +664,8 @@ def test_gpu_updates_match_cpu():
                         ks.square(ks.gather(e, [1, 4, 1]))
                     )
                 grads = tape.gradient(loss, [w, e])
-                opt.apply_gradients(zip(grads, [w, e]))
+                opt.apply_gradients(zip(grads, [w, e], strict=True))
             assert w.device == device and opt.get_slot(e, "m").device == device
             results.append([w.numpy(), e.numpy(), opt.get_slot(e, "v").numpy()])
-    for cpu, gpu in zip(*results):
+    for cpu, gpu in zip(*results, strict=True):
         np.testing.assert_allclose(gpu, cpu, rtol=1e-5, atol=1e-6)

@@ -1,0 +1,95 @@
+"""What every recipe shares: common flags, device/seed set-up, TensorBoard logs,
+checkpoints that resume where they stopped, and a checkpoint saved on Ctrl-C."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import signal
+import time
+
+import kerasish as ks
+
+
+def parser_for(recipe: str, description: str) -> argparse.ArgumentParser:
+    """An argument parser with the flags every recipe has."""
+    parser = argparse.ArgumentParser(
+        prog=f"python -m recipes.{recipe}", description=description,
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    parser.add_argument("--logdir", default=None,
+                        help=f"TensorBoard log directory (default: runs/{recipe}/<timestamp>)")
+    parser.add_argument("--checkpoint-dir", default=None,
+                        help="save checkpoints here and resume from the latest one found")
+    parser.add_argument("--device", default="cpu", help="'cpu' or 'gpu' (or '/gpu:N')")
+    parser.add_argument("--seed", type=int, default=0, help="random seed (results are reproducible)")
+    parser.add_argument("--quiet", action="store_true", help="no progress bars")
+    return parser
+
+
+def default_logdir(recipe: str, logdir: str | None) -> str:
+    return logdir or os.path.join("runs", recipe, time.strftime("%Y%m%d-%H%M%S"))
+
+
+class Session:
+    """Checkpointing and logging for one recipe run.
+
+    `step` (a variable, saved in the checkpoint) counts training steps; after
+    `restore()` it says where the interrupted run stopped, and the TensorBoard
+    writer hides anything that run logged after that step.
+    """
+
+    def __init__(self, recipe: str, args, **trackables):
+        self.recipe = recipe
+        self.step = ks.Variable(0, name="step", dtype=ks.int64, trainable=False)
+        self.checkpoint = ks.Checkpoint(step=self.step, **trackables)
+        self.manager = None
+        self.resumed_from = None
+        if args.checkpoint_dir:
+            self.manager = ks.CheckpointManager(self.checkpoint, args.checkpoint_dir, max_to_keep=3)
+            latest = self.manager.latest_checkpoint
+            if latest:
+                self.checkpoint.restore(latest)
+                self.resumed_from = latest
+        self.logdir = self._logdir(recipe, args)
+        self.writer = ks.summary.create_file_writer(
+            self.logdir, purge_step=int(self.step) if self.resumed_from else None
+        )
+
+    @staticmethod
+    def _logdir(recipe: str, args) -> str:
+        """--logdir, else the log directory of the run being resumed, else a new one."""
+        if args.logdir:
+            return args.logdir
+        if not args.checkpoint_dir:
+            return default_logdir(recipe, None)
+        remembered = os.path.join(args.checkpoint_dir, "logdir.txt")
+        if os.path.exists(remembered):
+            with open(remembered) as handle:
+                return handle.read().strip()
+        logdir = default_logdir(recipe, None)
+        os.makedirs(args.checkpoint_dir, exist_ok=True)
+        with open(remembered, "w") as handle:
+            handle.write(logdir + "\n")
+        return logdir
+
+    def save(self) -> str | None:
+        return self.manager.save() if self.manager is not None else None
+
+    @contextlib.contextmanager
+    def saving_on_interrupt(self):
+        """On Ctrl-C (or SIGTERM), save a checkpoint, then exit with status 130."""
+        previous = signal.getsignal(signal.SIGTERM)
+        signal.signal(signal.SIGTERM, signal.default_int_handler)
+        try:
+            with self.writer.as_default():
+                yield
+        except KeyboardInterrupt:
+            path = self.save()
+            where = f"; checkpoint saved to {path}" if path else " (no --checkpoint-dir: not saved)"
+            print(f"\n{self.recipe}: interrupted at step {int(self.step)}{where}")
+            raise SystemExit(130) from None
+        finally:
+            signal.signal(signal.SIGTERM, previous)
+            self.writer.close()
