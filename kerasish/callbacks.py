@@ -327,14 +327,25 @@ class TensorBoard(Callback):
     Training values go to `<log_dir>/train`, validation values (the `val_`
     logs, without the prefix) to `<log_dir>/validation`, so TensorBoard draws
     them as two runs on the same charts. `update_freq="epoch"` writes once per
-    epoch; an integer N also writes the running training values every N batches.
-    `histogram_freq=K` writes weight histograms every K epochs.
+    epoch (tags `epoch_loss`, `epoch_accuracy`, ..., `epoch_learning_rate`; step =
+    epoch); an integer N also writes the running training values every N batches
+    (`batch_loss`, ...; step = the optimizer's `iterations`, so a resumed run
+    continues the curve). `histogram_freq=K` writes weight histograms every K
+    epochs. `purge_step=S` (e.g. the epoch a resumed run starts from) hides the
+    events an interrupted run wrote at steps >= S.
     """
 
     def __init__(self, log_dir="logs", histogram_freq: int = 0, update_freq="epoch",
                  purge_step=None):
         super().__init__()
         self.log_dir = os.fspath(log_dir)
+        if update_freq == "batch":
+            update_freq = 1
+        if update_freq != "epoch" and not (isinstance(update_freq, int) and update_freq > 0):
+            raise ValueError(
+                f"TensorBoard: update_freq must be 'epoch', 'batch' or a positive number of "
+                f"batches, got {update_freq!r}"
+            )
         self.histogram_freq, self.update_freq, self.purge_step = histogram_freq, update_freq, purge_step
         self._writers = {}
         self._batches = 0
@@ -361,7 +372,9 @@ class TensorBoard(Callback):
     def on_train_batch_end(self, batch, logs=None):
         self._batches += 1
         if self.update_freq != "epoch" and self._batches % int(self.update_freq) == 0:
-            self._write("train", logs or {}, self._batches, prefix="batch_")
+            optimizer = getattr(self.model, "optimizer", None)
+            step = int(optimizer.iterations) if optimizer is not None else self._batches
+            self._write("train", logs or {}, step, prefix="batch_")
 
     def on_epoch_end(self, epoch, logs=None):
         from kerasish import summary

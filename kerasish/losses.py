@@ -150,12 +150,17 @@ def _mean_last_axis(values: Tensor) -> Tensor:
     return math_ops.reduce_mean(values, -1) if values.ndim else values
 
 
+_warned_not_probabilities: set = set()
+
+
 def _warn_if_not_probabilities(y_pred: Tensor, name: str) -> None:
-    if y_pred.size == 0:
+    """Warn once per loss name when 'probabilities' look like logits."""
+    if y_pred.size == 0 or name in _warned_not_probabilities:
         return
     xp = backend.array_module(y_pred._value)
     low, high = backend.to_numpy(xp.stack([y_pred._value.min(), y_pred._value.max()])).tolist()
     if low < 0 or high > 1.001:
+        _warned_not_probabilities.add(name)
         warnings.warn(
             f"{name}: y_pred holds values in [{low:.4g}, {high:.4g}], outside [0, 1], but "
             "from_logits=False treats them as probabilities (they are clipped); if the model "

@@ -9,19 +9,29 @@ default writer a summary returns False and warns once. Inside
 `record_if(False)` (or between the steps chosen by
 `record_summaries_every_n_global_steps`) a summary returns False before
 touching its data, so disabled summaries cost almost nothing.
+
+Images are encoded to PNG here (zlib, no imaging library needed); embeddings
+for the projector are written as TSV files plus `projector_config.pbtxt` in
+the log directory, under `<step:05d>/<tag>/` as tensorboardX lays them out.
 """
 
 from __future__ import annotations
 
 import atexit
 import contextlib
+import io
+import math
 import os
+import re
+import struct
 import threading
 import warnings
 import weakref
+import zlib
 
 import numpy as np
 from tensorboardX import SummaryWriter
+from tensorboardX.proto.summary_pb2 import Summary
 
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.tensor import Tensor
@@ -66,7 +76,9 @@ class SummaryFileWriter:
         try:
             yield self
         finally:
-            _state.writers.remove(self)
+            # closed or replaced by set_as_default() inside the block: already off the stack
+            if self in _state.writers:
+                del _state.writers[len(_state.writers) - 1 - _state.writers[::-1].index(self)]
             self.flush()
 
     def set_as_default(self) -> None:
@@ -190,8 +202,35 @@ def histogram(name: str, data, step=None, buckets: int | None = None) -> bool:
     return True
 
 
+def _to_uint8(images):
+    """uint8 pixels: uint8 unchanged, floats clipped to [0, 1] and scaled to [0, 255]."""
+    if images.dtype == np.uint8:
+        return images
+    return (np.clip(images.astype(np.float32), 0.0, 1.0) * 255.5).astype(np.uint8)
+
+
+def encode_png(pixels) -> bytes:
+    """PNG bytes of an HxWxC uint8 image (C = 1 gray, 2 gray+alpha, 3 RGB, 4 RGBA)."""
+    height, width, channels = pixels.shape
+    color_type = {1: 0, 2: 4, 3: 2, 4: 6}[channels]
+    rows = np.zeros((height, width * channels + 1), np.uint8)  # filter byte 0 per row
+    rows[:, 1:] = pixels.reshape(height, width * channels)
+
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        return (struct.pack(">I", len(body)) + kind + body
+                + struct.pack(">I", zlib.crc32(kind + body) & 0xFFFFFFFF))
+
+    header = struct.pack(">IIBBBBB", width, height, 8, color_type, 0, 0, 0)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header)
+            + chunk(b"IDAT", zlib.compress(rows.tobytes(), 6)) + chunk(b"IEND", b""))
+
+
 def image(name: str, data, step=None, max_outputs: int = 3) -> bool:
-    """Write up to `max_outputs` images of an NHWC batch (floats in [0, 1] or uint8)."""
+    """Write up to `max_outputs` images of an NHWC batch (floats in [0, 1], or uint8).
+
+    Tags follow TF1: `name/image` when max_outputs is 1, else `name/image/0`,
+    `name/image/1`, ... Floats are clipped to [0, 1].
+    """
     target = _target(step)
     if target is None:
         return False
@@ -202,10 +241,14 @@ def image(name: str, data, step=None, max_outputs: int = 3) -> bool:
             f"summary.image {name!r}: expects an NHWC batch with 1, 3 or 4 channels, "
             f"got shape {images.shape}"
         )
-    images = images[:max_outputs]
-    if images.dtype != np.uint8:
-        images = np.clip(images, 0.0, 1.0).astype(np.float32)
-    writer._writer.add_images(name, images, step, dataformats="NHWC")
+    images = _to_uint8(images[:max_outputs])
+    values = []
+    for i, pixels in enumerate(images):
+        tag = f"{name}/image" if max_outputs == 1 else f"{name}/image/{i}"
+        encoded = Summary.Image(height=pixels.shape[0], width=pixels.shape[1],
+                                colorspace=pixels.shape[2], encoded_image_string=encode_png(pixels))
+        values.append(Summary.Value(tag=tag, image=encoded))
+    writer._writer._get_file_writer().add_summary(Summary(value=values), step)
     return True
 
 
@@ -222,12 +265,106 @@ def text(name: str, data, step=None) -> bool:
     return True
 
 
+_MAX_SPRITE_SIZE = 8192  # pixels per side, the projector's limit
+
+
+def _tsv_field(value) -> str:
+    if isinstance(value, bytes):
+        value = value.decode("utf-8", "replace")
+    return re.sub(r"[\t\r\n]", " ", str(value))  # a tab or newline would shift the columns
+
+
+def _metadata_lines(tag: str, metadata, header, rows: int) -> list:
+    if len(metadata) != rows:
+        raise InvalidArgumentError(
+            f"summary.embedding {tag!r}: {len(metadata)} metadata rows for {rows} vectors"
+        )
+    multi = len(metadata) > 0 and isinstance(metadata[0], (list, tuple, np.ndarray))
+    if not multi:
+        if header is not None and len(header) > 1:
+            raise InvalidArgumentError(
+                f"summary.embedding {tag!r}: metadata_header names {len(header)} columns but "
+                "the metadata has one label per row"
+            )
+        return [_tsv_field(label) for label in metadata]  # one column: no header row
+    if header is None:
+        raise InvalidArgumentError(
+            f"summary.embedding {tag!r}: multi-column metadata needs metadata_header "
+            "(the column names; TensorBoard reads the first row of such a file as the header)"
+        )
+    for i, row in enumerate(metadata):
+        if len(row) != len(header):
+            raise InvalidArgumentError(
+                f"summary.embedding {tag!r}: metadata row {i} has {len(row)} columns but "
+                f"metadata_header has {len(header)}"
+            )
+    return ["\t".join(_tsv_field(v) for v in row) for row in [list(header)] + list(metadata)]
+
+
+def _sprite(tag: str, label_img, rows: int) -> tuple:
+    """(PNG bytes, (width, height)) of the projector's sprite: NHWC thumbnails on a square grid."""
+    images = _host(label_img)
+    if images.ndim != 4 or images.shape[0] != rows or images.shape[-1] not in (1, 3, 4):
+        raise InvalidArgumentError(
+            f"summary.embedding {tag!r}: label_img must be an NHWC batch of {rows} images with "
+            f"1, 3 or 4 channels, got shape {images.shape}"
+        )
+    images = _to_uint8(images)
+    if images.shape[-1] == 1:
+        images = np.repeat(images, 3, axis=-1)
+    count, height, width, channels = images.shape
+    per_row = math.ceil(math.sqrt(count))
+    if per_row * max(height, width) > _MAX_SPRITE_SIZE:
+        raise InvalidArgumentError(
+            f"summary.embedding {tag!r}: a sprite of {count} images of {height}x{width} would be "
+            f"{per_row * max(height, width)} pixels wide; TensorBoard shows at most "
+            f"{_MAX_SPRITE_SIZE}, so use smaller thumbnails"
+        )
+    sheet = np.zeros((per_row * height, per_row * width, channels), np.uint8)
+    for i, pixels in enumerate(images):
+        r, c = divmod(i, per_row)
+        sheet[r * height:(r + 1) * height, c * width:(c + 1) * width] = pixels
+    return encode_png(sheet), (width, height)
+
+
+def _write_file(path: str, data) -> None:
+    from kerasish.checkpoint import atomic_write
+
+    def write(temporary):
+        with open(temporary, "wb") as handle:
+            handle.write(data)
+
+    atomic_write(path, write)
+
+
+def _update_projector_config(logdir: str, name: str, entry: str) -> None:
+    """Add `entry` to projector_config.pbtxt, replacing an earlier one for the same tensor."""
+    path = os.path.join(logdir, "projector_config.pbtxt")
+    blocks = []
+    if os.path.exists(path):
+        with open(path, encoding="utf-8") as handle:
+            blocks = re.findall(r"^embeddings \{\n.*?^\}\n", handle.read(), re.M | re.S)
+    marker = f'  tensor_name: "{name}"\n'
+    blocks = [b for b in blocks if marker not in b] + [entry]
+    _write_file(path, "".join(blocks).encode("utf-8"))
+
+
 def embedding(matrix, metadata=None, metadata_header=None, tag: str = "default", step=None,
               label_img=None) -> bool:
     """Write an embedding for the TensorBoard projector.
 
-    `metadata` is one label per row, or one list of columns per row together
-    with `metadata_header` (the column names).
+    Args:
+        matrix: N x D vectors (e.g. an Embedding layer's weights).
+        metadata: one label per row (a one-column metadata.tsv, no header), or
+            one list of column values per row together with `metadata_header`.
+        metadata_header: the column names of multi-column metadata.
+        tag: the tensor's name in the projector.
+        step: default: the global step.
+        label_img: optional NHWC thumbnails (square), one per row, for the sprite.
+
+    Files: `<logdir>/<step:05d>/<tag>/tensors.tsv` (and `metadata.tsv`,
+    `sprite.png`), listed in `<logdir>/projector_config.pbtxt` as
+    `<tag>:<step:05d>`; writing the same tag and step again replaces them.
     """
     target = _target(step)
     if target is None:
@@ -236,10 +373,25 @@ def embedding(matrix, metadata=None, metadata_header=None, tag: str = "default",
     mat = _host(matrix).astype(np.float32)
     if mat.ndim != 2:
         raise InvalidArgumentError(f"summary.embedding {tag!r}: needs a 2-D matrix, got {mat.shape}")
-    if metadata is not None and len(metadata) != mat.shape[0]:
-        raise InvalidArgumentError(
-            f"summary.embedding {tag!r}: {len(metadata)} metadata rows for {mat.shape[0]} vectors"
-        )
-    writer._writer.add_embedding(mat, metadata=metadata, label_img=label_img, global_step=step,
-                                 tag=tag, metadata_header=metadata_header)
+    lines = None if metadata is None else _metadata_lines(tag, metadata, metadata_header, len(mat))
+    sprite = None if label_img is None else _sprite(tag, label_img, len(mat))
+    subdir = f"{step:05d}/{re.sub(r'[^A-Za-z0-9_.-]', '_', tag)}"
+    directory = os.path.join(writer.logdir, subdir)
+    os.makedirs(directory, exist_ok=True)
+    name = f"{tag}:{step:05d}"
+    entry = [f'  tensor_name: "{name}"', f'  tensor_shape: {mat.shape[0]}',
+             f'  tensor_shape: {mat.shape[1]}', f'  tensor_path: "{subdir}/tensors.tsv"']
+    buffer = io.StringIO()
+    np.savetxt(buffer, mat, fmt="%.8g", delimiter="\t")
+    _write_file(os.path.join(directory, "tensors.tsv"), buffer.getvalue().encode("utf-8"))
+    if lines is not None:
+        _write_file(os.path.join(directory, "metadata.tsv"),
+                    ("\n".join(lines) + "\n").encode("utf-8"))
+        entry.append(f'  metadata_path: "{subdir}/metadata.tsv"')
+    if sprite is not None:
+        png, (width, height) = sprite
+        _write_file(os.path.join(directory, "sprite.png"), png)
+        entry += ["  sprite {", f'    image_path: "{subdir}/sprite.png"',
+                  f"    single_image_dim: {width}", f"    single_image_dim: {height}", "  }"]
+    _update_projector_config(writer.logdir, name, "embeddings {\n" + "\n".join(entry) + "\n}\n")
     return True

@@ -78,16 +78,21 @@ class Session:
         return self.manager.save() if self.manager is not None else None
 
     @contextlib.contextmanager
-    def saving_on_interrupt(self):
-        """On Ctrl-C (or SIGTERM), save a checkpoint, then exit with status 130."""
+    def saving_on_interrupt(self, save: bool = True):
+        """On Ctrl-C (or SIGTERM), save a checkpoint (if `save`), then exit with status 130.
+
+        Pass save=False where the loop cannot resume mid-way (model.fit): the last
+        checkpoint, from the end of an epoch, is the one to resume from.
+        """
         previous = signal.getsignal(signal.SIGTERM)
         signal.signal(signal.SIGTERM, signal.default_int_handler)
         try:
             with self.writer.as_default():
                 yield
         except KeyboardInterrupt:
-            path = self.save()
-            where = f"; checkpoint saved to {path}" if path else " (no --checkpoint-dir: not saved)"
+            path = self.save() if save else None
+            where = f"; checkpoint saved to {path}" if path else " (not saved: resume starts " \
+                "from the last checkpoint)"
             print(f"\n{self.recipe}: interrupted at step {int(self.step)}{where}")
             raise SystemExit(130) from None
         finally:

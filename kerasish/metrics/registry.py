@@ -67,8 +67,8 @@ def get(identifier):
             `{'class_name': ..., 'config': {...}}`; or a function
             `fn(y_true, y_pred)` returning per-example values (wrapped in a
             `MeanMetricWrapper` named after it). A loss name (e.g.
-            'binary_crossentropy') gives the streaming mean of that loss when
-            `ks.losses.get` knows it.
+            'binary_crossentropy') or a `ks.losses.Loss` object gives the
+            streaming weighted mean of that loss's per-example values.
 
     A metric made from a name is named by it, so `metrics=['mse']` logs 'mse'.
     'accuracy' gives the elementwise `Accuracy`; `compile` should call
@@ -108,6 +108,8 @@ def get(identifier):
             f"unknown metric {identifier!r}.{hint} Known names: {', '.join(known)}; a Metric "
             "instance or a function fn(y_true, y_pred) also works"
         )
+    if _is_loss_object(identifier):  # the streaming mean of the loss, per example
+        return MeanMetricWrapper(_per_example(identifier), name=identifier.name)
     if callable(identifier):
         return MeanMetricWrapper(identifier)
     raise InvalidArgumentError(
@@ -117,19 +119,30 @@ def get(identifier):
 
 
 def _loss_function(name: str):
-    """The per-example loss `ks.losses.get(name)` knows, or None."""
+    """The per-example form of the loss `ks.losses.get(name)` knows, or None."""
     try:
         from kerasish import losses
     except ImportError:
         return None
-    getter = getattr(losses, "get", None)
-    if getter is None:
-        return None
     try:
-        loss = getter(name)
+        loss = losses.get(name)
     except (ValueError, KeyError, TypeError):
         return None
-    return loss if callable(loss) else None
+    return _per_example(loss)
+
+
+def _per_example(loss):
+    """A loss object's per-example function (`loss.call`), so weights work per example."""
+    per_example = getattr(loss, "call", None)
+    return per_example if callable(per_example) else loss
+
+
+def _is_loss_object(identifier) -> bool:
+    try:
+        from kerasish.losses import Loss
+    except ImportError:
+        return False
+    return isinstance(identifier, Loss)
 
 
 def serialize(metric: Metric) -> dict:
@@ -175,11 +188,10 @@ def _loss_kind(loss) -> tuple:
             continue
         from_logits = from_logits or "with_logits" in name
         break
-    for attr in ("from_logits", "_from_logits"):
-        value = getattr(loss, attr, None)
-        if isinstance(value, bool):
-            from_logits = from_logits or value
-    return kind, from_logits
+    settings = [getattr(loss, "from_logits", None), getattr(loss, "_from_logits", None)]
+    if not isinstance(loss, (str, type)) and callable(getattr(loss, "get_config", None)):
+        settings.append(loss.get_config().get("from_logits"))
+    return kind, from_logits or any(value is True for value in settings)
 
 
 def _dims(shape) -> tuple | None:

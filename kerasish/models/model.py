@@ -37,7 +37,13 @@ class Model(Layer):
         (1, 1, 10)
     """
 
-    _untracked_attributes = Layer._untracked_attributes | {"_compiled_metrics", "history"}
+    # What compile() attaches is training state, not the model's own: a checkpoint of the
+    # model (and save_weights) holds its layers and variables; pass the optimizer to
+    # ks.Checkpoint(model=..., optimizer=...) to save it too.
+    _untracked_attributes = Layer._untracked_attributes | {
+        "_compiled_metrics", "history", "optimizer", "compiled_loss", "_loss_tracker",
+        "_metric_specs",
+    }
 
     def __init__(self, name=None, **kwargs):
         super().__init__(name=name, **kwargs)
@@ -110,7 +116,8 @@ class Model(Layer):
 
     # -- weights files --------------------------------------------------------
     def save_weights(self, filepath) -> str:
-        """Write this model's variables to an HDF5 checkpoint at `filepath` (atomically)."""
+        """Write this model's variables (not the optimizer's) to an HDF5 checkpoint at
+        `filepath`, atomically; returns the path."""
         from kerasish.checkpoint import Checkpoint
 
         return Checkpoint(model=self).write(filepath)

@@ -714,6 +714,40 @@ def test_resolve_accuracy_like_keras():
         metrics.resolve_accuracy(None, None, (32, 10))
 
 
+def test_losses_as_metrics():
+    rng = np.random.default_rng(2)
+    batches = [
+        (
+            rng.integers(0, 2, size=(n, 1)).astype(np.float32),
+            rng.uniform(0.05, 0.95, size=(n, 1)).astype(np.float32),
+            _weights(rng, n),
+        )
+        for n in BATCHES
+    ]
+    by_name = metrics.get("binary_crossentropy")
+    by_object = metrics.get(ks.losses.BinaryCrossentropy())
+    assert by_name.name == "binary_crossentropy" == by_object.name
+    for y_true, y_pred, w in batches:
+        by_name.update_state(y_true, y_pred, sample_weight=w)
+        by_object.update_state(y_true, y_pred, sample_weight=w)
+    t, p, w = (np.concatenate([b[i] for b in batches]).astype(np.float64) for i in range(3))
+    per_example = -(t * np.log(p) + (1 - t) * np.log(1 - p))[:, 0]
+    expected = (per_example * w).sum() / w.sum()
+    assert float(by_name.result()) == pytest.approx(expected, rel=1e-4)
+    assert float(by_object.result()) == pytest.approx(expected, rel=1e-4)
+
+
+def test_resolve_accuracy_with_ks_losses():
+    bce = metrics.resolve_accuracy(ks.losses.BinaryCrossentropy(from_logits=True), (4, 1), (4, 1))
+    assert isinstance(bce, metrics.BinaryAccuracy) and bce.from_logits
+    sparse = metrics.resolve_accuracy(
+        ks.losses.get("sparse_categorical_crossentropy"), None, (4, 3)
+    )
+    assert isinstance(sparse, metrics.SparseCategoricalAccuracy)
+    cce = metrics.resolve_accuracy(ks.losses.CategoricalCrossentropy(), (4, 1), (4, 3))
+    assert isinstance(cce, metrics.CategoricalAccuracy)
+
+
 def test_resolve_accuracy_carries_from_logits():
     metric = metrics.resolve_accuracy(BinaryCrossentropy(from_logits=True), (4, 1), (4, 1))
     assert isinstance(metric, metrics.BinaryAccuracy) and metric.from_logits
