@@ -17,7 +17,9 @@ Usage (from the repository root):
 
     python benchmarks/huber_overhead.py                    # table and ratios
     python benchmarks/huber_overhead.py --markdown         # plus a Markdown block
+    python benchmarks/huber_overhead.py --phases           # plus a kerasish step by phase
     python benchmarks/huber_overhead.py --profile 10       # cProfile of the kerasish loop
+    python benchmarks/huber_overhead.py --gc               # cyclic GC left on while timing
 
 Targets (issue #2): kerasish <= 0.7x PyTorch's time per step; an op with no
 tape active < 3 us above the raw NumPy call.
@@ -84,7 +86,7 @@ class KerasishHuber:
         self.w = ks.Variable(0.0, name="weights")
         self.b = ks.Variable(0.0, name="bias")
         # pre-converted float32 scalars, as a dataset iterator would hand them over
-        self.data = [(ks.constant(x), ks.constant(y)) for x, y in zip(xs, ys)]
+        self.data = [(ks.constant(x), ks.constant(y)) for x, y in zip(xs, ys, strict=True)]
         w, b = self.w, self.b
 
         def prediction(x):
@@ -145,7 +147,7 @@ class TorchHuber:
         self.b = torch.zeros((), dtype=torch.float32, requires_grad=True)
         self.data = [
             (torch.tensor(x, dtype=torch.float32), torch.tensor(y, dtype=torch.float32))
-            for x, y in zip(xs, ys)
+            for x, y in zip(xs, ys, strict=True)
         ]
         w, b = self.w, self.b
 
@@ -284,7 +286,7 @@ def cycles_per_step(epochs: int = 1) -> float:
 
 
 def agreement(final: dict) -> tuple[float, bool]:
-    """Largest relative difference of (w, b) between any two variants."""
+    """Largest relative difference of any variant's final (w, b) from the first variant's."""
     values = np.asarray([v[:2] for v in final.values()], dtype=np.float64)
     ref = values[0]
     rel = np.max(np.abs(values - ref) / np.maximum(np.abs(ref), 1e-12))
@@ -295,7 +297,7 @@ def agreement(final: dict) -> tuple[float, bool]:
 
 
 def op_cases(torch):
-    """(name, numpy statement, kerasish statement, torch statement, namespace)."""
+    """(namespace, [(name, NumPy statement, kerasish statement, torch statement), ...])."""
     rng = np.random.default_rng(0)
     a = rng.standard_normal((2, 2)).astype(np.float32)
     c = rng.standard_normal((2, 2)).astype(np.float32)
@@ -432,8 +434,13 @@ def phases(epochs: int, lr: float) -> dict:
         if best is None or sum(totals[1:]) < sum(best[1:]):
             best = totals
     steps = epochs * len(data)
-    names = ("forward, no tape", "tape + forward (recorded)", "tape.gradient", "2 x (lr * g, assign_sub)")
-    return {n: t / steps * 1e6 for n, t in zip(names, best)}
+    names = (
+        "forward, no tape",
+        "tape + forward (recorded)",
+        "tape.gradient",
+        "2 x (lr * g, assign_sub)",
+    )
+    return {n: t / steps * 1e6 for n, t in zip(names, best, strict=True)}
 
 
 # ---------------------------------------------------------------- profile
@@ -496,11 +503,21 @@ def step_rows(result: dict) -> list[tuple]:
         us = seconds / steps * 1e6
         ratio = "" if torch_best is None else f"{seconds / torch_best:.2f}x"
         w, b, loss = result["final"][name]
-        rows.append((name, f"{us:.1f}", ratio, f"{seconds:.3f}", f"{w:.6f}", f"{b:.6f}", f"{loss:.4f}"))
+        rows.append(
+            (name, f"{us:.1f}", ratio, f"{seconds:.3f}", f"{w:.6f}", f"{b:.6f}", f"{loss:.4f}")
+        )
     return rows
 
 
-STEP_HEADER = ("variant", "us/step", "vs best PyTorch", "total s", "final w", "final b", "last loss")
+STEP_HEADER = (
+    "variant",
+    "us/step",
+    "vs best PyTorch",
+    "total s",
+    "final w",
+    "final b",
+    "last loss",
+)
 OP_HEADER = (
     "op",
     "NumPy us",
@@ -532,8 +549,8 @@ def op_table_rows(rows: list[dict]) -> list[tuple]:
 
 
 def text_table(header, rows) -> str:
-    widths = [max(len(str(c)) for c in col) for col in zip(header, *rows)]
-    line = lambda cells: "  ".join(str(c).ljust(w) for c, w in zip(cells, widths))  # noqa: E731
+    widths = [max(len(str(c)) for c in col) for col in zip(header, *rows, strict=True)]
+    line = lambda cells: "  ".join(str(c).ljust(w) for c, w in zip(cells, widths, strict=True))  # noqa: E731
     return "\n".join([line(header), line(["-" * w for w in widths])] + [line(r) for r in rows])
 
 
@@ -589,7 +606,7 @@ def main(argv=None) -> int:
     parser.add_argument(
         "--gc",
         action="store_true",
-        help="keep Python's cyclic garbage collector on while timing steps (default: off, as timeit)",
+        help="keep the cyclic GC on while timing steps (default: off, as timeit does)",
     )
     parser.add_argument("--no-torch", action="store_true", help="skip PyTorch")
     parser.add_argument("--skip-ops", action="store_true", help="skip the per-op table")

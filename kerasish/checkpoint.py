@@ -20,6 +20,7 @@ index readable, and the index never names a partial file.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -31,6 +32,7 @@ import warnings
 import h5py
 import numpy as np
 
+from kerasish.core import backend
 from kerasish.core.errors import KerasishError
 from kerasish.core.tensor import Variable
 from kerasish import tracking
@@ -141,8 +143,13 @@ def _write_values(path: str, values: dict, attrs: dict) -> None:
     atomic_write(path, write)
 
 
-def read_values(path: str) -> dict:
-    """{path: array} of a checkpoint file, with clear errors for bad files."""
+@contextlib.contextmanager
+def open_checkpoint(path):
+    """Open a checkpoint file and yield {path: h5py.Dataset}, with clear errors for bad files.
+
+    Reading a dataset inside the block may still find damage; such errors
+    (and bad files) are raised as CheckpointError naming the file.
+    """
     path = os.fspath(path)
     if not os.path.exists(path):
         raise CheckpointError(
@@ -164,20 +171,31 @@ def read_values(path: str) -> dict:
             f"format): {exc}"
         ) from None
     with handle:
-        if handle.attrs.get("kerasish_format") != FORMAT or "values" not in handle:
-            raise CheckpointError(
-                f"{path!r} is an HDF5 file but not a kerasish checkpoint (no "
-                f"'kerasish_format' attribute or 'values' group)"
-            )
-        values = {}
         try:
+            if handle.attrs.get("kerasish_format") != FORMAT or "values" not in handle:
+                raise CheckpointError(
+                    f"{path!r} is an HDF5 file but not a kerasish checkpoint (no "
+                    f"'kerasish_format' attribute or 'values' group)"
+                )
+            datasets = {}
             handle["values"].visititems(
-                lambda name, item: values.__setitem__(name, item[()])
+                lambda name, item: datasets.__setitem__(name, item)
                 if isinstance(item, h5py.Dataset) else None
             )
-        except (OSError, KeyError, RuntimeError) as exc:
+        except CheckpointError:
+            raise
+        except (OSError, KeyError, RuntimeError, ValueError, TypeError) as exc:
             raise CheckpointError(f"checkpoint {path!r} is damaged: {exc}") from None
-    return values
+        try:
+            yield datasets
+        except (OSError, RuntimeError) as exc:  # h5py found damage while reading the data
+            raise CheckpointError(f"checkpoint {path!r} is damaged: {exc}") from None
+
+
+def read_values(path) -> dict:
+    """{path: array} of every value in a checkpoint file, with clear errors for bad files."""
+    with open_checkpoint(path) as datasets:
+        return {key: dataset[()] for key, dataset in datasets.items()}
 
 
 # ---------------------------------------------------------------- the object graph
@@ -201,7 +219,7 @@ def _graph_values(root) -> dict:
 
 
 def _mismatch(path: str, variable: Variable, array) -> str | None:
-    """Why `array` (from the file) cannot be restored into `variable`, or None if it can."""
+    """Why `array` (an array or h5py dataset) cannot be restored into `variable`, or None."""
     if tuple(array.shape) != variable.shape:
         return (f"shape mismatch for {path!r}: the checkpoint has shape {tuple(array.shape)} "
                 f"but the program's variable has shape {variable.shape}")
@@ -219,22 +237,38 @@ def _assign_all(pairs: list, source: str) -> None:
             f"{source}: {len(problems)} value(s) do not fit the program, so none of the "
             f"{len(pairs)} value(s) due now was restored:\n  " + "\n  ".join(problems)
         )
-    for _, variable, array in pairs:
-        if array.dtype != variable.dtype:
-            array = array.astype(variable.dtype)
-        variable.assign(array)
+    for _, variable, source in pairs:
+        _load_into(variable, source)
+
+
+def _load_into(variable: Variable, source) -> None:
+    """Assign `source` (an array, or an h5py dataset read straight into the variable's memory)."""
+    target = variable._value
+    if (isinstance(source, h5py.Dataset) and isinstance(target, np.ndarray)
+            and source.dtype == target.dtype and target.ndim and target.size
+            and target.flags.c_contiguous and target.flags.writeable):
+        source.read_direct(target)  # no intermediate copy
+        variable._version += 1  # as assign() does: the value changed in place
+        return
+    array = np.asarray(source[()] if isinstance(source, h5py.Dataset) else source)
+    variable.assign(array.astype(variable.dtype, copy=False))
 
 
 class LoadStatus:
     """What a restore matched; values for objects not created yet are applied when they are."""
 
-    def __init__(self, root, path: str, values: dict):
+    def __init__(self, root, path: str, datasets: dict):
         self._root = root
         self.path = path
-        self._values = values
+        self._keys = sorted(datasets)
         self.matched: list[str] = []
+        self._values: dict = {}  # values not assigned yet, kept for objects created later
         self._expect_partial = True  # no note about unused values if this constructor fails
-        self.objects_created()
+        graph = _graph_values(root)
+        pairs = [(key, graph[key], datasets[key]) for key in self._keys if key in graph]
+        _assign_all(pairs, f"restore from {path!r}")  # existing variables: read in place
+        self.matched = [key for key, _, _ in pairs]
+        self._values = {key: datasets[key][()] for key in self._keys if key not in graph}
         self._expect_partial = False
         if self.pending:
             # Kept alive by the restored objects themselves (not by a global list), so a
@@ -248,12 +282,14 @@ class LoadStatus:
 
     def objects_created(self) -> None:
         """Assign the values due to variables created since the last look (deferred restore)."""
-        done = set(self.matched)
-        pairs = [(key, variable, self._values[key])
-                 for key, variable in _graph_values(self._root).items()
-                 if key in self._values and key not in done]
-        _assign_all(pairs, f"restore from {self.path!r}")
-        self.matched.extend(key for key, _, _ in pairs)
+        if self._values:
+            pairs = [(key, variable, self._values[key])
+                     for key, variable in _graph_values(self._root).items()
+                     if key in self._values]
+            _assign_all(pairs, f"restore from {self.path!r}")
+            for key, _, _ in pairs:
+                self.matched.append(key)
+                del self._values[key]  # assigned: the status no longer holds its memory
         if not self.pending:
             tracking.stop_observing_creation(self)
             for obj in self._holders():
@@ -264,15 +300,14 @@ class LoadStatus:
     @property
     def pending(self) -> list:
         """Values in the file not yet assigned to anything (objects not created, or absent)."""
-        done = set(self.matched)
-        return sorted(k for k in self._values if k not in done)
+        return sorted(self._values)
 
     unmatched = pending  # the issue's word for values in the file that nothing took
 
     @property
     def missing(self) -> list:
         """Variables in the program that the file has no value for."""
-        return sorted(set(_graph_values(self._root)) - set(self._values))
+        return sorted(set(_graph_values(self._root)) - set(self._keys))
 
     def report(self) -> str:
         """A readable account of matched, pending/unmatched and missing values."""
@@ -354,7 +389,8 @@ class Checkpoint(Trackable):
         self.save_counter = Variable(0, name="save_counter", dtype=np.int64, trainable=False)
 
     def _values(self) -> dict:
-        return {path: np.asarray(var.numpy()) for path, var in _graph_values(self).items()}
+        # the variables' own host arrays (no copy on the CPU): h5py writes from them directly
+        return {path: backend.to_numpy(var._value) for path, var in _graph_values(self).items()}
 
     def write(self, path) -> str:
         """Write a checkpoint to exactly `path` (no numbering, no index update)."""
@@ -379,7 +415,8 @@ class Checkpoint(Trackable):
     def read(self, path) -> LoadStatus:
         """Restore from exactly `path`; values for objects not yet created wait for them."""
         path = os.fspath(path)
-        return LoadStatus(self, path, read_values(path))
+        with open_checkpoint(path) as datasets:
+            return LoadStatus(self, path, datasets)
 
     def restore(self, save_path) -> LoadStatus:
         """Restore from `save_path` (as returned by `save` or `latest_checkpoint`)."""

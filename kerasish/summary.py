@@ -10,9 +10,14 @@ default writer a summary returns False and warns once. Inside
 `record_summaries_every_n_global_steps`) a summary returns False before
 touching its data, so disabled summaries cost almost nothing.
 
+Events go to one file per writer through tensorboardX's record writer and
+protos, synchronously, so `flush()` really puts them in the file (tensorboardX's
+own SummaryWriter queues them to a thread and its flush does not wait for it).
 Images are encoded to PNG here (zlib, no imaging library needed); embeddings
 for the projector are written as TSV files plus `projector_config.pbtxt` in
 the log directory, under `<step:05d>/<tag>/` as tensorboardX lays them out.
+tensorboardX is imported when the first writer is created, not with kerasish
+(it imports PyTorch when that is installed, which costs about a second).
 """
 
 from __future__ import annotations
@@ -20,18 +25,19 @@ from __future__ import annotations
 import atexit
 import contextlib
 import io
+import itertools
 import math
 import os
 import re
+import socket
 import struct
 import threading
+import time
 import warnings
 import weakref
 import zlib
 
 import numpy as np
-from tensorboardX import SummaryWriter
-from tensorboardX.proto.summary_pb2 import Summary
 
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.tensor import Tensor
@@ -56,18 +62,69 @@ def _flush_at_exit() -> None:
         writer.close()
 
 
+_file_numbers = itertools.count()
+
+
+def _event_file_name(suffix: str) -> str:
+    """A name no other writer uses, ordered by creation time as TensorBoard reads them."""
+    host = re.sub(r"[^A-Za-z0-9_.-]", "_", socket.gethostname())
+    return (f"events.out.tfevents.{int(time.time()):010d}.{host}.{os.getpid()}."
+            f"{next(_file_numbers):04d}{suffix}")
+
+
 class SummaryFileWriter:
-    """An event-file writer for one log directory (wraps tensorboardX.SummaryWriter)."""
+    """An event file in `logdir`, written with tensorboardX's record writer and event protos.
+
+    Events are written synchronously (no queue, no thread) and flushed to the
+    file every `max_queue` events, when `flush_millis` have passed since the
+    last flush (checked as events are written), on `flush()`, `close()`,
+    at the end of each `fit` epoch, and at interpreter exit. Every writer
+    gets a file of its own, even several in one directory within a second.
+    """
 
     def __init__(self, logdir, max_queue: int = 10, flush_millis: int = 120_000,
                  filename_suffix: str = "", purge_step=None):
+        from tensorboardX.proto.event_pb2 import Event, SessionLog
+        from tensorboardX.proto.summary_pb2 import Summary
+        from tensorboardX.record_writer import RecordWriter
+
+        self._Event, self._Summary = Event, Summary
         self.logdir = os.fspath(logdir)
-        self._writer = SummaryWriter(
-            logdir=self.logdir, max_queue=max_queue, flush_secs=max(1, int(flush_millis / 1000)),
-            filename_suffix=filename_suffix, purge_step=purge_step,
-        )
+        os.makedirs(self.logdir, exist_ok=True)
+        self.path = os.path.join(self.logdir, _event_file_name(filename_suffix))
+        self._records = RecordWriter(self.path)
+        self._lock = threading.Lock()
+        self._max_queue = max(1, int(max_queue))
+        self._flush_seconds = max(0.0, flush_millis / 1000)
+        self._pending = 0
+        self._next_flush = time.monotonic() + self._flush_seconds
         self.closed = False
+        self._write(Event(wall_time=time.time(), file_version="brain.Event:2"))
+        if purge_step is not None:
+            # TensorBoard drops the events at steps >= purge_step written before this one
+            self._write(Event(wall_time=time.time(), step=int(purge_step),
+                              session_log=SessionLog(status=SessionLog.START)))
+        self.flush()
         _open_writers.add(self)
+
+    def _write(self, event) -> None:
+        data = event.SerializeToString()
+        with self._lock:
+            if self.closed:
+                raise ValueError(f"summary writer for {self.logdir!r} is closed")
+            self._records.write(data)
+            self._pending += 1
+            if self._pending >= self._max_queue or time.monotonic() >= self._next_flush:
+                self._flush_locked()
+
+    def _flush_locked(self) -> None:
+        self._records.flush()
+        self._pending = 0
+        self._next_flush = time.monotonic() + self._flush_seconds
+
+    def add_summary(self, summary, step: int) -> None:
+        """Write a tensorboardX `Summary` proto at `step` (for summaries this module lacks)."""
+        self._write(self._Event(wall_time=time.time(), step=int(step), summary=summary))
 
     @contextlib.contextmanager
     def as_default(self):
@@ -86,20 +143,21 @@ class SummaryFileWriter:
         _state.writers[:] = [self]
 
     def flush(self) -> None:
-        if not self.closed:
-            self._writer.flush()
+        """Write everything recorded so far to the event file."""
+        with self._lock:
+            if not self.closed:
+                self._flush_locked()
 
     def close(self) -> None:
-        if not self.closed:
-            self._writer.close()
-            self.closed = True
-        if self in _state.writers:
+        """Flush and close the file; the writer stops being a default writer."""
+        with self._lock:
+            if not self.closed:
+                self._flush_locked()
+                self._records.close()
+                self.closed = True
+        while self in _state.writers:
             _state.writers.remove(self)
-
-    @property
-    def writer(self) -> SummaryWriter:
-        """The underlying tensorboardX writer, for anything this module does not wrap."""
-        return self._writer
+        _open_writers.discard(self)
 
 
 def create_file_writer(logdir, max_queue: int = 10, flush_millis: int = 120_000,
@@ -184,10 +242,17 @@ def scalar(name: str, data, step=None, description=None) -> bool:
     if target is None:
         return False
     writer, step = target
-    value = _host(data)
-    if value.size != 1:
-        raise InvalidArgumentError(f"summary.scalar {name!r}: needs one value, got shape {value.shape}")
-    writer._writer.add_scalar(name, float(value.reshape(())), step)
+    if isinstance(data, (float, int)):
+        value = float(data)
+    else:
+        array = _host(data)
+        if array.size != 1:
+            raise InvalidArgumentError(
+                f"summary.scalar {name!r}: needs one value, got shape {array.shape}"
+            )
+        value = float(array.reshape(()))
+    Summary = writer._Summary
+    writer.add_summary(Summary(value=[Summary.Value(tag=name, simple_value=value)]), step)
     return True
 
 
@@ -197,8 +262,18 @@ def histogram(name: str, data, step=None, buckets: int | None = None) -> bool:
     if target is None:
         return False
     writer, step = target
+    from tensorboardX.summary import histogram as histogram_summary
+
     values = _host(data).astype(np.float64).ravel()
-    writer._writer.add_histogram(name, values, step, bins=buckets or DEFAULT_HISTOGRAM_BINS)
+    if values.size == 0:
+        raise InvalidArgumentError(f"summary.histogram {name!r}: the data is empty")
+    finite = np.isfinite(values)
+    if not finite.all():
+        raise InvalidArgumentError(
+            f"summary.histogram {name!r}: {values.size - int(finite.sum())} of {values.size} "
+            "values are NaN or infinite"
+        )
+    writer.add_summary(histogram_summary(name, values, buckets or DEFAULT_HISTOGRAM_BINS), step)
     return True
 
 
@@ -241,6 +316,7 @@ def image(name: str, data, step=None, max_outputs: int = 3) -> bool:
             f"summary.image {name!r}: expects an NHWC batch with 1, 3 or 4 channels, "
             f"got shape {images.shape}"
         )
+    Summary = writer._Summary
     images = _to_uint8(images[:max_outputs])
     values = []
     for i, pixels in enumerate(images):
@@ -248,20 +324,29 @@ def image(name: str, data, step=None, max_outputs: int = 3) -> bool:
         encoded = Summary.Image(height=pixels.shape[0], width=pixels.shape[1],
                                 colorspace=pixels.shape[2], encoded_image_string=encode_png(pixels))
         values.append(Summary.Value(tag=tag, image=encoded))
-    writer._writer._get_file_writer().add_summary(Summary(value=values), step)
+    writer.add_summary(Summary(value=values), step)
     return True
 
 
 def text(name: str, data, step=None) -> bool:
-    """Write a text summary (Markdown is rendered by TensorBoard)."""
+    """Write a text summary (a str, bytes, or a scalar string tensor; Markdown is rendered)."""
     target = _target(step)
     if target is None:
         return False
     writer, step = target
-    value = data.numpy() if isinstance(data, Tensor) else data
+    from tensorboardX.summary import text as text_summary
+
+    value = data
+    if not isinstance(value, (str, bytes)):
+        array = _host(value)
+        if array.ndim != 0:
+            raise InvalidArgumentError(
+                f"summary.text {name!r}: needs one string, got an array of shape {array.shape}"
+            )
+        value = array.item()
     if isinstance(value, bytes):
-        value = value.decode()
-    writer._writer.add_text(name, str(value), step)
+        value = value.decode("utf-8", "replace")
+    writer.add_summary(text_summary(name, str(value)), step)
     return True
 
 
@@ -382,7 +467,7 @@ def embedding(matrix, metadata=None, metadata_header=None, tag: str = "default",
     entry = [f'  tensor_name: "{name}"', f'  tensor_shape: {mat.shape[0]}',
              f'  tensor_shape: {mat.shape[1]}', f'  tensor_path: "{subdir}/tensors.tsv"']
     buffer = io.StringIO()
-    np.savetxt(buffer, mat, fmt="%.8g", delimiter="\t")
+    np.savetxt(buffer, mat, fmt="%.9g", delimiter="\t")  # float32 exactly
     _write_file(os.path.join(directory, "tensors.tsv"), buffer.getvalue().encode("utf-8"))
     if lines is not None:
         _write_file(os.path.join(directory, "metadata.tsv"),

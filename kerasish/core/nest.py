@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+_CONTAINERS = (list, tuple, dict)
+
 
 def flatten(structure) -> list:
     """Leaves of `structure` in a deterministic order (dicts by sorted key)."""
     if isinstance(structure, (list, tuple)):
+        if not any(isinstance(item, _CONTAINERS) for item in structure):
+            return list(structure)
         return [leaf for item in structure for leaf in flatten(item)]
     if isinstance(structure, dict):
         return [leaf for key in sorted(structure) for leaf in flatten(structure[key])]
@@ -14,17 +18,18 @@ def flatten(structure) -> list:
 
 def pack_sequence_as(structure, flat: list):
     """Rebuild `structure` with the leaves taken from `flat`, in `flatten` order."""
-    leaves = iter(flat)
+    if not isinstance(structure, _CONTAINERS):
+        return flat[0]
+    return _build(structure, iter(flat))
 
-    def build(item):
-        if isinstance(item, (list, tuple)):
-            rebuilt = [build(x) for x in item]
-            if isinstance(item, tuple) and hasattr(item, "_fields"):
-                return type(item)(*rebuilt)
-            return type(item)(rebuilt)
-        if isinstance(item, dict):
-            built = {key: build(item[key]) for key in sorted(item)}
-            return type(item)((key, built[key]) for key in item)
-        return next(leaves)
 
-    return build(structure)
+def _build(item, leaves):
+    if isinstance(item, (list, tuple)):
+        rebuilt = [_build(x, leaves) for x in item]
+        if isinstance(item, tuple) and hasattr(item, "_fields"):
+            return type(item)(*rebuilt)
+        return type(item)(rebuilt)
+    if isinstance(item, dict):
+        built = {key: _build(item[key], leaves) for key in sorted(item)}
+        return type(item)((key, built[key]) for key in item)
+    return next(leaves)

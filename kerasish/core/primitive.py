@@ -26,10 +26,12 @@ import numpy as np
 
 from kerasish.core import backend
 from kerasish.core import tape as tape_module
+from kerasish.core.tape import _state as _tape_state
 from kerasish.core.errors import DeviceError, KerasishError, InvalidArgumentError
 from kerasish.core.tensor import Tensor, Variable, convert_to_tensor
 
 REGISTRY: dict[str, "Primitive"] = {}
+_TENSOR_CLASSES = frozenset({Tensor, Variable})
 NONDIFFERENTIABLE: set[str] = set()
 _EMPTY: dict = {}
 
@@ -37,7 +39,7 @@ _EMPTY: dict = {}
 class Primitive:
     """An op the tape knows how to differentiate (or knows it cannot)."""
 
-    __slots__ = ("name", "forward", "grad", "multi_output", "views", "explain")
+    __slots__ = ("name", "forward", "grad", "multi_output", "views", "plain", "explain")
 
     def __init__(
         self,
@@ -55,6 +57,7 @@ class Primitive:
         self.grad = None
         self.multi_output = multi_output
         self.views = views  # forward may return a view of an input (copied for variables)
+        self.plain = not (multi_output or views)  # one output, never a view: the fast path
         self.explain = explain  # (inputs, attrs) -> message, used when forward fails
         if register:
             if name in REGISTRY:
@@ -86,18 +89,27 @@ def primitive(name: str, **options):
 def apply(prim: Primitive, inputs: tuple, attrs: dict = _EMPTY):
     """Run `prim` on tensors `inputs`, record it on active tapes, return the result."""
     try:
-        out = prim.forward(*[t._value for t in inputs], **attrs)
+        if attrs:
+            out = prim.forward(*[t._value for t in inputs], **attrs)
+        elif len(inputs) == 2:  # the common arities, without building argument lists
+            out = prim.forward(inputs[0]._value, inputs[1]._value)
+        elif len(inputs) == 1:
+            out = prim.forward(inputs[0]._value)
+        else:
+            out = prim.forward(*[t._value for t in inputs])
     except KerasishError:
         raise
     except Exception as exc:
         raise op_error(prim, exc, inputs, attrs) from exc
-    if prim.multi_output:
+    if prim.plain:
+        result = Tensor(out)
+    elif prim.multi_output:
         result = tuple(Tensor(o) for o in out)
     else:
-        if prim.views and Variable in map(type, inputs):
-            out = out.copy()  # a variable changes in place; a tensor must not change with it
+        if Variable in map(type, inputs):  # a view of a variable: copy, as it changes in place
+            out = out.copy()
         result = Tensor(out)
-    if tape_module._state.tapes:
+    if _tape_state.tapes:
         tape_module.record(prim, inputs, result, attrs)
     return result
 
@@ -111,7 +123,8 @@ def apply1(prim: Primitive, x, attrs: dict = _EMPTY):
 
 def apply2(prim: Primitive, x, y, attrs: dict = _EMPTY):
     """`apply` for an elementwise two-input primitive, with scalar promotion."""
-    x, y = binary_args(x, y)
+    if x.__class__ not in _TENSOR_CLASSES or y.__class__ not in _TENSOR_CLASSES:
+        x, y = binary_args(x, y)
     return apply(prim, (x, y), attrs)
 
 

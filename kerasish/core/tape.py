@@ -16,7 +16,7 @@ import math
 import threading
 import warnings
 
-from kerasish.core import nest
+from kerasish.core import backend, nest
 from kerasish.core import tensor as tensor_module
 from kerasish.core.errors import InvalidArgumentError
 
@@ -47,21 +47,18 @@ class Op:
     """One recorded op: what ran, on what, producing what.
 
     `output` is a tensor, or a tuple of tensors for multi-output primitives.
-    `versions` remembers the version of each variable input, so that a
-    variable changed in place before `gradient` is detected instead of
-    silently giving a gradient computed from its new value.
+    `needs` says which inputs were watched by the recording tape when it ran
+    (the inputs that may need a gradient).
     """
 
-    __slots__ = ("prim", "inputs", "output", "attrs", "versions", "needs")
+    __slots__ = ("prim", "inputs", "output", "attrs", "needs")
 
-    def __init__(self, prim, inputs, output, attrs):
+    def __init__(self, prim, inputs, output, attrs, needs):
         self.prim = prim
         self.inputs = inputs
         self.output = output
         self.attrs = attrs
-        variable = tensor_module.Variable
-        self.versions = [(i, t._version) for i, t in enumerate(inputs) if t.__class__ is variable]
-        self.needs = None
+        self.needs = needs
 
     def outputs(self) -> tuple:
         return self.output if self.prim.multi_output else (self.output,)
@@ -69,12 +66,10 @@ class Op:
 
 def record(prim, inputs: tuple, output, attrs: dict) -> None:
     """Record an op on every active tape that watches one of its inputs."""
-    op = None
     for tape in _state.tapes:
-        if tape._records(prim, inputs, output):
-            if op is None:
-                op = Op(prim, inputs, output, attrs)
-            tape._ops.append(op)
+        needs = tape._needs(prim, inputs, output)
+        if needs is not None:
+            tape._ops.append(Op(prim, inputs, output, attrs, needs))
 
 
 def note_escape(tensor) -> None:
@@ -113,6 +108,10 @@ class GradientTape:
         self._watch_accessed = watch_accessed_variables
         self._ops: list[Op] = []
         self._watched: dict[int, object] = {}  # id -> tensor, keeps ids valid
+        self._roots: set[int] = set()  # ids watched directly (not computed on the tape)
+        # id -> (variable, version when first read): a variable changed in place after
+        # an op read it would silently give that op's gradient from the new value
+        self._variable_versions: dict[int, tuple] = {}
         self._variables: list = []  # watched variables, in order of first use
         self._blocked: dict[int, tuple] = {}  # id(output) -> (op name, output, inputs)
         self._escaped: dict[int, object] = {}
@@ -129,7 +128,11 @@ class GradientTape:
 
     def __exit__(self, *exc_info) -> None:
         self._recording = False
-        _state.tapes = tuple(t for t in _state.tapes if t is not self)
+        tapes = _state.tapes
+        if tapes and tapes[-1] is self:
+            _state.tapes = tapes[:-1]
+        else:
+            _state.tapes = tuple(t for t in tapes if t is not self)
 
     @contextlib.contextmanager
     def stop_recording(self):
@@ -146,6 +149,8 @@ class GradientTape:
         """Forget everything recorded and watched so far."""
         self._ops.clear()
         self._watched.clear()
+        self._roots.clear()
+        self._variable_versions.clear()
         self._variables.clear()
         self._blocked.clear()
         self._escaped.clear()
@@ -171,38 +176,43 @@ class GradientTape:
     def _watch(self, item) -> None:
         if id(item) not in self._watched:
             self._watched[id(item)] = item
+            self._roots.add(id(item))
             if isinstance(item, tensor_module.Variable):
                 self._variables.append(item)
+                self._variable_versions[id(item)] = (item, item._version)
 
     def watched_variables(self) -> list:
         """The variables this tape watched, in the order they were first used."""
         return list(self._variables)
 
-    def _records(self, prim, inputs, output) -> bool:
-        """Decide whether this op is recorded here; update the watched set."""
+    def _needs(self, prim, inputs, output):
+        """Which inputs this tape watches (auto-watching trainable variables), if the op
+        is to be recorded here; None if it is not. Updates the watched set."""
         watched = self._watched
-        hit = False
+        needs = []
         for t in inputs:
             if id(t) in watched:
-                hit = True
-            elif self._watch_accessed and t._trainable:
+                needs.append(True)
+            elif t._trainable and self._watch_accessed:
                 self._watch(t)
-                hit = True
-        if not hit:
-            return False
-        if not prim.multi_output:
-            if prim.grad is None or output._value.dtype.kind != "f":
-                self._blocked[id(output)] = (prim.name, output, inputs)
-                return False
+                needs.append(True)
+            else:
+                needs.append(False)
+                if t.__class__ is tensor_module.Variable:
+                    self._variable_versions.setdefault(id(t), (t, t._version))
+        if True not in needs:
+            return None
+        if not prim.multi_output and prim.grad is not None and output._value.dtype.kind == "f":
             watched[id(output)] = output
-            return True
-        if prim.grad is None or not all(_is_differentiable(o._value) for o in output):
-            for o in output:
+            return needs
+        outputs = output if prim.multi_output else (output,)
+        if prim.grad is None or not all(o._value.dtype.kind == "f" for o in outputs):
+            for o in outputs:
                 self._blocked[id(o)] = (prim.name, o, inputs)
-            return False
-        for o in output:
+            return None
+        for o in outputs:
             watched[id(o)] = o
-        return True
+        return needs
 
     # -- gradients ----------------------------------------------------------
     def _consume(self, what: str) -> None:
@@ -273,12 +283,16 @@ class GradientTape:
                 raise InvalidArgumentError(
                     f"gradient: sources must be tensors or variables, got {type(source).__name__}"
                 )
+        self._check_versions()
         outer = _state.tapes
         _state.tapes = tuple(t for t in outer if t is not self)  # outer tapes record the rules
         try:
             grads = self._seed_gradients(targets, seeds)
             source_ids = {id(s) for s in sources}
-            for op in reversed(self._ops_from(sources)):
+            ops, pruned_needs = self._ops_from(source_ids)
+            for index in range(len(ops) - 1, -1, -1):
+                op = ops[index]
+                needs = op.needs if pruned_needs is None else pruned_needs[index]
                 if op.prim.multi_output:
                     dy = self._output_gradients(op, grads, source_ids)
                     if dy is None:
@@ -290,34 +304,65 @@ class GradientTape:
                         continue
                     if dy.__class__ is tensor_module.IndexedSlices:
                         dy = dy.to_dense()
-                if op.versions:
-                    _check_versions(op)
-                for t, need, g in zip(op.inputs, op.needs, op.prim.grad(op, dy)):
+                if needs is op.needs:
+                    input_grads = op.prim.grad(op, dy)
+                else:  # pruned to other sources: the rule reads op.needs
+                    recorded, op.needs = op.needs, needs
+                    try:
+                        input_grads = op.prim.grad(op, dy)
+                    finally:
+                        op.needs = recorded
+                for t, need, g in zip(op.inputs, needs, input_grads):
                     if need and g is not None:
-                        _accumulate(grads, t, _match(op.prim.name, t, g))
+                        value = t._value
+                        if g.__class__ is not tensor_module.IndexedSlices and (
+                            g._value.shape != value.shape or g._value.dtype != value.dtype
+                        ):
+                            g = _match(op.prim.name, t, g)
+                        key = id(t)
+                        previous = grads.get(key)
+                        grads[key] = g if previous is None else _sum(previous, g)
             return [grads.get(id(s)) for s in sources]
         finally:
             _state.tapes = outer
 
-    def _ops_from(self, sources) -> list:
-        """The recorded ops that depend on a watched source, with their `needs` masks set.
+    def _check_versions(self) -> None:
+        """Raise if a variable read under the tape was changed in place since."""
+        for variable, version in self._variable_versions.values():
+            if variable._version != version:
+                users = sorted({op.prim.name for op in self._ops
+                                if any(t is variable for t in op.inputs)})
+                raise RuntimeError(
+                    f"gradient: variable '{variable.name}' was modified in place (assign...) "
+                    f"after {', '.join(f'`{u}`' for u in users) or 'an op'} used it under the "
+                    "tape, and its old value is needed for the gradient. Compute gradients "
+                    "before updating variables."
+                )
 
+    def _ops_from(self, source_ids: set) -> tuple:
+        """(ops, needs) for the recorded ops that depend on a watched source.
+
+        When the sources include every directly watched tensor (the usual
+        case: all the variables a loss used), that is every op, with the needs
+        found while recording (needs None: read `op.needs`). Otherwise the ops
+        are pruned to the paths from the sources, with a needs mask for each.
         Only watched sources start a path: an unwatched one gets None even if a
-        recorded op happened to read it (as with TF's GradientTape).
+        recorded op happened to read it (as with TF's tape).
         """
-        watched = self._watched
-        reach = {id(s) for s in sources if id(s) in watched}
-        relevant = []
+        if self._roots <= source_ids:
+            return self._ops, None
+        reach = {i for i in source_ids if i in self._watched}
+        relevant, masks = [], []
         for op in self._ops:
             needs = [id(t) in reach for t in op.inputs]
             if True in needs:
-                op.needs = needs
                 relevant.append(op)
+                masks.append(needs)
                 if op.prim.multi_output:
                     reach.update(id(o) for o in op.output)
                 else:
                     reach.add(id(op.output))
-        return relevant
+        return relevant, masks
 
     def _seed_gradients(self, targets, seeds) -> dict:
         """{id(target): initial gradient}: ones, or the given output gradients."""
@@ -340,7 +385,7 @@ class GradientTape:
                 # are what was recorded, and the adjoint of densifying them gathers the
                 # seed's rows (a dense copy made here would be a constant to this tape)
                 t, seed = t.values, None if seed is None else array_ops.gather(seed, t.indices)
-            _accumulate(grads, t, array_ops.ones_like(t) if seed is None else seed)
+            _accumulate(grads, t, _ones_like(t) if seed is None else seed)
         return grads
 
     @staticmethod
@@ -482,6 +527,20 @@ def _describe(t) -> str:
     return type(t).__name__
 
 
+_scalar_ones: dict = {}
+
+
+def _ones_like(t):
+    """The default seed: ones shaped like the target (one shared, immutable 0-d one per dtype)."""
+    value = t._value
+    if value.ndim == 0 and not backend.is_gpu_array(value):
+        ones = _scalar_ones.get(value.dtype)
+        if ones is None:
+            ones = _scalar_ones[value.dtype] = tensor_module.Tensor(value.dtype.type(1))
+        return ones
+    return tensor_module.Tensor(backend.array_module(value).ones_like(value))
+
+
 def _dense(grad):
     if isinstance(grad, tensor_module.IndexedSlices):
         return grad.to_dense()
@@ -491,20 +550,21 @@ def _dense(grad):
 def _accumulate(grads: dict, tensor, grad) -> None:
     key = id(tensor)
     previous = grads.get(key)
-    if previous is None:
-        grads[key] = grad
-    elif isinstance(previous, tensor_module.IndexedSlices) and isinstance(
-        grad, tensor_module.IndexedSlices
-    ):
+    grads[key] = grad if previous is None else _sum(previous, grad)
+
+
+def _sum(a, b):
+    """a + b for gradients; two sparse gradients stay sparse (rows concatenated)."""
+    sparse = tensor_module.IndexedSlices
+    if a.__class__ is sparse and b.__class__ is sparse:
         from kerasish.core.ops import array_ops
 
-        grads[key] = tensor_module.IndexedSlices(
-            array_ops.concat([previous.values, grad.values], axis=0),
-            _concat_indices(previous.indices, grad.indices),
-            previous.dense_shape,
+        return sparse(
+            array_ops.concat([a.values, b.values], axis=0),
+            _concat_indices(a.indices, b.indices),
+            a.dense_shape,
         )
-    else:
-        grads[key] = _dense(previous) + _dense(grad)
+    return _dense(a) + _dense(b)
 
 
 def _concat_indices(a, b):
@@ -531,14 +591,3 @@ def _match(op_name: str, tensor, grad):
 
         grad = math_ops.cast(grad, value.dtype)
     return grad
-
-
-def _check_versions(op: Op) -> None:
-    for index, version in op.versions:
-        var = op.inputs[index]
-        if var._version != version:
-            raise RuntimeError(
-                f"gradient: variable '{var.name}' was modified in place (assign...) after "
-                f"`{op.prim.name}` used it under the tape, and its old value is needed for the "
-                "gradient. Compute gradients before updating variables."
-            )

@@ -147,6 +147,11 @@ class Tensor:
         return backend.to_numpy(self._value).reshape(()).item()
 
     def __bool__(self) -> bool:
+        value = self._value
+        if value.ndim == 0 and not backend.is_gpu_array(value):  # the `if loss > m:` fast path
+            if tape_module._state.tapes:
+                tape_module.note_escape(self)
+            return bool(value)
         return bool(self._scalar("bool"))
 
     def __float__(self) -> float:
@@ -265,13 +270,21 @@ class Variable(Tensor):
 
     def assign_add(self, delta) -> Variable:
         """Add `delta` in place; returns the variable."""
-        self._value += self._converted(delta, "assign_add")
+        delta = self._converted(delta, "assign_add")
+        if self._value.ndim == 0:
+            self._value[()] = self._value[()] + delta
+        else:
+            self._value += delta
         self._version += 1
         return self
 
     def assign_sub(self, delta) -> Variable:
         """Subtract `delta` in place; returns the variable."""
-        self._value -= self._converted(delta, "assign_sub")
+        delta = self._converted(delta, "assign_sub")
+        if self._value.ndim == 0:
+            self._value[()] = self._value[()] - delta  # much cheaper than -= on a 0-d array
+        else:
+            self._value -= delta
         self._version += 1
         return self
 

@@ -98,12 +98,18 @@ class ArrayBatches:
 
 
 class IterableBatches:
-    """Batches from an iterable yielding x, (x, y) or (x, y, sample_weight)."""
+    """Batches from an iterable yielding x, (x, y) or (x, y, sample_weight).
+
+    Each `iter()` starts a new pass over the source (a `ks.data.Dataset` is
+    iterated afresh every epoch). `steps` is its length, or None when the
+    source has no known length (a generator, an infinite or filtered Dataset).
+    """
 
     def __init__(self, source):
         self.source = source
 
-    def __len__(self):
+    @property
+    def steps(self):
         try:
             return len(self.source)
         except TypeError:
@@ -122,6 +128,11 @@ class IterableBatches:
                 ),
                 None if w is None else convert_to_tensor(w),
             )
+
+
+def num_steps(data):
+    """Batches per epoch, or None when unknown (for progress bars)."""
+    return data.steps if isinstance(data, IterableBatches) else len(data)
 
 
 def batches(x, y=None, sample_weight=None, batch_size=32, shuffle=False):

@@ -251,7 +251,7 @@ class Model(Layer):
         items = [callbacks_module.ProgbarLogger(verbose)] if verbose else []
         items += list(callbacks or []) + [history]
         callback_list = callbacks_module.CallbackList(
-            items, self, {"epochs": epochs, "steps": len(data), "verbose": verbose}
+            items, self, {"epochs": epochs, "steps": data_adapter.num_steps(data), "verbose": verbose}
         )
         self.history = history
         self.stop_training = False

@@ -135,7 +135,9 @@ truediv = divide
 
 
 def pow(x, y):  # noqa: A001 - TF's name
-    """x ** y elementwise."""
+    """x ** y elementwise (x ** 2 runs as `square`: same values, a cheaper gradient)."""
+    if y.__class__ in (int, float) and y == 2:
+        return square(x)
     return apply2(_pow, x, y)
 
 

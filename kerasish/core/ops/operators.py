@@ -9,11 +9,11 @@ def _swap(op):
 
 
 Tensor.__add__ = math_ops.add
-Tensor.__radd__ = _swap(math_ops.add)
+Tensor.__radd__ = math_ops.add  # commutative: no argument swap needed
 Tensor.__sub__ = math_ops.subtract
 Tensor.__rsub__ = _swap(math_ops.subtract)
 Tensor.__mul__ = math_ops.multiply
-Tensor.__rmul__ = _swap(math_ops.multiply)
+Tensor.__rmul__ = math_ops.multiply
 Tensor.__truediv__ = math_ops.divide
 Tensor.__rtruediv__ = _swap(math_ops.divide)
 Tensor.__floordiv__ = math_ops.floordiv

@@ -1,0 +1,95 @@
+"""text8: the first 10^8 characters of cleaned English Wikipedia (17M lowercase words).
+
+Lookup order: `path` (the `text8` file, `text8.zip`, or a directory holding
+one of them); ``$KERASISH_DATA/text8``; ``~/.kerasish/datasets/text8``; a
+download of `URL` into the first cache directory, checked against its
+well-known size. No SHA-256 of the archive is recorded (none could be
+verified offline), so the size and the zip's own CRC-32 are the checks.
+
+The corpus helpers (`load_corpus`, `tokenize`, `build_vocabulary`,
+`tokens_to_ids`, `encode`) are those of `kerasish.datasets.text`, re-exported here.
+"""
+
+from __future__ import annotations
+
+import os
+
+from kerasish.datasets import _files
+from kerasish.datasets._files import CorruptFileError, DatasetNotFoundError, DownloadError
+from kerasish.datasets.text import (  # noqa: F401 - re-exported
+    UNK,
+    build_vocabulary,
+    encode,
+    load_corpus,
+    read_text,
+    tokenize,
+    tokens_to_ids,
+)
+
+NAME = "text8"
+URL = "http://mattmahoney.net/dc/text8.zip"
+ZIP_NAME = "text8.zip"
+ZIP_SIZE = 31_344_016  # bytes, as checked by TensorFlow's word2vec tutorial
+ZIP_SHA256 = None  # unknown offline: size-only check (fill in to enable the SHA-256 check)
+TEXT_SIZE = 100_000_000  # bytes of the extracted `text8` file
+FIX = (
+    f"download {URL} yourself (it is {ZIP_SIZE} bytes) and pass its path, or put it in "
+    "$KERASISH_DATA/text8/; or use any plain-text file with load_corpus(path) "
+    "(recipes: --corpus FILE)"
+)
+
+
+def _in_directory(directory: str):
+    for name in (ZIP_NAME, NAME, NAME + ".txt"):
+        candidate = os.path.join(directory, name)
+        if os.path.isfile(candidate):
+            return candidate
+    return None
+
+
+def locate(path=None, download: bool = True) -> str:
+    """The path of the text8 corpus file (`text8` or `text8.zip`), downloading it if needed."""
+    if path is not None:
+        path = os.path.expanduser(os.fspath(path))
+        if os.path.isfile(path):
+            return path
+        if os.path.isdir(path):
+            found = _in_directory(path)
+            if found:
+                return found
+            raise DatasetNotFoundError(f"text8: {path} holds neither {ZIP_NAME} nor {NAME}")
+        raise DatasetNotFoundError(f"text8: {path} does not exist")
+    looked = ["path argument: not given"]
+    if not os.environ.get(_files.ENV_VAR):
+        looked.append(f"${_files.ENV_VAR}: not set")
+    for label, directory in _files.cache_dirs(NAME):
+        if not os.path.isdir(directory):
+            looked.append(f"{label}: no such directory ({directory})")
+            continue
+        found = _in_directory(directory)
+        if found:
+            return found
+        looked.append(f"{label}: {directory} holds neither {ZIP_NAME} nor {NAME}")
+    if not download or _files.offline():
+        why = "download=False" if not download else f"${_files.OFFLINE_ENV_VAR} is set"
+        looked.append(f"download: skipped ({why})")
+        raise DatasetNotFoundError(_files.not_found_message("text8", looked, FIX))
+    destination = os.path.join(_files.download_dir(NAME), ZIP_NAME)
+    try:
+        return _files.download(URL, destination, ZIP_SIZE, ZIP_SHA256)
+    except DownloadError as exc:
+        looked.append(f"download into {os.path.dirname(destination)}: {exc}")
+        raise DatasetNotFoundError(_files.not_found_message("text8", looked, FIX)) from None
+
+
+def load_data(path=None, download: bool = True, lowercase: bool = False) -> list:
+    """The text8 corpus as a list of words (like the seeds' `read_data`).
+
+    Raises `DatasetNotFoundError` listing every place looked, or
+    `CorruptFileError` naming a damaged archive.
+    """
+    corpus = locate(path, download)
+    tokens = load_corpus(corpus, lowercase=lowercase)
+    if not tokens:
+        raise CorruptFileError(f"{corpus}: the corpus is empty")
+    return tokens
