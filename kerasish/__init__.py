@@ -8,7 +8,8 @@ Everything TF-eager users reach for lives in this flat namespace
 import numpy as _np
 
 from kerasish import activations, callbacks, initializers, layers, nn, random, regularizers  # noqa: F401
-from kerasish import checkpoint, losses, metrics, optimizers, summary, testing  # noqa: F401
+from kerasish import checkpoint, data, datasets, losses, metrics, optimizers, summary  # noqa: F401
+from kerasish import testing  # noqa: F401
 from kerasish.core import ops as _ops  # noqa: F401 - attaches Tensor operators
 from kerasish.core.autodiff import (  # noqa: F401
     custom_gradient,

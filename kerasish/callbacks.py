@@ -55,6 +55,14 @@ class CallbackList:
             callback.set_model(model)
             callback.set_params(params)
 
+    def wants_batch_logs(self) -> bool:
+        """Whether any callback looks at per-batch logs (computing them costs a device sync)."""
+        return any(
+            type(c).on_train_batch_end is not Callback.on_train_batch_end
+            and getattr(c, "wants_batch_logs", True)
+            for c in self.callbacks
+        )
+
     def __getattr__(self, hook: str):
         if not hook.startswith("on_"):
             raise AttributeError(hook)
@@ -82,6 +90,7 @@ class ProgbarLogger(Callback):
         self.stream = stream or sys.stdout
         interactive = getattr(self.stream, "isatty", lambda: False)()
         self.use_bar = verbose == 1 and interactive
+        self.wants_batch_logs = self.use_bar  # the bar's postfix shows them
         self.bar = None
 
     def on_epoch_begin(self, epoch, logs=None):

@@ -10,9 +10,10 @@ default writer a summary returns False and warns once. Inside
 `record_summaries_every_n_global_steps`) a summary returns False before
 touching its data, so disabled summaries cost almost nothing.
 
-Events go to one file per writer through tensorboardX's record writer and
-protos, synchronously, so `flush()` really puts them in the file (tensorboardX's
-own SummaryWriter queues them to a thread and its flush does not wait for it).
+Events are tensorboardX's protos, written to one file per writer as TFRecords
+(tensorboardX's CRC), synchronously, so `flush()` really puts them in the
+file (tensorboardX's own SummaryWriter queues them to a thread and its flush
+does not wait for it) and no fsync is paid per flush, only at `close()`.
 Images are encoded to PNG here (zlib, no imaging library needed); embeddings
 for the projector are written as TSV files plus `projector_config.pbtxt` in
 the log directory, under `<step:05d>/<tag>/` as tensorboardX lays them out.
@@ -86,13 +87,13 @@ class SummaryFileWriter:
                  filename_suffix: str = "", purge_step=None):
         from tensorboardX.proto.event_pb2 import Event, SessionLog
         from tensorboardX.proto.summary_pb2 import Summary
-        from tensorboardX.record_writer import RecordWriter
+        from tensorboardX.record_writer import masked_crc32c
 
-        self._Event, self._Summary = Event, Summary
+        self._Event, self._Summary, self._crc = Event, Summary, masked_crc32c
         self.logdir = os.fspath(logdir)
         os.makedirs(self.logdir, exist_ok=True)
         self.path = os.path.join(self.logdir, _event_file_name(filename_suffix))
-        self._records = RecordWriter(self.path)
+        self._file = open(self.path, "xb")  # never another writer's file
         self._lock = threading.Lock()
         self._max_queue = max(1, int(max_queue))
         self._flush_seconds = max(0.0, flush_millis / 1000)
@@ -112,13 +113,16 @@ class SummaryFileWriter:
         with self._lock:
             if self.closed:
                 raise ValueError(f"summary writer for {self.logdir!r} is closed")
-            self._records.write(data)
+            # a TFRecord: length, its masked CRC-32C, the event, the event's masked CRC-32C
+            length = struct.pack("<Q", len(data))
+            self._file.write(b"".join((length, struct.pack("<I", self._crc(length)), data,
+                                       struct.pack("<I", self._crc(data)))))
             self._pending += 1
             if self._pending >= self._max_queue or time.monotonic() >= self._next_flush:
                 self._flush_locked()
 
     def _flush_locked(self) -> None:
-        self._records.flush()
+        self._file.flush()  # to the OS (tensorboardX's RecordWriter also fsyncs every time)
         self._pending = 0
         self._next_flush = time.monotonic() + self._flush_seconds
 
@@ -153,7 +157,8 @@ class SummaryFileWriter:
         with self._lock:
             if not self.closed:
                 self._flush_locked()
-                self._records.close()
+                os.fsync(self._file.fileno())
+                self._file.close()
                 self.closed = True
         while self in _state.writers:
             _state.writers.remove(self)

@@ -198,10 +198,12 @@ class GradientTape:
                 needs.append(True)
             else:
                 needs.append(False)
-                if t.__class__ is tensor_module.Variable:
-                    self._variable_versions.setdefault(id(t), (t, t._version))
         if True not in needs:
             return None
+        if False in needs:  # unwatched variables read by a recorded op: remember their version
+            for t, need in zip(inputs, needs):
+                if not need and t.__class__ is tensor_module.Variable:
+                    self._variable_versions.setdefault(id(t), (t, t._version))
         if not prim.multi_output and prim.grad is not None and output._value.dtype.kind == "f":
             watched[id(output)] = output
             return needs
@@ -285,7 +287,8 @@ class GradientTape:
                 )
         self._check_versions()
         outer = _state.tapes
-        _state.tapes = tuple(t for t in outer if t is not self)  # outer tapes record the rules
+        if outer:  # outer tapes (not this one) record the rules: higher-order gradients
+            _state.tapes = tuple(t for t in outer if t is not self)
         try:
             grads = self._seed_gradients(targets, seeds)
             source_ids = {id(s) for s in sources}

@@ -203,6 +203,7 @@ class Variable(Tensor):
     """
 
     __slots__ = ("_name", "_trainable", "_version")
+    created_count = 0  # variables made so far: lets models cache their variable lists
 
     def __init__(self, initial_value, name=None, trainable=None, dtype=None):
         if callable(initial_value):
@@ -220,6 +221,7 @@ class Variable(Tensor):
             )
         self._trainable = floating if trainable is None else bool(trainable)
         self._version = 0
+        Variable.created_count += 1
 
     @property
     def name(self) -> str:

@@ -22,6 +22,7 @@ import itertools
 import os
 import re
 import zipfile
+import zlib
 
 import numpy as np
 
@@ -46,7 +47,7 @@ def read_text(path, encoding: str = "utf-8", errors: str = "replace") -> str:
             opener = gzip.open if magic == b"\x1f\x8b" else open
             with opener(path, "rb") as f:
                 data = f.read()
-    except (zipfile.BadZipFile, EOFError, gzip.BadGzipFile, OSError) as exc:
+    except (zipfile.BadZipFile, EOFError, gzip.BadGzipFile, zlib.error, OSError) as exc:
         if isinstance(exc, FileNotFoundError):
             raise
         raise CorruptFileError(f"{path}: cannot read the corpus: {exc}") from exc

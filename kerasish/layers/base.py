@@ -84,6 +84,7 @@ class Layer(Trackable):
     """
 
     _untracked_attributes = frozenset({"_weights", "_regularizers", "_added_losses"})
+    trainable_changes = 0  # `trainable` flips so far (with Variable.created_count: cache keys)
 
     def __init__(self, name=None, trainable: bool = True, dtype=None, input_shape=None, **kwargs):
         input_dim = kwargs.pop("input_dim", None)
@@ -119,6 +120,7 @@ class Layer(Trackable):
     @trainable.setter
     def trainable(self, value: bool) -> None:
         self._trainable = bool(value)
+        Layer.trainable_changes += 1
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} '{self.name}'>"
@@ -283,11 +285,7 @@ class Layer(Trackable):
     @property
     def losses(self) -> list:
         """Regularization losses of this layer and its sublayers, plus `add_loss` terms."""
-        result = []
-        for layer in [self] + self.submodules:
-            result.extend(reg(var) for reg, var in layer._regularizers)
-            result.extend(layer._added_losses)
-        return result
+        return _losses_of([self] + self.submodules)
 
     def clear_added_losses(self) -> None:
         """Forget `add_loss` terms (done before each training step)."""
@@ -311,6 +309,14 @@ class Layer(Trackable):
 
     def count_params(self) -> int:
         return int(sum(v.size for v in self.variables))
+
+
+def _losses_of(layers) -> list:
+    result = []
+    for layer in layers:
+        result.extend(reg(var) for reg, var in layer._regularizers)
+        result.extend(layer._added_losses)
+    return result
 
 
 def _convert_inputs(inputs):

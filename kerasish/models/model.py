@@ -14,7 +14,8 @@ from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.ops import array_ops, math_ops
 from kerasish.core.tape import GradientTape
 from kerasish.core.tensor import convert_to_tensor
-from kerasish.layers.base import Layer
+from kerasish.core.tensor import Variable
+from kerasish.layers.base import Layer, _losses_of
 from kerasish.models import data_adapter
 
 
@@ -52,6 +53,7 @@ class Model(Layer):
         self._metric_specs = []
         self._compiled_metrics = None
         self.stop_training = False
+        self._structure_cache = None
 
     # -- structure ----------------------------------------------------------
     @property
@@ -179,37 +181,58 @@ class Model(Layer):
             metric.reset_state()
 
     # -- one step -----------------------------------------------------------
+    def _structure(self) -> tuple:
+        """(every layer, trainable variables), walked again only when variables were created
+        or a layer's `trainable` changed since the last step."""
+        key = (Variable.created_count, Layer.trainable_changes)
+        if self._structure_cache is None or self._structure_cache[0] != key:
+            self._structure_cache = (key, [self] + self.submodules, self.trainable_variables)
+        return self._structure_cache[1:]
+
     def compute_loss(self, y, y_pred, sample_weight=None):
         """The compiled loss plus every regularization loss of the model."""
         loss = self.compiled_loss(y, y_pred, sample_weight=sample_weight)
-        extra = self.losses
+        extra = _losses_of(self._structure()[0])
         return loss + math_ops.add_n(extra) if extra else loss
 
-    def _update_metrics(self, y, y_pred, sample_weight, loss) -> dict:
+    def _update_metrics(self, y, y_pred, sample_weight, loss) -> None:
         self._resolve_metrics(y, y_pred)
-        batch = nest.flatten(y_pred)[0].shape[0] if nest.flatten(y_pred)[0].ndim else 1
-        self._loss_tracker.update_state(loss, sample_weight=batch)
+        first = nest.flatten(y_pred)[0]
+        self._loss_tracker.update_state(loss, sample_weight=first.shape[0] if first.ndim else 1)
         for metric in self._compiled_metrics:
             metric.update_state(y, y_pred, sample_weight=sample_weight)
+
+    def metric_logs(self) -> dict:
+        """The running loss and metrics as floats (this is where results leave the device)."""
         return {m.name: float(m.result()) for m in self.metrics}
 
-    def train_step(self, x, y, sample_weight=None) -> dict:
-        """One gradient step on a batch; returns the running loss and metrics."""
-        self.clear_added_losses()
+    def _train_batch(self, x, y, sample_weight=None) -> None:
+        layers, _ = self._structure()
+        for layer in layers:
+            layer._added_losses.clear()
         with GradientTape() as tape:
             y_pred = self(x, training=True)
             loss = self.compute_loss(y, y_pred, sample_weight)
-        variables = self.trainable_variables
+        variables = self._structure()[1]  # again: the first call may have built the model
         grads = tape.gradient(loss, variables)
         self.optimizer.apply_gradients(zip(grads, variables))
-        return self._update_metrics(y, y_pred, sample_weight, loss)
+        self._update_metrics(y, y_pred, sample_weight, loss)
+
+    def _test_batch(self, x, y, sample_weight=None) -> None:
+        for layer in self._structure()[0]:
+            layer._added_losses.clear()
+        y_pred = self(x, training=False)
+        self._update_metrics(y, y_pred, sample_weight, self.compute_loss(y, y_pred, sample_weight))
+
+    def train_step(self, x, y, sample_weight=None) -> dict:
+        """One gradient step on a batch; returns the running loss and metrics."""
+        self._train_batch(x, y, sample_weight)
+        return self.metric_logs()
 
     def test_step(self, x, y, sample_weight=None) -> dict:
         """Loss and metrics on a batch, in inference mode."""
-        self.clear_added_losses()
-        y_pred = self(x, training=False)
-        loss = self.compute_loss(y, y_pred, sample_weight)
-        return self._update_metrics(y, y_pred, sample_weight, loss)
+        self._test_batch(x, y, sample_weight)
+        return self.metric_logs()
 
     # -- loops --------------------------------------------------------------
     def fit(
@@ -260,14 +283,15 @@ class Model(Layer):
         for epoch in range(initial_epoch, epochs):
             self.reset_metrics()
             callback_list.on_epoch_begin(epoch)
+            batch_logs = callback_list.wants_batch_logs()
             for step, (xb, yb, wb) in enumerate(data):
                 callback_list.on_train_batch_begin(step)
                 wb = _apply_class_weight(class_weight, yb, wb)
-                logs = self.train_step(xb, yb, wb)
-                callback_list.on_train_batch_end(step, logs)
+                self._train_batch(xb, yb, wb)
+                callback_list.on_train_batch_end(step, self.metric_logs() if batch_logs else {})
                 if self.stop_training:
                     break
-            logs = dict(logs)
+            logs = self.metric_logs()
             if validation is not None and (epoch + 1) % validation_freq == 0:
                 results = self._run_evaluation(validation)
                 logs.update({f"val_{k}": v for k, v in results.items()})
@@ -292,10 +316,10 @@ class Model(Layer):
         for step, (xb, yb, wb) in enumerate(data):
             if callback_list is not None:
                 callback_list.on_test_batch_begin(step)
-            logs = self.test_step(xb, yb, wb)
+            self._test_batch(xb, yb, wb)
             if callback_list is not None:
-                callback_list.on_test_batch_end(step, logs)
-        return logs
+                callback_list.on_test_batch_end(step, self.metric_logs())
+        return self.metric_logs()
 
     def evaluate(
         self, x=None, y=None, batch_size=None, verbose: int = 0, sample_weight=None,
