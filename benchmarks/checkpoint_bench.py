@@ -135,9 +135,9 @@ def summary_part(args) -> dict:
         with writer.as_default():
             results["scalar, recording on"] = per_call(
                 lambda i: summary.scalar("loss", 0.5, step=i), args.calls, args.repeats)
+            tensor = ks.constant(0.5)
             results["scalar of a ks tensor, recording on"] = per_call(
-                lambda i, t=ks.constant(0.5): summary.scalar("loss_t", t, step=i),
-                args.calls, args.repeats)
+                lambda i: summary.scalar("loss_t", tensor, step=i), args.calls, args.repeats)
             with summary.record_if(False):
                 results["scalar, record_if(False)"] = per_call(
                     lambda i: summary.scalar("loss", 0.5, step=i), args.calls, args.repeats)

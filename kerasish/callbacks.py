@@ -355,7 +355,8 @@ class TensorBoard(Callback):
                 f"TensorBoard: update_freq must be 'epoch', 'batch' or a positive number of "
                 f"batches, got {update_freq!r}"
             )
-        self.histogram_freq, self.update_freq, self.purge_step = histogram_freq, update_freq, purge_step
+        self.histogram_freq, self.update_freq = histogram_freq, update_freq
+        self.purge_step = purge_step
         self._writers = {}
         self._batches = 0
 

@@ -7,15 +7,25 @@ paths is stored once, under the shortest. Optimizer slots are stored under
 `<optimizer path>/.slots/<variable path>/<slot name>`, so they follow their
 variable, not its Python identity.
 
-File layout (readable with plain h5py)::
+File layout (readable with plain h5py; see README.md, "Checkpoint file format")::
 
-    /                     attrs: kerasish_format = "kerasish-checkpoint", format_version = 1
+    /                     attrs: kerasish_format = "kerasish-checkpoint", format_version = 1,
+                                 written_at (Unix time)
     /values/<path>        one dataset per value, e.g. /values/model/dense1/kernel
 
-Every file is written to a temporary name in the same directory, flushed,
-fsynced and renamed into place; the directory index (`checkpoint`, JSON) is
-updated last. A crash at any moment leaves the previous checkpoint and the
-index readable, and the index never names a partial file.
+Every file is written to a temporary name in the same directory
+(`.<name>.<host>-<pid>.<random>.tmp`), flushed, fsynced and renamed into
+place; the directory index (`checkpoint`, JSON, paths relative to the
+directory) is updated last. A crash at any moment leaves the previous
+checkpoint and the index readable, and the index never names a partial file;
+the temporaries of dead processes are removed by the next CheckpointManager.
+
+A restore first checks every value against its variable (shape, dtype) and
+raises one CheckpointError listing all mismatches before assigning anything;
+values of existing variables are read from the file straight into their
+memory. Values for variables that do not exist yet are kept by the status and
+assigned when the variables are created (`kerasish.tracking.notify_created`,
+called when a layer is built and when an optimizer creates a slot).
 """
 
 from __future__ import annotations
@@ -32,10 +42,10 @@ import warnings
 import h5py
 import numpy as np
 
+from kerasish import tracking
 from kerasish.core import backend
 from kerasish.core.errors import KerasishError
 from kerasish.core.tensor import Variable
-from kerasish import tracking
 from kerasish.tracking import Trackable, named_trackables, named_variables
 
 FORMAT = "kerasish-checkpoint"
@@ -339,7 +349,7 @@ class LoadStatus:
         return self
 
     def expect_partial(self) -> "LoadStatus":
-        """Silence the note about unused values (e.g. optimizer slots when loading for inference)."""
+        """Silence the note about unused values (e.g. optimizer slots, loading for inference)."""
         self._expect_partial = True
         return self
 

@@ -462,7 +462,9 @@ def embedding(matrix, metadata=None, metadata_header=None, tag: str = "default",
     writer, step = target
     mat = _host(matrix).astype(np.float32)
     if mat.ndim != 2:
-        raise InvalidArgumentError(f"summary.embedding {tag!r}: needs a 2-D matrix, got {mat.shape}")
+        raise InvalidArgumentError(
+            f"summary.embedding {tag!r}: needs a 2-D matrix, got shape {mat.shape}"
+        )
     lines = None if metadata is None else _metadata_lines(tag, metadata, metadata_header, len(mat))
     sprite = None if label_img is None else _sprite(tag, label_img, len(mat))
     subdir = f"{step:05d}/{re.sub(r'[^A-Za-z0-9_.-]', '_', tag)}"

@@ -42,7 +42,8 @@ def make_model(optimizer="adam"):
 def h5_datasets(path):
     names = []
     with h5py.File(path, "r") as f:
-        f["values"].visititems(lambda n, o: names.append(n) if isinstance(o, h5py.Dataset) else None)
+        f["values"].visititems(
+            lambda n, o: names.append(n) if isinstance(o, h5py.Dataset) else None)
     return names
 
 
@@ -128,7 +129,8 @@ def test_save_freq_in_batches(tmp_path):
 
     model.fit(x, y, batch_size=16, epochs=2, verbose=0, shuffle=False, callbacks=[Spy(), callback])
     # batches 3 and 6 overall: the 3rd of epoch 1 and the 2nd of epoch 2
-    assert sorted(os.listdir(tmp_path)) == sorted([f"b-1-{seen[2]:.5f}.h5", f"b-2-{seen[5]:.5f}.h5"])
+    expected = [f"b-1-{seen[2]:.5f}.h5", f"b-2-{seen[5]:.5f}.h5"]
+    assert sorted(os.listdir(tmp_path)) == sorted(expected)
 
 
 def test_save_weights_only_false_writes_the_optimizer_and_resumes_exactly(tmp_path):
@@ -154,7 +156,7 @@ def test_save_weights_only_false_writes_the_optimizer_and_resumes_exactly(tmp_pa
     assert int(resumed.optimizer.iterations) == 8
     resumed.fit(x, y, batch_size=16, epochs=1, verbose=0, shuffle=False)
     status.assert_consumed()
-    for a, b in zip(uninterrupted, [v.numpy() for v in resumed.variables]):
+    for a, b in zip(uninterrupted, [v.numpy() for v in resumed.variables], strict=True):
         np.testing.assert_array_equal(a, b)
 
 

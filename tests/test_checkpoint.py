@@ -81,7 +81,8 @@ def train(model, optimizer, steps, seed=0, global_step=None):
         with ks.GradientTape() as tape:
             loss = ks.reduce_mean(ks.square(model(x, training=True) - y))
         grads = tape.gradient(loss, model.trainable_variables)
-        optimizer.apply_gradients(zip(grads, model.trainable_variables), global_step=global_step)
+        optimizer.apply_gradients(zip(grads, model.trainable_variables, strict=True),
+                                  global_step=global_step)
 
 
 def weights(model):
@@ -98,7 +99,7 @@ def slots(optimizer, model):
 
 def assert_same(a, b):
     assert len(a) == len(b)
-    for x, y in zip(a, b):
+    for x, y in zip(a, b, strict=True):
         np.testing.assert_array_equal(x, y)
 
 
@@ -198,7 +199,8 @@ def test_nested_model_with_lists_and_dicts_round_trip(tmp_path):
     path = ks.Checkpoint(model=model).write(tmp_path / "n.h5")
     with h5py.File(path) as f:
         names = []
-        f["values"].visititems(lambda n, o: names.append(n) if isinstance(o, h5py.Dataset) else None)
+        f["values"].visititems(
+            lambda n, o: names.append(n) if isinstance(o, h5py.Dataset) else None)
     assert "model/encoder/d1/kernel" in names
     assert "model/blocks/1/bias" in names
     assert "model/heads/scale/kernel" in names
@@ -865,6 +867,7 @@ CHILD = textwrap.dedent("""
         b.assign(np.full(b.shape, -n, np.float32))
         manager.save()
         root.write(directory + "/weights.h5")  # the same name overwritten, as save_weights does
+        print("saved", flush=True)
 """)
 
 
@@ -904,13 +907,17 @@ def test_sigkill_during_saves_never_damages_the_latest_checkpoint(tmp_path):
     script.write_text(CHILD)
     env = dict(os.environ, PYTHONPATH=REPO + os.pathsep + os.environ.get("PYTHONPATH", ""))
     rng = random.Random(4)
-    last, kills, start = 0, 0, time.monotonic()
+    last, kills, start, cycle = 0, 0, time.monotonic(), None
     while kills < 16 and time.monotonic() - start < 45:
         child = subprocess.Popen([sys.executable, str(script), directory], env=env,
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         line = child.stdout.readline()
         assert line.strip() == "ready", child.stderr.read()
-        time.sleep(rng.uniform(0.0, 1.6))
+        if cycle is None:  # the first child saves once untouched: how long a cycle takes here
+            began = time.monotonic()
+            assert child.stdout.readline().strip() == "saved", child.stderr.read()
+            cycle = time.monotonic() - began
+        time.sleep(rng.uniform(0.0, 2.5 * cycle))  # anywhere in the next two or three saves
         child.send_signal(signal.SIGKILL)
         child.wait()
         child.stdout.close()
@@ -919,8 +926,8 @@ def test_sigkill_during_saves_never_damages_the_latest_checkpoint(tmp_path):
         n = _check_directory(directory)
         assert n >= last, "the latest checkpoint went backwards"
         last = n
-    assert kills >= 10
-    assert last >= 2, "the child never completed a save; make the delays longer"
+    assert kills >= 8
+    assert last >= 2
     # the next manager removes the dead writers' temporaries; nothing else is left over
     ks.CheckpointManager(ks.Checkpoint(a=ks.Variable(0.)), directory, max_to_keep=2)
     leftovers = [n for n in os.listdir(directory) if n.endswith(".tmp")]

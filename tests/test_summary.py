@@ -74,7 +74,8 @@ def test_scalar(writer, tmp_path):
         ks.summary.scalar("tensor_value", ks.constant(2.5), step=7)
         ks.summary.scalar("numpy_value", np.array([[3.25]]), step=8)
         ks.summary.scalar("variable", ks.Variable(4.0), step=9)
-    assert scalars(tmp_path / "run", "loss") == [(s, pytest.approx(1.0 / (s + 1))) for s in range(5)]
+    assert scalars(tmp_path / "run", "loss") == [(s, pytest.approx(1.0 / (s + 1)))
+                                                 for s in range(5)]
     assert scalars(tmp_path / "run", "tensor_value") == [(7, 2.5)]
     assert scalars(tmp_path / "run", "numpy_value") == [(8, 3.25)]
     assert scalars(tmp_path / "run", "variable") == [(9, 4.0)]

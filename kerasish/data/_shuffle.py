@@ -86,7 +86,7 @@ def _blocks(chunks):
     """Index chunks (ranges or int64 arrays) as int64 arrays of at most _BLOCK entries."""
     for chunk in chunks:
         for start in range(0, len(chunk), _BLOCK):
-            part = chunk[start:start + _BLOCK]
+            part = chunk[start : start + _BLOCK]
             if isinstance(part, range):
                 part = np.arange(part.start, part.stop, dtype=np.int64)
             yield part

@@ -18,8 +18,14 @@ def is_structure(value) -> bool:
     return isinstance(value, (tuple, dict))
 
 
+def _is_flat_tuple(structure) -> bool:
+    return type(structure) is tuple and not any(isinstance(x, (tuple, dict)) for x in structure)
+
+
 def flatten(structure) -> list:
     """The leaves of `structure` (tuples and dicts are containers, anything else a leaf)."""
+    if _is_flat_tuple(structure):
+        return list(structure)
     if isinstance(structure, tuple):
         return [leaf for item in structure for leaf in flatten(item)]
     if isinstance(structure, dict):
@@ -29,6 +35,10 @@ def flatten(structure) -> list:
 
 def pack(structure, flat):
     """Rebuild `structure` with leaves taken in order from `flat`."""
+    if not isinstance(structure, (tuple, dict)):
+        return flat[0]
+    if _is_flat_tuple(structure):
+        return tuple(flat)
     leaves = iter(flat)
 
     def build(item):
@@ -44,7 +54,20 @@ def pack(structure, flat):
 
 
 def map_structure(fn, structure):
+    if not isinstance(structure, (tuple, dict)):
+        return fn(structure)
+    if _is_flat_tuple(structure):
+        return tuple(fn(leaf) for leaf in structure)
     return pack(structure, [fn(leaf) for leaf in flatten(structure)])
+
+
+def packer(structure):
+    """A function rebuilding `structure` from a flat list, specialized once for speed."""
+    if not isinstance(structure, (tuple, dict)):
+        return lambda flat: flat[0]
+    if _is_flat_tuple(structure):
+        return tuple
+    return lambda flat: pack(structure, flat)
 
 
 def paths(structure, prefix: str = "") -> list:
@@ -60,12 +83,16 @@ def same_structure(a, b) -> bool:
     """True if `a` and `b` nest tuples and dicts the same way (leaves may differ)."""
     if isinstance(a, tuple) or isinstance(b, tuple):
         return (
-            isinstance(a, tuple) and isinstance(b, tuple) and len(a) == len(b)
-            and all(same_structure(x, y) for x, y in zip(a, b))
+            isinstance(a, tuple)
+            and isinstance(b, tuple)
+            and len(a) == len(b)
+            and all(same_structure(x, y) for x, y in zip(a, b, strict=False))
         )
     if isinstance(a, dict) or isinstance(b, dict):
         return (
-            isinstance(a, dict) and isinstance(b, dict) and sorted(a) == sorted(b)
+            isinstance(a, dict)
+            and isinstance(b, dict)
+            and sorted(a) == sorted(b)
             and all(same_structure(a[k], b[k]) for k in a)
         )
     return True
@@ -82,8 +109,23 @@ def to_tensor(value) -> Tensor:
     return convert_to_tensor(value)
 
 
+def arrays_to_tensors(arrays) -> list:
+    """Tensors on the current device for freshly gathered arrays (NumPy or CuPy)."""
+    if backend.current_device()[0] == "cpu":
+        # what convert_to_tensor does for host arrays on the CPU, without its checks per call
+        return [
+            Tensor(a)
+            if type(a) is np.ndarray
+            else Tensor(np.asarray(a))
+            if isinstance(a, np.generic)
+            else convert_to_tensor(a)
+            for a in arrays
+        ]
+    return [convert_to_tensor(a) for a in arrays]
+
+
 def host_array(value):
-    """The array behind a component value: a tensor's array, or a NumPy array (TF dtypes for lists)."""
+    """The array behind a component: a tensor's array, or a NumPy array (TF dtypes for lists)."""
     if isinstance(value, Tensor):
         return value._value
     if isinstance(value, np.ndarray) or backend.is_gpu_array(value):
@@ -135,12 +177,15 @@ class TensorSpec:
         if self.shape is None or other.shape is None or len(self.shape) != len(other.shape):
             shape = None
         else:
-            shape = tuple(a if a == b else None for a, b in zip(self.shape, other.shape))
+            shape = tuple(
+                a if a == b else None for a, b in zip(self.shape, other.shape, strict=False)
+            )
         return TensorSpec(shape, self.dtype)
 
     def __eq__(self, other):
         return (
-            isinstance(other, TensorSpec) and self.shape == other.shape
+            isinstance(other, TensorSpec)
+            and self.shape == other.shape
             and self.dtype == other.dtype
         )
 
@@ -159,4 +204,16 @@ def _shape_text(shape) -> str:
 def shapes_compatible(a, b) -> bool:
     if a is None or b is None:
         return True
-    return len(a) == len(b) and all(x is None or y is None or x == y for x, y in zip(a, b))
+    return len(a) == len(b) and all(
+        x is None or y is None or x == y for x, y in zip(a, b, strict=False)
+    )
+
+
+def to_element(value, what: str):
+    """A yielded or returned value as an element (lists are tensors; tuples and dicts nest)."""
+    if value is None:
+        raise TypeError(f"{what}: got None, which is not a tensor")
+    try:
+        return map_structure(to_tensor, value)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{what}: cannot convert to tensors: {exc}") from exc

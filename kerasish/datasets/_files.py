@@ -84,8 +84,14 @@ def _fsync_dir(directory: str) -> None:
         os.close(fd)
 
 
-def download(url: str, destination: str, size=None, sha256=None, timeout: float = TIMEOUT,
-             progress: bool = True) -> str:
+def download(
+    url: str,
+    destination: str,
+    size=None,
+    sha256=None,
+    timeout: float = TIMEOUT,
+    progress: bool = True,
+) -> str:
     """Fetch `url` into `destination`, checking `size` (bytes) and `sha256` when given.
 
     Returns `destination`. Raises `DownloadError` naming the URL and what went
@@ -114,13 +120,22 @@ def download(url: str, destination: str, size=None, sha256=None, timeout: float 
                     )
                 total = size if size is not None else announced
                 deadline = time.monotonic() + 30 + (total or 0) / MIN_RATE
-                with tqdm(total=total, unit="B", unit_scale=True, unit_divisor=1024,
-                          desc=f"Downloading {name}", disable=not progress, leave=False) as bar:
+                with tqdm(
+                    total=total,
+                    unit="B",
+                    unit_scale=True,
+                    unit_divisor=1024,
+                    desc=f"Downloading {name}",
+                    disable=not progress,
+                    leave=False,
+                ) as bar:
                     while True:
                         try:
                             block = response.read(_BLOCK)
                         except (socket.timeout, OSError) as exc:
-                            raise DownloadError(f"{url}: {_reason(exc)} after {received} bytes") from exc
+                            raise DownloadError(
+                                f"{url}: {_reason(exc)} after {received} bytes"
+                            ) from exc
                         if not block:
                             break
                         out.write(block)

@@ -23,13 +23,21 @@ MIRRORS = (
 # gzip headers without file names, so different archive checksums).
 ARCHIVES = {
     "train-images-idx3-ubyte.gz": (
-        26_421_880, "3aede38d61863908ad78613f6a32ed271626dd12800ba2636569512369268a84"),
+        26_421_880,
+        "3aede38d61863908ad78613f6a32ed271626dd12800ba2636569512369268a84",
+    ),
     "train-labels-idx1-ubyte.gz": (
-        29_515, "a04f17134ac03560a47e3764e11b92fc97de4d1bfaf8ba1a3aa29af54cc90845"),
+        29_515,
+        "a04f17134ac03560a47e3764e11b92fc97de4d1bfaf8ba1a3aa29af54cc90845",
+    ),
     "t10k-images-idx3-ubyte.gz": (
-        4_422_102, "346e55b948d973a97e58d2351dde16a484bd415d4595297633bb08f03db6a073"),
+        4_422_102,
+        "346e55b948d973a97e58d2351dde16a484bd415d4595297633bb08f03db6a073",
+    ),
     "t10k-labels-idx1-ubyte.gz": (
-        5_148, "67da17c76eaffca5446c3361aaab5c3cd6d1c2608764d35dfb1850b086bf8dd5"),
+        5_148,
+        "67da17c76eaffca5446c3361aaab5c3cd6d1c2608764d35dfb1850b086bf8dd5",
+    ),
 }
 # SHA-256 of the decompressed IDX files, verified against Debian's package.
 RAW_SHA256 = {
@@ -39,8 +47,16 @@ RAW_SHA256 = {
     "t10k-labels-idx1-ubyte": "0402a96d92fd2663957122ceb108a494c5af83dab82d92729df917d7dec38c34",
 }
 CLASS_NAMES = (
-    "T-shirt/top", "Trouser", "Pullover", "Dress", "Coat",
-    "Sandal", "Shirt", "Sneaker", "Bag", "Ankle boot",
+    "T-shirt/top",
+    "Trouser",
+    "Pullover",
+    "Dress",
+    "Coat",
+    "Sandal",
+    "Shirt",
+    "Sneaker",
+    "Bag",
+    "Ankle boot",
 )
 
 SPEC = _mnist_format.Spec(

@@ -18,13 +18,21 @@ MIRRORS = (
 # published by TensorFlow Datasets and torchvision; not re-verified offline).
 ARCHIVES = {
     "train-images-idx3-ubyte.gz": (
-        9_912_422, "440fcabf73cc546fa21475e81ea370265605f56be210a4024d2ca8f203523609"),
+        9_912_422,
+        "440fcabf73cc546fa21475e81ea370265605f56be210a4024d2ca8f203523609",
+    ),
     "train-labels-idx1-ubyte.gz": (
-        28_881, "3552534a0a558bbed6aed32b30c495cca23d567ec52cac8be1a0730e8010255c"),
+        28_881,
+        "3552534a0a558bbed6aed32b30c495cca23d567ec52cac8be1a0730e8010255c",
+    ),
     "t10k-images-idx3-ubyte.gz": (
-        1_648_877, "8d422c7b0a1c1c79245a5bcf07fe86e33eeafee792b84584aec276f5a2dbc4e6"),
+        1_648_877,
+        "8d422c7b0a1c1c79245a5bcf07fe86e33eeafee792b84584aec276f5a2dbc4e6",
+    ),
     "t10k-labels-idx1-ubyte.gz": (
-        4_542, "f7ae60f92e00ec6debd23a6088c31dbd2371eca3ffa0defaefb259924204aec6"),
+        4_542,
+        "f7ae60f92e00ec6debd23a6088c31dbd2371eca3ffa0defaefb259924204aec6",
+    ),
 }
 
 SPEC = _mnist_format.Spec(

@@ -90,7 +90,9 @@ def build_vocabulary(tokens, max_size=50000, min_count: int = 1, unk: str = UNK)
         counts[0] is the number of tokens that map to `unk`.
     """
     if max_size is not None and int(max_size) < 1:
-        raise ValueError(f"build_vocabulary: max_size must be >= 1 (room for {unk!r}), got {max_size}")
+        raise ValueError(
+            f"build_vocabulary: max_size must be >= 1 (room for {unk!r}), got {max_size}"
+        )
     counter = collections.Counter(tokens)
     total = sum(counter.values())
     counter.pop(unk, None)  # a literal UNK in the text counts as unknown

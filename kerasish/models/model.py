@@ -43,7 +43,7 @@ class Model(Layer):
     # ks.Checkpoint(model=..., optimizer=...) to save it too.
     _untracked_attributes = Layer._untracked_attributes | {
         "_compiled_metrics", "history", "optimizer", "compiled_loss", "_loss_tracker",
-        "_metric_specs",
+        "_metric_specs", "_structure_cache",  # a cache of variables would rename them
     }
 
     def __init__(self, name=None, **kwargs):

@@ -17,12 +17,14 @@ from kerasish.data import (
 
 def values(ds):
     """The elements of `ds` as nested Python lists (via as_numpy_iterator)."""
+
     def plain(x):
         if isinstance(x, tuple):
             return tuple(plain(v) for v in x)
         if isinstance(x, dict):
             return {k: plain(v) for k, v in x.items()}
         return np.asarray(x).tolist()
+
     return [plain(e) for e in ds.as_numpy_iterator()]
 
 
@@ -35,6 +37,7 @@ def generator_of(items, calls=None):
         if calls is not None:
             calls.append(1)
         yield from items
+
     return gen
 
 
@@ -55,7 +58,10 @@ def test_from_tensor_slices_yields_tensors_in_the_element_structure():
 
 def test_from_tensor_slices_dicts_nested_structures_and_namedtuples():
     Pair = collections.namedtuple("Pair", "a b")
-    data = {"image": np.zeros((3, 2, 2), np.uint8), "meta": (np.arange(3), Pair(np.ones(3), np.arange(3.0)))}
+    data = {
+        "image": np.zeros((3, 2, 2), np.uint8),
+        "meta": (np.arange(3), Pair(np.ones(3), np.arange(3.0))),
+    }
     first = next(iter(Dataset.from_tensor_slices(data)))
     assert set(first) == {"image", "meta"}
     assert first["image"].shape == (2, 2)
@@ -134,10 +140,14 @@ def test_from_generator_with_output_signature_converts_and_checks():
     assert first[0].dtype == np.int64 and first[1].dtype == np.float32
     assert ds.element_spec == signature
 
-    bad_shape = Dataset.from_generator(gen, output_signature=(TensorSpec((), "int64"), TensorSpec((3,), "float32")))
+    bad_shape = Dataset.from_generator(
+        gen, output_signature=(TensorSpec((), "int64"), TensorSpec((3,), "float32"))
+    )
     with pytest.raises(ValueError, match=r"element 0\[1\].*\(2,\).*\(3,\)"):
         list(bad_shape)
-    bad_type = Dataset.from_generator(gen, output_signature=(TensorSpec((), "int64"), TensorSpec((2,), "int32")))
+    bad_type = Dataset.from_generator(
+        gen, output_signature=(TensorSpec((), "int64"), TensorSpec((2,), "int32"))
+    )
     with pytest.raises(TypeError, match="float64.*int32"):
         list(bad_type)
     bad_structure = Dataset.from_generator(gen, output_signature=TensorSpec((), "int64"))
@@ -151,10 +161,16 @@ def test_from_generator_output_types_shapes_args_and_dicts():
             yield {"x": [i * scale] * 2, "y": i}
 
     ds = Dataset.from_generator(
-        gen, output_types={"x": "float32", "y": "int32"},
-        output_shapes={"x": (2,), "y": ()}, args=(3, 2.0),
+        gen,
+        output_types={"x": "float32", "y": "int32"},
+        output_shapes={"x": (2,), "y": ()},
+        args=(3, 2.0),
     )
-    assert values(ds) == [{"x": [0.0, 0.0], "y": 0}, {"x": [2.0, 2.0], "y": 1}, {"x": [4.0, 4.0], "y": 2}]
+    assert values(ds) == [
+        {"x": [0.0, 0.0], "y": 0},
+        {"x": [2.0, 2.0], "y": 1},
+        {"x": [4.0, 4.0], "y": 2},
+    ]
     assert ds.element_spec == {"x": TensorSpec((2,), "float32"), "y": TensorSpec((), "int32")}
 
 
@@ -217,19 +233,21 @@ def test_shuffle_on_array_slices_matches_the_element_by_element_buffer():
         fast = Dataset.range(150).shuffle(buffer, seed=buffer)
         slow = Dataset.range(150).map(lambda t: t).shuffle(buffer, seed=buffer)
         assert ints(fast) == ints(slow), buffer
-        fast_batches = [b.numpy().tolist() for b in Dataset.range(150).shuffle(buffer, seed=buffer).batch(7)]
+        fast_batches = [
+            b.numpy().tolist() for b in Dataset.range(150).shuffle(buffer, seed=buffer).batch(7)
+        ]
         slow_order = ints(Dataset.range(150).map(lambda t: t).shuffle(buffer, seed=buffer))
         assert sum(fast_batches, []) == slow_order
 
 
 def test_shuffle_before_repeat_reshuffles_each_epoch_and_after_repeat_mixes_epochs():
     epochs = ints(Dataset.range(10).shuffle(10, seed=5).repeat(3))
-    chunks = [epochs[i:i + 10] for i in range(0, 30, 10)]
+    chunks = [epochs[i : i + 10] for i in range(0, 30, 10)]
     assert all(sorted(c) == list(range(10)) for c in chunks)
     assert chunks[0] != chunks[1] or chunks[1] != chunks[2]
     mixed = ints(Dataset.range(10).repeat(3).shuffle(30, seed=5))
     assert sorted(mixed) == sorted(list(range(10)) * 3)
-    assert any(sorted(mixed[i:i + 10]) != list(range(10)) for i in (0, 10))
+    assert any(sorted(mixed[i : i + 10]) != list(range(10)) for i in (0, 10))
 
 
 def test_shuffle_rejects_bad_buffer_sizes():
@@ -246,7 +264,7 @@ def test_batch_on_array_slices_equals_batch_of_generated_elements():
     x = np.arange(30, dtype=np.float32).reshape(10, 3)
     y = np.arange(10)
     fast = Dataset.from_tensor_slices((x, y)).batch(4)
-    slow = Dataset.from_generator(lambda: zip(x, y)).batch(4)
+    slow = Dataset.from_generator(lambda: zip(x, y, strict=False)).batch(4)
     assert values(fast) == values(slow)
     shapes = [(a.shape, b.shape) for a, b in fast]
     assert shapes == [((4, 3), (4,)), ((4, 3), (4,)), ((2, 3), (2,))]
@@ -266,7 +284,9 @@ def test_batch_crosses_epochs_and_chunks_after_repeat_take_skip():
 
 
 def test_batch_of_nested_dicts_and_bad_shapes():
-    ds = Dataset.from_tensor_slices({"a": np.zeros((5, 2)), "b": (np.arange(5), np.ones(5))}).batch(2)
+    ds = Dataset.from_tensor_slices({"a": np.zeros((5, 2)), "b": (np.arange(5), np.ones(5))}).batch(
+        2
+    )
     first = next(iter(ds))
     assert first["a"].shape == (2, 2) and first["b"][0].shape == (2,)
 
@@ -327,12 +347,16 @@ def test_map_passes_tuple_components_as_arguments_and_dicts_whole():
     dicts = Dataset.from_tensor_slices({"a": np.arange(2), "b": np.ones(2)})
     assert values(dicts.map(lambda d: d["a"] * 2)) == [0, 2]
     assert values(Dataset.range(2).map(lambda t: {"v": t, "sq": t * t})) == [
-        {"v": 0, "sq": 0}, {"v": 1, "sq": 1}]
+        {"v": 0, "sq": 0},
+        {"v": 1, "sq": 1},
+    ]
     assert values(Dataset.range(2).map(lambda t: float(t) + 0.5)) == [0.5, 1.5]
     with pytest.raises(TypeError, match="None"):
         list(Dataset.range(2).map(lambda t: None))
     assert pairs.map(lambda a, b: (ks.cast(a, "float32"), b)).element_spec == (
-        TensorSpec((), "float32"), TensorSpec((), "int64"))
+        TensorSpec((), "float32"),
+        TensorSpec((), "int64"),
+    )
 
 
 def test_map_and_iteration_are_not_recorded_on_a_gradient_tape():
@@ -363,7 +387,7 @@ def test_filter_flat_map_apply():
 def test_cache_replays_a_complete_pass_only():
     calls = []
     ds = Dataset.from_generator(generator_of([1, 2, 3], calls)).cache()
-    for element in ds:
+    for _element in ds:
         break  # a partial pass is not cached
     assert ints(ds) == [1, 2, 3]
     assert ints(ds) == [1, 2, 3]
@@ -379,7 +403,7 @@ def test_enumerate_zip_concatenate():
     a, b = Dataset.range(3), Dataset.range(10, 20)
     assert values(Dataset.zip((a, b))) == [(0, 10), (1, 11), (2, 12)]
     assert values(Dataset.zip(a, b)) == values(Dataset.zip((a, b)))
-    assert values(Dataset.zip({"x": a, "y": (b, a)})) [1] == {"x": 1, "y": (11, 1)}
+    assert values(Dataset.zip({"x": a, "y": (b, a)}))[1] == {"x": 1, "y": (11, 1)}
     assert Dataset.zip((a, b)).cardinality() == 3
     assert Dataset.zip((a.repeat(), b)).cardinality() == 10
     assert Dataset.zip((a, b)).element_spec == (TensorSpec((), "int64"), TensorSpec((), "int64"))
@@ -405,7 +429,9 @@ def test_cardinality_and_len_through_a_pipeline():
     assert Dataset.from_tensor_slices(x).repeat().batch(3).cardinality() == INFINITE_CARDINALITY
     assert Dataset.range(10).shard(3, 0).cardinality() == 4
     assert Dataset.range(10).shard(3, 2).cardinality() == 3
-    assert "TensorSpec(shape=(None, 2), dtype=float64)" in repr(Dataset.from_tensor_slices(x).batch(3))
+    assert "TensorSpec(shape=(None, 2), dtype=float64)" in repr(
+        Dataset.from_tensor_slices(x).batch(3)
+    )
 
 
 def test_elements_are_created_on_the_current_device():
@@ -418,7 +444,11 @@ def test_elements_are_created_on_the_current_device():
 def test_elements_are_created_on_the_gpu_when_it_is_current():
     ds = Dataset.from_tensor_slices((np.arange(8.0), np.arange(8))).shuffle(8).batch(4)
     with ks.device("/gpu:0"):
-        batches = list(ds) + list(ds.prefetch(2)) + list(ds.unbatch().map(lambda a, b: (a * 2, b)).batch(3))
+        batches = (
+            list(ds)
+            + list(ds.prefetch(2))
+            + list(ds.unbatch().map(lambda a, b: (a * 2, b)).batch(3))
+        )
     assert all(t.device == "/gpu:0" for b in batches for t in b)
     assert all(t.device == "/cpu:0" for b in ds for t in b)
 
@@ -454,5 +484,7 @@ def test_fit_reiterates_a_dataset_every_epoch_and_uses_its_length():
     assert evaluation["loss"] == pytest.approx(losses[-1], rel=0.5)
     predictions = model.predict(Dataset.from_tensor_slices(x).batch(10))
     assert predictions.shape == (64, 1)
-    unknown = Dataset.from_generator(lambda: ((x[i:i + 16], y[i:i + 16]) for i in range(0, 64, 16)))
+    unknown = Dataset.from_generator(
+        lambda: ((x[i : i + 16], y[i : i + 16]) for i in range(0, 64, 16))
+    )
     assert len(model.fit(unknown, epochs=2, verbose=0).history["loss"]) == 2

@@ -35,8 +35,12 @@ def no_leftover_threads():
 
 def test_prefetch_gives_the_same_elements():
     ds = Dataset.from_tensor_slices((np.arange(20), np.arange(20) * 2)).shuffle(20, seed=3).batch(6)
-    expected = [b.numpy().tolist() for b, _ in Dataset.from_tensor_slices(
-        (np.arange(20), np.arange(20) * 2)).shuffle(20, seed=3).batch(6)]
+    expected = [
+        b.numpy().tolist()
+        for b, _ in Dataset.from_tensor_slices((np.arange(20), np.arange(20) * 2))
+        .shuffle(20, seed=3)
+        .batch(6)
+    ]
     assert [b.numpy().tolist() for b, _ in ds.prefetch(2)] == expected
     assert [int(t) for t in Dataset.range(5).prefetch(AUTOTUNE)] == [0, 1, 2, 3, 4]
     assert [int(t) for t in Dataset.range(5).prefetch(0)] == [0, 1, 2, 3, 4]

@@ -27,8 +27,12 @@ from kerasish.datasets import (
     write_idx,
 )
 
-STEMS = ("train-images-idx3-ubyte", "train-labels-idx1-ubyte",
-         "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte")
+STEMS = (
+    "train-images-idx3-ubyte",
+    "train-labels-idx1-ubyte",
+    "t10k-images-idx3-ubyte",
+    "t10k-labels-idx1-ubyte",
+)
 
 
 def small_arrays(seed=0, n_train=6, n_test=4):
@@ -50,7 +54,7 @@ def write_dataset(directory, arrays, gz=True):
 
 def check_loaded(result, arrays):
     (x_train, y_train), (x_test, y_test) = result
-    for got, stem in zip((x_train, y_train, x_test, y_test), STEMS):
+    for got, stem in zip((x_train, y_train, x_test, y_test), STEMS, strict=False):
         assert got.dtype == np.uint8
         np.testing.assert_array_equal(got, arrays[stem])
 
@@ -95,8 +99,13 @@ def test_explicit_path_missing_a_file_names_it(isolated):
 def test_keras_npz_file(isolated):
     arrays = small_arrays()
     path = isolated / "mnist.npz"
-    np.savez(path, x_train=arrays[STEMS[0]], y_train=arrays[STEMS[1]],
-             x_test=arrays[STEMS[2]], y_test=arrays[STEMS[3]])
+    np.savez(
+        path,
+        x_train=arrays[STEMS[0]],
+        y_train=arrays[STEMS[1]],
+        x_test=arrays[STEMS[2]],
+        y_test=arrays[STEMS[3]],
+    )
     check_loaded(mnist.load_data(path=path), arrays)
 
 
@@ -119,7 +128,9 @@ def test_home_cache_directory(isolated):
 
 def test_debian_directory_for_fashion_mnist_only(isolated, monkeypatch):
     arrays = small_arrays(4)
-    debian = write_dataset(isolated / "debian" / "fashion-mnist", arrays)  # gzipped, like the package
+    debian = write_dataset(
+        isolated / "debian" / "fashion-mnist", arrays
+    )  # gzipped, like the package
     monkeypatch.setattr(fashion_mnist, "DEBIAN_DIR", debian)
     check_loaded(fashion_mnist.load_data(), arrays)
     assert fashion_mnist.locate().origin == "system"
@@ -128,7 +139,9 @@ def test_debian_directory_for_fashion_mnist_only(isolated, monkeypatch):
 
 
 def test_cache_takes_precedence_over_debian(isolated, monkeypatch):
-    monkeypatch.setattr(fashion_mnist, "DEBIAN_DIR", write_dataset(isolated / "deb", small_arrays(5)))
+    monkeypatch.setattr(
+        fashion_mnist, "DEBIAN_DIR", write_dataset(isolated / "deb", small_arrays(5))
+    )
     cached = small_arrays(6)
     write_dataset(isolated / "home" / ".kerasish" / "datasets" / "fashion_mnist", cached)
     check_loaded(fashion_mnist.load_data(), cached)
@@ -157,7 +170,9 @@ def served(arrays):
 
 def with_archives(monkeypatch, module, files, mirrors=("http://mirror-a/", "http://mirror-b/")):
     archives = {name: (len(data), hashlib.sha256(data).hexdigest()) for name, data in files.items()}
-    monkeypatch.setattr(module, "SPEC", dataclasses.replace(module.SPEC, archives=archives, mirrors=mirrors))
+    monkeypatch.setattr(
+        module, "SPEC", dataclasses.replace(module.SPEC, archives=archives, mirrors=mirrors)
+    )
 
 
 def fake_opener(routes, log):
@@ -168,6 +183,7 @@ def fake_opener(routes, log):
             raise urllib.error.HTTPError(url, 404, "Not Found", {}, None)
         data = routes[url]
         return data() if callable(data) else FakeResponse(data)
+
     return urlopen
 
 
@@ -177,7 +193,9 @@ def test_download_into_the_cache_then_reuse_it(isolated, monkeypatch):
     with_archives(monkeypatch, mnist, files)
     monkeypatch.setenv(_files.ENV_VAR, str(isolated / "cache"))
     log = []
-    monkeypatch.setattr(_files, "urlopen", fake_opener({"http://mirror-a/" + k: v for k, v in files.items()}, log))
+    monkeypatch.setattr(
+        _files, "urlopen", fake_opener({"http://mirror-a/" + k: v for k, v in files.items()}, log)
+    )
     check_loaded(mnist.load_data(), arrays)
     assert len(log) == 4
     target = isolated / "cache" / "mnist"
@@ -193,7 +211,9 @@ def test_a_checksum_failure_falls_back_to_the_next_mirror(isolated, monkeypatch)
     with_archives(monkeypatch, mnist, files)
     routes = {}
     for name, data in files.items():
-        routes["http://mirror-a/" + name] = data[:-1] + bytes([data[-1] ^ 0xFF])  # same size, bad bytes
+        routes["http://mirror-a/" + name] = data[:-1] + bytes(
+            [data[-1] ^ 0xFF]
+        )  # same size, bad bytes
         routes["http://mirror-b/" + name] = data
     log = []
     monkeypatch.setattr(_files, "urlopen", fake_opener(routes, log))
@@ -222,7 +242,9 @@ def test_size_failures_truncated_transfer_and_wrong_announced_length(isolated, m
     name = "train-images-idx3-ubyte.gz"
     routes = {
         "http://mirror-a/" + name: lambda: FakeResponse(files[name][:100], announce=100),
-        "http://mirror-b/" + name: lambda: FakeResponse(files[name][:100], announce=len(files[name])),
+        "http://mirror-b/" + name: lambda: FakeResponse(
+            files[name][:100], announce=len(files[name])
+        ),
     }
     monkeypatch.setattr(_files, "urlopen", fake_opener(routes, []))
     with pytest.raises(DatasetNotFoundError) as info:
@@ -238,9 +260,14 @@ def test_offline_error_lists_every_place_and_the_fix(isolated):
     with pytest.raises(DatasetNotFoundError) as info:
         mnist.load_data()
     message = str(info.value)
-    for expected in ("path argument: not given", "$KERASISH_DATA: not set",
-                     "~/.kerasish/datasets/mnist", "storage.googleapis.com",
-                     "network disabled in tests", "--data-dir"):
+    for expected in (
+        "path argument: not given",
+        "$KERASISH_DATA: not set",
+        "~/.kerasish/datasets/mnist",
+        "storage.googleapis.com",
+        "network disabled in tests",
+        "--data-dir",
+    ):
         assert expected in message, expected
     with pytest.raises(DatasetNotFoundError) as info:
         fashion_mnist.load_data()
@@ -271,7 +298,7 @@ def test_download_through_urllib_from_a_local_http_server(isolated, monkeypatch)
         (root / name).write_bytes(data)
     handler = functools.partial(QuietHandler, directory=str(root))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, args=(0.02,), daemon=True)
     thread.start()
     try:
         base = f"http://127.0.0.1:{server.server_address[1]}/"
@@ -318,7 +345,9 @@ def test_corrupt_and_truncated_idx_files_are_named(isolated):
 
     labels = open(path("train-labels-idx1-ubyte"), "rb").read()
     open(path("train-images-idx3-ubyte"), "wb").write(labels)  # the wrong file
-    with pytest.raises(CorruptFileError, match=r"0x00000801 \(labels\), expected 0x00000803 \(images\)"):
+    with pytest.raises(
+        CorruptFileError, match=r"0x00000801 \(labels\), expected 0x00000803 \(images\)"
+    ):
         mnist.load_data(path=directory)
 
 
@@ -347,8 +376,10 @@ def test_read_idx_other_types_round_trip(tmp_path):
         np.testing.assert_array_equal(got, array)
 
 
-@pytest.mark.skipif(not os.path.isdir("/usr/share/datasets/fashion-mnist"),
-                    reason="Debian's dataset-fashion-mnist is not installed")
+@pytest.mark.skipif(
+    not os.path.isdir("/usr/share/datasets/fashion-mnist"),
+    reason="Debian's dataset-fashion-mnist is not installed",
+)
 def test_the_real_debian_package_when_installed(monkeypatch, tmp_path):
     monkeypatch.delenv(_files.ENV_VAR, raising=False)
     monkeypatch.setenv("HOME", str(tmp_path))

@@ -77,7 +77,9 @@ def test_text8_download_checks_the_size_and_caches(isolated, monkeypatch):
 
     monkeypatch.setattr(_files, "urlopen", urlopen)
     monkeypatch.setattr(text8, "ZIP_SIZE", len(payload) + 1)
-    with pytest.raises(DatasetNotFoundError, match=f"received {len(payload)} bytes, expected {len(payload) + 1}"):
+    with pytest.raises(
+        DatasetNotFoundError, match=f"received {len(payload)} bytes, expected {len(payload) + 1}"
+    ):
         text8.load_data()
     monkeypatch.setattr(text8, "ZIP_SIZE", len(payload))
     monkeypatch.setattr(text8, "ZIP_SHA256", "0" * 64)
@@ -94,8 +96,13 @@ def test_text8_offline_message(isolated):
     with pytest.raises(DatasetNotFoundError) as info:
         text8.load_data()
     message = str(info.value)
-    for expected in ("path argument: not given", "~/.kerasish/datasets/text8",
-                     "mattmahoney.net/dc/text8.zip", "network disabled", "--corpus"):
+    for expected in (
+        "path argument: not given",
+        "~/.kerasish/datasets/text8",
+        "mattmahoney.net/dc/text8.zip",
+        "network disabled",
+        "--corpus",
+    ):
         assert expected in message, expected
 
 
@@ -117,7 +124,14 @@ def test_load_corpus_plain_gz_lowercase_and_pattern(tmp_path):
     path.write_text("The Cat sat.\nThe  dog, too!\n")
     assert text.load_corpus(path) == ["The", "Cat", "sat.", "The", "dog,", "too!"]
     assert text.load_corpus(path, lowercase=True)[:2] == ["the", "cat"]
-    assert text.load_corpus(path, lowercase=True, pattern=r"[a-z]+") == ["the", "cat", "sat", "the", "dog", "too"]
+    assert text.load_corpus(path, lowercase=True, pattern=r"[a-z]+") == [
+        "the",
+        "cat",
+        "sat",
+        "the",
+        "dog",
+        "too",
+    ]
     gz = tmp_path / "book.gz"
     gz.write_bytes(gzip.compress(path.read_bytes()))
     assert text.load_corpus(gz) == text.load_corpus(path)
