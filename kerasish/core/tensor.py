@@ -105,7 +105,8 @@ class Tensor:
     def numpy(self):
         """The value as a NumPy array (a NumPy scalar for 0-d tensors); copied from a GPU."""
         tape_module.note_escape(self)
-        return backend.to_numpy(self._value)
+        value = backend.to_numpy(self._value)
+        return value[()] if value.ndim == 0 else value
 
     def cpu(self) -> Tensor:
         """A copy of this tensor on the CPU (differentiable)."""
@@ -234,6 +235,8 @@ class Variable(Tensor):
     def numpy(self):
         """A copy of the current value (later assignments do not change it)."""
         value = backend.to_numpy(self._value)
+        if value.ndim == 0:
+            return value[()]
         return value.copy() if value is self._value else value
 
     def read_value(self) -> Tensor:

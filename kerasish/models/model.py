@@ -251,12 +251,15 @@ class Model(Layer):
         initial_epoch: int = 0,
         validation_batch_size=None,
         validation_freq: int = 1,
+        steps_per_epoch=None,
     ):
         """Train for `epochs` epochs; returns a `History`.
 
         `validation_split` holds out the LAST fraction of the arrays (before
         shuffling), as Keras does. `class_weight` maps class index -> weight,
         for sparse or one-hot labels. Metrics are reset at every epoch.
+        `steps_per_epoch` ends each epoch after that many batches, continuing
+        from the same iterator (needed for an infinite dataset, e.g. `.repeat()`).
         """
         self._require_compiled("fit")
         data = data_adapter.batches(x, y, sample_weight, batch_size, shuffle)
@@ -273,9 +276,11 @@ class Model(Layer):
         history = callbacks_module.History()
         items = [callbacks_module.ProgbarLogger(verbose)] if verbose else []
         items += list(callbacks or []) + [history]
+        steps = steps_per_epoch or data_adapter.num_steps(data)
         callback_list = callbacks_module.CallbackList(
-            items, self, {"epochs": epochs, "steps": data_adapter.num_steps(data), "verbose": verbose}
+            items, self, {"epochs": epochs, "steps": steps, "verbose": verbose}
         )
+        batches = _EpochBatches(data, steps_per_epoch)
         self.history = history
         self.stop_training = False
         logs = {}
@@ -284,7 +289,7 @@ class Model(Layer):
             self.reset_metrics()
             callback_list.on_epoch_begin(epoch)
             batch_logs = callback_list.wants_batch_logs()
-            for step, (xb, yb, wb) in enumerate(data):
+            for step, (xb, yb, wb) in enumerate(batches.epoch()):
                 callback_list.on_train_batch_begin(step)
                 wb = _apply_class_weight(class_weight, yb, wb)
                 self._train_batch(xb, yb, wb)
@@ -355,6 +360,27 @@ class Model(Layer):
             raise InvalidArgumentError("predict: the input holds no examples")
         joined = [np.concatenate(parts) for parts in zip(*outputs)]
         return joined[0] if len(joined) == 1 else joined
+
+
+class _EpochBatches:
+    """One epoch of batches: a full pass, or `steps` batches from an iterator kept across
+    epochs (started again when a finite source runs out)."""
+
+    def __init__(self, data, steps=None):
+        self.data, self.steps, self.iterator = data, steps, None
+
+    def epoch(self):
+        if not self.steps:
+            yield from self.data
+            return
+        for _ in range(self.steps):
+            if self.iterator is None:
+                self.iterator = iter(self.data)
+            try:
+                yield next(self.iterator)
+            except StopIteration:
+                self.iterator = iter(self.data)
+                yield next(self.iterator)
 
 
 def _apply_class_weight(class_weight, y, sample_weight):

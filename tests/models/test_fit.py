@@ -282,3 +282,13 @@ def test_save_and_load_weights(tmp_path):
     other.build((None, 6))
     for a, b in zip(model.get_weights(), other.get_weights()):
         np.testing.assert_array_equal(a, b)
+
+
+def test_steps_per_epoch_on_an_infinite_dataset():
+    x, y = _classification_data(64)
+    data = ks.data.Dataset.from_tensor_slices((x, y)).repeat().batch(16)
+    model = _mlp()
+    model.compile("sgd", ks.losses.SparseCategoricalCrossentropy(True))
+    history = model.fit(data, epochs=3, steps_per_epoch=5, verbose=0)
+    assert history.epoch == [0, 1, 2]
+    assert int(model.optimizer.iterations) == 15
