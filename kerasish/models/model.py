@@ -317,7 +317,6 @@ class Model(Layer):
 
     def _run_evaluation(self, data, callback_list=None) -> dict:
         self.reset_metrics()
-        logs = {}
         for step, (xb, yb, wb) in enumerate(data):
             if callback_list is not None:
                 callback_list.on_test_batch_begin(step)
