@@ -424,12 +424,12 @@ class Optimizer(Trackable):
         then written back (for Adam this is "lazy Adam").
         """
         param = var._value
-        rows = param[indices]
+        rows = param.take(indices, axis=0)  # take: faster than param[indices] for rows
         factor = self._decay_factor(var, lr)
         if factor is not None:
             rows *= factor
         slots = self._slots[id(var)]
-        slot_rows = {name: s._value[indices] for name, s in slots.items()}
+        slot_rows = {name: s._value.take(indices, axis=0) for name, s in slots.items()}
         self.update_arrays(values, rows, slot_rows, lr)
         param[indices] = rows
         var._version += 1
@@ -497,16 +497,14 @@ class Optimizer(Trackable):
             indices = backend.to_device(indices, where)
         if values.dtype != var.dtype:
             values = values.astype(var.dtype)
-        xp = backend.array_module(values)
-        unique, inverse = xp.unique(indices, return_inverse=True)
+        # one sort: the distinct rows, and the sum of the values of each (duplicates summed)
+        unique, summed = backend.unique_sum_rows(indices, values)
         if unique.shape[0] and (int(unique[0]) < 0 or int(unique[-1]) >= var.shape[0]):
             bad = int(unique[0]) if int(unique[0]) < 0 else int(unique[-1])
             raise InvalidArgumentError(
                 f"{kind}: the sparse gradient for variable '{var.name}' has index {bad}, which is "
                 f"not in [0, {var.shape[0]})"
             )
-        summed = xp.zeros((unique.shape[0],) + tuple(values.shape[1:]), dtype=values.dtype)
-        backend.scatter_add(summed, inverse.reshape(-1), values)
         return _SparseGrad(summed, unique)
 
     def _clip_gradients(self, prepared: list) -> list:

@@ -70,6 +70,18 @@ def _patches_to_image(patches, image_shape, ksize, strides, padding):
     return apply(REGISTRY["patches_to_image"], (patches,), attrs)
 
 
+def _block_spread(blocks, image_shape, ksize, padding):
+    attrs = {"image_shape": image_shape, "ksize": ksize, "padding": padding}
+    return apply(REGISTRY["block_spread"], (blocks,), attrs)
+
+
+def _max_pool_blocks_grad(x, dy, ksize, padding):
+    """The max-pool gradient primitive applied to dy, for x and its pooled maximum."""
+    attrs = {"ksize": ksize, "padding": padding}
+    y = apply(REGISTRY["max_pool_blocks"], (x,), attrs)
+    return apply(REGISTRY["max_pool_blocks_grad"], (x, y, dy), attrs)
+
+
 def _scatter_into(values, key, shape):
     return apply(REGISTRY["scatter_into"], (values,), {"key": key, "shape": shape})
 
@@ -482,6 +494,11 @@ SAMPLES: dict[str, list[Case]] = {
             [normal(1, 5, 4, 1)],
             label="SAME s(2,1)",
         ),
+        Case(  # kw * channels >= 16: the strided-view copy
+            lambda x: ks.nn.extract_patches(x * x, (2, 3), (1, 2), "SAME"),
+            [normal(1, 4, 5, 8)],
+            label="SAME s(1,2), 8 channels",
+        ),
     ],
     "patches_to_image": [
         Case(
@@ -497,6 +514,47 @@ SAMPLES: dict[str, list[Case]] = {
         Case(
             lambda p: _patches_to_image(p, (1, 4, 4, 1), (3, 2), (2, 1), "SAME"),
             [normal(1, 2, 4, 3, 2, 1)],
+            label="SAME",
+        ),
+    ],
+    # -- pooling over windows that tile the image (strides == ksize)
+    "max_pool_blocks": [
+        Case(lambda x: ks.nn.max_pool2d(x, 2, 2, "VALID"), [distinct(2, 5, 4, 2)], label="VALID"),
+        Case(
+            lambda x: ks.nn.max_pool2d(x, (3, 2), (3, 2), "SAME") ** 2,
+            [distinct(1, 5, 5, 2)],
+            label="SAME, squared",
+        ),
+    ],
+    "max_pool_blocks_grad": [
+        Case(
+            lambda x, dy: _max_pool_blocks_grad(x, dy, (2, 2), "VALID") ** 2,
+            [distinct(2, 5, 4, 2), normal(2, 2, 2, 2)],
+            label="VALID",
+        ),
+        Case(
+            lambda x, dy: _max_pool_blocks_grad(x * x, dy, (3, 2), "SAME"),
+            [distinct(1, 5, 5, 2), normal(1, 2, 3, 2)],
+            label="SAME",
+        ),
+    ],
+    "block_sum": [
+        Case(lambda x: ks.nn.avg_pool2d(x, 2, 2, "VALID"), [normal(2, 5, 4, 2)], label="VALID"),
+        Case(
+            lambda x: ks.nn.avg_pool2d(x * x, (2, 3), (2, 3), "SAME"),
+            [normal(1, 5, 4, 1)],
+            label="SAME",
+        ),
+    ],
+    "block_spread": [
+        Case(
+            lambda b: _block_spread(b * b, (1, 5, 4, 2), (2, 2), "VALID"),
+            [normal(1, 2, 2, 2)],
+            label="VALID",
+        ),
+        Case(
+            lambda b: _block_spread(b, (2, 5, 4, 1), (3, 3), "SAME"),
+            [normal(2, 2, 2, 1)],
             label="SAME",
         ),
     ],
@@ -903,7 +961,7 @@ def test_conv2d_output_shapes_follow_tf():
 
 
 @pytest.mark.parametrize("padding", ["SAME", "VALID"])
-@pytest.mark.parametrize("strides", [(1, 1), (2, 2), (1, 2)])
+@pytest.mark.parametrize("strides", [(1, 1), (2, 2), (1, 2), (2, 3)])  # (2, 3): tiling windows
 def test_max_pool2d_forward_matches_naive_loops(padding, strides):
     x = normal(2, 5, 6, 2) - 10.0  # all negative: zero padding would win if it were counted
     reference = _window_reference(
@@ -914,7 +972,7 @@ def test_max_pool2d_forward_matches_naive_loops(padding, strides):
 
 
 @pytest.mark.parametrize("padding", ["SAME", "VALID"])
-@pytest.mark.parametrize("strides", [(1, 1), (2, 2)])
+@pytest.mark.parametrize("strides", [(1, 1), (2, 2), (3, 2)])  # (3, 2): tiling windows
 def test_avg_pool2d_does_not_count_padding(padding, strides):
     x = normal(2, 5, 4, 2)
 
@@ -933,6 +991,44 @@ def test_avg_pool2d_same_corner_values_as_tf():
     got = ks.nn.avg_pool2d(ks.constant(x), 2, 1, "SAME").numpy()[0, :, :, 0]
     expected = np.array([[3.0, 4.0, 4.5], [6.0, 7.0, 7.5], [7.5, 8.5, 9.0]])
     np.testing.assert_allclose(got, expected)
+
+
+@pytest.mark.parametrize("padding", ["SAME", "VALID"])
+@pytest.mark.parametrize("ksize", [(2, 2), (3, 2)])
+def test_tiling_pools_match_the_patch_route_with_ties(padding, ksize):
+    """Windows that tile the image take the block primitives; values, gradients and
+    second derivatives equal those of extract_patches + reduce_max/reduce_sum, ties
+    included (a tie shares the max's gradient equally)."""
+    x = np.round(normal(2, 7, 5, 3) * 1.5)  # many ties
+    w = normal(*ks.nn.max_pool2d(ks.constant(x), ksize, ksize, padding).shape)
+
+    def patch_max(x):
+        patches = ks.nn.extract_patches(x, ksize, ksize, padding, pad_value=-np.inf)
+        return ks.reduce_max(patches, axis=(3, 4))
+
+    def patch_avg(x):
+        total = ks.reduce_sum(ks.nn.extract_patches(x, ksize, ksize, padding), axis=(3, 4))
+        ones = ks.nn.extract_patches(ks.ones_like(x[:1, :, :, :1]), ksize, ksize, padding)
+        return total / ks.reduce_sum(ones, axis=(3, 4))
+
+    def both_orders(pool):
+        v = ks.constant(x)
+        with ks.GradientTape() as outer:
+            outer.watch(v)
+            with ks.GradientTape() as inner:
+                inner.watch(v)
+                y = pool(v)
+                loss = ks.reduce_sum(ks.constant(w) * y * y)
+            g = inner.gradient(loss, v)
+            second = ks.reduce_sum(g * g)
+        return y.numpy(), g.numpy(), outer.gradient(second, v).numpy()
+
+    for fast, reference in (
+        (lambda v: ks.nn.max_pool2d(v, ksize, ksize, padding), patch_max),
+        (lambda v: ks.nn.avg_pool2d(v, ksize, ksize, padding), patch_avg),
+    ):
+        for got, expected in zip(both_orders(fast), both_orders(reference)):
+            np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-12)
 
 
 def test_max_pool2d_gradient_routes_to_the_maximum():

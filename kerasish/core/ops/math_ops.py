@@ -426,8 +426,43 @@ def _kept_shape(shape, axes):
     return tuple(1 if i in axes else d for i, d in enumerate(shape))
 
 
+_ROW_BLOCK = 2048  # elements per row when summing many short rows
+
+
+def _sum_leading(x, count: int):
+    """x summed over its first `count` axes, for a C-contiguous array whose kept part is short.
+
+    `x.sum(axis=0)` over (n, m) with a small m runs NumPy's inner loop n times on m
+    elements (a bias gradient: (86528, 32) takes 1.2 ms). Summing (n/b, b*m) blocks
+    first keeps the inner loop b*m long (about 8x faster here), and the b partial sums
+    are also more accurate than one running sum.
+    """
+    kept = x.shape[count:]
+    m = int(np.prod(kept))
+    rows = x.reshape(-1, m)
+    n = rows.shape[0]
+    b = _ROW_BLOCK // m
+    body = (n // b) * b
+    total = rows[:body].reshape(-1, b * m).sum(axis=0).reshape(b, m).sum(axis=0)
+    if body < n:
+        total += rows[body:].sum(axis=0)
+    return total.reshape(kept)
+
+
 @primitive("reduce_sum")
 def _reduce_sum(x, axis, keepdims):
+    if (
+        axis is not None
+        and type(x) is np.ndarray
+        and x.size >= 16 * _ROW_BLOCK
+        and axis == tuple(range(len(axis)))
+        and len(axis) < x.ndim
+        and x.flags.c_contiguous
+        and x.dtype.kind in "fc"
+        and int(np.prod(x.shape[len(axis):])) <= 64  # short kept rows: a bias gradient
+    ):
+        total = _sum_leading(x, len(axis))
+        return total.reshape((1,) * len(axis) + total.shape) if keepdims else total
     return x.sum(axis=axis, keepdims=keepdims)
 
 

@@ -1,9 +1,12 @@
 """Neural-network ops: stable softmax family, fused cross-entropy, conv/pool, dropout.
 
-Convolution and pooling are built from one pair of linear primitives,
+Convolution and general pooling are built from one pair of linear primitives,
 `extract_patches` (im2col) and its adjoint `patches_to_image` (col2im), plus
 matmul and reductions; so their gradients, and gradients of gradients, come
-from those primitives with no conv-specific rules.
+from those primitives with no conv-specific rules. Pooling windows that tile
+the image (strides == ksize, the common case) have their own primitives on
+strided views (`max_pool_blocks` and its gradient, `block_sum` and its adjoint
+`block_spread`), which give the same values and gradients without a patch array.
 """
 
 from __future__ import annotations
@@ -240,6 +243,15 @@ def _extract_patches(x, ksize, strides, padding, pad_value):
     if any(p for pair in pads for p in pair):
         x = xp.pad(x, pads, constant_values=pad_value)
     n, _, _, c = x.shape
+    if xp is np and kw * c >= 16:
+        # one copy of a strided view of the windows: a window row (kw * c values) is
+        # contiguous in x, so the copy runs over long rows (3x faster than kh*kw slab
+        # copies of c values at a time, which are better only for very few channels)
+        s0, s1, s2, s3 = x.strides
+        windows = np.lib.stride_tricks.as_strided(
+            x, (n, ho, wo, kh, kw, c), (s0, sh * s1, sw * s2, s1, s2, s3), writeable=False
+        )
+        return windows.copy()
     out = xp.empty((n, ho, wo, kh, kw, c), dtype=x.dtype)
     for i in range(kh):
         for j in range(kw):
@@ -322,9 +334,149 @@ def conv2d(input, filters, strides=1, padding: str = "VALID", dilations=1):  # n
     return array_ops.reshape(out, (n, ho, wo, cout))
 
 
+# ---------------------------------------------------------------- pooling
+#
+# Windows that tile the image (strides == ksize, the usual 2x2/2 pooling) are
+# pooled on strided views, with no patch array: `max_pool_blocks` (its gradient is
+# the fused `max_pool_blocks_grad`, linear in dy, as TF's MaxPoolGrad), and
+# `block_sum` with its adjoint `block_spread` for average pooling. Other windows go
+# through `extract_patches` and a reduction. Both routes give the same values and
+# gradients (ties in a max share its gradient equally, as `reduce_max` does).
+
+
+def _blocks_plan(shape, ksize, padding, name):
+    """(out_h, out_w, pads) for blocks of `ksize` tiling an NHWC image of `shape`."""
+    if len(shape) != 4:
+        raise InvalidArgumentError(
+            f"{name}: input must be NHWC (rank 4: batch, height, width, channels), got shape {shape}"
+        )
+    ho, top, bottom = _padding_plan(shape[1], ksize[0], ksize[0], padding, name)
+    wo, left, right = _padding_plan(shape[2], ksize[1], ksize[1], padding, name)
+    return ho, wo, ((0, 0), (top, bottom), (left, right), (0, 0))
+
+
+def _padded(x, pads, pad_value):
+    if any(p for pair in pads for p in pair):
+        return backend.array_module(x).pad(x, pads, constant_values=pad_value)
+    return x
+
+
+def _block_views(x, ksize, ho, wo):
+    """The kh*kw strided views x[:, i::kh, j::kw] (each (N, out_h, out_w, C)), row-major."""
+    kh, kw = ksize
+    return [x[:, i : ho * kh : kh, j : wo * kw : kw, :] for i in range(kh) for j in range(kw)]
+
+
+@primitive("max_pool_blocks")
+def _max_pool_blocks(x, ksize, padding):
+    ho, wo, pads = _blocks_plan(x.shape, ksize, padding, "max_pool2d")
+    xp = backend.array_module(x)
+    views = _block_views(_padded(x, pads, -np.inf), ksize, ho, wo)
+    out = views[0].copy()
+    for view in views[1:]:
+        xp.maximum(out, view, out=out)
+    return out
+
+
+@_max_pool_blocks.defgrad
+def _(op, dy):
+    return (apply(_max_pool_blocks_grad, (op.inputs[0], op.output, dy), op.attrs),)
+
+
+def _max_pool_hits(x, y, ksize, padding):
+    """(padded shape, crop, [x's cell (i, j) of each block is its max], number of such cells)."""
+    ho, wo, pads = _blocks_plan(x.shape, ksize, padding, "max_pool2d")
+    padded = _padded(x, pads, -np.inf)
+    hits = [view == y for view in _block_views(padded, ksize, ho, wo)]
+    count = hits[0].astype(np.uint8)  # 1..kh*kw (a block of NaNs: 0)
+    for hit in hits[1:]:
+        count += hit.view(np.uint8)
+    (_, (top, _), (left, _), _) = pads
+    crop = (slice(None), slice(top, top + x.shape[1]), slice(left, left + x.shape[2]), slice(None))
+    return padded.shape, crop, hits, count
+
+
+@primitive("max_pool_blocks_grad")
+def _max_pool_blocks_grad(x, y, dy, ksize, padding):
+    """max_pool_blocks' input gradient: each block's dy goes to the cell holding its max,
+    shared equally between tied cells (TF's MaxPoolGrad, with reduce_max's tie rule)."""
+    shape, crop, hits, count = _max_pool_hits(x, y, ksize, padding)
+    xp = backend.array_module(x)
+    routed = dy / count
+    ho, wo = count.shape[1:3]
+    covered = shape[1:3] == (ho * ksize[0], wo * ksize[1])  # no cell outside every block
+    out = (xp.empty if covered else xp.zeros)(shape, dtype=dy.dtype)
+    for view, hit in zip(_block_views(out, ksize, ho, wo), hits):
+        xp.multiply(hit, routed, out=view)
+    return out[crop]
+
+
+@_max_pool_blocks_grad.defgrad
+def _(op, ddx):
+    # linear in dy: its adjoint sums each block's ddx weighted by the same shares; the
+    # shares are constant in x and y (their derivative is 0 almost everywhere)
+    x, y = op.inputs[0]._value, op.inputs[1]._value
+    ksize, padding = op.attrs["ksize"], op.attrs["padding"]
+    shape, crop, hits, count = _max_pool_hits(x, y, ksize, padding)
+    xp = backend.array_module(x)
+    share = xp.zeros(shape, dtype=x.dtype)
+    for view, hit in zip(_block_views(share, ksize, count.shape[1], count.shape[2]), hits):
+        xp.divide(hit, count, out=view)
+    weighted = ddx * Tensor(share[crop])
+    return None, None, apply(_block_sum, (weighted,), {"ksize": ksize, "padding": padding})
+
+
+@primitive("block_sum")
+def _block_sum(x, ksize, padding):
+    ho, wo, pads = _blocks_plan(x.shape, ksize, padding, "block_sum")
+    views = _block_views(_padded(x, pads, 0), ksize, ho, wo)
+    out = views[0].copy()
+    for view in views[1:]:
+        out += view
+    return out
+
+
+@_block_sum.defgrad
+def _(op, dy):
+    attrs = op.attrs
+    return (apply(_block_spread, (dy,), {"image_shape": op.inputs[0].shape,
+                                         "ksize": attrs["ksize"], "padding": attrs["padding"]}),)
+
+
+@primitive("block_spread")
+def _block_spread(blocks, image_shape, ksize, padding):
+    """The adjoint of block_sum: each block's value copied to every cell of its block."""
+    ho, wo, pads = _blocks_plan(image_shape, ksize, padding, "block_spread")
+    n, h, w, c = image_shape
+    (_, (top, bottom), (left, right), _) = pads
+    xp = backend.array_module(blocks)
+    out = xp.zeros((n, h + top + bottom, w + left + right, c), dtype=blocks.dtype)
+    for view in _block_views(out, ksize, ho, wo):
+        view[...] = blocks
+    return out[:, top : top + h, left : left + w, :]
+
+
+@_block_spread.defgrad
+def _(op, dy):
+    attrs = op.attrs
+    return (apply(_block_sum, (dy,), {"ksize": attrs["ksize"], "padding": attrs["padding"]}),)
+
+
+def _pool_route(x, ksize, strides, padding, name):
+    """(ksize, strides, padding, True if the windows tile the image)."""
+    ksize, strides = _pair(ksize, name), _pair(strides, name)
+    padding = str(padding).upper()
+    if padding not in ("SAME", "VALID"):
+        raise InvalidArgumentError(f"{name}: padding must be 'SAME' or 'VALID', got {padding!r}")
+    return ksize, strides, padding, ksize == strides and x.ndim == 4
+
+
 def max_pool2d(input, ksize, strides, padding: str = "VALID"):  # noqa: A002
     """Max over windows of an NHWC batch (padding never wins the max)."""
     x = convert_to_tensor(input)
+    ksize, strides, padding, tiles = _pool_route(x, ksize, strides, padding, "max_pool2d")
+    if tiles:
+        return apply(_max_pool_blocks, (x,), {"ksize": ksize, "padding": padding})
     patches = extract_patches(x, ksize, strides, padding, pad_value=-np.inf)
     return math_ops.reduce_max(patches, axis=(3, 4))
 
@@ -332,6 +484,13 @@ def max_pool2d(input, ksize, strides, padding: str = "VALID"):  # noqa: A002
 def avg_pool2d(input, ksize, strides, padding: str = "VALID"):  # noqa: A002
     """Mean over windows of an NHWC batch; with SAME padding, padded cells are not counted."""
     x = convert_to_tensor(input)
+    ksize, strides, padding, tiles = _pool_route(x, ksize, strides, padding, "avg_pool2d")
+    if tiles:
+        total = apply(_block_sum, (x,), {"ksize": ksize, "padding": padding})
+        if padding == "VALID":
+            return total * (1.0 / (ksize[0] * ksize[1]))
+        ones = backend.array_module(x._value).ones((1,) + x.shape[1:3] + (1,), x.dtype)
+        return total / Tensor(_block_sum.forward(ones, ksize, padding))
     total = math_ops.reduce_sum(extract_patches(x, ksize, strides, padding), axis=(3, 4))
     counts = extract_patches(array_ops.ones_like(x[:1, :, :, :1]), ksize, strides, padding)
     return total / math_ops.reduce_sum(counts, axis=(3, 4))

@@ -1,0 +1,252 @@
+"""word2vec throughput and quality: kerasish against gensim 4 and the seeds' TF-eager recipe.
+
+Part 1 (negative sampling): `python -m recipes.word2vec --loss neg` against
+gensim 4 (`pip install gensim`), in one run, on the same corpus and with the
+same settings: vocabulary (min_count 5, no cap; gensim gets the corpus as
+10,000-word sentences, as its Text8Corpus does), skip-gram, window 5
+(random reduced window in both), 5 negatives from the unigram^0.75
+distribution, 100 dimensions, subsampling 1e-3, the same number of epochs,
+the same learning rate decaying linearly from 0.025 to 0.0001 x 0.025.
+gensim runs with workers=1 (one training thread plus its job-producer
+thread) and workers=2; kerasish runs in this process with BLAS limited to 1
+thread (threadpoolctl) plus its one data-prefetch thread. Words/sec is
+corpus words x epochs / training time (vocabulary building excluded for
+both). Quality: WordSim353 Spearman rho and Google-analogy accuracy, from
+gensim's own test data, computed by the same evaluation code for both
+models (the recipe's); gensim's `evaluate_word_pairs` is shown as a check.
+
+Part 2 (NCE, the seeds' recipe): pairs/sec of `--loss nce` (vocab 50,000,
+batch 128, embed 128, 64 samples, SGD 1.0) against a faithful TF2-eager port
+of the seeds' loop (benchmarks/word2vec_tf_eager.py), run with TensorFlow
+from a separate venv (`--tf-python`).
+
+The variants take turns within each repeat; the best time of `--repeats`
+is kept. Usage (from the repository root):
+
+    python benchmarks/make_corpus.py            # benchmarks/data/dict8 (Debian dict-gcide, dict-wn)
+    python benchmarks/word2vec_bench.py --markdown
+    python benchmarks/word2vec_bench.py --epochs 1 --repeats 1 --nce-steps 1000   # quicker
+
+Targets (issue #5): kerasish >= 0.5x gensim's words/sec (workers=1) at a
+WordSim353 Spearman no more than 0.03 below gensim's; NCE >= 20x the
+TF-eager recipe's pairs/sec.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+
+from recipes import word2vec  # noqa: E402
+
+
+def gensim_data(name: str) -> str:
+    import gensim
+
+    return os.path.join(os.path.dirname(gensim.__file__), "test", "test_data", name)
+
+
+def machine() -> str:
+    model = platform.processor() or "unknown CPU"
+    try:
+        with open("/proc/cpuinfo") as handle:
+            for line in handle:
+                if line.startswith("model name"):
+                    model = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    return f"{model}, {os.cpu_count()} cores, Python {platform.python_version()}"
+
+
+def load() -> str:
+    return " ".join(f"{v:.2f}" for v in os.getloadavg())
+
+
+def run_kerasish_neg(args, pairs_file, analogy_file) -> dict:
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    argv = ["--loss", "neg", "--corpus", args.corpus, "--epochs", str(args.epochs),
+            "--batch-size", str(args.batch_size), "--min-count", str(args.min_count),
+            "--window", str(args.window), "--negatives", str(args.negatives),
+            "--dim", str(args.dim), "--subsample", str(args.sample),
+            "--learning-rate", str(args.lr), "--seed", "1", "--quiet", "--probe-words", "",
+            "--eval-pairs", pairs_file, "--eval-analogies", analogy_file,
+            "--logdir", tempfile.mkdtemp(prefix="w2v-bench-")]
+    with threadpool_limits(limits=args.blas_threads):
+        blas = ", ".join(f"{p['internal_api']} {p['num_threads']} thread(s)"
+                         for p in threadpool_info())
+        result = word2vec.train(word2vec.parse_args(argv), log=lambda *a: None)
+    words = result["corpus_words"] * args.epochs
+    return {"seconds": result["train_seconds"], "words_per_sec": words / result["train_seconds"],
+            "pairs_per_sec": result["pairs_per_sec"], "vocab": result["vocab_size"] - 1,
+            "spearman": result["word_pairs"]["spearman"],
+            "pairs_used": result["word_pairs"]["used"],
+            "analogy": result["analogies"]["accuracy"], "analogy_used": result["analogies"]["used"],
+            "blas": blas}
+
+
+def run_gensim(args, sentences, words, workers, pairs, questions) -> dict:
+    from gensim.models import Word2Vec
+
+    model = Word2Vec(vector_size=args.dim, window=args.window, min_count=args.min_count,
+                     sample=args.sample, sg=1, hs=0, negative=args.negatives, workers=workers,
+                     alpha=args.lr, min_alpha=args.lr * 1e-4, seed=1)
+    model.build_vocab(sentences)
+    started = time.perf_counter()
+    model.train(sentences, total_examples=len(sentences), epochs=args.epochs)
+    seconds = time.perf_counter() - started
+    vectors = model.wv.vectors
+    word_to_id = {w: i + 1 for i, w in enumerate(model.wv.index_to_key)}  # id 0: UNK, unused
+    padded = np.vstack([np.zeros((1, vectors.shape[1]), vectors.dtype), vectors])
+    ours_eval = word2vec.evaluate_word_pairs(padded, word_to_id, pairs)
+    analogies = word2vec.evaluate_analogies(padded, word_to_id, questions)
+    own = model.wv.evaluate_word_pairs(gensim_data("wordsim353.tsv"))[1][0]
+    return {"seconds": seconds, "words_per_sec": words * args.epochs / seconds,
+            "vocab": len(model.wv), "spearman": ours_eval["spearman"],
+            "pairs_used": ours_eval["used"], "gensim_own_spearman": float(own),
+            "analogy": analogies["accuracy"], "analogy_used": analogies["used"]}
+
+
+def run_kerasish_nce(args) -> dict:
+    argv = ["--loss", "nce", "--corpus", args.corpus, "--steps", str(args.nce_steps),
+            "--quiet", "--probe-words", "", "--logdir", tempfile.mkdtemp(prefix="w2v-nce-")]
+    result = word2vec.train(word2vec.parse_args(argv), log=lambda *a: None)
+    return {"pairs_per_sec": result["pairs_per_sec"], "loss": result["loss"]}
+
+
+def run_tf(args, threads: int) -> dict | None:
+    if not args.tf_python or not os.path.exists(args.tf_python):
+        return None
+    command = [args.tf_python, os.path.join(HERE, "word2vec_tf_eager.py"), "--corpus",
+               args.corpus, "--steps", str(args.nce_steps), "--threads", str(threads)]
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
+    done = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
+    lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
+    if done.returncode or not lines:
+        print(f"TF run failed ({done.returncode}): {done.stderr[-2000:]}")
+        return None
+    return json.loads(lines[-1])
+
+
+def best(runs: list, key: str) -> dict:
+    return max(runs, key=lambda r: r[key])
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--corpus", default=os.path.join(HERE, "data", "dict8"))
+    parser.add_argument("--epochs", type=int, default=2)
+    parser.add_argument("--repeats", type=int, default=2)
+    parser.add_argument("--batch-size", type=int, default=1024, help="kerasish pairs per step")
+    parser.add_argument("--min-count", type=int, default=5)
+    parser.add_argument("--window", type=int, default=5)
+    parser.add_argument("--negatives", type=int, default=5)
+    parser.add_argument("--dim", type=int, default=100)
+    parser.add_argument("--sample", type=float, default=1e-3)
+    parser.add_argument("--lr", type=float, default=0.025)
+    parser.add_argument("--blas-threads", type=int, default=1)
+    parser.add_argument("--nce-steps", type=int, default=3000)
+    parser.add_argument("--tf-python", default="/tmp/tfvenv/bin/python",
+                        help="a Python with tensorflow-cpu installed ('' to skip TF)")
+    parser.add_argument("--skip-neg", action="store_true")
+    parser.add_argument("--skip-nce", action="store_true")
+    parser.add_argument("--markdown", action="store_true", help="also print a Markdown block")
+    args = parser.parse_args(argv)
+    if not os.path.exists(args.corpus):
+        sys.exit(f"{args.corpus} not found: build it with `python benchmarks/make_corpus.py`")
+    import gensim
+
+    words_list = open(args.corpus, encoding="utf-8").read().split()
+    words = len(words_list)
+    sentences = [words_list[i:i + 10000] for i in range(0, words, 10000)]
+    del words_list
+    pairs = word2vec.read_word_pairs(gensim_data("wordsim353.tsv"))
+    questions = word2vec.read_analogies(gensim_data("questions-words.txt"))
+    print(f"machine: {machine()}; load before: {load()}; gensim {gensim.__version__}, "
+          f"NumPy {np.__version__}")
+    print(f"corpus: {args.corpus}: {words:,} words; epochs {args.epochs}")
+    runs = {"ks": [], "g1": [], "g2": [], "nce": [], "tf": [], "tf1": []}
+    loads = []
+    for repeat in range(args.repeats):
+        if not args.skip_neg:
+            for key, fn in (("g1", lambda: run_gensim(args, sentences, words, 1, pairs, questions)),
+                            ("ks", lambda: run_kerasish_neg(args, gensim_data("wordsim353.tsv"),
+                                                            gensim_data("questions-words.txt"))),
+                            ("g2", lambda: run_gensim(args, sentences, words, 2, pairs, questions))):
+                loads.append(load())
+                runs[key].append(fn())
+                print(f"repeat {repeat + 1} {key}: {json.dumps(runs[key][-1])} (load {loads[-1]})")
+        if not args.skip_nce:
+            loads.append(load())
+            runs["nce"].append(run_kerasish_nce(args))
+            print(f"repeat {repeat + 1} nce: {runs['nce'][-1]}")
+            for key, threads in (("tf", 0), ("tf1", 1)):
+                result = run_tf(args, threads)
+                if result:
+                    runs[key].append(result)
+                    print(f"repeat {repeat + 1} {key}: {result}")
+    print(f"load after: {load()}")
+    lines = []
+    if runs["ks"]:
+        ks_best, g1, g2 = best(runs["ks"], "words_per_sec"), best(runs["g1"], "words_per_sec"), \
+            best(runs["g2"], "words_per_sec")
+        ratio = ks_best["words_per_sec"] / g1["words_per_sec"]
+        gap = g1["spearman"] - ks_best["spearman"]
+        lines += [
+            f"Negative sampling, {args.epochs} epoch(s) on {words:,} words, vocabulary "
+            f"{ks_best['vocab']:,} words (gensim: {g1['vocab']:,}); best of {args.repeats}:",
+            "",
+            "| run | words/s | train s | WordSim353 rho (pairs) | analogy acc. (questions) |",
+            "|---|---|---|---|---|",
+            f"| kerasish, batch {args.batch_size}, BLAS {ks_best['blas']} | "
+            f"{ks_best['words_per_sec']:,.0f} | {ks_best['seconds']:.1f} | "
+            f"{ks_best['spearman']:.3f} ({ks_best['pairs_used']}) | "
+            f"{ks_best['analogy']:.3f} ({ks_best['analogy_used']}) |",
+            f"| gensim workers=1 | {g1['words_per_sec']:,.0f} | {g1['seconds']:.1f} | "
+            f"{g1['spearman']:.3f} ({g1['pairs_used']}; gensim's own: "
+            f"{g1['gensim_own_spearman']:.3f}) | {g1['analogy']:.3f} ({g1['analogy_used']}) |",
+            f"| gensim workers=2 | {g2['words_per_sec']:,.0f} | {g2['seconds']:.1f} | "
+            f"{g2['spearman']:.3f} ({g2['pairs_used']}) | {g2['analogy']:.3f} "
+            f"({g2['analogy_used']}) |",
+            "",
+            f"- words/s ratio kerasish / gensim workers=1: **{ratio:.2f}x** (target >= 0.5x: "
+            f"{'met' if ratio >= 0.5 else 'missed'}); vs workers=2: "
+            f"{ks_best['words_per_sec'] / g2['words_per_sec']:.2f}x",
+            f"- WordSim353 rho gap (gensim - kerasish): {gap:+.3f} (target <= 0.03: "
+            f"{'met' if gap <= 0.03 else 'missed'}); all runs: kerasish "
+            + ", ".join(f"{r['spearman']:.3f}" for r in runs["ks"]) + "; gensim w1 "
+            + ", ".join(f"{r['spearman']:.3f}" for r in runs["g1"]),
+        ]
+    if runs["nce"]:
+        ours = best(runs["nce"], "pairs_per_sec")
+        lines += ["", f"NCE (the seeds' recipe, {args.nce_steps} steps of 128 pairs), best of "
+                  f"{args.repeats}: kerasish {ours['pairs_per_sec']:,.0f} pairs/s"]
+        for key, label in (("tf", "TF default threads"), ("tf1", "TF 1 thread")):
+            if runs[key]:
+                tf = best(runs[key], "pairs_per_sec")
+                lines.append(f"- {label} (TensorFlow {tf['tensorflow']}): "
+                             f"{tf['pairs_per_sec']:,.0f} pairs/s; kerasish / TF = "
+                             f"**{ours['pairs_per_sec'] / tf['pairs_per_sec']:.1f}x** "
+                             "(target >= 20x)")
+        if not runs["tf"]:
+            lines.append("- TensorFlow not measured (no --tf-python with tensorflow installed)")
+    lines.append(f"\nload averages during the runs: {'; '.join(loads)}")
+    print("\n".join(lines))
+    if args.markdown:
+        print("\n```markdown\n" + "\n".join(lines) + "\n```")
+
+
+if __name__ == "__main__":
+    main()

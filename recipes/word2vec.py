@@ -1,0 +1,851 @@
+"""word2vec: skip-gram word embeddings with NCE (the seeds' recipe) or negative sampling.
+
+`--loss nce` is the CS20 lecture's eager word2vec: vocabulary 50,000 ('UNK' at
+id 0), batches of 128 (center, target) pairs from a skip window of 1, 128-d
+embeddings, `ks.nn.nce_loss` with 64 log-uniform samples, SGD at learning
+rate 1.0, 100,000 steps, the average loss printed every 5,000 steps.
+
+`--loss neg` is word2vec's negative sampling as gensim and the original C
+tool do it: a unigram^0.75 noise table, 5 negatives per pair, frequent-word
+subsampling (gensim's formula, sample=1e-3), a random reduced window of up
+to 5, a learning rate decaying linearly from 0.025 to 0.0001 of it over all
+epochs, 100-d vectors, but with large batches of pairs (4096) so that each
+step is a handful of vectorised kerasish ops: two `embedding_lookup`s whose
+sparse gradients (`ks.IndexedSlices`) SGD applies to the touched rows only.
+
+Corpus: text8 (downloaded once and cached, see `ks.datasets.text8`) or any
+plain-text `--corpus FILE`. Randomness is derived from (seed, epoch, chunk,
+batch), so a run resumed from a checkpoint ends with exactly the embeddings
+of an uninterrupted one. At the end: nearest neighbours of `--probe-words`,
+optional WordSim353-style (`--eval-pairs`) and Google-analogy-style
+(`--eval-analogies`) evaluation, the embedding and its vocabulary written
+for the TensorBoard projector and as `embeddings.npy` + `vocab.tsv` in the
+log directory.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import contextlib
+import math
+import os
+import signal
+import time
+
+import numpy as np
+from tqdm.auto import tqdm
+
+import kerasish as ks
+from kerasish.datasets import text as text_data
+from recipes.common import Session, parser_for
+
+#: Defaults per loss: (nce = the seeds' constants, neg = gensim's / word2vec.c's).
+DEFAULTS = {
+    "nce": dict(vocab_size=50000, min_count=1, batch_size=128, dim=128, window=1, negatives=64,
+                learning_rate=1.0, epochs=None, steps=100000, subsample=0.0, print_every=5000,
+                log_every=100, save_every=10000),
+    "neg": dict(vocab_size=None, min_count=5, batch_size=4096, dim=100, window=5, negatives=5,
+                learning_rate=0.025, epochs=5, steps=None, subsample=1e-3, print_every=None,
+                log_every=50, save_every=2000),
+}
+PROBE_WORDS = "one,king,france,water,good,computer"
+CHUNK_WORDS = 1 << 18  # corpus words per chunk: pairs are generated (and resumed) chunk by chunk
+NOISE_TABLE_SIZE = 10_000_000  # entries of the unigram^0.75 table (word2vec.c uses 1e8)
+NOISE_POWER = 0.75
+
+
+class CorpusError(SystemExit):
+    """A corpus that cannot be used: the message says which file and why (exit status 1)."""
+
+
+# ---------------------------------------------------------------- data
+
+
+def load_tokens(corpus: str | None, lowercase: bool, log=print) -> tuple[list, str]:
+    """(tokens, description) of `corpus` (any text file), or of text8 when it is None."""
+    if corpus is None:
+        try:
+            path = ks.datasets.text8.locate()
+        except (OSError, ks.datasets.text8.DatasetNotFoundError) as exc:
+            raise CorpusError(f"word2vec: text8 is not available: {exc}\n"
+                              "(or train on any plain-text file with --corpus FILE)") from None
+        tokens = ks.datasets.text8.load_corpus(path, lowercase=lowercase)
+        name = f"text8 ({path})"
+    else:
+        if not os.path.exists(corpus):
+            raise CorpusError(f"word2vec: --corpus {corpus}: no such file")
+        if os.path.isdir(corpus):
+            raise CorpusError(f"word2vec: --corpus {corpus} is a directory; give a text file")
+        try:
+            tokens = text_data.load_corpus(corpus, lowercase=lowercase)
+        except (OSError, text_data.CorruptFileError) as exc:
+            raise CorpusError(f"word2vec: --corpus {corpus}: {exc}") from None
+        name = corpus
+    if not tokens:
+        raise CorpusError(f"word2vec: the corpus {name} is empty (no words to train on)")
+    return tokens, name
+
+
+def keep_probabilities(counts: np.ndarray, sample: float) -> np.ndarray | None:
+    """Per-id probability of keeping a word occurrence (gensim's subsampling formula).
+
+    With ``t = sample * (number of in-vocabulary words)``, a word seen ``c``
+    times is kept with probability ``min(1, (sqrt(c / t) + 1) * t / c)``.
+    None when `sample` is 0 (no subsampling). UNK (id 0) is not counted.
+    """
+    if not sample:
+        return None
+    counts = counts.astype(np.float64)
+    threshold = sample * counts[1:].sum()
+    with np.errstate(divide="ignore"):
+        prob = (np.sqrt(counts / threshold) + 1.0) * (threshold / counts)
+    prob[~np.isfinite(prob)] = 1.0
+    return np.minimum(prob, 1.0)
+
+
+def noise_table(counts: np.ndarray, size: int = NOISE_TABLE_SIZE, power: float = NOISE_POWER):
+    """word2vec's negative-sampling table: id k fills a share count[k]**0.75 / Z of `size` slots.
+
+    UNK (id 0) never appears. Drawing a uniform slot gives a noise word.
+    """
+    weights = counts.astype(np.float64) ** power
+    weights[0] = 0.0
+    total = weights.sum()
+    if total <= 0:
+        raise CorpusError("word2vec: the vocabulary has no word to sample negatives from")
+    cumulative = np.cumsum(weights / total)
+    cumulative[-1] = 1.0
+    slots = (np.arange(size, dtype=np.float64) + 0.5) / size
+    table = np.searchsorted(cumulative, slots, side="right").astype(np.int32)
+    return np.minimum(table, len(counts) - 1)
+
+
+class SkipGramPairs:
+    """(center, context) skip-gram pairs, generated chunk by chunk from corpus ids.
+
+    Chunk `c` of epoch `e` covers corpus words [c * chunk_words, (c + 1) * chunk_words);
+    its randomness (which words subsampling drops, each center's reduced window)
+    comes from a generator seeded with (seed, e, c), so any chunk can be rebuilt
+    on its own, which is what makes resuming exact. Pairs come in corpus order,
+    center by center, contexts left to right, as in the seeds' `generate_sample`
+    and gensim.
+
+    Args:
+        ids: int32 corpus ids (UNK = 0).
+        window: maximum window; each center uses a window drawn uniformly from 1..window.
+        keep_prob: per-id keep probabilities (subsampling), or None.
+        drop_unk: remove UNK occurrences before windowing (gensim drops unknown words).
+    """
+
+    def __init__(self, ids, window: int, keep_prob=None, drop_unk: bool = False, seed: int = 0,
+                 chunk_words: int = CHUNK_WORDS):
+        self.ids = ids
+        self.window = int(window)
+        self.keep_prob = keep_prob
+        self.drop_unk = drop_unk
+        self.seed = int(seed)
+        self.chunk_words = int(chunk_words)
+        self.num_chunks = max(1, -(-len(ids) // self.chunk_words))
+        self.offsets = np.concatenate([np.arange(-self.window, 0), np.arange(1, self.window + 1)])
+
+    def chunk_span(self, chunk: int) -> tuple[int, int]:
+        start = chunk * self.chunk_words
+        return start, min(len(self.ids), start + self.chunk_words)
+
+    def chunk(self, epoch: int, chunk: int):
+        """(centers, contexts) int32 arrays of chunk `chunk` in epoch `epoch`."""
+        start, stop = self.chunk_span(chunk)
+        rng = np.random.default_rng([self.seed & 0xFFFFFFFF, epoch, chunk])
+        words = self.ids[start:stop]
+        if self.drop_unk:
+            words = words[words != 0]
+        if self.keep_prob is not None:
+            words = words[rng.random(len(words)) < self.keep_prob[words]]
+        n = len(words)
+        if n < 2:
+            empty = np.zeros(0, dtype=np.int32)
+            return empty, empty
+        if self.window > 1:
+            reach = self.window - rng.integers(0, self.window, n, dtype=np.int32)
+        else:
+            reach = np.ones(n, dtype=np.int32)
+        positions = np.arange(n, dtype=np.int32)[:, None] + self.offsets[None, :].astype(np.int32)
+        valid = np.abs(self.offsets)[None, :] <= reach[:, None]
+        valid &= (positions >= 0) & (positions < n)
+        centers = np.broadcast_to(words[:, None], positions.shape)[valid]
+        contexts = words[positions[valid]]
+        return centers.astype(np.int32, copy=False), contexts.astype(np.int32, copy=False)
+
+
+# ---------------------------------------------------------------- models
+
+
+class SkipGramNCE(ks.Model):
+    """The seeds' Word2Vec: an embedding matrix and NCE output weights and biases."""
+
+    def __init__(self, vocab_size: int, embed_size: int, num_sampled: int):
+        super().__init__()
+        self.vocab_size = vocab_size
+        self.num_sampled = num_sampled
+        self.embed_matrix = ks.Variable(ks.random.uniform([vocab_size, embed_size]),
+                                        name="embed_matrix")
+        self.nce_weight = ks.Variable(
+            ks.random.truncated_normal([vocab_size, embed_size], stddev=1.0 / embed_size ** 0.5),
+            name="nce_weight")
+        self.nce_bias = ks.Variable(ks.zeros([vocab_size]), name="nce_bias")
+
+    @property
+    def embeddings(self):
+        return self.embed_matrix
+
+    def compute_loss(self, center_words, target_words):
+        embed = ks.nn.embedding_lookup(self.embed_matrix, center_words)
+        return ks.reduce_mean(ks.nn.nce_loss(
+            weights=self.nce_weight, biases=self.nce_bias, labels=target_words, inputs=embed,
+            num_sampled=self.num_sampled, num_classes=self.vocab_size))
+
+
+@ks.custom_gradient
+def negative_sampling_loss(rows, vectors, labels, weights):
+    """Summed logistic loss of the scores rows[b, k, :] . vectors[b, :] (a fused op).
+
+    For rows (B, K, D) (output vectors: the context word, then noise words),
+    vectors (B, D) (input vectors), labels (B, K) (1 for the context word, 0
+    for noise) and weights (B, K), the loss is
+
+        sum(weights * sigmoid_cross_entropy_with_logits(labels, logits)),
+        logits[b, k] = rows[b, k, :] . vectors[b, :]
+
+    and its gradient is written out, with g = weights * (sigmoid(logits) - labels):
+    one broadcast product for `rows` (an outer product per pair, the rows of
+    the sparse gradient of the output matrix) and one batched matmul for
+    `vectors`. The same loss from the generic ops (batched `matmul` +
+    `sigmoid_cross_entropy_with_logits`) records about 25 ops and, for this
+    shape, does about 2x the arithmetic in its backward pass. Labels and
+    weights get no gradient. Checked against finite differences in
+    tests/recipes/test_word2vec.py.
+    """
+    logits = ks.squeeze(ks.matmul(rows, ks.expand_dims(vectors, -1)), -1)
+    # sigmoid cross-entropy, stable: max(x, 0) - x * z + log(1 + exp(-|x|))
+    losses = ks.nn.relu(logits) - logits * labels + ks.log1p(ks.exp(-ks.abs(logits)))
+    loss = ks.reduce_sum(losses * weights)
+
+    def grad(dloss):
+        g = (ks.sigmoid(logits) - labels) * (weights * dloss)
+        d_rows = ks.expand_dims(g, -1) * ks.expand_dims(vectors, 1)
+        d_vectors = ks.squeeze(ks.matmul(ks.expand_dims(g, 1), rows), 1)
+        return d_rows, d_vectors, None, None
+
+    return loss, grad
+
+
+class SkipGramNeg(ks.Model):
+    """word2vec's two matrices: input vectors (the embedding) and output vectors.
+
+    Initialised as in word2vec.c and gensim: inputs uniform in
+    [-0.5/dim, 0.5/dim), outputs zero.
+    """
+
+    def __init__(self, vocab_size: int, dim: int):
+        super().__init__()
+        self.embed_matrix = ks.Variable(
+            ks.random.uniform([vocab_size, dim], -0.5 / dim, 0.5 / dim), name="embed_matrix")
+        self.output_weights = ks.Variable(ks.zeros([vocab_size, dim]), name="output_weights")
+
+    @property
+    def embeddings(self):
+        return self.embed_matrix
+
+    def compute_loss(self, centers, outputs, labels, weights):
+        """Summed negative-sampling loss of a batch.
+
+        centers (B,) input ids; outputs (B, 1 + K) ids: the context word, then
+        K noise words; labels (B, 1 + K): 1 then K zeros; weights (B, 1 + K):
+        0 where a noise word equals the context word (skipped, as gensim does).
+        The loss is summed, not averaged, so the learning rate is per pair
+        as in word2vec.
+        """
+        vectors = ks.nn.embedding_lookup(self.embed_matrix, centers)
+        rows = ks.nn.embedding_lookup(self.output_weights, outputs)
+        return negative_sampling_loss(rows, vectors, labels, weights)
+
+
+# ---------------------------------------------------------------- evaluation
+
+
+def _lookup_table(word_to_id: dict, limit: int | None) -> dict:
+    """Lowercased word -> id (the most frequent spelling wins), UNK and ids >= limit left out."""
+    table = {}
+    for word, index in word_to_id.items():
+        if index == 0 or (limit is not None and index >= limit):
+            continue
+        key = word.lower()
+        if key not in table or index < table[key]:
+            table[key] = index
+    return table
+
+
+def read_word_pairs(path: str) -> list:
+    """(word1, word2, score) triples of a WordSim353-style file.
+
+    Fields are separated by tabs or spaces; blank lines, comments (`#`, `//`)
+    and header lines (whose third field is not a number) are skipped.
+    """
+    pairs = []
+    with open(path, encoding="utf-8", errors="replace") as handle:
+        for line in handle:
+            text = line.strip()
+            if not text or text.startswith(("#", "//")):
+                continue
+            fields = text.split("\t") if "\t" in text else text.split()
+            fields = [f.strip() for f in fields if f.strip()]
+            if len(fields) < 3:
+                continue
+            try:
+                score = float(fields[2])
+            except ValueError:
+                continue  # a header line
+            pairs.append((fields[0], fields[1], score))
+    if not pairs:
+        raise CorpusError(f"word2vec: --eval-pairs {path}: no 'word1 word2 score' lines found")
+    return pairs
+
+
+def read_analogies(path: str) -> list:
+    """(section, a, b, c, d) tuples of a Google questions-words file (': section' lines)."""
+    questions, section = [], ""
+    with open(path, encoding="utf-8", errors="replace") as handle:
+        for line in handle:
+            text = line.strip()
+            if not text or text.startswith("#"):
+                continue
+            if text.startswith(":"):
+                section = text[1:].strip()
+                continue
+            words = text.split()
+            if len(words) == 4:
+                questions.append((section, *words))
+    if not questions:
+        raise CorpusError(f"word2vec: --eval-analogies {path}: no 'a b c d' questions found")
+    return questions
+
+
+def _ranks(values: np.ndarray) -> np.ndarray:
+    """1-based ranks, ties getting their average rank (as scipy.stats.rankdata)."""
+    order = np.argsort(values, kind="mergesort")
+    sorted_values = values[order]
+    new = np.r_[True, sorted_values[1:] != sorted_values[:-1]]
+    group = np.cumsum(new) - 1
+    starts = np.flatnonzero(new)
+    ends = np.r_[starts[1:], len(values)]
+    average = (starts + ends + 1) / 2.0
+    ranks = np.empty(len(values))
+    ranks[order] = average[group]
+    return ranks
+
+
+def spearman(x, y) -> float:
+    """Spearman's rank correlation (Pearson correlation of the tie-averaged ranks)."""
+    rx, ry = _ranks(np.asarray(x, dtype=np.float64)), _ranks(np.asarray(y, dtype=np.float64))
+    rx -= rx.mean()
+    ry -= ry.mean()
+    denominator = math.sqrt(float((rx * rx).sum() * (ry * ry).sum()))
+    return float((rx * ry).sum() / denominator) if denominator else float("nan")
+
+
+def unit_rows(matrix: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    return (matrix / np.maximum(norms, 1e-12)).astype(np.float32)
+
+
+def evaluate_word_pairs(embeddings, word_to_id: dict, pairs: list, limit=None) -> dict:
+    """Spearman rho between cosine similarity and the human scores, on in-vocabulary pairs.
+
+    Words are lowercased (case-insensitive, like gensim's default); a pair with a
+    word outside the vocabulary (or outside the `limit` most frequent ids) is
+    skipped and counted in `oov`.
+    """
+    table = _lookup_table(word_to_id, limit)
+    unit = unit_rows(np.asarray(embeddings))
+    model, human, oov = [], [], 0
+    for a, b, score in pairs:
+        ia, ib = table.get(a.lower()), table.get(b.lower())
+        if ia is None or ib is None:
+            oov += 1
+            continue
+        model.append(float(unit[ia] @ unit[ib]))
+        human.append(score)
+    rho = spearman(model, human) if len(model) > 1 else float("nan")
+    return {"spearman": rho, "used": len(model), "oov": oov, "total": len(pairs)}
+
+
+def evaluate_analogies(embeddings, word_to_id: dict, questions: list, limit=None,
+                       batch: int = 256) -> dict:
+    """Accuracy on a: b :: c: d questions by 3CosAdd (argmax of cos(x, b - a + c), x not a, b, c).
+
+    Case-insensitive; questions with a word outside the vocabulary (or the
+    `limit` most frequent ids) are skipped and counted in `oov`. The search runs
+    over every in-vocabulary word (UNK excluded), as gensim's
+    `evaluate_word_analogies` does over its `restrict_vocab` words.
+    """
+    table = _lookup_table(word_to_id, limit)
+    unit = unit_rows(np.asarray(embeddings))
+    candidates = np.array(sorted(set(table.values())), dtype=np.int64)
+    cand_unit = unit[candidates]
+    position = np.full(len(unit), -1, dtype=np.int64)
+    position[candidates] = np.arange(len(candidates))
+    known, sections, oov = [], [], 0
+    for section, *words in questions:
+        found = [table.get(w.lower()) for w in words]
+        if any(i is None for i in found):
+            oov += 1
+            continue
+        known.append(found)
+        sections.append(section)
+    per_section: dict = {}
+    correct_flags = np.zeros(len(known), dtype=bool)
+    ids = np.asarray(known, dtype=np.int64).reshape(-1, 4)
+    for begin in range(0, len(ids), batch):
+        block = ids[begin:begin + batch]
+        target = unit[block[:, 1]] - unit[block[:, 0]] + unit[block[:, 2]]
+        scores = target @ cand_unit.T
+        rows = np.arange(len(block))
+        for column in range(3):
+            scores[rows, position[block[:, column]]] = -np.inf
+        predicted = candidates[np.argmax(scores, axis=1)]
+        correct_flags[begin:begin + len(block)] = predicted == block[:, 3]
+    for section, ok in zip(sections, correct_flags):
+        entry = per_section.setdefault(section, [0, 0])
+        entry[0] += int(ok)
+        entry[1] += 1
+    used = len(known)
+    correct = int(correct_flags.sum())
+    return {"accuracy": correct / used if used else float("nan"), "correct": correct,
+            "used": used, "oov": oov, "total": len(questions), "sections": per_section}
+
+
+def nearest_neighbours(embeddings, word_to_id: dict, id_to_word: list, words, k: int = 8) -> dict:
+    """{word: [(neighbour, cosine), ...]} for the in-vocabulary `words` (UNK never listed)."""
+    unit = unit_rows(np.asarray(embeddings))
+    result = {}
+    for word in words:
+        index = word_to_id.get(word)
+        if index is None or index == 0:
+            result[word] = None
+            continue
+        sims = unit @ unit[index]
+        sims[index] = -np.inf
+        sims[0] = -np.inf
+        top = np.argpartition(-sims, min(k, len(sims) - 1))[:k]
+        top = top[np.argsort(-sims[top])]
+        result[word] = [(id_to_word[i], float(sims[i])) for i in top if np.isfinite(sims[i])]
+    return result
+
+
+# ---------------------------------------------------------------- training
+
+
+@contextlib.contextmanager
+def deferred_interrupts():
+    """Ctrl-C / SIGTERM set a flag that the loop checks between steps (a second one stops now).
+
+    So a checkpoint is never written half-way through a step (variables
+    updated, position not yet advanced).
+    """
+    state = {"signal": None}
+
+    def handler(signum, frame):
+        if state["signal"] is not None:
+            raise KeyboardInterrupt
+        state["signal"] = signum
+
+    previous = {}
+    try:
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            previous[sig] = signal.signal(sig, handler)
+    except ValueError:  # not the main thread: interrupts are not deferred
+        pass
+    try:
+        yield state
+    finally:
+        for sig, old in previous.items():
+            signal.signal(sig, old)
+
+
+class _Batches:
+    """Iterates the batches of the run from a saved position (epoch, chunk, batch).
+
+    With a noise `table` (neg), each chunk's noise words are drawn at once,
+    from a generator seeded with (seed, epoch, chunk, 1), and each pair's
+    outputs are [context, noise_1..noise_K] with weight 0 where a noise word
+    equals the context word. Without one (nce) a batch is (centers, contexts).
+    """
+
+    def __init__(self, pairs: SkipGramPairs, batch_size: int, epochs: int | None,
+                 table=None, negatives: int = 0):
+        self.pairs = pairs
+        self.batch_size = batch_size
+        self.epochs = epochs  # None: cycle forever (nce stops after --steps)
+        self.table = table
+        self.negatives = negatives
+
+    def _prepare(self, epoch: int, chunk: int):
+        centers, contexts = self.pairs.chunk(epoch, chunk)
+        if self.table is None:
+            return centers, contexts.reshape(-1, 1), None
+        rng = np.random.default_rng([self.pairs.seed & 0xFFFFFFFF, epoch, chunk, 1])
+        n, k = len(centers), self.negatives
+        outputs = np.empty((n, k + 1), dtype=np.int32)
+        outputs[:, 0] = contexts
+        outputs[:, 1:] = self.table.take(rng.integers(0, len(self.table), (n, k)))
+        weights = np.ones((n, k + 1), dtype=np.float32)
+        np.not_equal(outputs[:, 1:], contexts[:, None], out=weights[:, 1:], casting="unsafe")
+        return centers, outputs, weights
+
+    def _chunks(self, epoch: int, chunk: int):
+        """(epoch, chunk) from the given one on, in training order."""
+        while self.epochs is None or epoch < self.epochs:
+            while chunk < self.pairs.num_chunks:
+                yield epoch, chunk
+                chunk += 1
+            epoch, chunk = epoch + 1, 0
+
+    def __call__(self, epoch: int, chunk: int, batch: int):
+        """Yield the batches from (epoch, chunk, batch) on.
+
+        The next chunk is prepared in a background thread while this one
+        trains (NumPy releases the GIL in the vectorised work), as gensim's
+        producer thread prepares jobs for its worker.
+        """
+        order = self._chunks(epoch, chunk)
+        with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="word2vec-data") as pool:
+            current = next(order, None)
+            pending = pool.submit(self._prepare, *current) if current else None
+            while current is not None:
+                centers, outputs, weights = pending.result()
+                epoch, chunk = current
+                current = next(order, None)
+                pending = pool.submit(self._prepare, *current) if current else None
+                n = len(centers)
+                count = -(-n // self.batch_size)
+                start, stop = self.pairs.chunk_span(chunk)
+                words_per_batch = (stop - start) / max(count, 1)
+                for b in range(batch, count):
+                    sl = slice(b * self.batch_size, (b + 1) * self.batch_size)
+                    yield ((epoch, chunk, b), centers[sl], outputs[sl],
+                           None if weights is None else weights[sl],
+                           start + b * words_per_batch, words_per_batch)
+                batch = 0
+
+
+def _labels_for(cache: dict, n: int, columns: int):
+    labels = cache.get((n, columns))
+    if labels is None:
+        labels = np.zeros((n, columns), dtype=np.float32)
+        labels[:, 0] = 1.0
+        cache[(n, columns)] = labels = ks.constant(labels)
+    return labels
+
+
+def train(args, log=print, on_step=None) -> dict:
+    """Build the vocabulary and pairs, train, evaluate, write the embedding; return a summary."""
+    loss_kind = args.loss
+    tokens, corpus_name = load_tokens(args.corpus, lowercase=not args.keep_case, log=log)
+    started = time.perf_counter()
+    ids, word_to_id, id_to_word, counts = text_data.encode(
+        tokens, max_size=args.vocab_size, min_count=args.min_count)
+    num_words = len(tokens)
+    del tokens
+    vocab_size = len(id_to_word)
+    if vocab_size < 2:
+        raise CorpusError(
+            f"word2vec: no word of {corpus_name} occurs at least --min-count={args.min_count} "
+            "times; lower --min-count or use a larger corpus")
+    if loss_kind == "nce" and args.negatives >= vocab_size:
+        raise CorpusError(
+            f"word2vec: --num-sampled {args.negatives} needs a vocabulary of more words, got "
+            f"{vocab_size}; lower --num-sampled or --min-count")
+    cutoff = (f"the {vocab_size - 1:,} words seen at least {args.min_count} time(s)"
+              + (f", capped at --vocab-size {args.vocab_size:,} (with UNK)" if args.vocab_size
+                 else ""))
+    case = "case kept" if args.keep_case else "lowercased"
+    log(f"corpus: {corpus_name}: {num_words:,} words, {case}; "
+        f"vocabulary: {vocab_size:,} ids = UNK + {cutoff}; UNK covers {int(counts[0]):,} words "
+        f"({time.perf_counter() - started:.1f} s)")
+
+    keep = keep_probabilities(counts, args.subsample) if loss_kind == "neg" else None
+    pairs = SkipGramPairs(ids, args.window, keep, drop_unk=(loss_kind == "neg"), seed=args.seed)
+    table = noise_table(counts) if loss_kind == "neg" else None
+    batches = _Batches(pairs, args.batch_size, args.epochs if loss_kind == "neg" else None,
+                       table, args.negatives)
+
+    ks.random.set_seed(args.seed)
+    if loss_kind == "nce":
+        model = SkipGramNCE(vocab_size, args.dim, args.negatives)
+    else:
+        model = SkipGramNeg(vocab_size, args.dim)
+    optimizer = ks.optimizers.SGD(args.learning_rate)
+    position = ks.Variable(np.zeros(3, dtype=np.int64), name="position", trainable=False)
+    session = Session("word2vec", args, model=model, optimizer=optimizer, position=position)
+    if session.resumed_from:
+        epoch, chunk, batch = (int(v) for v in position.numpy())
+        log(f"resumed from {session.resumed_from} at step {int(session.step)} "
+            f"(epoch {epoch + 1}, chunk {chunk + 1}/{pairs.num_chunks}, batch {batch})")
+
+    total_words = (args.epochs or 0) * num_words
+    min_lr = args.min_learning_rate if args.min_learning_rate is not None \
+        else 1e-4 * args.learning_rate
+    grad_fn = ks.implicit_value_and_gradients(model.compute_loss) if loss_kind == "nce" else None
+    variables = [model.embed_matrix, model.output_weights] if loss_kind == "neg" else None
+    label_cache: dict = {}
+    history = []  # (step, mean loss per pair) at each log point
+    stats = {"pairs": 0, "words": 0.0, "seconds": 0.0}
+    interval = {"loss": 0.0, "pairs": 0, "words": 0.0, "start": time.perf_counter()}
+    last_lr = float(args.learning_rate)
+    seed_bits = (args.seed & 0xFFFFFFFF) << 32
+
+    with ks.device(args.device), session.saving_on_interrupt(), deferred_interrupts() as stop:
+        step = int(session.step)
+        target_steps = args.steps
+        done = target_steps is not None and step >= target_steps
+        if loss_kind == "nce":
+            bar = tqdm(total=target_steps, initial=min(step, target_steps or 0), unit="step",
+                       disable=args.quiet, leave=False, smoothing=0.05)
+        else:
+            bar = tqdm(total=total_words, unit="word", unit_scale=True, disable=args.quiet,
+                       leave=False, smoothing=0.05)
+        epoch0, chunk0, batch0 = (int(v) for v in position.numpy())
+        loop_start = time.perf_counter()
+        source = batches(epoch0, chunk0, batch0) if not done else iter(())
+        first = True
+        for (epoch, chunk, b), centers, outputs, weights, done_words, batch_words in source:
+            if first:  # the clock starts when the first chunk's pairs are ready
+                loop_start = time.perf_counter()
+                interval["start"] = loop_start
+                if loss_kind == "neg":
+                    bar.update(epoch * num_words + done_words)  # where a resumed run starts
+                first = False
+            n = len(centers)
+            if loss_kind == "nce":
+                ks.random.set_seed(seed_bits + step)  # this step's negative samples
+                loss, grads = grad_fn(centers, outputs)
+                optimizer.apply_gradients(grads)
+                loss_sum = float(loss) * n
+            else:
+                progress = (epoch * num_words + done_words) / total_words
+                last_lr = max(min_lr, args.learning_rate - (args.learning_rate - min_lr) * progress)
+                optimizer.learning_rate.assign(last_lr)
+                labels = _labels_for(label_cache, n, outputs.shape[1])
+                with ks.GradientTape() as tape:
+                    loss = model.compute_loss(centers, outputs, labels, weights)
+                grads = tape.gradient(loss, variables)
+                optimizer.apply_gradients(zip(grads, variables))
+                loss_sum = float(loss)
+            step += 1
+            session.step.assign(step)
+            position.assign(np.array([epoch, chunk, b + 1], dtype=np.int64))
+            interval["loss"] += loss_sum
+            interval["pairs"] += n
+            interval["words"] += batch_words
+            stats["pairs"] += n
+            stats["words"] += batch_words
+            bar.update(1 if loss_kind == "nce" else batch_words)
+            if step % args.log_every == 0 or (args.print_every and step % args.print_every == 0):
+                now = time.perf_counter()
+                seconds = max(now - interval["start"], 1e-9)
+                mean_loss = interval["loss"] / max(interval["pairs"], 1)
+                words_per_sec = interval["words"] / seconds
+                history.append((step, mean_loss))
+                ks.summary.scalar("loss", mean_loss, step=step)
+                ks.summary.scalar("words_per_sec", words_per_sec, step=step)
+                ks.summary.scalar("pairs_per_sec", interval["pairs"] / seconds, step=step)
+                ks.summary.scalar("learning_rate", last_lr, step=step)
+                bar.set_postfix(loss=f"{mean_loss:.3f}",
+                                pairs_s=f"{interval['pairs'] / seconds:,.0f}",
+                                words_s=f"{words_per_sec:,.0f}", refresh=False)
+                if args.print_every and step % args.print_every == 0:
+                    message = f"Average loss at step {step}: {mean_loss:5.3f}"
+                    (bar.write if not args.quiet else log)(message)
+                interval.update(loss=0.0, pairs=0, words=0.0, start=now)
+            if on_step is not None:
+                on_step(step)
+            if args.save_every and step % args.save_every == 0:
+                session.save()
+            if stop["signal"] is not None:
+                raise KeyboardInterrupt
+            if target_steps is not None and step >= target_steps:
+                break
+        bar.close()
+        stats["seconds"] = time.perf_counter() - loop_start
+        if interval["pairs"]:
+            history.append((step, interval["loss"] / interval["pairs"]))
+        session.save()
+        result = finish(args, model, word_to_id, id_to_word, session, step, log)
+    result.update(
+        loss=history[-1][1] if history else float("nan"), history=history, steps=step,
+        vocab_size=vocab_size, corpus_words=num_words, cutoff=cutoff,
+        pairs_per_sec=stats["pairs"] / stats["seconds"] if stats["seconds"] else float("nan"),
+        words_per_sec=stats["words"] / stats["seconds"] if stats["seconds"] else float("nan"),
+        train_seconds=stats["seconds"], trained_pairs=stats["pairs"], learning_rate=last_lr,
+    )
+    return result
+
+
+def finish(args, model, word_to_id, id_to_word, session, step, log) -> dict:
+    """Write the embedding (projector + .npy + vocab.tsv), print neighbours and evaluations."""
+    embeddings = model.embeddings.numpy()
+    os.makedirs(session.logdir, exist_ok=True)
+    npy_path = os.path.join(session.logdir, "embeddings.npy")
+    np.save(npy_path + ".tmp.npy", embeddings)
+    os.replace(npy_path + ".tmp.npy", npy_path)
+    with open(os.path.join(session.logdir, "vocab.tsv"), "w", encoding="utf-8") as handle:
+        handle.write("\n".join(id_to_word) + "\n")
+    ks.summary.embedding(embeddings, metadata=id_to_word, tag="word_embedding", step=step)
+    session.writer.flush()
+    result = {"embeddings": embeddings, "logdir": session.logdir, "embedding_path": npy_path}
+
+    probes = [w.strip() for w in (args.probe_words or "").split(",") if w.strip()]
+    if not args.keep_case:
+        probes = [w.lower() for w in probes]
+    neighbours = nearest_neighbours(embeddings, word_to_id, id_to_word, probes)
+    for word, near in neighbours.items():
+        if near is None:
+            log(f"nearest to {word}: (not in the vocabulary)")
+        else:
+            log(f"nearest to {word}: " + ", ".join(f"{w} ({s:.2f})" for w, s in near))
+    result["neighbours"] = neighbours
+    limit = args.eval_vocab + 1 if args.eval_vocab else None  # + 1: id 0 is UNK
+    scope = (f"the {args.eval_vocab:,} most frequent words" if args.eval_vocab
+             else f"all {len(id_to_word) - 1:,} vocabulary words")
+    if args.eval_pairs:
+        pairs = read_word_pairs(args.eval_pairs)
+        scores = evaluate_word_pairs(embeddings, word_to_id, pairs, limit)
+        log(f"word pairs ({os.path.basename(args.eval_pairs)}): Spearman rho "
+            f"{scores['spearman']:.4f} on {scores['used']} of {scores['total']} pairs; "
+            f"{scores['oov']} skipped as out of vocabulary (words lowercased; vocabulary: {scope})")
+        ks.summary.scalar("eval/word_pairs_spearman", scores["spearman"], step=step)
+        result["word_pairs"] = scores
+    if args.eval_analogies:
+        questions = read_analogies(args.eval_analogies)
+        scores = evaluate_analogies(embeddings, word_to_id, questions, limit)
+        log(f"analogies ({os.path.basename(args.eval_analogies)}): accuracy "
+            f"{scores['accuracy']:.4f} ({scores['correct']} of {scores['used']} questions); "
+            f"{scores['oov']} of {scores['total']} skipped as out of vocabulary (words "
+            f"lowercased; answers searched among {scope})")
+        ks.summary.scalar("eval/analogy_accuracy", scores["accuracy"], step=step)
+        result["analogies"] = scores
+    return result
+
+
+# ---------------------------------------------------------------- command line
+
+
+def build_parser():
+    parser = parser_for("word2vec", __doc__.splitlines()[0])
+    parser.add_argument("--loss", choices=("nce", "neg"), default="nce",
+                        help="nce: the seeds' recipe; neg: negative sampling (gensim-style)")
+    parser.add_argument("--corpus", default=None, metavar="FILE",
+                        help="a plain-text corpus (.txt, .gz or .zip); default: text8, "
+                        "downloaded once and cached")
+    parser.add_argument("--keep-case", action="store_true",
+                        help="do not lowercase the corpus (evaluation words are matched "
+                        "case-insensitively either way)")
+    parser.add_argument("--vocab-size", type=int, default=argparse_default(),
+                        help="at most this many ids including UNK (nce: 50000; neg: no cap)")
+    parser.add_argument("--min-count", type=int, default=argparse_default(),
+                        help="words seen fewer times map to UNK (nce: 1; neg: 5)")
+    parser.add_argument("--epochs", type=int, default=argparse_default(),
+                        help="passes over the corpus (neg: 5; nce stops after --steps)")
+    parser.add_argument("--steps", type=int, default=argparse_default(),
+                        help="stop after this many training steps in all (nce: 100000; neg: "
+                        "no limit, the epochs decide; a later run with the same "
+                        "--checkpoint-dir continues from there)")
+    parser.add_argument("--batch-size", type=int, default=argparse_default(),
+                        help="(center, context) pairs per step (nce: 128; neg: 4096)")
+    parser.add_argument("--window", "--skip-window", dest="window", type=int,
+                        default=argparse_default(),
+                        help="maximum context distance; each center draws its window from "
+                        "1..window (nce: 1; neg: 5)")
+    parser.add_argument("--negatives", "--num-sampled", dest="negatives", type=int,
+                        default=argparse_default(),
+                        help="noise words per pair (neg: 5) / sampled classes per batch (nce: 64)")
+    parser.add_argument("--dim", "--embed-size", dest="dim", type=int, default=argparse_default(),
+                        help="embedding size (nce: 128; neg: 100)")
+    parser.add_argument("--learning-rate", type=float, default=argparse_default(),
+                        help="SGD step (nce: 1.0, constant; neg: 0.025, decaying linearly)")
+    parser.add_argument("--min-learning-rate", type=float, default=None,
+                        help="neg: the final learning rate (default: 0.0001 x --learning-rate)")
+    parser.add_argument("--subsample", type=float, default=argparse_default(),
+                        help="neg: frequent-word subsampling threshold (1e-3; 0 turns it off)")
+    parser.add_argument("--probe-words", default=PROBE_WORDS,
+                        help="comma-separated words whose nearest neighbours are printed")
+    parser.add_argument("--eval-pairs", default=None, metavar="FILE",
+                        help="WordSim353-style 'word1 word2 score' file: report Spearman rho")
+    parser.add_argument("--eval-analogies", default=None, metavar="FILE",
+                        help="Google questions-words-style file: report analogy accuracy")
+    parser.add_argument("--eval-vocab", type=int, default=None,
+                        help="evaluate with only the N most frequent words (default: all)")
+    parser.add_argument("--log-every", type=int, default=argparse_default(),
+                        help="write TensorBoard scalars every N steps (nce: 100; neg: 50)")
+    parser.add_argument("--print-every", type=int, default=argparse_default(),
+                        help="print the average loss every N steps (nce: 5000, as the seeds)")
+    parser.add_argument("--save-every", type=int, default=argparse_default(),
+                        help="checkpoint every N steps (nce: 10000; neg: 2000; 0: only at the "
+                        "end and on Ctrl-C)")
+    return parser
+
+
+class argparse_default:  # noqa: N801 - a marker, shown as "per loss" in --help
+    """Marks an option whose default depends on --loss (see DEFAULTS)."""
+
+    def __repr__(self) -> str:
+        return "per --loss"
+
+    __str__ = __repr__
+
+
+def parse_args(argv=None):
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    for name, value in DEFAULTS[args.loss].items():
+        if isinstance(getattr(args, name, None), argparse_default) or not hasattr(args, name):
+            setattr(args, name, value)
+    for name in ("batch_size", "dim", "window", "negatives", "log_every"):
+        if getattr(args, name) < 1:
+            parser.error(f"--{name.replace('_', '-')} must be >= 1, got {getattr(args, name)}")
+    if args.epochs is not None and args.epochs < 1:
+        parser.error(f"--epochs must be >= 1, got {args.epochs}")
+    if args.steps is not None and args.steps < 0:
+        parser.error(f"--steps must be >= 0, got {args.steps}")
+    if args.loss == "nce" and args.steps is None:
+        parser.error("--loss nce needs --steps")
+    if args.vocab_size is not None and args.vocab_size < 2:
+        parser.error(f"--vocab-size must be >= 2 (UNK and one word), got {args.vocab_size}")
+    if args.min_count < 1:
+        parser.error(f"--min-count must be >= 1, got {args.min_count}")
+    if not 0.0 <= args.subsample < 1.0:
+        parser.error(f"--subsample must be in [0, 1), got {args.subsample}")
+    for flag, path in (("--eval-pairs", args.eval_pairs),
+                       ("--eval-analogies", args.eval_analogies)):
+        if path and not os.path.isfile(path):
+            parser.error(f"{flag} {path}: no such file")
+    return args
+
+
+def main(argv=None, on_step=None) -> dict:
+    args = parse_args(argv)
+    result = train(args, on_step=on_step)
+    extra = ""
+    if "word_pairs" in result:
+        extra += f", word-pair Spearman {result['word_pairs']['spearman']:.3f}"
+    if "analogies" in result:
+        extra += f", analogy accuracy {result['analogies']['accuracy']:.3f}"
+    print(f"word2vec: {args.loss}, {result['steps']:,} steps, vocabulary {result['vocab_size']:,}, "
+          f"final loss {result['loss']:.4f}, {result['words_per_sec']:,.0f} words/s "
+          f"({result['pairs_per_sec']:,.0f} pairs/s){extra} "
+          f"(embedding: {result['embedding_path']}; logs: {result['logdir']})")
+    return result
+
+
+if __name__ == "__main__":
+    main()

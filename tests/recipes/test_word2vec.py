@@ -1,0 +1,192 @@
+"""The word2vec recipe on a tiny generated corpus: both losses, outputs, evaluation, resume."""
+
+import math
+import os
+import signal
+
+import numpy as np
+import pytest
+
+import kerasish as ks
+from recipes import word2vec
+
+ANIMALS = ["cat", "dog", "horse", "cow", "sheep", "goat"]
+COLOURS = ["red", "green", "blue", "yellow", "white", "black"]
+FILLER = ["the", "a", "is", "and", "of", "very"]
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    """~6,000 words where animals and colours keep their own company."""
+    rng = np.random.default_rng(0)
+    words = []
+    for _ in range(600):
+        group = ANIMALS if rng.random() < 0.5 else COLOURS
+        for _ in range(4):
+            words.append(group[rng.integers(len(group))])
+            words.append(FILLER[rng.integers(len(FILLER))])
+        words.append("Rare" if rng.random() < 0.01 else "the")
+    path = tmp_path_factory.mktemp("corpus") / "tiny.txt"
+    path.write_text(" ".join(words) + "\n")
+    return str(path)
+
+
+def nce_args(corpus, tmp_path, *extra):
+    return ["--loss", "nce", "--corpus", corpus, "--vocab-size", "12", "--num-sampled", "4",
+            "--dim", "8", "--batch-size", "32", "--log-every", "5", "--quiet",
+            "--logdir", str(tmp_path / "logs"), "--probe-words", "cat,zebra", *extra]
+
+
+def neg_args(corpus, tmp_path, *extra):
+    return ["--loss", "neg", "--corpus", corpus, "--min-count", "1", "--dim", "8",
+            "--batch-size", "256", "--window", "3", "--negatives", "3", "--learning-rate", "0.05",
+            "--log-every", "5", "--quiet", "--logdir", str(tmp_path / "logs"),
+            "--probe-words", "cat", *extra]
+
+
+def assert_decreasing(history):
+    losses = [loss for _, loss in history]
+    assert len(losses) >= 3 and all(math.isfinite(v) for v in losses)
+    assert losses[-1] < losses[0]
+
+
+def test_help(capsys):
+    with pytest.raises(SystemExit) as exc:
+        word2vec.main(["--help"])
+    assert exc.value.code == 0
+    out = capsys.readouterr().out
+    assert "--loss" in out and "--eval-pairs" in out and "per --loss" in out
+
+
+def test_nce_trains_and_writes_projector_files(corpus, tmp_path, capsys):
+    result = word2vec.main(nce_args(corpus, tmp_path, "--steps", "60", "--learning-rate", "0.5"))
+    assert result["steps"] == 60
+    assert_decreasing(result["history"])
+    logdir = tmp_path / "logs"
+    vocab = (logdir / "vocab.tsv").read_text().split("\n")
+    assert vocab[0] == "UNK" and len(vocab) - 1 == result["vocab_size"] == 12  # capped, with UNK
+    assert np.load(logdir / "embeddings.npy").shape == (12, 8)
+    assert "word_embedding" in (logdir / "projector_config.pbtxt").read_text()
+    out = capsys.readouterr().out
+    assert "nearest to cat:" in out and "nearest to zebra: (not in the vocabulary)" in out
+    assert out.strip().splitlines()[-1].startswith("word2vec: nce, 60 steps")
+    assert set(result["neighbours"]) == {"cat", "zebra"}
+
+
+def test_neg_trains_and_learns_the_groups(corpus, tmp_path, capsys):
+    result = word2vec.main(neg_args(corpus, tmp_path, "--epochs", "4", "--subsample", "0"))
+    assert_decreasing(result["history"])
+    assert result["learning_rate"] < 0.05 * 0.5  # decayed linearly
+    near = [w for w, _ in result["neighbours"]["cat"][:3]]
+    assert set(near) <= set(ANIMALS), near
+    assert os.path.exists(tmp_path / "logs" / "vocab.tsv")
+    assert "words/s" in capsys.readouterr().out
+
+
+def test_evaluation_files_are_parsed_with_oov_counts(corpus, tmp_path, capsys):
+    pairs = tmp_path / "pairs.tsv"
+    pairs.write_text("# a comment\nWord 1\tWord 2\tHuman (mean)\ncat\tdog\t9.0\n"
+                     "Cat\tred\t1.0\nblue  green  8.5\nzebra\tcat\t5\n\nhorse\tcow\t8\n")
+    analogies = tmp_path / "questions.txt"
+    analogies.write_text(": animals\ncat dog horse cow\nCat Dog Sheep Goat\ncat zebra dog cow\n"
+                         ": colours\nred green blue yellow\n")
+    result = word2vec.main(neg_args(corpus, tmp_path, "--epochs", "1", "--eval-pairs", str(pairs),
+                                    "--eval-analogies", str(analogies)))
+    scores = result["word_pairs"]
+    assert (scores["used"], scores["oov"], scores["total"]) == (4, 1, 5)
+    assert -1.0 <= scores["spearman"] <= 1.0
+    analogy = result["analogies"]
+    assert (analogy["used"], analogy["oov"], analogy["total"]) == (3, 1, 4)
+    assert set(analogy["sections"]) == {"animals", "colours"}
+    out = capsys.readouterr().out
+    assert "1 skipped as out of vocabulary (words lowercased" in out
+    assert "1 of 4 skipped as out of vocabulary" in out
+
+
+def _final(argv):
+    return word2vec.main(argv)["embeddings"]
+
+
+@pytest.mark.parametrize("loss", ["nce", "neg"])
+def test_resume_equals_an_uninterrupted_run(corpus, tmp_path, loss):
+    if loss == "nce":
+        make = lambda where, *extra: nce_args(corpus, tmp_path / where, *extra)  # noqa: E731
+        first, second = ["--steps", "20"], ["--steps", "40"]
+    else:
+        make = lambda where, *extra: neg_args(corpus, tmp_path / where, "--epochs", "2", *extra)  # noqa: E731
+        first, second = ["--steps", "30"], []
+    straight = _final(make("a", *second if second else []))
+    ckpt = str(tmp_path / "ckpt")
+    word2vec.main(make("b", "--checkpoint-dir", ckpt, *first))
+    resumed = word2vec.main(make("b", "--checkpoint-dir", ckpt, *second))
+    assert resumed["steps"] > 20
+    np.testing.assert_array_equal(resumed["embeddings"], straight)
+
+
+def test_ctrl_c_saves_and_resumes_exactly(corpus, tmp_path, capsys):
+    straight = _final(neg_args(corpus, tmp_path / "a", "--epochs", "2"))
+    ckpt = str(tmp_path / "ckpt")
+
+    def interrupt(step):
+        if step == 7:
+            os.kill(os.getpid(), signal.SIGINT)
+
+    with pytest.raises(SystemExit) as exc:
+        word2vec.main(neg_args(corpus, tmp_path / "b", "--epochs", "2", "--checkpoint-dir", ckpt),
+                      on_step=interrupt)
+    assert exc.value.code == 130
+    assert "interrupted at step 7; checkpoint saved" in capsys.readouterr().out
+    resumed = word2vec.main(neg_args(corpus, tmp_path / "b", "--epochs", "2",
+                                     "--checkpoint-dir", ckpt))
+    np.testing.assert_array_equal(resumed["embeddings"], straight)
+
+
+def test_bad_inputs_give_clear_errors(tmp_path):
+    with pytest.raises(SystemExit, match="no such file"):
+        word2vec.main(["--loss", "neg", "--corpus", str(tmp_path / "missing.txt")])
+    empty = tmp_path / "empty.txt"
+    empty.write_text("  \n\n")
+    with pytest.raises(SystemExit, match="is empty"):
+        word2vec.main(["--loss", "neg", "--corpus", str(empty), "--quiet"])
+    few = tmp_path / "few.txt"
+    few.write_text("one two three")
+    with pytest.raises(SystemExit, match="min-count"):
+        word2vec.main(["--loss", "neg", "--corpus", str(few), "--quiet"])
+    with pytest.raises(SystemExit, match="num-sampled"):
+        word2vec.main(["--loss", "nce", "--corpus", str(few), "--quiet", "--steps", "1"])
+
+
+def test_ids_are_checked_at_the_lookup():
+    model = word2vec.SkipGramNeg(10, 4)
+    labels = np.zeros((2, 2), np.float32)
+    with pytest.raises(ks.InvalidArgumentError, match=r"indices\[1, 1\] = 10 is not in \[0, 10\)"):
+        model.compute_loss(np.array([1, 2]), np.array([[1, 2], [3, 10]]), labels, labels)
+
+
+def test_negative_sampling_loss_gradient_matches_finite_differences():
+    rng = np.random.default_rng(0)
+    rows = rng.standard_normal((5, 3, 4))
+    vectors = rng.standard_normal((5, 4))
+    labels = np.zeros((5, 3))
+    labels[:, 0] = 1.0
+    weights = (rng.random((5, 3)) > 0.2).astype(np.float64)
+    ks.testing.check_gradients(
+        lambda r, v: word2vec.negative_sampling_loss(r, v, labels, weights), [rows, vectors],
+        order=1)
+    generic = ks.reduce_sum(ks.nn.sigmoid_cross_entropy_with_logits(
+        labels, ks.reduce_sum(ks.constant(rows) * ks.expand_dims(ks.constant(vectors), 1), -1))
+        * weights)
+    fused = word2vec.negative_sampling_loss(rows, vectors, labels, weights)
+    np.testing.assert_allclose(float(fused), float(generic), rtol=1e-12)
+
+
+def test_spearman_and_noise_table():
+    assert word2vec.spearman([1, 2, 3, 4], [10, 20, 30, 40]) == pytest.approx(1.0)
+    assert word2vec.spearman([1, 2, 2, 3], [3, 2, 2, 1]) == pytest.approx(-1.0)
+    # ties get average ranks (scipy's value for these data)
+    assert word2vec.spearman([1, 2, 2, 4, 5], [2, 1, 3, 5, 4]) == pytest.approx(0.7181848464596079)
+    counts = np.array([100, 16, 1, 0])
+    table = word2vec.noise_table(counts, size=1000)
+    share = np.bincount(table, minlength=4) / 1000
+    assert share[0] == 0 and share[3] == 0
+    assert share[1] == pytest.approx(8 / 9, abs=0.002)  # 16**0.75 : 1**0.75 = 8 : 1
