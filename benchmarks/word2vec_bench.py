@@ -121,6 +121,7 @@ def run_gensim(args, sentences, words, workers, pairs, questions) -> dict:
 
 def run_kerasish_nce(args) -> dict:
     argv = ["--loss", "nce", "--corpus", args.corpus, "--steps", str(args.nce_steps),
+            "--blas-threads", str(args.blas_threads),
             "--quiet", "--probe-words", "", "--logdir", tempfile.mkdtemp(prefix="w2v-nce-")]
     result = word2vec.train(word2vec.parse_args(argv), log=lambda *a: None)
     return {"pairs_per_sec": result["pairs_per_sec"], "loss": result["loss"]}
@@ -181,12 +182,14 @@ def main(argv=None) -> None:
     loads = []
     for repeat in range(args.repeats):
         if not args.skip_neg:
-            for key, fn in (("g1", lambda: run_gensim(args, sentences, words, 1, pairs, questions)),
-                            ("ks", lambda: run_kerasish_neg(args, gensim_data("wordsim353.tsv"),
-                                                            gensim_data("questions-words.txt"))),
-                            ("g2", lambda: run_gensim(args, sentences, words, 2, pairs, questions))):
+            wordsim, analogy = gensim_data("wordsim353.tsv"), gensim_data("questions-words.txt")
+            for key in ("g1", "ks", "g2"):
                 loads.append(load())
-                runs[key].append(fn())
+                if key == "ks":
+                    runs[key].append(run_kerasish_neg(args, wordsim, analogy))
+                else:
+                    workers = int(key[1])
+                    runs[key].append(run_gensim(args, sentences, words, workers, pairs, questions))
                 print(f"repeat {repeat + 1} {key}: {json.dumps(runs[key][-1])} (load {loads[-1]})")
         if not args.skip_nce:
             loads.append(load())

@@ -136,6 +136,15 @@ def train_with_fit(model, optimizer, session, train, test, args, log) -> dict:
     return history
 
 
+def learning_rate(args, num_train: int):
+    """A float, or a cosine decay over every step of the run (it reads the optimizer's step
+    counter, which the checkpoint holds, so a resumed run continues the same curve)."""
+    if args.schedule == "constant":
+        return args.learning_rate
+    steps = (args.decay_epochs or args.epochs) * -(-num_train // args.batch_size)
+    return ks.optimizers.schedules.CosineDecay(args.learning_rate, decay_steps=max(steps, 1))
+
+
 def _report(epoch: int, history: dict, log) -> None:
     for name in ("loss", "accuracy", "test_loss", "test_accuracy"):
         ks.summary.scalar(f"epoch_{name}", history[name], step=epoch + 1)
@@ -152,7 +161,15 @@ def main(argv=None) -> dict:
     parser.add_argument("--data-dir", default=None, help="a directory holding the 4 IDX files")
     parser.add_argument("--epochs", type=int, default=10)
     parser.add_argument("--batch-size", type=int, default=128)
-    parser.add_argument("--learning-rate", type=float, default=1e-3, help="Adam's step size")
+    parser.add_argument("--learning-rate", type=float, default=2e-3,
+                        help="Adam's step size (the peak, with --schedule cosine)")
+    parser.add_argument("--schedule", choices=("cosine", "constant"), default="cosine",
+                        help="learning-rate schedule: cosine decay to 0 over --decay-epochs, "
+                        "or constant")
+    parser.add_argument("--decay-epochs", type=int, default=None,
+                        help="length of the cosine decay in epochs (default: --epochs); fix it "
+                        "when a resumed run is given more --epochs than the first one, so that "
+                        "the schedule stays the same")
     parser.add_argument("--limit", type=int, default=None,
                         help="train on the first N examples (and test on N/6) for quick runs")
     parser.add_argument("--fit", action="store_true", help="train with model.fit")
@@ -168,7 +185,7 @@ def main(argv=None) -> dict:
         ks.random.set_seed(args.seed)
         model = build_model(args.model)
         model.build((None, 28, 28))
-        optimizer = ks.optimizers.Adam(args.learning_rate)
+        optimizer = ks.optimizers.Adam(learning_rate(args, len(train[0])))
         session = Session("mnist", args, model=model, optimizer=optimizer)
         if session.resumed_from:
             log(f"resumed from {session.resumed_from} at step {int(session.step)}")
