@@ -15,7 +15,7 @@ import numpy as np
 from tqdm.auto import tqdm
 
 import kerasish as ks
-from recipes.common import Session, parser_for
+from recipes.common import Session, blas_threads, parser_for
 
 
 def build_model(kind: str) -> ks.Model:
@@ -173,6 +173,9 @@ def main(argv=None) -> dict:
     parser.add_argument("--limit", type=int, default=None,
                         help="train on the first N examples (and test on N/6) for quick runs")
     parser.add_argument("--fit", action="store_true", help="train with model.fit")
+    parser.add_argument("--blas-threads", type=int, default=0,
+                        help="BLAS threads (needs threadpoolctl; 0: leave as is). On a small "
+                        "or busy machine 1 can be several times faster")
     args = parser.parse_args(argv)
     log = print
     train, test, name = load(args.dataset, args.data_dir, log)
@@ -181,7 +184,7 @@ def main(argv=None) -> dict:
         test = (test[0][: max(1, args.limit // 6)], test[1][: max(1, args.limit // 6)])
     log(f"dataset: {name} ({len(train[0])} train, {len(test[0])} test images); "
         f"model: {args.model}; loop: {'fit' if args.fit else 'GradientTape'}")
-    with ks.device(args.device):
+    with blas_threads(args.blas_threads), ks.device(args.device):
         ks.random.set_seed(args.seed)
         model = build_model(args.model)
         model.build((None, 28, 28))

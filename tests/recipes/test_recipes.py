@@ -52,6 +52,7 @@ def idx_dir(tmp_path_factory):
 
 def _mnist_args(idx_dir, tmp_path, name, *extra):
     return ["--data-dir", idx_dir, "--limit", "192", "--batch-size", "32", "--quiet",
+            "--blas-threads", "1",
             "--logdir", str(tmp_path / f"logs-{name}"), *extra]
 
 
