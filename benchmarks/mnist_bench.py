@@ -207,7 +207,8 @@ class KerasishTape:
         self.model = ks_model(kind, seed)
         self.optimizer = ks.optimizers.Adam(LEARNING_RATE)
         x, y = train
-        self.data = ks.data.Dataset.from_tensor_slices((x, y)).shuffle(len(x), seed=seed).batch(BATCH)
+        self.data = ks.data.Dataset.from_tensor_slices((x, y)).shuffle(len(x), seed=seed)
+        self.data = self.data.batch(BATCH)
         self.limit = None
 
     def epoch(self):
@@ -490,7 +491,8 @@ def main(argv=None) -> dict:
                         f"(>= {ACCURACY_EPOCHS}: accuracy is taken after epoch {ACCURACY_EPOCHS})")
     parser.add_argument("--cnn-repeats", type=int, default=2, help="timed CNN epochs per variant")
     parser.add_argument("--cnn-steps", type=int, default=None,
-                        help="time only the first N batches of each CNN epoch (quick runs)")
+                        help="time only the first N batches of each CNN epoch (quick runs; "
+                        "a few batches are dominated by first-call warm-up)")
     parser.add_argument("--threads", type=int, default=1, help="threads for every library")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--dataset", choices=("fashion_mnist", "mnist"), default="fashion_mnist")
@@ -516,8 +518,6 @@ def main(argv=None) -> dict:
         return {}
 
     import torch
-
-    import kerasish as ks
 
     log = print
     threads = set_threads(args.threads)
@@ -638,7 +638,7 @@ def print_summary(report, log) -> None:
     if "mlp_accuracy_gap_points" in report:
         gap = report["mlp_accuracy_gap_points"]
         verdict = "met" if gap <= ACCURACY_TARGET else "MISSED"
-        log(f"  test accuracy after 3 epochs: "
+        log("  test accuracy after 3 epochs: "
             + ", ".join(f"{n} {a:.4f}" for n, a in report["mlp_accuracy_3_epochs"].items())
             + f"; worst kerasish is {gap:+.2f} points below the best PyTorch "
             f"(target <= {ACCURACY_TARGET}): {verdict}")
@@ -661,7 +661,7 @@ def print_markdown(report, args, log) -> None:
         f"- **Date:** {report['date']}",
         f"- **Machine:** {report['machine']}; Python {report['python']}, NumPy "
         f"{report['numpy']}, torch {report['torch']}",
-        f"- **Threads:** " + "; ".join(report["threads"]["pools"])
+        "- **Threads:** " + "; ".join(report["threads"]["pools"])
         + f"; `torch.get_num_threads()` = {report['threads'].get('torch')}",
         f"- **Command:** `{report['command']}`"
         + (f" (ran with `OPENBLAS_CORETYPE={report['openblas_coretype']}`)"
@@ -698,7 +698,8 @@ def print_markdown(report, args, log) -> None:
     if "cnn" in report:
         steps = f" (first {report['cnn_steps']} batches)" if report["cnn_steps"] else ""
         lines += ["", f"CNN{steps}, best of {args.cnn_repeats}:", "",
-                  "| variant | s/epoch (wall) | s/epoch (CPU) | vs fastest PyTorch |", "|---|---|---|---|"]
+                  "| variant | s/epoch (wall) | s/epoch (CPU) | vs fastest PyTorch |",
+                  "|---|---|---|---|"]
         cnn = report["cnn"]
         best = min(cnn["torch"]["best_wall"], cnn["torch_index"]["best_wall"])
         for name, r in cnn.items():

@@ -348,7 +348,8 @@ def _blocks_plan(shape, ksize, padding, name):
     """(out_h, out_w, pads) for blocks of `ksize` tiling an NHWC image of `shape`."""
     if len(shape) != 4:
         raise InvalidArgumentError(
-            f"{name}: input must be NHWC (rank 4: batch, height, width, channels), got shape {shape}"
+            f"{name}: input must be NHWC (rank 4: batch, height, width, channels), "
+            f"got shape {shape}"
         )
     ho, top, bottom = _padding_plan(shape[1], ksize[0], ksize[0], padding, name)
     wo, left, right = _padding_plan(shape[2], ksize[1], ksize[1], padding, name)
