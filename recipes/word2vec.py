@@ -37,7 +37,7 @@ from tqdm.auto import tqdm
 
 import kerasish as ks
 from kerasish.datasets import text as text_data
-from recipes.common import Session, parser_for
+from recipes.common import Session, blas_threads, parser_for
 
 #: Defaults per loss: (nce = the seeds' constants, neg = gensim's / word2vec.c's).
 DEFAULTS = {
@@ -443,24 +443,6 @@ def nearest_neighbours(embeddings, word_to_id: dict, id_to_word: list, words, k:
 
 
 # ---------------------------------------------------------------- training
-
-
-def blas_threads(limit: int | None):
-    """Limit BLAS to `limit` threads while training (needs threadpoolctl; else a no-op).
-
-    This recipe's matmuls are small (NCE: 128 x 128 by 128 x 64 per step);
-    threading them gains nothing, and on a busy machine OpenBLAS threads that
-    wait for a descheduled partner make each call take milliseconds: on a
-    shared 2-core machine the NCE recipe ran at 3,400 pairs/s with OpenBLAS's
-    2 threads and 189,000 with 1.
-    """
-    if not limit:
-        return contextlib.nullcontext()
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:
-        return contextlib.nullcontext()
-    return threadpool_limits(limits=limit, user_api="blas")
 
 
 @contextlib.contextmanager
