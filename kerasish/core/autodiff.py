@@ -132,7 +132,8 @@ def custom_gradient(f):
         outputs = tuple(Tensor(r._value) for r in produced)  # fresh outputs owned by this op
         if outer:
             attrs = {"grad_fn": grad_fn, "n_args": len(inputs), "variables": variables}
-            tape_module.record(prim, inputs + variables, outputs, attrs)
+            for tape in outer:
+                tape._record(prim, inputs + variables, outputs, attrs)
         if single:
             return outputs[0]
         return nest.pack_sequence_as(result, list(outputs))

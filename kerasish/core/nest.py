@@ -8,7 +8,7 @@ _CONTAINERS = (list, tuple, dict)
 def flatten(structure) -> list:
     """Leaves of `structure` in a deterministic order (dicts by sorted key)."""
     if isinstance(structure, (list, tuple)):
-        if not any(isinstance(item, _CONTAINERS) for item in structure):
+        if _is_flat(structure):
             return list(structure)
         return [leaf for item in structure for leaf in flatten(item)]
     if isinstance(structure, dict):
@@ -16,10 +16,20 @@ def flatten(structure) -> list:
     return [structure]
 
 
+def _is_flat(sequence) -> bool:
+    """True if no item of a list or tuple is itself a container."""
+    for item in sequence:
+        if isinstance(item, _CONTAINERS):
+            return False
+    return True
+
+
 def pack_sequence_as(structure, flat: list):
     """Rebuild `structure` with the leaves taken from `flat`, in `flatten` order."""
     if not isinstance(structure, _CONTAINERS):
         return flat[0]
+    if structure.__class__ in (list, tuple) and _is_flat(structure):  # the common case
+        return structure.__class__(flat)
     return _build(structure, iter(flat))
 
 

@@ -25,7 +25,6 @@ from __future__ import annotations
 import numpy as np
 
 from kerasish.core import backend
-from kerasish.core import tape as tape_module
 from kerasish.core.tape import _state as _tape_state
 from kerasish.core.errors import DeviceError, KerasishError, InvalidArgumentError
 from kerasish.core.tensor import Tensor, Variable, convert_to_tensor
@@ -39,7 +38,10 @@ _EMPTY: dict = {}
 class Primitive:
     """An op the tape knows how to differentiate (or knows it cannot)."""
 
-    __slots__ = ("name", "forward", "grad", "multi_output", "views", "plain", "explain")
+    __slots__ = (
+        "name", "forward", "grad", "multi_output", "views", "plain", "single_differentiable",
+        "explain",
+    )
 
     def __init__(
         self,
@@ -58,6 +60,7 @@ class Primitive:
         self.multi_output = multi_output
         self.views = views  # forward may return a view of an input (copied for variables)
         self.plain = not (multi_output or views)  # one output, never a view: the fast path
+        self.single_differentiable = False  # one output and a gradient rule: the tape's fast path
         self.explain = explain  # (inputs, attrs) -> message, used when forward fails
         if register:
             if name in REGISTRY:
@@ -71,6 +74,7 @@ class Primitive:
         if self.name in NONDIFFERENTIABLE:
             raise ValueError(f"primitive {self.name!r} is declared non-differentiable")
         self.grad = rule
+        self.single_differentiable = not self.multi_output
         return rule
 
     def __repr__(self) -> str:
@@ -109,8 +113,8 @@ def apply(prim: Primitive, inputs: tuple, attrs: dict = _EMPTY):
         if Variable in map(type, inputs):  # a view of a variable: copy, as it changes in place
             out = out.copy()
         result = Tensor(out)
-    if _tape_state.tapes:
-        tape_module.record(prim, inputs, result, attrs)
+    for tape in _tape_state.tapes:  # nothing to do without a tape
+        tape._record(prim, inputs, result, attrs)
     return result
 
 

@@ -64,14 +64,6 @@ class Op:
         return self.output if self.prim.multi_output else (self.output,)
 
 
-def record(prim, inputs: tuple, output, attrs: dict) -> None:
-    """Record an op on every active tape that watches one of its inputs."""
-    for tape in _state.tapes:
-        needs = tape._needs(prim, inputs, output)
-        if needs is not None:
-            tape._ops.append(Op(prim, inputs, output, attrs, needs))
-
-
 def note_escape(tensor) -> None:
     """Remember that a watched tensor left the tape through `.numpy()` or NumPy."""
     for tape in _state.tapes:
@@ -185,36 +177,48 @@ class GradientTape:
         """The variables this tape watched, in the order they were first used."""
         return list(self._variables)
 
-    def _needs(self, prim, inputs, output):
-        """Which inputs this tape watches (auto-watching trainable variables), if the op
-        is to be recorded here; None if it is not. Updates the watched set."""
+    def _record(self, prim, inputs: tuple, output, attrs: dict) -> None:
+        """Record an op if it reads a watched input (auto-watching trainable variables).
+
+        The op's `needs` says which inputs were watched. Its floating outputs
+        become watched in turn; integer or boolean outputs, and those of ops
+        without a gradient, are remembered as blocked (for `explain`).
+        """
         watched = self._watched
-        needs = []
-        for t in inputs:
-            if id(t) in watched:
-                needs.append(True)
-            elif t._trainable and self._watch_accessed:
-                self._watch(t)
-                needs.append(True)
-            else:
-                needs.append(False)
+        if len(inputs) == 2:  # the common arity, without a loop
+            a, b = inputs
+            needs = (
+                id(a) in watched or (a._trainable and self._auto_watch(a)),
+                id(b) in watched or (b._trainable and self._auto_watch(b)),
+            )
+        else:
+            needs = tuple(
+                [id(t) in watched or (t._trainable and self._auto_watch(t)) for t in inputs]
+            )
         if True not in needs:
-            return None
+            return
         if False in needs:  # unwatched variables read by a recorded op: remember their version
             for t, need in zip(inputs, needs):
                 if not need and t.__class__ is tensor_module.Variable:
                     self._variable_versions.setdefault(id(t), (t, t._version))
-        if not prim.multi_output and prim.grad is not None and output._value.dtype.kind == "f":
+        if prim.single_differentiable and output._value.dtype.kind == "f":
             watched[id(output)] = output
-            return needs
-        outputs = output if prim.multi_output else (output,)
-        if prim.grad is None or not all(o._value.dtype.kind == "f" for o in outputs):
+        else:
+            outputs = output if prim.multi_output else (output,)
+            if prim.grad is None or not all(o._value.dtype.kind == "f" for o in outputs):
+                for o in outputs:
+                    self._blocked[id(o)] = (prim.name, o, inputs)
+                return
             for o in outputs:
-                self._blocked[id(o)] = (prim.name, o, inputs)
-            return None
-        for o in outputs:
-            watched[id(o)] = o
-        return needs
+                watched[id(o)] = o
+        self._ops.append(Op(prim, inputs, output, attrs, needs))
+
+    def _auto_watch(self, variable) -> bool:
+        """Watch a trainable variable an op reads, unless told not to; True if watched."""
+        if self._watch_accessed:
+            self._watch(variable)
+            return True
+        return False
 
     # -- gradients ----------------------------------------------------------
     def _consume(self, what: str) -> None:
@@ -258,25 +262,26 @@ class GradientTape:
                 f"gradient: unconnected_gradients must be one of {UNCONNECTED}, "
                 f"got {unconnected_gradients!r}"
             )
-        self._consume("gradient")
+        if self._used or self._recording:
+            self._consume("gradient")
         targets = nest.flatten(target)
         flat_sources = nest.flatten(sources)
         seeds = None if output_gradients is None else nest.flatten(output_gradients)
         grads = self._backward(targets, seeds, flat_sources)
-        results = []
-        for source, grad in zip(flat_sources, grads):
-            if grad is None:
+        if unconnected_gradients != "none":
+            for i, source in enumerate(flat_sources):
+                if grads[i] is not None:
+                    continue
                 if unconnected_gradients == "zero":
                     from kerasish.core.ops import array_ops
 
-                    grad = array_ops.zeros_like(source)
-                elif unconnected_gradients == "raise":
+                    grads[i] = array_ops.zeros_like(source)
+                else:
                     message = self._explain(targets, source)
                     self._release()
                     raise InvalidArgumentError(message)
-            results.append(grad)
         self._release()
-        return nest.pack_sequence_as(sources, results)
+        return nest.pack_sequence_as(sources, grads)
 
     def _backward(self, targets, seeds, sources) -> list:
         """Reverse-mode pass over the recorded ops; returns one gradient per source."""
@@ -291,12 +296,10 @@ class GradientTape:
             _state.tapes = tuple(t for t in outer if t is not self)
         try:
             grads = self._seed_gradients(targets, seeds)
-            source_ids = {id(s) for s in sources}
-            ops, pruned_needs = self._ops_from(source_ids)
-            for index in range(len(ops) - 1, -1, -1):
-                op = ops[index]
-                needs = op.needs if pruned_needs is None else pruned_needs[index]
-                if op.prim.multi_output:
+            source_ids = set(map(id, sources))
+            for op in reversed(self._ops_from(source_ids)):
+                prim = op.prim
+                if prim.multi_output:
                     dy = self._output_gradients(op, grads, source_ids)
                     if dy is None:
                         continue
@@ -307,21 +310,14 @@ class GradientTape:
                         continue
                     if dy.__class__ is tensor_module.IndexedSlices:
                         dy = dy.to_dense()
-                if needs is op.needs:
-                    input_grads = op.prim.grad(op, dy)
-                else:  # pruned to other sources: the rule reads op.needs
-                    recorded, op.needs = op.needs, needs
-                    try:
-                        input_grads = op.prim.grad(op, dy)
-                    finally:
-                        op.needs = recorded
-                for t, need, g in zip(op.inputs, needs, input_grads):
+                for t, need, g in zip(op.inputs, op.needs, prim.grad(op, dy)):
                     if need and g is not None:
-                        value = t._value
-                        if g.__class__ is not tensor_module.IndexedSlices and (
-                            g._value.shape != value.shape or g._value.dtype != value.dtype
-                        ):
-                            g = _match(op.prim.name, t, g)
+                        if g.__class__ is not tensor_module.IndexedSlices:
+                            value, g_value = t._value, g._value
+                            if g_value.shape != value.shape or (
+                                g_value.dtype is not value.dtype and g_value.dtype != value.dtype
+                            ):  # a broadcast input, or another dtype
+                                g = _match(prim.name, t, g)
                         key = id(t)
                         previous = grads.get(key)
                         grads[key] = g if previous is None else _sum(previous, g)
@@ -342,38 +338,37 @@ class GradientTape:
                     "before updating variables."
                 )
 
-    def _ops_from(self, source_ids: set) -> tuple:
-        """(ops, needs) for the recorded ops that depend on a watched source.
+    def _ops_from(self, source_ids: set) -> list:
+        """The recorded ops that depend on a watched source, in recording order.
 
         When the sources include every directly watched tensor (the usual
-        case: all the variables a loss used), that is every op, with the needs
-        found while recording (needs None: read `op.needs`). Otherwise the ops
-        are pruned to the paths from the sources, with a needs mask for each.
-        Only watched sources start a path: an unwatched one gets None even if a
-        recorded op happened to read it (as with TF's tape).
+        case: all the variables a loss used), that is every op, as recorded.
+        Otherwise the ops are pruned to the paths from the sources, each with
+        `needs` narrowed to the inputs on such a path. Only watched sources
+        start a path: an unwatched one gets None even if a recorded op
+        happened to read it (as with TF's tape).
         """
         if self._roots <= source_ids:
-            return self._ops, None
+            return self._ops
         reach = {i for i in source_ids if i in self._watched}
-        relevant, masks = [], []
+        relevant = []
         for op in self._ops:
-            needs = [id(t) in reach for t in op.inputs]
+            needs = tuple([id(t) in reach for t in op.inputs])
             if True in needs:
+                if needs != op.needs:
+                    op = Op(op.prim, op.inputs, op.output, op.attrs, needs)
                 relevant.append(op)
-                masks.append(needs)
                 if op.prim.multi_output:
                     reach.update(id(o) for o in op.output)
                 else:
                     reach.add(id(op.output))
-        return relevant, masks
+        return relevant
 
     def _seed_gradients(self, targets, seeds) -> dict:
         """{id(target): initial gradient}: ones, or the given output gradients."""
-        from kerasish.core.ops import array_ops
-
         grads: dict[int, object] = {}
         for i, t in enumerate(targets):
-            if not isinstance(t, tensor_module.IndexedSlices):
+            if t.__class__ is not tensor_module.IndexedSlices:
                 t = tensor_module.convert_to_tensor(t)
             seed = None
             if seeds is not None:
@@ -383,10 +378,12 @@ class GradientTape:
                         f"gradient: output_gradients[{i}] has shape {seed.shape} but the "
                         f"target has shape {t.shape}"
                     )
-            if isinstance(t, tensor_module.IndexedSlices):
+            if t.__class__ is tensor_module.IndexedSlices:
                 # a sparse gradient as target (second order through gather): its values
                 # are what was recorded, and the adjoint of densifying them gathers the
                 # seed's rows (a dense copy made here would be a constant to this tape)
+                from kerasish.core.ops import array_ops
+
                 t, seed = t.values, None if seed is None else array_ops.gather(seed, t.indices)
             _accumulate(grads, t, _ones_like(t) if seed is None else seed)
         return grads

@@ -348,6 +348,8 @@ def convert_to_tensor(value, dtype=None, _allow_cast: bool = False) -> Tensor:
     become float32 and ints int32. New tensors are placed on the current device
     (see `ks.device`).
     """
+    if dtype is None and isinstance(value, Tensor):  # the common case, first
+        return value
     dtype = as_dtype(dtype)
     if isinstance(value, Tensor):
         if dtype is not None and value.dtype != dtype:

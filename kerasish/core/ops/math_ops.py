@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from kerasish.core import backend
@@ -10,11 +12,10 @@ from kerasish.core.primitive import apply, apply1, apply2, binary_args, primitiv
 from kerasish.core.tensor import Tensor, as_dtype, convert_to_tensor
 
 # ---------------------------------------------------------------- binary arithmetic
+# (forwards are the C-level operator functions where they exist: the cheapest call)
 
 
-@primitive("add")
-def _add(x, y):
-    return x + y
+_add = primitive("add")(operator.add)
 
 
 @_add.defgrad
@@ -22,9 +23,7 @@ def _(op, dy):
     return dy, dy
 
 
-@primitive("subtract")
-def _subtract(x, y):
-    return x - y
+_subtract = primitive("subtract")(operator.sub)
 
 
 @_subtract.defgrad
@@ -32,9 +31,7 @@ def _(op, dy):
     return dy, (negative(dy) if op.needs[1] else None)
 
 
-@primitive("multiply")
-def _multiply(x, y):
-    return x * y
+_multiply = primitive("multiply")(operator.mul)
 
 
 @_multiply.defgrad
