@@ -113,8 +113,10 @@ def apply(prim: Primitive, inputs: tuple, attrs: dict = _EMPTY):
         if Variable in map(type, inputs):  # a view of a variable: copy, as it changes in place
             out = out.copy()
         result = Tensor(out)
-    for tape in _tape_state.tapes:  # nothing to do without a tape
-        tape._record(prim, inputs, result, attrs)
+    tapes = _tape_state.tapes
+    if tapes:  # without a tape, nothing else happens
+        for tape in tapes:
+            tape._record(prim, inputs, result, attrs)
     return result
 
 

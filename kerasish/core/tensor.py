@@ -256,7 +256,7 @@ class Variable(Tensor):
                 f"Variable '{self._name}'.{what}: value has shape {tuple(array.shape)} but the "
                 f"variable has shape {self.shape}; shapes must match exactly"
             )
-        if array.dtype != self._value.dtype and not np.can_cast(
+        if array.dtype is not self._value.dtype and not np.can_cast(
             array.dtype, self._value.dtype, casting="same_kind"
         ):
             raise InvalidArgumentError(
