@@ -126,8 +126,20 @@ _HOST = ("cpu", 0)
 
 def _log_uniform_probability(classes, range_max: int):
     """P(k) = (log(k + 2) - log(k + 1)) / log(range_max + 1), in float64."""
-    k = np.asarray(classes, dtype=np.float64)
-    return np.log1p(1.0 / (k + 1.0)) / np.log1p(range_max)
+    k = np.asarray(classes, dtype=np.float64) + 1.0  # a new array, updated in place below
+    return np.log1p(np.reciprocal(k, out=k), out=k) / np.log1p(range_max)
+
+
+def _first_occurrences(values):
+    """Positions of the first occurrence of each distinct value, in increasing order."""
+    order = np.argsort(values, kind="stable")
+    ordered = values.take(order)
+    new = np.empty(ordered.shape[0], dtype=bool)
+    new[:1] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
+    first = order[new]
+    first.sort()
+    return first
 
 
 def _expected_count(p, num_sampled: int, num_tries: int):
@@ -221,23 +233,23 @@ def log_uniform_candidate_sampler(
         chunk = max(2 * num_sampled, 16)
         while True:
             draws = np.concatenate([draws, draw(chunk)])
-            _, first = np.unique(draws, return_index=True)
+            first = _first_occurrences(draws)
             if len(first) >= num_sampled:
-                first.sort()
                 kept = first[:num_sampled]
                 sampled = draws[kept]
                 num_tries = int(kept[-1]) + 1 if num_sampled else 0
                 break
             chunk *= 2
     true_host = backend.to_numpy(classes._value)
+    # one pass over the true and the sampled classes together
     with np.errstate(divide="ignore", invalid="ignore"):  # bad ids are reported by the caller
-        true_p = _log_uniform_probability(true_host, range_max)
-        true_count = _expected_count(true_p, num_sampled, num_tries)
-        sampled_p = _log_uniform_probability(sampled, range_max)
-        sampled_count = _expected_count(sampled_p, num_sampled, num_tries)
+        p = _log_uniform_probability(np.concatenate([true_host.reshape(-1), sampled]), range_max)
+        counts = _expected_count(p, num_sampled, num_tries).astype(np.float32)
+    true_count = counts[: true_host.size].reshape(true_host.shape)
+    sampled_count = counts[true_host.size:]
     dev = backend.device_of(classes._value)
     return (
         Tensor(backend.to_device(sampled.astype(np.int64), dev)),
-        Tensor(backend.to_device(np.asarray(true_count, dtype=np.float32), dev)),
-        Tensor(backend.to_device(np.asarray(sampled_count, dtype=np.float32), dev)),
+        Tensor(backend.to_device(true_count, dev)),
+        Tensor(backend.to_device(sampled_count, dev)),
     )

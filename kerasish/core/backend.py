@@ -197,9 +197,11 @@ def unique_sum_rows(indices, values):
     add into a running-sum array, and each group's total is written once at
     the end. The few very frequent indices left after the rounds (hundreds of
     repeats, as the most frequent words have in a word2vec batch) are summed
-    with one `add.reduceat` over their runs. The result is deterministic
-    (same inputs, same summation order). On CuPy: `unique(return_inverse=True)`
-    and `cupyx.scatter_add`.
+    with one `add.reduceat` over their runs. Small batches with few repeats
+    take a shorter path: one flat `add.at` of the repeated rows onto their
+    group's first row. Scalar rows use `add.reduceat` directly. The result is
+    deterministic (same inputs, same summation order). On CuPy:
+    `unique(return_inverse=True)` and `cupyx.scatter_add`.
     """
     xp = array_module(values)
     n = indices.shape[0]
@@ -215,13 +217,26 @@ def unique_sum_rows(indices, values):
     new = numpy.empty(n, dtype=bool)
     new[0] = True
     numpy.not_equal(ordered[1:], ordered[:-1], out=new[1:])
-    starts = numpy.flatnonzero(new)
+    starts = new.nonzero()[0]
     unique = ordered.take(starts)
     if starts.shape[0] == n:  # no repeats
         return unique, values.take(order, axis=0)
-    sizes = numpy.diff(starts, append=n)
+    if values.ndim == 1:  # scalar rows: reduceat's loop is one tight pass
+        return unique, numpy.add.reduceat(values.take(order), starts)
     sums = values.take(order.take(starts), axis=0)  # the first row of every group
-    repeated = numpy.flatnonzero(sizes > 1)
+    width = sums[0].size
+    if (n - starts.shape[0]) * width <= _FEW_REPEATS_MAX:
+        # few repeated rows (a small batch): add them to their group's first row with one
+        # flat add.at, which for 1-D indices is a tight loop
+        rest = (~new).nonzero()[0]
+        group = numpy.cumsum(new).take(rest) - 1
+        flat = (group[:, None] * width + numpy.arange(width)).reshape(-1)
+        numpy.add.at(sums.reshape(-1), flat, values.take(order.take(rest), axis=0).reshape(-1))
+        return unique, sums
+    sizes = numpy.empty_like(starts)  # run lengths
+    numpy.subtract(starts[1:], starts[:-1], out=sizes[:-1])
+    sizes[-1] = n - starts[-1]
+    repeated = (sizes > 1).nonzero()[0]
     by_size = repeated.take(numpy.argsort(-sizes.take(repeated), kind="stable"))
     firsts = starts.take(by_size)
     descending = sizes.take(by_size)
@@ -246,6 +261,7 @@ def unique_sum_rows(indices, values):
 
 
 _ROUNDS_MIN_GROUPS = 32  # with this few groups left, one add.reduceat over their runs is cheaper
+_FEW_REPEATS_MAX = 16384  # repeated-row elements up to which one flat add.at beats the rounds
 
 
 def random_generator(seed, like_device: tuple[str, int]):

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 import kerasish as ks
+from kerasish.core.ops import sampling_ops
 from kerasish.core.primitive import NONDIFFERENTIABLE, REGISTRY, apply
 from kerasish.testing import check_gradients
 
@@ -84,6 +85,31 @@ def _max_pool_blocks_grad(x, dy, ksize, padding):
 
 def _scatter_into(values, key, shape):
     return apply(REGISTRY["scatter_into"], (values,), {"key": key, "shape": shape})
+
+
+# sampled logits: 3 examples, dim 4, 2 sampled rows; num_true 1 (with a log-Q offset) and
+# 2 (with one masked logit, as an accidental hit is)
+_OFFSET_T1 = normal(3, 3)
+_MASK_T2 = np.zeros((3, 4), dtype=bool)
+_MASK_T2[1, 3] = True
+
+
+def _sampled_logits_t1(x, w, b):
+    return sampling_ops.sampled_logits(x, w, b, 1, offset=_OFFSET_T1)
+
+
+def _sampled_logits_t2(x, w, b):
+    return sampling_ops.sampled_logits(x, w, b, 2, mask=_MASK_T2, fill=-30.0)
+
+
+def _sampled_logits_grads(num_true, mask=None):
+    """All three outputs of the sampled-logits gradient primitive, flattened into one tensor."""
+
+    def fn(x, w, g):
+        dx, dw, db = sampling_ops.sampled_logits_grad(x, w, g, num_true, mask)
+        return ks.concat([ks.reshape(dx, [-1]), ks.reshape(dw, [-1]), db], 0)
+
+    return fn
 
 
 _X34 = normal(3, 4)
@@ -544,6 +570,28 @@ SAMPLES: dict[str, list[Case]] = {
             lambda x: ks.nn.avg_pool2d(x * x, (2, 3), (2, 3), "SAME"),
             [normal(1, 5, 4, 1)],
             label="SAME",
+        ),
+    ],
+    "sampled_logits": [
+        Case(_sampled_logits_t1, [normal(3, 4), normal(5, 4), normal(5)], label="num_true 1"),
+        Case(_sampled_logits_t2, [normal(3, 4), normal(8, 4), normal(8)], label="num_true 2, mask"),
+    ],
+    "sampled_logits_grad": [
+        Case(_sampled_logits_grads(1), [normal(3, 4), normal(5, 4), normal(3, 3)],
+             label="num_true 1"),
+        Case(_sampled_logits_grads(2, _MASK_T2), [normal(3, 4), normal(8, 4), normal(3, 4)],
+             label="num_true 2, mask"),
+    ],
+    "sigmoid_cross_entropy": [
+        Case(
+            lambda logits, labels: ks.nn.sigmoid_cross_entropy_with_logits(labels, logits),
+            [away_from_zero(3, 4, low=0.1, high=3.0), uniform(3, 4, low=0.0, high=1.0)],
+        ),
+        # smooth everywhere, so it must be right at 0 too (zero-initialized logits are common)
+        Case(
+            lambda logits, labels: ks.nn.sigmoid_cross_entropy_with_logits(labels, logits),
+            [np.array([0.0, 0.0, 0.0, 1e-9, -1e-9]), np.array([0.0, 1.0, 0.3, 0.6, 0.6])],
+            label="at 0",
         ),
     ],
     "block_spread": [

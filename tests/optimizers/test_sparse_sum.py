@@ -13,7 +13,7 @@ def _zipf_ids(rng, n, vocab):
 
 @pytest.mark.parametrize("vocab,n,shape", [
     (10, 1000, (7,)), (5000, 6000, (3,)), (5, 3, (2,)), (1000, 100, (2, 3)), (1, 400, (4,)),
-    (3, 2, ()),
+    (3, 2, ()), (200, 20000, (16,)),  # the last has too many repeats for the flat add.at path
 ])
 @pytest.mark.parametrize("kind", ["uniform", "zipf"])
 def test_unique_sum_rows_matches_add_at(vocab, n, shape, kind):

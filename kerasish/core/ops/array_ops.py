@@ -505,7 +505,7 @@ def _gather(params, indices):
 @_gather.defgrad
 def _(op, dy):
     params, indices = op.inputs
-    rows = reshape(dy, (-1,) + params.shape[1:])
+    rows = dy if indices._value.ndim == 1 else reshape(dy, (-1,) + params.shape[1:])
     return IndexedSlices(rows, indices._value.reshape(-1), params.shape), None
 
 

@@ -130,8 +130,27 @@ def sparse_softmax_cross_entropy_with_logits(labels, logits):
     return apply(_sparse_xent, (labels, logits))
 
 
+@primitive("sigmoid_cross_entropy")
+def _sigmoid_cross_entropy(z, x):
+    xp = backend.array_module(x)
+    # max(x, 0) - x*z + log(1 + e**-|x|): never overflows
+    return xp.maximum(x, 0) - x * z + xp.log1p(xp.exp(-xp.abs(x)))
+
+
+@_sigmoid_cross_entropy.defgrad
+def _(op, dy):
+    z, x = op.inputs
+    dz = math_ops.negative(dy * x) if op.needs[0] else None
+    dx = dy * (math_ops.sigmoid(x) - z) if op.needs[1] else None
+    return dz, dx
+
+
 def sigmoid_cross_entropy_with_logits(labels, logits):
-    """Binary cross-entropy from logits: max(x, 0) - x*z + log(1 + e**-|x|), stable."""
+    """Binary cross-entropy from logits, elementwise: max(x, 0) - x*z + log(1 + e**-|x|).
+
+    One primitive (stable for any logit) whose gradient is sigmoid(x) - z for
+    the logits, sigmoid(0) - z at 0 included, and -x for the labels.
+    """
     labels = convert_to_tensor(labels)
     logits = convert_to_tensor(logits)
     if labels.shape != logits.shape:
@@ -139,13 +158,13 @@ def sigmoid_cross_entropy_with_logits(labels, logits):
             f"sigmoid_cross_entropy_with_logits: labels shape {labels.shape} must equal logits "
             f"shape {logits.shape}"
         )
+    if logits.dtype.kind != "f":
+        raise InvalidArgumentError(
+            f"sigmoid_cross_entropy_with_logits: logits must be floating point, got "
+            f"{logits.dtype}; cast with ks.cast(logits, 'float32')"
+        )
     labels = math_ops.cast(labels, logits.dtype)
-    # one `where` for both max(x, 0) and -|x| (as TF does): relu's and abs's separate
-    # choices at x = 0 would give slope -z there instead of sigmoid(0) - z
-    positive = math_ops.greater_equal(logits, 0)
-    relu_logits = math_ops.where(positive, logits, 0.0)
-    neg_abs_logits = math_ops.where(positive, math_ops.negative(logits), logits)
-    return relu_logits - logits * labels + math_ops.log1p(math_ops.exp(neg_abs_logits))
+    return apply(_sigmoid_cross_entropy, (labels, logits))
 
 
 def l2_loss(t):

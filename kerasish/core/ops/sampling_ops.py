@@ -14,7 +14,12 @@ NCE then scores every column with a sigmoid cross-entropy (label 1/num_true for
 the true classes, 0 for the sampled ones) and sums over columns; sampled
 softmax takes a softmax cross-entropy over [true, sampled] columns.
 
-These are compositions of kerasish ops: no gradient code lives here.
+The logits are one fused primitive, `sampled_logits` (dot products with the
+true and sampled rows, biases, the log Q correction and the accidental-hit
+mask in one NumPy/CuPy pass), with its gradient `sampled_logits_grad` beside
+it: a handful of ops per step instead of a few dozen, which is what makes the
+seeds' batch-128 NCE loop fast. Both are linear in each input, so each one's
+gradient is written with the two of them and every order of gradient works.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ import numpy as np
 from kerasish.core import backend
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.ops import array_ops, math_ops, nn_ops
+from kerasish.core.primitive import apply, primitive
 from kerasish.core.tensor import Tensor, convert_to_tensor
 
 
@@ -43,6 +49,112 @@ def compute_accidental_hits(true_classes, sampled_candidates):
     xp = backend.array_module(labels)
     hits = (labels[:, :, None] == sampled._value.reshape(1, 1, -1)).any(axis=1)
     return Tensor(xp.asarray(hits))
+
+
+# ---------------------------------------------------------------- the fused logits
+# Layout: `rows` stacks the rows looked up for the labels (batch * num_true of them,
+# row b * num_true + t for label t of example b) and then those of the sampled classes;
+# logits[b] holds example b's num_true label columns, then one column per sampled class.
+
+
+def _split_rows(rows, batch: int, num_true: int):
+    """(label rows as (batch, num_true, ...), sampled rows) of a stacked rows array."""
+    n_true = batch * num_true
+    return rows[:n_true].reshape((batch, num_true) + rows.shape[1:]), rows[n_true:]
+
+
+def _scores(x, w, num_true: int):
+    """(batch, num_true + num_sampled) dot products of each x row with its label rows of
+    `w` and with every sampled row."""
+    xp = backend.array_module(x)
+    true_w, sampled_w = _split_rows(w, x.shape[0], num_true)
+    return xp.concatenate([xp.einsum("bd,btd->bt", x, true_w), x @ sampled_w.T], axis=1)
+
+
+def _bias_columns(b, batch: int, num_true: int):
+    """Stacked biases (rows,) laid out like the logits: (batch, num_true + num_sampled)."""
+    xp = backend.array_module(b)
+    true_b, sampled_b = _split_rows(b, batch, num_true)
+    sampled_b = xp.broadcast_to(sampled_b, (batch, sampled_b.shape[0]))
+    return xp.concatenate([true_b, sampled_b], axis=1)
+
+
+@primitive("sampled_logits")
+def _sampled_logits(x, w, b, *, num_true, offset, mask, fill):
+    logits = _scores(x, w, num_true) + _bias_columns(b, x.shape[0], num_true)
+    if offset is not None:
+        logits -= offset
+    if mask is not None:
+        logits[mask] = fill
+    return logits
+
+
+@_sampled_logits.defgrad
+def _(op, dy):
+    x, w, _ = op.inputs
+    return sampled_logits_grad(x, w, dy, op.attrs["num_true"], op.attrs["mask"])
+
+
+@primitive("sampled_logits_grad", multi_output=True)
+def _sampled_logits_grad(x, w, g, *, num_true, mask):
+    xp = backend.array_module(g)
+    if mask is not None:
+        g = xp.where(mask, xp.zeros((), g.dtype), g)
+    batch, dim = x.shape
+    true_g, sampled_g = g[:, :num_true], g[:, num_true:]
+    true_w, sampled_w = _split_rows(w, batch, num_true)
+    dx = xp.einsum("bt,btd->bd", true_g, true_w) + sampled_g @ sampled_w
+    dw = xp.concatenate(
+        [(true_g[:, :, None] * x[:, None, :]).reshape(batch * num_true, dim), sampled_g.T @ x]
+    )
+    db = xp.concatenate([true_g.reshape(-1), sampled_g.sum(axis=0)])
+    return dx, dw, db
+
+
+@_sampled_logits_grad.defgrad
+def _(op, dys):
+    # (dx, dw, db) is linear in g and in each of x and w, so its adjoints are the same
+    # two primitives again: d<cw, dw>/dx = dx(x, cw, g), d<ca, dx>/dw = dw(ca, w, g), and
+    # d/dg = logits(ca, w, cb) + logits(x, cw, 0) without offset, masked to 0.
+    x, w, g = op.inputs
+    ca, cw, cb = dys
+    num_true, mask = op.attrs["num_true"], op.attrs["mask"]
+    dx = sampled_logits_grad(x, cw, g, num_true, mask)[0] if op.needs[0] else None
+    dw = sampled_logits_grad(ca, w, g, num_true, mask)[1] if op.needs[1] else None
+    dg = None
+    if op.needs[2]:
+        attrs = {"num_true": num_true, "offset": None, "mask": mask, "fill": 0.0}
+        zero_b = array_ops.zeros_like(cb)
+        dg = apply(_sampled_logits, (ca, w, cb), attrs) + apply(
+            _sampled_logits, (x, cw, zero_b), attrs
+        )
+    return dx, dw, dg
+
+
+def sampled_logits_grad(x, w, g, num_true: int, mask=None) -> tuple:
+    """(d x, d w, d b) of the sampled logits for their gradient `g` (zero where masked)."""
+    return apply(_sampled_logits_grad, (x, w, g), {"num_true": num_true, "mask": mask})
+
+
+def sampled_logits(inputs, rows_w, rows_b, num_true: int = 1, offset=None, mask=None,
+                   fill: float = 0.0):
+    """Logits of each example against its label rows and the shared sampled rows, fused.
+
+    Args:
+        inputs: (batch, dim).
+        rows_w: (batch * num_true + num_sampled, dim): the label rows of each example
+            (example-major), then the sampled rows.
+        rows_b: (batch * num_true + num_sampled,) biases in the same order.
+        offset: optional constant array (batch, num_true + num_sampled) subtracted
+            (the log Q correction).
+        mask: optional boolean array of the logits' shape; masked logits are `fill`
+            and get no gradient (accidental hits).
+
+    Returns:
+        (batch, num_true + num_sampled) logits: the label columns, then the sampled ones.
+    """
+    attrs = {"num_true": int(num_true), "offset": offset, "mask": mask, "fill": float(fill)}
+    return apply(_sampled_logits, (inputs, rows_w, rows_b), attrs)
 
 
 def _check_args(name, weights, biases, labels, inputs, num_sampled, num_classes, num_true):
@@ -125,14 +237,12 @@ def _compute_sampled_logits(
     weights, biases, labels, inputs = _check_args(
         name, weights, biases, labels, inputs, num_sampled, num_classes, num_true
     )
-    labels = math_ops.cast(labels, np.int64)
     if sampled_values is None:
         sampled_values = ks_random.log_uniform_candidate_sampler(
             labels, num_true, num_sampled, unique=True, range_max=num_classes, seed=seed
         )
-    sampled, true_count, sampled_count = (
-        array_ops.stop_gradient(convert_to_tensor(v)) for v in sampled_values
-    )
+    # constants: only their values are read below, never recorded
+    sampled, true_count, sampled_count = (convert_to_tensor(v) for v in sampled_values)
     sampled = math_ops.cast(sampled, np.int64)
     batch, dim = inputs.shape
     for what, value, shape in (
@@ -146,28 +256,25 @@ def _compute_sampled_logits(
                 f"num_sampled={num_sampled}), got {value.shape}"
             )
     n_true = batch * num_true
-    all_ids = array_ops.concat([array_ops.reshape(labels, (-1,)), sampled], 0)
+    xp = backend.array_module(labels._value)
+    all_ids = Tensor(xp.concatenate([labels._value.reshape(-1).astype(np.int64), sampled._value]))
 
     # One lookup each for weights and biases: sparse gradients, and one range check.
     all_w = _lookup(weights, all_ids, "weights", name, n_true, num_classes)
     all_b = _lookup(biases, all_ids, "biases", name, n_true, num_classes)
-    true_w = array_ops.reshape(all_w[:n_true], (batch, num_true, dim))
-    sampled_w = all_w[n_true:]
-    true_b = array_ops.reshape(all_b[:n_true], (batch, num_true))
-    sampled_b = all_b[n_true:]
 
     dtype = inputs.dtype
-    true_logits = math_ops.reduce_sum(array_ops.expand_dims(inputs, 1) * true_w, -1) + true_b
-    sampled_logits = math_ops.matmul(inputs, sampled_w, transpose_b=True) + sampled_b
     # Subtract log Q: corrects for how often each class is sampled.
-    true_logits = true_logits - math_ops.log(math_ops.cast(true_count, dtype))
-    sampled_logits = sampled_logits - math_ops.log(math_ops.cast(sampled_count, dtype))
+    log_q = xp.concatenate([
+        xp.log(true_count._value.astype(dtype)),
+        xp.broadcast_to(xp.log(sampled_count._value.astype(dtype)), (batch, num_sampled)),
+    ], axis=1)
+    mask = None
     if remove_accidental_hits:
-        hits = compute_accidental_hits(labels, sampled)
-        sampled_logits = math_ops.where(hits, _masked_value(dtype), sampled_logits)
-
-    logits = array_ops.concat([true_logits, sampled_logits], 1)
-    targets = backend.array_module(logits._value).zeros(logits.shape, dtype=dtype)
+        hits = compute_accidental_hits(labels, sampled)._value
+        mask = xp.concatenate([xp.zeros((batch, num_true), dtype=bool), hits], axis=1)
+    logits = sampled_logits(inputs, all_w, all_b, num_true, log_q, mask, _masked_value(dtype))
+    targets = xp.zeros(logits.shape, dtype=dtype)
     targets[:, :num_true] = 1.0 / num_true
     return logits, Tensor(targets)
 
