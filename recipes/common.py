@@ -8,6 +8,7 @@ import contextlib
 import os
 import signal
 import time
+import warnings
 
 import kerasish as ks
 
@@ -23,7 +24,8 @@ def parser_for(recipe: str, description: str) -> argparse.ArgumentParser:
     parser.add_argument("--checkpoint-dir", default=None,
                         help="save checkpoints here and resume from the latest one found")
     parser.add_argument("--device", default="cpu", help="'cpu' or 'gpu' (or '/gpu:N')")
-    parser.add_argument("--seed", type=int, default=0, help="random seed (results are reproducible)")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="random seed (results are reproducible)")
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
     return parser
 
@@ -41,6 +43,11 @@ def blas_threads(limit: int | None):
     try:
         from threadpoolctl import threadpool_limits
     except ImportError:
+        warnings.warn(
+            f"--blas-threads {limit} has no effect without threadpoolctl: "
+            "pip install -e '.[recipes]' (or set OPENBLAS_NUM_THREADS before starting)",
+            stacklevel=2,
+        )
         return contextlib.nullcontext()
     return threadpool_limits(limits=limit, user_api="blas")
 
@@ -63,6 +70,7 @@ class Session:
         self.checkpoint = ks.Checkpoint(step=self.step, **trackables)
         self.manager = None
         self.resumed_from = None
+        self.interrupted = False  # set by a Ctrl-C or SIGTERM inside saving_on_interrupt()
         if args.checkpoint_dir:
             self.manager = ks.CheckpointManager(self.checkpoint, args.checkpoint_dir, max_to_keep=3)
             latest = self.manager.latest_checkpoint
@@ -98,14 +106,34 @@ class Session:
     def saving_on_interrupt(self, save: bool = True):
         """On Ctrl-C (or SIGTERM), save a checkpoint (if `save`), then exit with status 130.
 
+        The signal only sets a flag; the training loop calls `check_interrupt()`
+        at the end of each step, where the variables, the optimizer and
+        `step` agree, so the checkpoint resumes exactly. A second Ctrl-C stops
+        at once. (A KeyboardInterrupt raised at an arbitrary point could also
+        land in a finalizer, a generator or a progress bar being collected,
+        where Python prints "Exception ignored" and goes on training.) A flag
+        still set when the block ends stops the run there.
+
         Pass save=False where the loop cannot resume mid-way (model.fit): the last
         checkpoint, from the end of an epoch, is the one to resume from.
         """
-        previous = signal.getsignal(signal.SIGTERM)
-        signal.signal(signal.SIGTERM, signal.default_int_handler)
+        self.interrupted = False
+
+        def handler(signum, frame):
+            if self.interrupted:
+                raise KeyboardInterrupt
+            self.interrupted = True
+
+        previous = {}
+        try:
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                previous[sig] = signal.signal(sig, handler)
+        except ValueError:  # not the main thread: Python delivers no signals here
+            pass
         try:
             with self.writer.as_default():
                 yield
+                self.check_interrupt()
         except KeyboardInterrupt:
             path = self.save() if save else None
             where = f"; checkpoint saved to {path}" if path else " (not saved: resume starts " \
@@ -113,5 +141,11 @@ class Session:
             print(f"\n{self.recipe}: interrupted at step {int(self.step)}{where}")
             raise SystemExit(130) from None
         finally:
-            signal.signal(signal.SIGTERM, previous)
+            for sig, old in previous.items():
+                signal.signal(sig, old)
             self.writer.close()
+
+    def check_interrupt(self) -> None:
+        """Raise KeyboardInterrupt if a Ctrl-C or SIGTERM arrived: call it between steps."""
+        if self.interrupted:
+            raise KeyboardInterrupt

@@ -92,6 +92,7 @@ def fit(name, loss_fn, examples, args, log):
                 log(f"[{name}] epoch {epoch:3d}: mean loss {total / len(examples):.3f}")
             if args.save_every and epoch % args.save_every == 0:
                 session.save()
+            session.check_interrupt()
         session.save()
     return float(model.w), float(model.b)
 

@@ -55,6 +55,7 @@ def train(args, log=print) -> dict:
                 log(f"Loss at step {step:03d}: {mean_squared_error(model, inputs, targets):.3f}")
             if args.save_every and (step + 1) % args.save_every == 0:
                 session.save()
+            session.check_interrupt()
         session.save()
     result = {
         "W": float(model.W), "B": float(model.B),

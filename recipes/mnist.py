@@ -99,6 +99,7 @@ def train_with_tape(model, optimizer, session, train, test, args, log) -> dict:
             train_loss.update_state(loss)
             train_accuracy.update_state(yb, logits)
             session.step.assign_add(1)
+            session.check_interrupt()
         bar.close()
         seconds = time.perf_counter() - started
         test_loss, test_accuracy = evaluate(model, *test)
@@ -118,6 +119,9 @@ def train_with_fit(model, optimizer, session, train, test, args, log) -> dict:
     history = {}
 
     class Report(ks.callbacks.Callback):
+        def on_train_batch_end(self, batch, logs=None):
+            session.check_interrupt()  # leaves fit; resume starts from the last epoch's save
+
         def on_epoch_begin(self, epoch, logs=None):
             ks.random.set_seed(args.seed * 1000 + epoch)
             self.started = time.perf_counter()

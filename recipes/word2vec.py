@@ -26,10 +26,8 @@ log directory.
 from __future__ import annotations
 
 import concurrent.futures
-import contextlib
 import math
 import os
-import signal
 import time
 
 import numpy as np
@@ -445,33 +443,6 @@ def nearest_neighbours(embeddings, word_to_id: dict, id_to_word: list, words, k:
 # ---------------------------------------------------------------- training
 
 
-@contextlib.contextmanager
-def deferred_interrupts():
-    """Ctrl-C / SIGTERM set a flag that the loop checks between steps (a second one stops now).
-
-    So a checkpoint is never written half-way through a step (variables
-    updated, position not yet advanced).
-    """
-    state = {"signal": None}
-
-    def handler(signum, frame):
-        if state["signal"] is not None:
-            raise KeyboardInterrupt
-        state["signal"] = signum
-
-    previous = {}
-    try:
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            previous[sig] = signal.signal(sig, handler)
-    except ValueError:  # not the main thread: interrupts are not deferred
-        pass
-    try:
-        yield state
-    finally:
-        for sig, old in previous.items():
-            signal.signal(sig, old)
-
-
 class _Batches:
     """Iterates the batches of the run from a saved position (epoch, chunk, batch).
 
@@ -605,7 +576,7 @@ def train(args, log=print, on_step=None) -> dict:
     seed_bits = (args.seed & 0xFFFFFFFF) << 32
 
     with blas_threads(args.blas_threads), ks.device(args.device), \
-            session.saving_on_interrupt(), deferred_interrupts() as stop:
+            session.saving_on_interrupt():
         step = int(session.step)
         target_steps = args.steps
         done = target_steps is not None and step >= target_steps
@@ -672,8 +643,7 @@ def train(args, log=print, on_step=None) -> dict:
                 on_step(step)
             if args.save_every and step % args.save_every == 0:
                 session.save()
-            if stop["signal"] is not None:
-                raise KeyboardInterrupt
+            session.check_interrupt()
             if target_steps is not None and step >= target_steps:
                 break
         bar.close()
