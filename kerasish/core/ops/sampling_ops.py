@@ -63,25 +63,18 @@ def _split_rows(rows, batch: int, num_true: int):
     return rows[:n_true].reshape((batch, num_true) + rows.shape[1:]), rows[n_true:]
 
 
-def _scores(x, w, num_true: int):
-    """(batch, num_true + num_sampled) dot products of each x row with its label rows of
-    `w` and with every sampled row."""
-    xp = backend.array_module(x)
-    true_w, sampled_w = _split_rows(w, x.shape[0], num_true)
-    return xp.concatenate([xp.einsum("bd,btd->bt", x, true_w), x @ sampled_w.T], axis=1)
-
-
-def _bias_columns(b, batch: int, num_true: int):
-    """Stacked biases (rows,) laid out like the logits: (batch, num_true + num_sampled)."""
-    xp = backend.array_module(b)
-    true_b, sampled_b = _split_rows(b, batch, num_true)
-    sampled_b = xp.broadcast_to(sampled_b, (batch, sampled_b.shape[0]))
-    return xp.concatenate([true_b, sampled_b], axis=1)
-
-
 @primitive("sampled_logits")
 def _sampled_logits(x, w, b, *, num_true, offset, mask, fill):
-    logits = _scores(x, w, num_true) + _bias_columns(b, x.shape[0], num_true)
+    xp = backend.array_module(x)
+    batch = x.shape[0]
+    true_w, sampled_w = _split_rows(w, batch, num_true)
+    true_b, sampled_b = _split_rows(b, batch, num_true)
+    logits = xp.empty((batch, num_true + sampled_w.shape[0]), dtype=xp.result_type(x, w, b))
+    # each part written in place: no concatenated copies
+    logits[:, :num_true] = xp.einsum("bd,btd->bt", x, true_w)
+    logits[:, :num_true] += true_b
+    logits[:, num_true:] = x @ sampled_w.T
+    logits[:, num_true:] += sampled_b
     if offset is not None:
         logits -= offset
     if mask is not None:
@@ -103,11 +96,16 @@ def _sampled_logits_grad(x, w, g, *, num_true, mask):
     batch, dim = x.shape
     true_g, sampled_g = g[:, :num_true], g[:, num_true:]
     true_w, sampled_w = _split_rows(w, batch, num_true)
-    dx = xp.einsum("bt,btd->bd", true_g, true_w) + sampled_g @ sampled_w
-    dw = xp.concatenate(
-        [(true_g[:, :, None] * x[:, None, :]).reshape(batch * num_true, dim), sampled_g.T @ x]
-    )
-    db = xp.concatenate([true_g.reshape(-1), sampled_g.sum(axis=0)])
+    n_true = batch * num_true
+    dx = sampled_g @ sampled_w
+    dx += xp.einsum("bt,btd->bd", true_g, true_w)
+    dtype = xp.result_type(x, w, g)
+    dw = xp.empty((n_true + sampled_w.shape[0], dim), dtype=dtype)  # parts written in place
+    xp.multiply(true_g[:, :, None], x[:, None, :], out=dw[:n_true].reshape(batch, num_true, dim))
+    dw[n_true:] = sampled_g.T @ x
+    db = xp.empty(n_true + sampled_w.shape[0], dtype=g.dtype)
+    db[:n_true] = true_g.reshape(-1)
+    db[n_true:] = sampled_g.sum(axis=0)
     return dx, dw, db
 
 
