@@ -197,20 +197,20 @@ class GradientTape:
             )
         if True not in needs:
             return
-        if False in needs:  # unwatched variables read by a recorded op: remember their version
-            for t, need in zip(inputs, needs):
-                if not need and t.__class__ is tensor_module.Variable:
-                    self._variable_versions.setdefault(id(t), (t, t._version))
         if prim.single_differentiable and output._value.dtype.kind == "f":
             watched[id(output)] = output
         else:
             outputs = output if prim.multi_output else (output,)
             if prim.grad is None or not all(o._value.dtype.kind == "f" for o in outputs):
-                for o in outputs:
+                for o in outputs:  # no gradient flows on: only remembered for explain()
                     self._blocked[id(o)] = (prim.name, o, inputs)
                 return
             for o in outputs:
                 watched[id(o)] = o
+        if False in needs:  # unwatched variables read by a recorded op: remember their version
+            for t, need in zip(inputs, needs):
+                if not need and t.__class__ is tensor_module.Variable:
+                    self._variable_versions.setdefault(id(t), (t, t._version))
         self._ops.append(Op(prim, inputs, output, attrs, needs))
 
     def _auto_watch(self, variable) -> bool:
