@@ -7,9 +7,24 @@ Everything TF-eager users reach for lives in this flat namespace
 
 import numpy as _np
 
-from kerasish import activations, callbacks, initializers, layers, nn, random, regularizers  # noqa: F401
-from kerasish import checkpoint, data, datasets, losses, metrics, optimizers, summary  # noqa: F401
-from kerasish import testing  # noqa: F401
+from kerasish import (  # noqa: F401 - the submodules, as ks.layers etc.
+    activations,
+    callbacks,
+    checkpoint,
+    data,
+    datasets,
+    initializers,
+    layers,
+    losses,
+    metrics,
+    nn,
+    optimizers,
+    random,
+    regularizers,
+    summary,
+    testing,
+)
+from kerasish.checkpoint import Checkpoint, CheckpointManager, latest_checkpoint  # noqa: F401
 from kerasish.core import ops as _ops  # noqa: F401 - attaches Tensor operators
 from kerasish.core.autodiff import (  # noqa: F401
     custom_gradient,
@@ -116,10 +131,6 @@ from kerasish.core.ops.math_ops import (  # noqa: F401
     where,
 )
 from kerasish.core.tape import GradientTape  # noqa: F401
-from kerasish.layers.base import clear_session  # noqa: F401
-from kerasish.checkpoint import Checkpoint, CheckpointManager, latest_checkpoint  # noqa: F401
-from kerasish.models import Model, Sequential  # noqa: F401
-from kerasish.optimizers import get_or_create_global_step  # noqa: F401
 from kerasish.core.tensor import (  # noqa: F401
     IndexedSlices,
     Tensor,
@@ -128,6 +139,9 @@ from kerasish.core.tensor import (  # noqa: F401
     constant,
     convert_to_tensor,
 )
+from kerasish.layers.base import clear_session  # noqa: F401
+from kerasish.models import Model, Sequential  # noqa: F401
+from kerasish.optimizers import get_or_create_global_step  # noqa: F401
 
 __version__ = "0.1.0"
 

@@ -116,7 +116,7 @@ def _check_order(scalar_fn, values, float_positions, order, eps, rtol, atol, rng
 
 def check_layer_gradients(layer, inputs, eps: float = 1e-6, rtol: float = 1e-5, atol: float = 1e-8,
                           seed: int = 0, training=None) -> None:
-    """Assert that a layer's gradients wrt its inputs and trainable weights match finite differences.
+    """Assert that a layer's gradients (inputs and trainable weights) match finite differences.
 
     Build the layer with dtype=float64 for meaningful precision. The weights
     are perturbed in place along a random direction and restored afterwards.

@@ -22,7 +22,9 @@ def _selected(f, params, n_args: int) -> list:
     for p in params:
         if isinstance(p, str):
             if p not in names:
-                raise InvalidArgumentError(f"gradients_function: {f.__name__} has no argument {p!r}")
+                raise InvalidArgumentError(
+                    f"gradients_function: {f.__name__} has no argument {p!r}"
+                )
             indices.append(names.index(p))
         else:
             indices.append(int(p))

@@ -25,8 +25,8 @@ from __future__ import annotations
 import numpy as np
 
 from kerasish.core import backend
+from kerasish.core.errors import DeviceError, InvalidArgumentError, KerasishError
 from kerasish.core.tape import _state as _tape_state
-from kerasish.core.errors import DeviceError, KerasishError, InvalidArgumentError
 from kerasish.core.tensor import Tensor, Variable, convert_to_tensor
 
 REGISTRY: dict[str, "Primitive"] = {}

@@ -505,7 +505,8 @@ class GradientTape:
         if escaped:
             reasons.append(
                 "a value computed from it was converted to NumPy (.numpy(), float() or a NumPy "
-                "function), and whatever was computed from that NumPy value is a constant to the tape"
+                "function), and whatever was computed from that NumPy value is a constant to "
+                "the tape"
             )
         if not reasons and not any(id(t) in self._watched for t in targets):
             reasons.append(

@@ -181,7 +181,8 @@ class Tensor:
         return f"<ks.Tensor: shape={self.shape}, dtype={self.dtype}{device}, numpy={value}>"
 
     def __str__(self) -> str:
-        return f"ks.Tensor({_format_value(self._value, ' ')}, shape={self.shape}, dtype={self.dtype})"
+        value = _format_value(self._value, " ")
+        return f"ks.Tensor({value}, shape={self.shape}, dtype={self.dtype})"
 
 
 class Variable(Tensor):

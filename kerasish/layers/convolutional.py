@@ -73,7 +73,8 @@ class Conv2D(Layer):
         )
 
     def call(self, inputs):
-        outputs = nn_ops.conv2d(_floating_input(self, inputs), self.kernel, self.strides, self.padding)
+        inputs = _floating_input(self, inputs)
+        outputs = nn_ops.conv2d(inputs, self.kernel, self.strides, self.padding)
         if self.bias is not None:
             outputs = outputs + self.bias
         return self.activation(outputs)

@@ -36,8 +36,10 @@ class BatchNormalization(Layer):
     def build(self, input_shape):
         self._axis = self.axis % len(input_shape)
         size = (input_shape[self._axis],)
-        self.gamma = self.add_weight("gamma", size, initializer=self.gamma_initializer) if self.scale else None
-        self.beta = self.add_weight("beta", size, initializer=self.beta_initializer) if self.center else None
+        self.gamma = (self.add_weight("gamma", size, initializer=self.gamma_initializer)
+                      if self.scale else None)
+        self.beta = (self.add_weight("beta", size, initializer=self.beta_initializer)
+                     if self.center else None)
         self.moving_mean = self.add_weight(
             "moving_mean", size, initializer=self.moving_mean_initializer, trainable=False
         )
@@ -52,10 +54,10 @@ class BatchNormalization(Layer):
         if in_training_mode(self, training):
             mean, variance = nn_ops.moments(inputs, reduce_axes)
             keep = self.momentum
-            self.moving_mean.assign(self.moving_mean * keep + array_ops.stop_gradient(mean) * (1 - keep))
-            self.moving_variance.assign(
-                self.moving_variance * keep + array_ops.stop_gradient(variance) * (1 - keep)
-            )
+            batch_mean = array_ops.stop_gradient(mean)
+            batch_variance = array_ops.stop_gradient(variance)
+            self.moving_mean.assign(self.moving_mean * keep + batch_mean * (1 - keep))
+            self.moving_variance.assign(self.moving_variance * keep + batch_variance * (1 - keep))
         else:
             mean, variance = self.moving_mean, self.moving_variance
         outputs = (inputs - array_ops.reshape(mean, shape)) * array_ops.reshape(

@@ -46,7 +46,8 @@ class ArrayBatches:
         if batch_size is None or int(batch_size) <= 0:
             raise InvalidArgumentError(f"batch_size must be a positive integer, got {batch_size}")
         self.x = nest.pack_sequence_as(x, [_host(leaf) for leaf in nest.flatten(x)])
-        self.y = None if y is None else nest.pack_sequence_as(y, [_host(l) for l in nest.flatten(y)])
+        self.y = (None if y is None
+                  else nest.pack_sequence_as(y, [_host(leaf) for leaf in nest.flatten(y)]))
         self.sample_weight = None if sample_weight is None else _host(sample_weight)
         self.count = _length(self.x, "x")
         if self.y is not None and _length(self.y, "y") != self.count:
@@ -74,7 +75,7 @@ class ArrayBatches:
             yield x, y, w
 
     def split(self, fraction: float):
-        """(first part, last `fraction` part), as Keras's validation_split takes the last examples."""
+        """(first part, last `fraction` part): Keras's validation_split takes the last examples."""
         if not 0 < fraction < 1:
             raise InvalidArgumentError(f"validation_split must be in (0, 1), got {fraction}")
         cut = int(self.count * (1 - fraction))

@@ -13,8 +13,7 @@ from kerasish.core import nest
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.ops import array_ops, math_ops
 from kerasish.core.tape import GradientTape
-from kerasish.core.tensor import convert_to_tensor
-from kerasish.core.tensor import Variable
+from kerasish.core.tensor import Variable, convert_to_tensor
 from kerasish.layers.base import Layer, _losses_of
 from kerasish.models import data_adapter
 
@@ -271,7 +270,9 @@ class Model(Layer):
                 )
             data, validation = data.split(validation_split)
         if validation_data is not None:
-            validation = self._validation_batches(validation_data, validation_batch_size or batch_size)
+            validation = self._validation_batches(
+                validation_data, validation_batch_size or batch_size
+            )
 
         history = callbacks_module.History()
         items = [callbacks_module.ProgbarLogger(verbose)] if verbose else []

@@ -472,7 +472,7 @@ def test_measure_matmul_example_on_cpu(capsys):
     def measure(x, steps):
         ks.matmul(x, x)
         start = time.time()
-        for i in range(steps):
+        for _ in range(steps):
             x = ks.matmul(x, x)
             _ = x.numpy()  # Make sure to execute op and not just enqueue it
         end = time.time()

@@ -391,7 +391,7 @@ def test_reset():
     v = ks.Variable(1.0)
     with ks.GradientTape() as tape:
         tape.watch(x)
-        y = x * x * v
+        _ = x * x * v  # recorded, then forgotten
         tape.reset()
         assert tape.watched_variables() == []
         tape.watch(x)

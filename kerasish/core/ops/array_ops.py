@@ -395,7 +395,8 @@ def _pad(x, paddings, constant_values):
 
 @_pad.defgrad
 def _(op, dy):
-    key = tuple(slice(before, before + d) for (before, _), d in zip(op.attrs["paddings"], op.inputs[0].shape))
+    paddings, shape = op.attrs["paddings"], op.inputs[0].shape
+    key = tuple(slice(before, before + d) for (before, _), d in zip(paddings, shape))
     return (dy[key],)
 
 
@@ -523,7 +524,8 @@ def gather(params, indices, axis: int = 0, batch_dims: int = 0, name: str = "gat
         raise InvalidArgumentError(f"{name}: params must have rank >= 1, got a scalar")
     axis = math_ops.normalize_axis(axis, params.ndim, name)[0]
     if axis:
-        moved = transpose(params, (axis,) + tuple(i for i in builtins.range(params.ndim) if i != axis))
+        others = tuple(i for i in builtins.range(params.ndim) if i != axis)
+        moved = transpose(params, (axis,) + others)
         out = gather(moved, ids, 0, name=name)
         k = ids.ndim
         perm = tuple(builtins.range(k, k + axis)) + tuple(builtins.range(k)) + tuple(

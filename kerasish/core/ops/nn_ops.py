@@ -246,7 +246,8 @@ def _padding_plan(size: int, k: int, s: int, padding: str, name: str) -> tuple:
 def _plan(shape, ksize, strides, padding, name):
     if len(shape) != 4:
         raise InvalidArgumentError(
-            f"{name}: input must be NHWC (rank 4: batch, height, width, channels), got shape {shape}"
+            f"{name}: input must be NHWC (rank 4: batch, height, width, channels), "
+            f"got shape {shape}"
         )
     (ho, top, bottom) = _padding_plan(shape[1], ksize[0], strides[0], padding, name)
     (wo, left, right) = _padding_plan(shape[2], ksize[1], strides[1], padding, name)
