@@ -1,9 +1,10 @@
 """End-to-end wall time and peak memory of each recipe at its defaults.
 
 Runs `python -m recipes.<name>` in a child process for linear_regression,
-huber_regression, mnist (MLP) and mnist (CNN), each at its default settings,
-in a fresh temporary working directory (so the default `runs/<recipe>/...`
-logs land there), and reports for each:
+huber_regression, mnist (MLP), mnist (CNN), word2vec (NCE) and word2vec
+(negative sampling), each at its default settings, in a fresh temporary
+working directory (so the default `runs/<recipe>/...` logs land there), and
+reports for each:
 
 - wall time from start to exit (interpreter start-up, imports and data
   loading included);
@@ -12,9 +13,14 @@ logs land there), and reports for each:
   wrapper imports nothing heavy, so the child's own peak is what is counted);
 - the recipe's final summary line.
 
+word2vec trains on `benchmarks/data/dict8` (`--corpus`), the text8-like corpus
+built offline by `python benchmarks/make_corpus.py`, in place of text8 (which
+this offline machine cannot download); every other setting is the recipe's
+default for its `--loss`. Without that file the word2vec entries are skipped.
+
 Usage (from the repository root):
 
-    python benchmarks/recipes_bench.py                       # all four, library threads
+    python benchmarks/recipes_bench.py                       # all six, library threads
     python benchmarks/recipes_bench.py --threads 1           # OPENBLAS/OMP_NUM_THREADS=1
     python benchmarks/recipes_bench.py --only mnist-mlp --markdown
 
@@ -34,12 +40,21 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+#: text8-like offline corpus for word2vec (absolute: the children run elsewhere).
+CORPUS = ROOT / "benchmarks" / "data" / "dict8"
 
 RECIPES = {
     "linear_regression": ["-m", "recipes.linear_regression"],
     "huber_regression": ["-m", "recipes.huber_regression"],
     "mnist-mlp": ["-m", "recipes.mnist", "--model", "mlp"],
     "mnist-cnn": ["-m", "recipes.mnist", "--model", "cnn"],
+    "word2vec-nce": ["-m", "recipes.word2vec", "--loss", "nce", "--corpus", str(CORPUS)],
+    "word2vec-neg": ["-m", "recipes.word2vec", "--loss", "neg", "--corpus", str(CORPUS)],
+}
+#: Files a recipe needs, and how to make them; without them it is skipped.
+REQUIRES = {
+    "word2vec-nce": (CORPUS, "python benchmarks/make_corpus.py"),
+    "word2vec-neg": (CORPUS, "python benchmarks/make_corpus.py"),
 }
 
 
@@ -89,6 +104,10 @@ def main(argv=None) -> dict:
     load_before = os.getloadavg()[0]
     results = {}
     for name in args.only or list(RECIPES):
+        path, make = REQUIRES.get(name, (None, None))
+        if path is not None and not path.is_file():
+            print(f"{name}: skipped: {path} not found (build it with `{make}`)")
+            continue
         results[name] = run(name, args.extra, env, print)
     load_after = os.getloadavg()[0]
     threads = f"{args.threads} (OPENBLAS/OMP/MKL_NUM_THREADS)" if args.threads else \

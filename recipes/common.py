@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import math
 import os
 import signal
 import time
@@ -144,6 +145,21 @@ class Session:
             for sig, old in previous.items():
                 signal.signal(sig, old)
             self.writer.close()
+
+    def check_finite(self, loss: float, hint: str) -> None:
+        """Stop with a clear message (exit status 1) when the loss is NaN or infinite.
+
+        A diverged run would otherwise go on to its end and report `nan` as if it
+        were a result. Nothing is saved: the last checkpoint holds the state from
+        before. `hint` names the settings to lower.
+        """
+        if not math.isfinite(loss):
+            saved = self.manager.latest_checkpoint if self.manager is not None else None
+            where = f"; the last checkpoint, {saved}, is from before" if saved else ""
+            raise SystemExit(
+                f"{self.recipe}: the loss became {loss} at step {int(self.step)}: training "
+                f"diverged; {hint}{where}"
+            )
 
     def check_interrupt(self) -> None:
         """Raise KeyboardInterrupt if a Ctrl-C or SIGTERM arrived: call it between steps."""

@@ -85,6 +85,7 @@ def fit(name, loss_fn, examples, args, log):
                 loss, gradients = grad_fn(x_i, y_i)
                 optimizer.apply_gradients(gradients)
                 total += float(loss)
+            session.check_finite(total, "lower --learning-rate")
             epoch += 1
             session.step.assign(epoch)
             ks.summary.scalar("loss", total / len(examples), step=epoch)

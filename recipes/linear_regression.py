@@ -49,6 +49,7 @@ def train(args, log=print) -> dict:
                 loss = mean_squared_error(model, inputs, targets)
             grads = tape.gradient(loss, [model.W, model.B])
             optimizer.apply_gradients(zip(grads, [model.W, model.B]))
+            session.check_finite(float(loss), "lower --learning-rate")
             session.step.assign_add(1)
             ks.summary.scalar("loss", loss, step=step)
             if step % 20 == 0:

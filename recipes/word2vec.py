@@ -9,9 +9,12 @@ rate 1.0, 100,000 steps, the average loss printed every 5,000 steps.
 tool do it: a unigram^0.75 noise table, 5 negatives per pair, frequent-word
 subsampling (gensim's formula, sample=1e-3), a random reduced window of up
 to 5, a learning rate decaying linearly from 0.025 to 0.0001 of it over all
-epochs, 100-d vectors, but with large batches of pairs (4096) so that each
-step is a handful of vectorised kerasish ops: two `embedding_lookup`s whose
-sparse gradients (`ks.IndexedSlices`) SGD applies to the touched rows only.
+epochs, 100-d vectors, but with batches of pairs (1024) so that each step is
+a handful of vectorised kerasish ops: two `embedding_lookup`s whose sparse
+gradients (`ks.IndexedSlices`) SGD applies to the touched rows only. A batch
+sums the updates of a frequent word's row that word2vec applies one by one;
+at 4096 pairs that overshoots and diverged (NaN) on an 8M-word corpus, so a
+diverging loss now stops the run with a message.
 
 Corpus: text8 (downloaded once and cached, see `ks.datasets.text8`) or any
 plain-text `--corpus FILE`. Randomness is derived from (seed, epoch, chunk,
@@ -42,7 +45,7 @@ DEFAULTS = {
     "nce": dict(vocab_size=50000, min_count=1, batch_size=128, dim=128, window=1, negatives=64,
                 learning_rate=1.0, epochs=None, steps=100000, subsample=0.0, print_every=5000,
                 log_every=100, save_every=10000),
-    "neg": dict(vocab_size=None, min_count=5, batch_size=4096, dim=100, window=5, negatives=5,
+    "neg": dict(vocab_size=None, min_count=5, batch_size=1024, dim=100, window=5, negatives=5,
                 learning_rate=0.025, epochs=5, steps=None, subsample=1e-3, print_every=None,
                 log_every=50, save_every=2000),
 }
@@ -613,6 +616,7 @@ def train(args, log=print, on_step=None) -> dict:
                 grads = tape.gradient(loss, variables)
                 optimizer.apply_gradients(zip(grads, variables))
                 loss_sum = float(loss)
+            session.check_finite(loss_sum, "lower --learning-rate or --batch-size")
             step += 1
             session.step.assign(step)
             position.assign(np.array([epoch, chunk, b + 1], dtype=np.int64))
@@ -732,7 +736,7 @@ def build_parser():
                         "no limit, the epochs decide; a later run with the same "
                         "--checkpoint-dir continues from there)")
     parser.add_argument("--batch-size", type=int, default=argparse_default(),
-                        help="(center, context) pairs per step (nce: 128; neg: 4096)")
+                        help="(center, context) pairs per step (nce: 128; neg: 1024)")
     parser.add_argument("--window", "--skip-window", dest="window", type=int,
                         default=argparse_default(),
                         help="maximum context distance; each center draws its window from "

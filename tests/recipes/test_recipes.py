@@ -267,3 +267,13 @@ def test_a_signal_after_the_last_step_still_stops_the_run(tmp_path, capsys):
             os.kill(os.getpid(), signal.SIGTERM)
     assert exc.value.code == 130
     assert "interrupted at step 1; checkpoint saved" in capsys.readouterr().out
+
+
+def test_a_diverging_run_stops_with_a_clear_message(tmp_path):
+    argv = ["--learning-rate", "100", "--steps", "60", "--logdir", str(tmp_path / "logs"),
+            "--checkpoint-dir", str(tmp_path / "ckpt"), "--save-every", "2"]
+    with pytest.raises(SystemExit, match=r"linear_regression: the loss became (nan|inf) at step "
+                                          r"\d+: training diverged; lower --learning-rate; the "
+                                          r"last checkpoint, .*ckpt-\d+\.h5, is from before"):
+        with pytest.warns(RuntimeWarning):  # NumPy's overflow warning on the way
+            linear_regression.main(argv)

@@ -190,3 +190,12 @@ def test_spearman_and_noise_table():
     share = np.bincount(table, minlength=4) / 1000
     assert share[0] == 0 and share[3] == 0
     assert share[1] == pytest.approx(8 / 9, abs=0.002)  # 16**0.75 : 1**0.75 = 8 : 1
+
+
+def test_a_diverging_run_stops_with_a_clear_message(corpus, tmp_path):
+    """NaN or inf loss stops the run (exit status 1) instead of reporting `nan` as a result."""
+    argv = nce_args(corpus, tmp_path, "--steps", "200", "--learning-rate", "1e30")
+    with pytest.raises(SystemExit, match=r"the loss became (nan|inf) at step \d+: training "
+                                          r"diverged; lower --learning-rate or --batch-size"):
+        with np.errstate(all="ignore"):  # NumPy's overflow warnings on the way
+            word2vec.main(argv)
