@@ -126,20 +126,8 @@ _HOST = ("cpu", 0)
 
 def _log_uniform_probability(classes, range_max: int):
     """P(k) = (log(k + 2) - log(k + 1)) / log(range_max + 1), in float64."""
-    k = np.asarray(classes, dtype=np.float64) + 1.0  # a new array, updated in place below
-    return np.log1p(np.reciprocal(k, out=k), out=k) / np.log1p(range_max)
-
-
-def _first_occurrences(values):
-    """Positions of the first occurrence of each distinct value, in increasing order."""
-    order = np.argsort(values, kind="stable")
-    ordered = values.take(order)
-    new = np.empty(ordered.shape[0], dtype=bool)
-    new[:1] = True
-    np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
-    first = order[new]
-    first.sort()
-    return first
+    k = np.asarray(classes, dtype=np.float64)
+    return np.log1p(1.0 / (k + 1.0)) / np.log1p(range_max)
 
 
 def _expected_count(p, num_sampled: int, num_tries: int):
@@ -233,8 +221,9 @@ def log_uniform_candidate_sampler(
         chunk = max(2 * num_sampled, 16)
         while True:
             draws = np.concatenate([draws, draw(chunk)])
-            first = _first_occurrences(draws)
+            _, first = np.unique(draws, return_index=True)
             if len(first) >= num_sampled:
+                first.sort()
                 kept = first[:num_sampled]
                 sampled = draws[kept]
                 num_tries = int(kept[-1]) + 1 if num_sampled else 0

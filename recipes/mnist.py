@@ -103,9 +103,9 @@ def train_with_tape(model, optimizer, session, train, test, args, log) -> dict:
         bar.close()
         seconds = time.perf_counter() - started
         test_loss, test_accuracy = evaluate(model, *test)
-        session.check_finite(float(train_loss.result()), "lower --learning-rate")
         history = {"loss": float(train_loss.result()), "accuracy": float(train_accuracy.result()),
                    "test_loss": test_loss, "test_accuracy": test_accuracy, "seconds": seconds}
+        session.check_finite(history["loss"], "lower --learning-rate")
         _report(epoch, history, log)
         session.save()
     return history

@@ -262,8 +262,7 @@ class GradientTape:
                 f"gradient: unconnected_gradients must be one of {UNCONNECTED}, "
                 f"got {unconnected_gradients!r}"
             )
-        if self._used or self._recording:
-            self._consume("gradient")
+        self._consume("gradient")
         targets = nest.flatten(target)
         flat_sources = nest.flatten(sources)
         seeds = None if output_gradients is None else nest.flatten(output_gradients)
