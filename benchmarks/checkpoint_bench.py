@@ -40,6 +40,7 @@ import warnings
 
 import h5py
 import numpy as np
+from _machine import cpu_model  # benchmarks/, the script's directory
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -163,16 +164,7 @@ def summary_part(args) -> dict:
 
 
 def machine() -> str:
-    cpu = platform.processor() or platform.machine()
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    cpu = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    return (f"{cpu}, {os.cpu_count()} cores; Python {platform.python_version()}, "
+    return (f"{cpu_model()}, {os.cpu_count()} cores; Python {platform.python_version()}, "
             f"NumPy {np.__version__}, h5py {h5py.__version__} (HDF5 {h5py.version.hdf5_version})")
 
 

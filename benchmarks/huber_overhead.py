@@ -35,13 +35,13 @@ import io
 import os
 import platform
 import pstats
-import subprocess
 import sys
 import time
 import timeit
 from pathlib import Path
 
 import numpy as np
+from _machine import cpu_model  # benchmarks/, the script's directory
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # run from a checkout without `pip install -e .`
@@ -469,18 +469,9 @@ def profile(epochs: int, lr: float, form: str = "implicit", top: int = 25) -> st
 
 
 def machine() -> dict:
-    cpu = platform.processor() or platform.machine()
-    try:
-        text = subprocess.run(["lscpu"], capture_output=True, text=True, check=False).stdout
-        for line in text.splitlines():
-            if line.startswith("Model name:"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
     info = {
         "load": " ".join(f"{v:.2f}" for v in os.getloadavg()),
-        "cpu": cpu,
+        "cpu": cpu_model(),
         "cores": os.cpu_count(),
         "python": platform.python_version(),
         "numpy": np.__version__,

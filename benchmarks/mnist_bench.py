@@ -62,6 +62,7 @@ import tracemalloc
 from pathlib import Path
 
 import numpy as np
+from _machine import cpu_model  # benchmarks/, the script's directory
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # run from a checkout without `pip install -e .`
@@ -116,14 +117,7 @@ def load_data(dataset: str, data_dir: str | None):
 
 
 def machine() -> str:
-    model = platform.processor() or "unknown CPU"
-    try:
-        for line in subprocess.run(["lscpu"], capture_output=True, text=True).stdout.splitlines():
-            if line.startswith("Model name:"):
-                model = line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return f"{model}, {os.cpu_count()} cores"
+    return f"{cpu_model()}, {os.cpu_count()} cores"
 
 
 def load1() -> float:

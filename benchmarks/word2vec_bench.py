@@ -44,6 +44,7 @@ import tempfile
 import time
 
 import numpy as np
+from _machine import cpu_model  # benchmarks/, the script's directory
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
@@ -58,16 +59,7 @@ def gensim_data(name: str) -> str:
 
 
 def machine() -> str:
-    model = platform.processor() or "unknown CPU"
-    try:
-        with open("/proc/cpuinfo") as handle:
-            for line in handle:
-                if line.startswith("model name"):
-                    model = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    return f"{model}, {os.cpu_count()} cores, Python {platform.python_version()}"
+    return f"{cpu_model()}, {os.cpu_count()} cores, Python {platform.python_version()}"
 
 
 def load() -> str:
