@@ -217,10 +217,9 @@ def log_uniform_candidate_sampler(
         sampled = draw(num_sampled)
         num_tries = num_sampled
     else:
-        draws = np.empty(0, dtype=np.int64)
         chunk = max(2 * num_sampled, 16)
+        draws = draw(chunk)
         while True:
-            draws = np.concatenate([draws, draw(chunk)])
             _, first = np.unique(draws, return_index=True)
             if len(first) >= num_sampled:
                 first.sort()
@@ -229,6 +228,7 @@ def log_uniform_candidate_sampler(
                 num_tries = int(kept[-1]) + 1 if num_sampled else 0
                 break
             chunk *= 2
+            draws = np.concatenate([draws, draw(chunk)])
     true_host = backend.to_numpy(classes._value)
     # one pass over the true and the sampled classes together
     with np.errstate(divide="ignore", invalid="ignore"):  # bad ids are reported by the caller

@@ -185,10 +185,39 @@ def scatter_add(target, indices, values) -> None:
 _ROWS_FAST_PATH_MIN = 64  # below this many rows numpy.add.at is as fast
 
 
-def unique_sum_rows(indices, values):
+class RowGroups:
+    """How a 1-D index array groups into distinct values: one sort, reusable.
+
+    `unique_sum_rows` needs it for every array of rows keyed by these indices;
+    gradients that share their indices (the weights and biases looked up with
+    the same ids, as in `nce_loss`) build it once. On NumPy: `order` (a
+    sort), `new` (True where a sorted entry starts a group), `starts`
+    and `unique`; on CuPy: `unique` and `inverse`.
+    """
+
+    __slots__ = ("indices", "order", "new", "starts", "unique", "inverse")
+
+    def __init__(self, indices):
+        self.indices = indices  # kept alive: callers cache plans by id(indices)
+        xp = array_module(indices)
+        if xp is not numpy:
+            self.unique, self.inverse = xp.unique(indices, return_inverse=True)
+            return
+        n = indices.shape[0]
+        self.order = order = numpy.argsort(indices)
+        ordered = indices.take(order)
+        self.new = new = numpy.empty(n, dtype=bool)
+        new[:1] = True
+        numpy.not_equal(ordered[1:], ordered[:-1], out=new[1:])
+        self.starts = new.nonzero()[0]
+        self.unique = ordered.take(self.starts)
+
+
+def unique_sum_rows(indices, values, groups: RowGroups | None = None):
     """(unique, sums): the sorted distinct `indices` and, for each, the sum of its rows of `values`.
 
-    `indices` is 1-D (N,) and `values` (N, ...). This is how a sparse gradient
+    `indices` is 1-D (N,) and `values` (N, ...); `groups`, if given, is
+    `RowGroups(indices)` already computed. This is how a sparse gradient
     with repeated rows is reduced before an optimizer applies it. NumPy has no
     fast segment sum for rows (`add.at` and `add.reduceat` loop element by
     element), so this sorts once and adds rows in rounds. The groups with
@@ -203,23 +232,16 @@ def unique_sum_rows(indices, values):
     deterministic (same inputs, same summation order). On CuPy:
     `unique(return_inverse=True)` and `cupyx.scatter_add`.
     """
-    xp = array_module(values)
-    n = indices.shape[0]
-    if xp is not numpy:
-        unique, inverse = xp.unique(indices, return_inverse=True)
-        sums = xp.zeros((unique.shape[0],) + tuple(values.shape[1:]), dtype=values.dtype)
-        cupyx.scatter_add(sums, inverse.reshape(-1), values)
+    if groups is None:
+        groups = RowGroups(indices)
+    unique = groups.unique
+    if array_module(values) is not numpy:
+        sums = cupy.zeros((unique.shape[0],) + tuple(values.shape[1:]), dtype=values.dtype)
+        cupyx.scatter_add(sums, groups.inverse.reshape(-1), values)
         return unique, sums
-    if n == 0:
-        return indices.copy(), values[:0].copy()
-    order = numpy.argsort(indices)
-    ordered = indices.take(order)
-    new = numpy.empty(n, dtype=bool)
-    new[0] = True
-    numpy.not_equal(ordered[1:], ordered[:-1], out=new[1:])
-    starts = new.nonzero()[0]
-    unique = ordered.take(starts)
-    if starts.shape[0] == n:  # no repeats
+    n = indices.shape[0]
+    order, new, starts = groups.order, groups.new, groups.starts
+    if starts.shape[0] == n:  # no repeats (or no rows)
         return unique, values.take(order, axis=0)
     if values.ndim == 1:  # scalar rows: reduceat's loop is one tight pass
         return unique, numpy.add.reduceat(values.take(order), starts)

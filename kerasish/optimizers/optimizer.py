@@ -390,7 +390,8 @@ class Optimizer(Trackable):
         return self.apply_gradients(zip(grads, trainable_variables, strict=True))
 
     def _apply(self, pairs) -> None:
-        prepared = [(self._prepare_gradient(grad, var), var) for grad, var in pairs]
+        groups: dict = {}  # id(indices) -> backend.RowGroups, shared by sparse gradients
+        prepared = [(self._prepare_gradient(grad, var, groups), var) for grad, var in pairs]
         prepared = self._clip_gradients(prepared)
         lr = self._current_learning_rate()
         self._step = int(self._iterations._value) + 1
@@ -444,7 +445,7 @@ class Optimizer(Trackable):
         )
 
     # -- gradient preparation and clipping ------------------------------------------
-    def _prepare_gradient(self, grad, var: Variable):
+    def _prepare_gradient(self, grad, var: Variable, groups: dict):
         """The gradient as a raw array on the variable's device and dtype (or a _SparseGrad)."""
         kind = type(self).__name__
         if var.dtype.kind != "f":
@@ -454,7 +455,7 @@ class Optimizer(Trackable):
             )
         where = backend.device_of(var._value)
         if isinstance(grad, IndexedSlices):
-            return self._prepare_sparse(grad, var, where)
+            return self._prepare_sparse(grad, var, where, groups)
         array = convert_to_tensor(grad)._value
         if tuple(array.shape) != var.shape:
             raise InvalidArgumentError(
@@ -468,7 +469,8 @@ class Optimizer(Trackable):
             array = array.astype(var.dtype)
         return array
 
-    def _prepare_sparse(self, grad: IndexedSlices, var: Variable, where) -> _SparseGrad:
+    def _prepare_sparse(self, grad: IndexedSlices, var: Variable, where, groups: dict):
+        """A _SparseGrad with distinct rows (repeats summed); `groups` caches the index sorts."""
         kind = type(self).__name__
         values = convert_to_tensor(grad.values)._value
         indices = grad.indices._value if isinstance(grad.indices, Tensor) else grad.indices
@@ -485,7 +487,8 @@ class Optimizer(Trackable):
                 f"{kind}: the sparse gradient for variable '{var.name}' has {indices.dtype} "
                 "indices; they must be integers"
             )
-        indices = indices.reshape(-1)
+        if indices.ndim != 1:
+            indices = indices.reshape(-1)
         if values.shape[0] != indices.shape[0]:
             raise InvalidArgumentError(
                 f"{kind}: the sparse gradient for variable '{var.name}' has {values.shape[0]} rows "
@@ -497,8 +500,12 @@ class Optimizer(Trackable):
             indices = backend.to_device(indices, where)
         if values.dtype != var.dtype:
             values = values.astype(var.dtype)
-        # one sort: the distinct rows, and the sum of the values of each (duplicates summed)
-        unique, summed = backend.unique_sum_rows(indices, values)
+        # one sort per index array (each plan keeps its array alive, so ids are not reused
+        # while `groups` lives): the distinct rows, and the sum of the values of each
+        plan = groups.get(id(indices))
+        if plan is None:
+            plan = groups[id(indices)] = backend.RowGroups(indices)
+        unique, summed = backend.unique_sum_rows(indices, values, plan)
         if unique.shape[0] and (int(unique[0]) < 0 or int(unique[-1]) >= var.shape[0]):
             bad = int(unique[0]) if int(unique[0]) < 0 else int(unique[-1])
             raise InvalidArgumentError(

@@ -89,7 +89,7 @@ def _scatter_into(values, key, shape):
 
 # sampled logits: 3 examples, dim 4, 2 sampled rows; num_true 1 (with a log-Q offset) and
 # 2 (with one masked logit, as an accidental hit is)
-_OFFSET_T1 = normal(3, 3)
+_OFFSET_T1 = normal(5)  # one per row: 3 label rows, 2 sampled
 _MASK_T2 = np.zeros((3, 4), dtype=bool)
 _MASK_T2[1, 3] = True
 

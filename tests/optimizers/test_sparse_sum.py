@@ -57,3 +57,38 @@ def test_sgd_applies_repeated_sparse_rows_summed():
     grad = ks.IndexedSlices(ks.constant(values), ids, (6, 2))
     ks.optimizers.SGD(0.5).apply_gradients([(grad, var)])
     np.testing.assert_allclose(var.numpy()[:, 0], [0, -30, 0, -20, 0, -10])
+
+
+def test_row_groups_are_reused_for_rows_and_scalars_with_the_same_indices():
+    rng = np.random.default_rng(2)
+    ids = _zipf_ids(rng, 300, 40)
+    rows = rng.standard_normal((300, 5)).astype(np.float32)
+    scalars = rng.standard_normal(300).astype(np.float32)
+    groups = backend.RowGroups(ids)
+    for values in (rows, scalars):
+        unique, sums = backend.unique_sum_rows(ids, values, groups)
+        expected_unique, expected = backend.unique_sum_rows(ids, values)
+        np.testing.assert_array_equal(unique, expected_unique)
+        np.testing.assert_array_equal(sums, expected)
+
+
+def test_sgd_sparse_gradients_sharing_indices_match_separate_ones():
+    # nce_loss's weights and biases get gradients keyed by one index array; the optimizer
+    # sorts it once for both, with the same result as for two separate arrays
+    rng = np.random.default_rng(3)
+    ids = _zipf_ids(rng, 200, 30)
+    dw = rng.standard_normal((200, 4)).astype(np.float32)
+    db = rng.standard_normal(200).astype(np.float32)
+    shared = [ks.Variable(np.ones((30, 4), np.float32)), ks.Variable(np.ones(30, np.float32))]
+    apart = [ks.Variable(np.ones((30, 4), np.float32)), ks.Variable(np.ones(30, np.float32))]
+    ks.optimizers.SGD(0.1).apply_gradients([
+        (ks.IndexedSlices(ks.constant(dw), ids, (30, 4)), shared[0]),
+        (ks.IndexedSlices(ks.constant(db), ids, (30,)), shared[1])])
+    ks.optimizers.SGD(0.1).apply_gradients([
+        (ks.IndexedSlices(ks.constant(dw), ids.copy(), (30, 4)), apart[0]),
+        (ks.IndexedSlices(ks.constant(db), ids.copy(), (30,)), apart[1])])
+    expected_w = np.ones((30, 4))
+    np.add.at(expected_w, ids, -0.1 * dw.astype(np.float64))
+    np.testing.assert_allclose(shared[0].numpy(), expected_w, rtol=1e-5, atol=1e-5)
+    for a, b in zip(shared, apart):
+        np.testing.assert_array_equal(a.numpy(), b.numpy())

@@ -506,8 +506,10 @@ def _gather(params, indices):
 @_gather.defgrad
 def _(op, dy):
     params, indices = op.inputs
-    rows = dy if indices._value.ndim == 1 else reshape(dy, (-1,) + params.shape[1:])
-    return IndexedSlices(rows, indices._value.reshape(-1), params.shape), None
+    ids = indices._value
+    if ids.ndim != 1:
+        dy, ids = reshape(dy, (-1,) + params.shape[1:]), ids.reshape(-1)
+    return IndexedSlices(dy, ids, params.shape), None
 
 
 def gather(params, indices, axis: int = 0, batch_dims: int = 0, name: str = "gather"):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import operator
 
 import numpy as np
@@ -483,7 +484,7 @@ def reduce_mean(input_tensor, axis=None, keepdims: bool = False):
     """Mean over `axis` (all axes if None); integer inputs give an integer mean, as in TF."""
     x = convert_to_tensor(input_tensor)
     axes = normalize_axis(axis, x.ndim, "reduce_mean")
-    count = x.size if axes is None else int(np.prod([x.shape[a] for a in axes]))
+    count = x.size if axes is None else math.prod(x.shape[a] for a in axes)
     total = reduce_sum(x, axes, keepdims)
     if x.dtype.kind in "iu":
         return floordiv(total, max(count, 1))

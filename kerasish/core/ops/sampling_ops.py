@@ -67,6 +67,8 @@ def _split_rows(rows, batch: int, num_true: int):
 def _sampled_logits(x, w, b, *, num_true, offset, mask, fill):
     xp = backend.array_module(x)
     batch = x.shape[0]
+    if offset is not None:  # per row, so folded into the biases: no (batch, columns) pass
+        b = b - offset
     true_w, sampled_w = _split_rows(w, batch, num_true)
     true_b, sampled_b = _split_rows(b, batch, num_true)
     logits = xp.empty((batch, num_true + sampled_w.shape[0]), dtype=xp.result_type(x, w, b))
@@ -75,8 +77,6 @@ def _sampled_logits(x, w, b, *, num_true, offset, mask, fill):
     logits[:, :num_true] += true_b
     logits[:, num_true:] = x @ sampled_w.T
     logits[:, num_true:] += sampled_b
-    if offset is not None:
-        logits -= offset
     if mask is not None:
         logits[mask] = fill
     return logits
@@ -143,8 +143,8 @@ def sampled_logits(inputs, rows_w, rows_b, num_true: int = 1, offset=None, mask=
         rows_w: (batch * num_true + num_sampled, dim): the label rows of each example
             (example-major), then the sampled rows.
         rows_b: (batch * num_true + num_sampled,) biases in the same order.
-        offset: optional constant array (batch, num_true + num_sampled) subtracted
-            (the log Q correction).
+        offset: optional constant array shaped like `rows_b`, subtracted from the
+            biases (the log Q correction of each label and sampled class).
         mask: optional boolean array of the logits' shape; masked logits are `fill`
             and get no gradient (accidental hits).
 
@@ -262,11 +262,9 @@ def _compute_sampled_logits(
     all_b = _lookup(biases, all_ids, "biases", name, n_true, num_classes)
 
     dtype = inputs.dtype
-    # Subtract log Q: corrects for how often each class is sampled.
-    log_q = xp.concatenate([
-        xp.log(true_count._value.astype(dtype)),
-        xp.broadcast_to(xp.log(sampled_count._value.astype(dtype)), (batch, num_sampled)),
-    ], axis=1)
+    # Subtract log Q: corrects for how often each class is sampled (one value per looked-up row).
+    counts = xp.concatenate([true_count._value.reshape(-1), sampled_count._value])
+    log_q = xp.log(counts.astype(dtype))
     mask = None
     if remove_accidental_hits:
         hits = compute_accidental_hits(labels, sampled)._value
