@@ -238,7 +238,7 @@ def log_uniform_candidate_sampler(
     sampled_count = counts[true_host.size:]
     dev = backend.device_of(classes._value)
     return (
-        Tensor(backend.to_device(sampled.astype(np.int64), dev)),
+        Tensor(backend.to_device(sampled.astype(np.int64, copy=False), dev)),
         Tensor(backend.to_device(true_count, dev)),
         Tensor(backend.to_device(sampled_count, dev)),
     )

@@ -524,7 +524,8 @@ def gather(params, indices, axis: int = 0, batch_dims: int = 0, name: str = "gat
     ids = convert_to_tensor(indices)
     if params.ndim == 0:
         raise InvalidArgumentError(f"{name}: params must have rank >= 1, got a scalar")
-    axis = math_ops.normalize_axis(axis, params.ndim, name)[0]
+    if axis != 0:  # (0, the usual case, is always valid here)
+        axis = math_ops.normalize_axis(axis, params.ndim, name)[0]
     if axis:
         others = tuple(i for i in builtins.range(params.ndim) if i != axis)
         moved = transpose(params, (axis,) + others)

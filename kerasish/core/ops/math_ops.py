@@ -466,11 +466,27 @@ def _reduce_sum(x, axis, keepdims):
 
 @_reduce_sum.defgrad
 def _(op, dy):
-    from kerasish.core.ops import array_ops
+    return (broadcast_reduced(dy, op.attrs["axis"], op.inputs[0].shape),)
 
-    x = op.inputs[0]
-    dy = array_ops.reshape(dy, _kept_shape(x.shape, op.attrs["axis"]))
-    return (array_ops.broadcast_to(dy, x.shape),)
+
+@primitive("broadcast_reduced", views=True)
+def _broadcast_reduced(dy, axis, shape):
+    return backend.array_module(dy).broadcast_to(dy.reshape(_kept_shape(shape, axis)), shape)
+
+
+@_broadcast_reduced.defgrad
+def _(op, g):
+    dy = op.inputs[0]  # reduced with or without keepdims: sum g back to the same shape
+    return (reduce_sum(g, op.attrs["axis"], keepdims=dy.ndim == g.ndim),)
+
+
+def broadcast_reduced(dy, axis, shape) -> Tensor:
+    """`dy`, the result of summing a `shape` tensor over `axis`, repeated back to `shape`.
+
+    The adjoint of `reduce_sum` as one op (a reshape and a broadcast view),
+    like JAX's `broadcast_in_dim`; `axis` is normalized (None: all axes).
+    """
+    return apply(_broadcast_reduced, (dy,), {"axis": axis, "shape": tuple(shape)})
 
 
 def reduce_sum(input_tensor, axis=None, keepdims: bool = False):
