@@ -35,6 +35,8 @@ def _python_value_to_array(value, dtype):
     Python floats become float32 and Python ints int32 (int64 only if they do
     not fit), so a Python literal never silently introduces 64-bit values.
     """
+    if dtype is None and value.__class__ is int and _INT32_MIN <= value <= _INT32_MAX:
+        return np.asarray(value, dtype=np.int32)  # the common scalar: no min/max pass
     array = np.asarray(value) if dtype is None else np.asarray(value, dtype=dtype)
     if dtype is None:
         if array.dtype == np.float64:
@@ -257,13 +259,22 @@ class Variable(Tensor):
                 f"Variable '{self._name}'.{what}: value has shape {tuple(array.shape)} but the "
                 f"variable has shape {self.shape}; shapes must match exactly"
             )
-        if array.dtype is not self._value.dtype and not np.can_cast(
-            array.dtype, self._value.dtype, casting="same_kind"
-        ):
-            raise InvalidArgumentError(
-                f"Variable '{self._name}'.{what}: cannot store {array.dtype} values in a "
-                f"{self.dtype} variable; cast with ks.cast(value, {str(self.dtype)!r})"
-            )
+        target = self._value.dtype
+        if array.dtype is not target and not np.can_cast(array.dtype, target, "safe"):
+            if not np.can_cast(array.dtype, target, casting="same_kind"):
+                raise InvalidArgumentError(
+                    f"Variable '{self._name}'.{what}: cannot store {array.dtype} values in a "
+                    f"{self.dtype} variable; cast with ks.cast(value, {str(self.dtype)!r})"
+                )
+            if target.kind in "iu" and array.size:  # a narrower integer type: values must fit
+                info = np.iinfo(target)
+                low, high = int(array.min()), int(array.max())
+                if low < info.min or high > info.max:
+                    raise InvalidArgumentError(
+                        f"Variable '{self._name}'.{what}: value {high if high > info.max else low}"
+                        f" does not fit in the variable's {self.dtype} (range [{info.min}, "
+                        f"{info.max}]); create the variable with a wider dtype"
+                    )
         if backend.cupy is not None and backend.device_of(array) != backend.device_of(self._value):
             array = backend.to_device(array, backend.device_of(self._value))
         return array

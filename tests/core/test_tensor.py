@@ -478,6 +478,30 @@ def test_assign_dtype_error_says_what_to_cast():
         v.assign([1.5, 2.0])
 
 
+def test_assign_of_integers_that_do_not_fit_raises_instead_of_wrapping():
+    # 2**40 stored in an int32 variable used to wrap silently to 0
+    step = ks.Variable(0, name="step", trainable=False)
+    with pytest.raises(
+        ks.InvalidArgumentError,
+        match=r"Variable 'step'\.assign: value 1099511627776 does not fit in the variable's "
+        r"int32 \(range \[-2147483648, 2147483647\]\); create the variable with a wider dtype",
+    ):
+        step.assign(2**40)
+    small = ks.Variable(np.zeros(3, np.int8), name="small", trainable=False)
+    with pytest.raises(ks.InvalidArgumentError, match=r"value -300 does not fit .* int8"):
+        small.assign_add(np.array([1, -300, 2]))
+    small.assign(np.array([1, -128, 127]))  # int64 values that fit are stored
+    step.assign(2**31 - 1)
+    assert small.numpy().tolist() == [1, -128, 127] and int(step) == 2**31 - 1
+
+
+def test_python_int_scalars_convert_to_int32_unless_they_need_int64():
+    assert ks.constant(5).dtype == np.int32
+    assert ks.constant(-(2**31)).dtype == np.int32
+    assert ks.constant(2**31).dtype == np.int64
+    assert ks.constant(True).dtype == np.bool_
+
+
 # ---------------------------------------------------------------- random
 
 
