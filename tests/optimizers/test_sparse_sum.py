@@ -92,3 +92,20 @@ def test_sgd_sparse_gradients_sharing_indices_match_separate_ones():
     np.testing.assert_allclose(shared[0].numpy(), expected_w, rtol=1e-5, atol=1e-5)
     for a, b in zip(shared, apart):
         np.testing.assert_array_equal(a.numpy(), b.numpy())
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
+@pytest.mark.parametrize("width", [8, 5])
+def test_few_repeats_path_is_exact_for_each_float_type_and_width(dtype, width):
+    # the small-batch path adds pairs of floats as one complex number where it can
+    # (float32/float64, even widths): the sums must be bit-identical to adding floats,
+    # infinities and NaNs included
+    rng = np.random.default_rng(width)
+    ids = np.repeat(rng.integers(0, 50, 64), 2)
+    values = rng.standard_normal((128, width)).astype(dtype)
+    values[5, 1], values[9, 0] = np.inf, np.nan
+    unique, sums = backend.unique_sum_rows(ids, values)
+    expected = np.zeros((50, width), dtype)
+    for i in backend.RowGroups(ids).order:  # the same order of addition, row by row
+        expected[ids[i]] += values[i]
+    np.testing.assert_array_equal(sums, expected[unique])
