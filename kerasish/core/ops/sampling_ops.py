@@ -202,6 +202,23 @@ def _check_args(name, weights, biases, labels, inputs, num_sampled, num_classes,
     return weights, biases, labels, inputs
 
 
+def _check_sampled_values(name, sampled_values, batch: int, num_true: int, num_sampled: int):
+    """A caller's (sampled_candidates, true_expected_count, sampled_expected_count), checked."""
+    # constants: only their values are read, never recorded
+    sampled, true_count, sampled_count = (convert_to_tensor(v) for v in sampled_values)
+    for what, value, shape in (
+        ("sampled_values[0] (sampled candidates)", sampled, (num_sampled,)),
+        ("sampled_values[1] (true expected counts)", true_count, (batch, num_true)),
+        ("sampled_values[2] (sampled expected counts)", sampled_count, (num_sampled,)),
+    ):
+        if value.shape != shape:
+            raise InvalidArgumentError(
+                f"{name}: {what} must have shape {shape} (batch={batch}, num_true={num_true}, "
+                f"num_sampled={num_sampled}), got {value.shape}"
+            )
+    return math_ops.cast(sampled, np.int64), true_count, sampled_count
+
+
 def _lookup(params, ids, what: str, name: str, n_labels: int, num_classes: int):
     """embedding_lookup, with the op's context added to an out-of-range error."""
     try:
@@ -235,24 +252,15 @@ def _compute_sampled_logits(
     weights, biases, labels, inputs = _check_args(
         name, weights, biases, labels, inputs, num_sampled, num_classes, num_true
     )
-    if sampled_values is None:
-        sampled_values = ks_random.log_uniform_candidate_sampler(
+    batch = inputs.shape[0]
+    if sampled_values is None:  # our sampler's results have the right shapes and dtypes
+        sampled, true_count, sampled_count = ks_random.log_uniform_candidate_sampler(
             labels, num_true, num_sampled, unique=True, range_max=num_classes, seed=seed
         )
-    # constants: only their values are read below, never recorded
-    sampled, true_count, sampled_count = (convert_to_tensor(v) for v in sampled_values)
-    sampled = math_ops.cast(sampled, np.int64)
-    batch, dim = inputs.shape
-    for what, value, shape in (
-        ("sampled_values[0] (sampled candidates)", sampled, (num_sampled,)),
-        ("sampled_values[1] (true expected counts)", true_count, (batch, num_true)),
-        ("sampled_values[2] (sampled expected counts)", sampled_count, (num_sampled,)),
-    ):
-        if value.shape != shape:
-            raise InvalidArgumentError(
-                f"{name}: {what} must have shape {shape} (batch={batch}, num_true={num_true}, "
-                f"num_sampled={num_sampled}), got {value.shape}"
-            )
+    else:
+        sampled, true_count, sampled_count = _check_sampled_values(
+            name, sampled_values, batch, num_true, num_sampled
+        )
     n_true = batch * num_true
     xp = backend.array_module(labels._value)
     all_ids = Tensor(xp.concatenate([labels._value.reshape(-1).astype(np.int64), sampled._value]))
