@@ -121,10 +121,8 @@ def _(op, dys):
     dw = sampled_logits_grad(ca, w, g, num_true, mask)[1] if op.needs[1] else None
     dg = None
     if op.needs[2]:
-        attrs = {"num_true": num_true, "offset": None, "mask": mask, "fill": 0.0}
-        zero_b = array_ops.zeros_like(cb)
-        dg = apply(_sampled_logits, (ca, w, cb), attrs) + apply(
-            _sampled_logits, (x, cw, zero_b), attrs
+        dg = sampled_logits(ca, w, cb, num_true, mask=mask) + sampled_logits(
+            x, cw, array_ops.zeros_like(cb), num_true, mask=mask
         )
     return dx, dw, dg
 
@@ -263,7 +261,8 @@ def _compute_sampled_logits(
         )
     n_true = batch * num_true
     xp = backend.array_module(labels._value)
-    all_ids = Tensor(xp.concatenate([labels._value.reshape(-1).astype(np.int64), sampled._value]))
+    labels_flat = labels._value.reshape(-1).astype(np.int64, copy=False)
+    all_ids = Tensor(xp.concatenate([labels_flat, sampled._value]))
 
     # One lookup each for weights and biases: sparse gradients, and one range check.
     all_w = _lookup(weights, all_ids, "weights", name, n_true, num_classes)
@@ -272,7 +271,7 @@ def _compute_sampled_logits(
     dtype = inputs.dtype
     # Subtract log Q: corrects for how often each class is sampled (one value per looked-up row).
     counts = xp.concatenate([true_count._value.reshape(-1), sampled_count._value])
-    log_q = xp.log(counts.astype(dtype))
+    log_q = xp.log(counts.astype(dtype, copy=False))
     mask = None
     if remove_accidental_hits:
         hits = compute_accidental_hits(labels, sampled)._value
