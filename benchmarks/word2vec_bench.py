@@ -159,17 +159,19 @@ def main(argv=None) -> None:
     args = parser.parse_args(argv)
     if not os.path.exists(args.corpus):
         sys.exit(f"{args.corpus} not found: build it with `python benchmarks/make_corpus.py`")
-    import gensim
+    sentences, words, pairs, questions, versions = None, None, None, None, ""
+    if not args.skip_neg:  # gensim and the corpus as sentences are only needed for part 1
+        import gensim
 
-    words_list = open(args.corpus, encoding="utf-8").read().split()
-    words = len(words_list)
-    sentences = [words_list[i:i + 10000] for i in range(0, words, 10000)]
-    del words_list
-    pairs = word2vec.read_word_pairs(gensim_data("wordsim353.tsv"))
-    questions = word2vec.read_analogies(gensim_data("questions-words.txt"))
-    print(f"machine: {machine()}; load before: {load()}; gensim {gensim.__version__}, "
-          f"NumPy {np.__version__}")
-    print(f"corpus: {args.corpus}: {words:,} words; epochs {args.epochs}")
+        words_list = open(args.corpus, encoding="utf-8").read().split()
+        words = len(words_list)
+        sentences = [words_list[i:i + 10000] for i in range(0, words, 10000)]
+        del words_list
+        pairs = word2vec.read_word_pairs(gensim_data("wordsim353.tsv"))
+        questions = word2vec.read_analogies(gensim_data("questions-words.txt"))
+        versions = f"gensim {gensim.__version__}, "
+    print(f"machine: {machine()}; load before: {load()}; {versions}NumPy {np.__version__}")
+    print(f"corpus: {args.corpus}" + (f": {words:,} words; epochs {args.epochs}" if words else ""))
     runs = {"ks": [], "g1": [], "g2": [], "nce": [], "tf": [], "tf1": []}
     loads = []
     for repeat in range(args.repeats):
