@@ -1174,6 +1174,34 @@ def test_sigmoid_and_softplus_are_stable(dtype):
     assert float(ks.nn.softplus(ks.constant(1000.0))) == 1000.0
 
 
+@pytest.mark.parametrize("dtype", [np.float16, F32, F64])
+def test_sigmoid_and_sigmoid_cross_entropy_are_accurate_in_the_tails(dtype):
+    # against an extended-precision reference: a few ulp everywhere, tiny values included
+    # (a tanh-based sigmoid returns 0 below ~1e-8; a plain log(1 + e) returns 0 for the
+    # loss of a confidently right logit)
+    x = np.linspace(-60, 60, 24001).astype(dtype)
+    wide = x.astype(np.longdouble)
+    eps, tiny = np.finfo(dtype).eps, np.finfo(dtype).tiny
+    s_ref = 1 / (1 + np.exp(-wide))
+    s = ks.sigmoid(ks.constant(x)).numpy()
+    assert s.dtype == dtype
+    normal = s_ref >= tiny
+    assert (np.abs(s[normal] - s_ref[normal]) <= 4 * eps * s_ref[normal]).all()
+    assert (s[~normal] <= tiny).all()  # below the normal range: 0 or a subnormal
+    for label in (0.0, 1.0, 0.25):
+        ce_ref = np.maximum(wide, 0) - wide * label + np.log1p(np.exp(-np.abs(wide)))
+        ce = ks.nn.sigmoid_cross_entropy_with_logits(np.full_like(x, label), x).numpy()
+        assert ce.dtype == dtype
+        normal = ce_ref >= tiny
+        err = np.abs(ce[normal] - ce_ref[normal]) / ce_ref[normal]
+        assert err.max() <= 4 * eps, (label, float(err.max() / eps))
+    # 0-d logits; NaN stays NaN and a wrong infinite logit costs inf
+    assert float(ks.nn.sigmoid_cross_entropy_with_logits(0.0, -30.0)) == pytest.approx(
+        9.357623e-14, rel=1e-6)
+    odd = ks.nn.sigmoid_cross_entropy_with_logits([0.0, 1.0], [np.nan, -np.inf])
+    np.testing.assert_array_equal(odd.numpy(), [np.nan, np.inf])
+
+
 # ---------------------------------------------------------------- higher order, Jacobians
 
 

@@ -235,9 +235,20 @@ log1p = _unary("log1p", np.log1p, lambda x, y, dy: dy / (x + 1.0), "log(1 + x), 
 sin = _unary("sin", np.sin, lambda x, y, dy: dy * cos(x), "Sine elementwise.")
 cos = _unary("cos", np.cos, lambda x, y, dy: negative(dy) * sin(x), "Cosine elementwise.")
 tanh = _unary("tanh", np.tanh, lambda x, y, dy: dy * (1.0 - y * y), "Hyperbolic tangent.")
+
+
+def _sigmoid(x):
+    # e**-x overflows to inf only where 1 / (1 + e**-x) is below the smallest normal
+    # number, so 0 is the right answer there; elsewhere this is accurate to a few ulp (the
+    # 0.5 * (tanh(x / 2) + 1) form loses everything below ~1e-8 to cancellation, and NumPy's
+    # exp is vectorized where its tanh may not be)
+    with np.errstate(over="ignore"):
+        return 1.0 / (1.0 + np.exp(-x))
+
+
 sigmoid = _unary(
     "sigmoid",
-    lambda x: 0.5 * (np.tanh(0.5 * x) + 1.0),  # never overflows, unlike 1 / (1 + exp(-x))
+    _sigmoid,
     lambda x, y, dy: dy * y * (1.0 - y),
     "Logistic sigmoid 1 / (1 + e**-x), computed stably.",
 )
