@@ -3,7 +3,9 @@
 One generator per device, created from the global seed. After
 `ks.random.set_seed(s)` the same sequence of calls gives the same values. An
 op-level `seed` gives a separate stream per (global seed, op seed), also
-reproducible.
+reproducible. The host's stream is a `Generator` (`get_global_generator()`)
+whose state a checkpoint can save, so a resumed run draws what the
+uninterrupted run would have drawn.
 """
 
 from __future__ import annotations
@@ -12,10 +14,13 @@ import numpy as np
 
 from kerasish.core import backend
 from kerasish.core.errors import InvalidArgumentError
-from kerasish.core.tensor import Tensor, as_dtype, convert_to_tensor
+from kerasish.core.tensor import Tensor, Variable, as_dtype, convert_to_tensor
+from kerasish.tracking import Trackable
 
+_HOST = ("cpu", 0)
 _global_seed: int | None = None
-_generators: dict = {}
+_global_generator = None  # the host's Generator, made when first needed
+_generators: dict = {}  # (device, op seed) -> generator, for every other stream
 
 
 def set_seed(seed: int) -> None:
@@ -23,6 +28,8 @@ def set_seed(seed: int) -> None:
     global _global_seed
     _global_seed = int(seed)
     _generators.clear()
+    if _global_generator is not None:  # in place: checkpoints holding it stay connected
+        _global_generator.reset_from_seed(_global_seed)
 
 
 def get_seed():
@@ -32,6 +39,8 @@ def get_seed():
 
 def _generator(seed=None, device=None):
     device = backend.current_device() if device is None else device
+    if seed is None and device == _HOST:
+        return get_global_generator()._current()
     key = (device, seed)
     gen = _generators.get(key)
     if gen is None:
@@ -42,6 +51,155 @@ def _generator(seed=None, device=None):
         gen = backend.random_generator(entropy, device)
         _generators[key] = gen
     return gen
+
+
+# ---------------------------------------------------------------- checkpointable generators
+
+_WORD = (1 << 64) - 1
+
+
+class Generator(Trackable):
+    """A host (NumPy PCG64) random-number generator whose state is a variable.
+
+    TF's `tf.random.Generator`: track it in a `ks.Checkpoint` (or as an
+    attribute of a tracked object) and a restored program continues the saved
+    stream exactly, where reseeding every step would cost a generator's
+    construction each time. `ks.random.get_global_generator()` is the one
+    behind the `ks.random` functions on the CPU and the candidate samplers.
+    Draws are made on the host and placed on the current device.
+
+    `state` is a uint64 variable of 6 words: PCG64's 128-bit state and
+    increment (high word first), and its buffered 32-bit half (flag, value).
+
+    Example:
+        >>> import os, tempfile
+        >>> import kerasish as ks
+        >>> g = ks.random.Generator.from_seed(7)
+        >>> ckpt = ks.Checkpoint(rng=g)
+        >>> path = ckpt.write(os.path.join(tempfile.mkdtemp(), "rng"))
+        >>> first = g.uniform([3]).numpy()
+        >>> _ = g.normal([5])  # the stream moves on
+        >>> _ = ckpt.read(path)  # back to where it was saved
+        >>> bool((g.uniform([3]).numpy() == first).all())
+        True
+    """
+
+    _untracked_attributes = frozenset({"_state", "_numpy", "_synced_version"})
+
+    def __init__(self, seed=None):
+        with backend.device("/cpu:0"):
+            self._state = Variable(np.zeros(6, np.uint64), name="state", trainable=False)
+        self._numpy = None
+        self._synced_version = -1
+        self.reset_from_seed(seed)
+
+    @classmethod
+    def from_seed(cls, seed) -> "Generator":
+        """A generator whose stream is determined by the integer `seed` (like `set_seed`)."""
+        return cls(int(seed))
+
+    @classmethod
+    def from_non_deterministic_state(cls) -> "Generator":
+        """A generator seeded from the operating system's entropy."""
+        return cls(None)
+
+    def reset_from_seed(self, seed) -> None:
+        """Restart the stream from `seed` (None: fresh entropy), in place."""
+        self._numpy = backend.random_generator(None if seed is None else int(seed), _HOST)
+        self._store()
+
+    @property
+    def state(self) -> Variable:
+        """The variable holding the state, brought up to date with the draws made so far."""
+        self._sync()
+        return self._state
+
+    def _tracked_children(self) -> list:
+        # walked when a checkpoint is written or restored: the variable must be current
+        self._sync()
+        return [("state", self._state)]
+
+    def _sync(self) -> None:
+        """Make the variable and the NumPy generator agree: a newly assigned variable wins."""
+        if self._state._version != self._synced_version:
+            self._load()
+        else:
+            self._store()
+
+    def _store(self) -> None:
+        """Write the NumPy generator's state into the variable."""
+        bits = self._numpy.bit_generator.state
+        state, inc = bits["state"]["state"], bits["state"]["inc"]
+        self._state._value[...] = (state >> 64, state & _WORD, inc >> 64, inc & _WORD,
+                                   bits["has_uint32"], bits["uinteger"])
+        self._state._version += 1
+        self._synced_version = self._state._version
+
+    def _load(self) -> None:
+        """Set the NumPy generator's state from the variable (after a restore or an assign)."""
+        words = [int(w) for w in backend.to_numpy(self._state._value)]
+        if not words[3] & 1 or words[4] > 1 or words[5] > 0xFFFFFFFF:
+            raise InvalidArgumentError(
+                f"random.Generator: {words} is not a PCG64 state (the increment must be odd, "
+                "the buffered-half flag 0 or 1 and its value 32 bits); was a different "
+                "variable restored into the generator's state?"
+            )
+        self._numpy.bit_generator.state = {
+            "bit_generator": "PCG64",
+            "state": {"state": words[0] << 64 | words[1], "inc": words[2] << 64 | words[3]},
+            "has_uint32": words[4],
+            "uinteger": words[5],
+        }
+        self._synced_version = self._state._version
+
+    def _current(self):
+        """The NumPy generator, reloaded first if the variable was assigned (a restore)."""
+        if self._state._version != self._synced_version:
+            self._load()
+        return self._numpy
+
+    def normal(self, shape, mean=0.0, stddev=1.0, dtype=np.float32) -> Tensor:
+        """Samples from N(mean, stddev**2), as `ks.random.normal`."""
+        return _on_current_device(_normal(self._current(), shape, mean, stddev, dtype))
+
+    def uniform(self, shape, minval=0.0, maxval=1.0, dtype=np.float32) -> Tensor:
+        """Samples from U[minval, maxval), as `ks.random.uniform`."""
+        return _on_current_device(_uniform(self._current(), shape, minval, maxval, dtype))
+
+    def truncated_normal(self, shape, mean=0.0, stddev=1.0, dtype=np.float32) -> Tensor:
+        """Normal samples within two standard deviations, as `ks.random.truncated_normal`."""
+        return _on_current_device(_truncated_normal(self._current(), shape, mean, stddev, dtype))
+
+    def __repr__(self) -> str:
+        return f"<ks.random.Generator (PCG64) state={self.state.numpy().tolist()}>"
+
+
+def get_global_generator() -> Generator:
+    """The host's generator: behind `ks.random` on the CPU and the candidate samplers.
+
+    Made from the global seed on first use; `set_seed` resets it in place.
+    Put it in a checkpoint to resume its stream, as the word2vec recipe does.
+    """
+    global _global_generator
+    if _global_generator is None:
+        _global_generator = Generator(_global_seed)
+    return _global_generator
+
+
+def set_global_generator(generator: Generator) -> None:
+    """Make `generator` the host's generator (later `set_seed` calls reset it)."""
+    global _global_generator
+    if not isinstance(generator, Generator):
+        raise TypeError(
+            f"random.set_global_generator: expected a ks.random.Generator, got "
+            f"{type(generator).__name__}"
+        )
+    _global_generator = generator
+
+
+def _on_current_device(t: Tensor) -> Tensor:
+    device = backend.current_device()
+    return t if device == _HOST else Tensor(backend.to_device(t._value, device))
 
 
 def _float_dtype(dtype, name):
@@ -61,15 +219,22 @@ def _shape(shape) -> tuple:
 
 def normal(shape, mean=0.0, stddev=1.0, dtype=np.float32, seed=None) -> Tensor:
     """Samples from N(mean, stddev**2)."""
+    return _normal(_generator(seed), shape, mean, stddev, dtype)
+
+
+def _normal(gen, shape, mean, stddev, dtype) -> Tensor:
     dtype = _float_dtype(dtype, "normal")
-    values = _generator(seed).standard_normal(_shape(shape), dtype=np.float64)
+    values = gen.standard_normal(_shape(shape), dtype=np.float64)
     return Tensor((values * stddev + mean).astype(dtype))
 
 
 def uniform(shape, minval=0.0, maxval=1.0, dtype=np.float32, seed=None) -> Tensor:
     """Samples from U[minval, maxval) (integers if `dtype` is an integer type)."""
+    return _uniform(_generator(seed), shape, minval, maxval, dtype)
+
+
+def _uniform(gen, shape, minval, maxval, dtype) -> Tensor:
     dtype = as_dtype(dtype)
-    gen = _generator(seed)
     if dtype.kind in "iu":
         if maxval is None or maxval == 1.0:
             raise InvalidArgumentError("random.uniform: integer dtypes need an explicit maxval")
@@ -80,8 +245,11 @@ def uniform(shape, minval=0.0, maxval=1.0, dtype=np.float32, seed=None) -> Tenso
 
 def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=np.float32, seed=None) -> Tensor:
     """Normal samples redrawn until within two standard deviations of the mean."""
+    return _truncated_normal(_generator(seed), shape, mean, stddev, dtype)
+
+
+def _truncated_normal(gen, shape, mean, stddev, dtype) -> Tensor:
     dtype = _float_dtype(dtype, "truncated_normal")
-    gen = _generator(seed)
     values = gen.standard_normal(_shape(shape), dtype=np.float64)
     xp = backend.array_module(values)
     bad = xp.abs(values) > 2
@@ -120,8 +288,6 @@ def permutation(n: int, seed=None) -> np.ndarray:
 
 
 # ---------------------------------------------------------------- candidate sampling
-
-_HOST = ("cpu", 0)
 
 
 def _log_uniform_probability(classes, range_max: int):

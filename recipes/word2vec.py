@@ -560,7 +560,10 @@ def train(args, log=print, on_step=None) -> dict:
         model = SkipGramNeg(vocab_size, args.dim)
     optimizer = ks.optimizers.SGD(args.learning_rate)
     position = ks.Variable(np.zeros(3, dtype=np.int64), name="position", trainable=False)
-    session = Session("word2vec", args, model=model, optimizer=optimizer, position=position)
+    # the sampler draws nce's negatives from the global generator: checkpointed, a resumed
+    # run draws what the uninterrupted one would have
+    session = Session("word2vec", args, model=model, optimizer=optimizer, position=position,
+                      rng=ks.random.get_global_generator())
     if session.resumed_from:
         epoch, chunk, batch = (int(v) for v in position.numpy())
         log(f"resumed from {session.resumed_from} at step {int(session.step)} "
@@ -576,7 +579,6 @@ def train(args, log=print, on_step=None) -> dict:
     stats = {"pairs": 0, "words": 0.0, "seconds": 0.0}
     interval = {"loss": 0.0, "pairs": 0, "words": 0.0, "start": time.perf_counter()}
     last_lr = float(args.learning_rate)
-    seed_bits = (args.seed & 0xFFFFFFFF) << 32
 
     with blas_threads(args.blas_threads), ks.device(args.device), \
             session.saving_on_interrupt():
@@ -602,7 +604,6 @@ def train(args, log=print, on_step=None) -> dict:
                 first = False
             n = len(centers)
             if loss_kind == "nce":
-                ks.random.set_seed(seed_bits + step)  # this step's negative samples
                 loss, grads = grad_fn(centers, outputs)
                 optimizer.apply_gradients(grads)
                 loss_sum = float(loss) * n
