@@ -10,6 +10,8 @@ uninterrupted run would have drawn.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from kerasish.core import backend
@@ -293,7 +295,7 @@ def permutation(n: int, seed=None) -> np.ndarray:
 def _log_uniform_probability(classes, range_max: int):
     """P(k) = (log(k + 2) - log(k + 1)) / log(range_max + 1), in float64."""
     k = np.asarray(classes, dtype=np.float64)
-    return np.log1p(1.0 / (k + 1.0)) / np.log1p(range_max)
+    return np.log1p(1.0 / (k + 1.0)) / math.log1p(range_max)
 
 
 def _expected_count(p, num_sampled: int, num_tries: int):
@@ -373,7 +375,7 @@ def log_uniform_candidate_sampler(
             f"range_max={range_max}; lower num_sampled or pass unique=False"
         )
     gen = _generator(seed, device=_HOST)
-    log_range = np.log1p(range_max)
+    log_range = math.log1p(range_max)
 
     def draw(n):
         u = gen.random(n)

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import kerasish as ks
-from kerasish.core.ops import math_ops, sampling_ops
+from kerasish.core.ops import math_ops, nn_ops, sampling_ops
 from kerasish.core.primitive import NONDIFFERENTIABLE, REGISTRY, apply
 from kerasish.testing import check_gradients
 
@@ -600,6 +600,12 @@ SAMPLES: dict[str, list[Case]] = {
             lambda logits, labels: ks.nn.sigmoid_cross_entropy_with_logits(labels, logits),
             [np.array([0.0, 0.0, 0.0, 1e-9, -1e-9]), np.array([0.0, 1.0, 0.3, 0.6, 0.6])],
             label="at 0",
+        ),
+    ],
+    "sigmoid_cross_entropy_grad": [
+        Case(
+            lambda labels, logits, dy: nn_ops.sigmoid_cross_entropy_grad(labels, logits, dy),
+            [uniform(3, 4, low=0.0, high=1.0), normal(3, 4, scale=2.0), normal(3, 4)],
         ),
     ],
     "block_spread": [

@@ -237,18 +237,25 @@ cos = _unary("cos", np.cos, lambda x, y, dy: negative(dy) * sin(x), "Cosine elem
 tanh = _unary("tanh", np.tanh, lambda x, y, dy: dy * (1.0 - y * y), "Hyperbolic tangent.")
 
 
-def _sigmoid(x):
-    # e**-x overflows to inf only where 1 / (1 + e**-x) is below the smallest normal
-    # number, so 0 is the right answer there; elsewhere this is accurate to a few ulp (the
-    # 0.5 * (tanh(x / 2) + 1) form loses everything below ~1e-8 to cancellation, and NumPy's
-    # exp is vectorized where its tanh may not be)
+def sigmoid_values(x):
+    """1 / (1 + e**-x) of an array, as a new array (0-d included), to a few ulp.
+
+    e**-x overflows to inf only where the result is below the smallest normal
+    number, so 0 is the right answer there. The 0.5 * (tanh(x / 2) + 1) form
+    loses everything below ~1e-8 to cancellation, and NumPy's exp is
+    vectorized where its tanh may not be.
+    """
+    flat = x.reshape(-1)  # at least 1-d: the steps below are in place on arrays
     with np.errstate(over="ignore"):
-        return 1.0 / (1.0 + np.exp(-x))
+        s = np.exp(np.negative(flat))
+    s += 1.0
+    np.divide(1.0, s, out=s)
+    return s.reshape(x.shape)
 
 
 sigmoid = _unary(
     "sigmoid",
-    _sigmoid,
+    sigmoid_values,
     lambda x, y, dy: dy * y * (1.0 - y),
     "Logistic sigmoid 1 / (1 + e**-x), computed stably.",
 )

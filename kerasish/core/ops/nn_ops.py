@@ -167,8 +167,34 @@ def _sigmoid_cross_entropy(z, x):
 def _(op, dy):
     z, x = op.inputs
     dz = math_ops.negative(dy * x) if op.needs[0] else None
-    dx = dy * (math_ops.sigmoid(x) - z) if op.needs[1] else None
+    dx = sigmoid_cross_entropy_grad(z, x, dy) if op.needs[1] else None
     return dz, dx
+
+
+@primitive("sigmoid_cross_entropy_grad")
+def _sigmoid_cross_entropy_grad(z, x, dy):
+    g = math_ops.sigmoid_values(x)  # a new array: the rest is in place
+    g -= z
+    g *= dy
+    return g
+
+
+@_sigmoid_cross_entropy_grad.defgrad
+def _(op, c):
+    # dy * (sigmoid(x) - z) is linear in dy, so d/d(dy) is this op again with c for dy
+    z, x, dy = op.inputs
+    dz = math_ops.negative(c * dy) if op.needs[0] else None
+    dx = None
+    if op.needs[1]:
+        s = math_ops.sigmoid(x)
+        dx = c * dy * s * (1.0 - s)
+    d_dy = sigmoid_cross_entropy_grad(z, x, c) if op.needs[2] else None
+    return dz, dx, d_dy
+
+
+def sigmoid_cross_entropy_grad(labels, logits, dy):
+    """dy * (sigmoid(logits) - labels): the logits' gradient of the sigmoid cross-entropy, fused."""
+    return apply(_sigmoid_cross_entropy_grad, (labels, logits, dy))
 
 
 def sigmoid_cross_entropy_with_logits(labels, logits):
