@@ -53,6 +53,19 @@ def test_gather_negative_indices():
         ks.gather(ks.zeros([128, 2]), [0, -1])
 
 
+@pytest.mark.parametrize("dtype", ["int8", "int16", "int32", "int64", "uint8", "uint64"])
+def test_gather_checks_both_bounds_for_every_integer_dtype(dtype):
+    table = ks.zeros([100, 2])
+    ids = np.array([3, 99, 0], dtype=dtype)
+    assert ks.gather(table, ids[::2]).shape == (2, 2)  # strided ids too
+    with _raises(ks.InvalidArgumentError, "gather: indices[2] = 100 is not in [0, 100)"):
+        ks.gather(table, np.array([3, 99, 100], dtype=dtype))
+    if np.dtype(dtype).kind == "i":
+        smallest = int(np.iinfo(dtype).min)
+        with _raises(ks.InvalidArgumentError, f"gather: indices[1] = {smallest} is not in"):
+            ks.gather(table, np.array([3, smallest, 5], dtype=dtype))
+
+
 def test_gather_float_indices():
     with _raises(
         ks.InvalidArgumentError,

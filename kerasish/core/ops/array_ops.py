@@ -478,6 +478,9 @@ def getitem(tensor, key):
     return apply(_getitem, (x,), {"key": _normalize_key(key)})
 
 
+_UNSIGNED = {np.dtype(f"int{bits}"): np.dtype(f"uint{bits}") for bits in (8, 16, 32, 64)}
+
+
 def _check_indices(op_name: str, ids, limit: int) -> None:
     """Raise `op: indices[i] = v is not in [0, limit)` for the first bad index."""
     if ids.dtype.kind not in "iu":
@@ -487,7 +490,9 @@ def _check_indices(op_name: str, ids, limit: int) -> None:
         )
     if ids.size == 0:
         return
-    if int(ids.min()) >= 0 and int(ids.max()) < limit:
+    # one pass for both bounds: seen as unsigned, a negative id is at least 2**(bits - 1)
+    unsigned = _UNSIGNED.get(ids.dtype)
+    if int((ids if unsigned is None else ids.view(unsigned)).max()) < limit:
         return
     host = backend.to_numpy(ids)
     bad = np.argwhere((host < 0) | (host >= limit))[0]

@@ -75,7 +75,7 @@ def _sampled_logits(x, w, b, *, num_true, offset, mask, fill):
     # each part written in place: no concatenated copies
     logits[:, :num_true] = xp.einsum("bd,btd->bt", x, true_w)
     logits[:, :num_true] += true_b
-    logits[:, num_true:] = x @ sampled_w.T
+    xp.matmul(x, sampled_w.T, out=logits[:, num_true:])
     logits[:, num_true:] += sampled_b
     if mask is not None:
         logits[mask] = fill
@@ -102,10 +102,10 @@ def _sampled_logits_grad(x, w, g, *, num_true, mask):
     dtype = xp.result_type(x, w, g)
     dw = xp.empty((n_true + sampled_w.shape[0], dim), dtype=dtype)  # parts written in place
     xp.multiply(true_g[:, :, None], x[:, None, :], out=dw[:n_true].reshape(batch, num_true, dim))
-    dw[n_true:] = sampled_g.T @ x
+    xp.matmul(sampled_g.T, x, out=dw[n_true:])
     db = xp.empty(n_true + sampled_w.shape[0], dtype=g.dtype)
     db[:n_true] = true_g.reshape(-1)
-    db[n_true:] = sampled_g.sum(axis=0)
+    sampled_g.sum(axis=0, out=db[n_true:])
     return dx, dw, db
 
 
