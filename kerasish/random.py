@@ -86,14 +86,10 @@ class Generator(Trackable):
         True
     """
 
-    _untracked_attributes = frozenset({"_state", "_numpy", "_synced_version"})
-
     def __init__(self, seed=None):
         with backend.device("/cpu:0"):
             self._state = Variable(np.zeros(6, np.uint64), name="state", trainable=False)
-        self._numpy = None
-        self._synced_version = -1
-        self.reset_from_seed(seed)
+        self.reset_from_seed(seed)  # sets _numpy (the NumPy generator) and _synced_version
 
     @classmethod
     def from_seed(cls, seed) -> "Generator":
@@ -162,15 +158,16 @@ class Generator(Trackable):
 
     def normal(self, shape, mean=0.0, stddev=1.0, dtype=np.float32) -> Tensor:
         """Samples from N(mean, stddev**2), as `ks.random.normal`."""
-        return _on_current_device(_normal(self._current(), shape, mean, stddev, dtype))
+        return Tensor(backend.to_device(_normal(self._current(), shape, mean, stddev, dtype)))
 
     def uniform(self, shape, minval=0.0, maxval=1.0, dtype=np.float32) -> Tensor:
         """Samples from U[minval, maxval), as `ks.random.uniform`."""
-        return _on_current_device(_uniform(self._current(), shape, minval, maxval, dtype))
+        return Tensor(backend.to_device(_uniform(self._current(), shape, minval, maxval, dtype)))
 
     def truncated_normal(self, shape, mean=0.0, stddev=1.0, dtype=np.float32) -> Tensor:
         """Normal samples within two standard deviations, as `ks.random.truncated_normal`."""
-        return _on_current_device(_truncated_normal(self._current(), shape, mean, stddev, dtype))
+        values = _truncated_normal(self._current(), shape, mean, stddev, dtype)
+        return Tensor(backend.to_device(values))
 
     def __repr__(self) -> str:
         return f"<ks.random.Generator (PCG64) state={self.state.numpy().tolist()}>"
@@ -199,11 +196,6 @@ def set_global_generator(generator: Generator) -> None:
     _global_generator = generator
 
 
-def _on_current_device(t: Tensor) -> Tensor:
-    device = backend.current_device()
-    return t if device == _HOST else Tensor(backend.to_device(t._value, device))
-
-
 def _float_dtype(dtype, name):
     dtype = as_dtype(dtype)
     if dtype.kind != "f":
@@ -221,36 +213,36 @@ def _shape(shape) -> tuple:
 
 def normal(shape, mean=0.0, stddev=1.0, dtype=np.float32, seed=None) -> Tensor:
     """Samples from N(mean, stddev**2)."""
-    return _normal(_generator(seed), shape, mean, stddev, dtype)
+    return Tensor(_normal(_generator(seed), shape, mean, stddev, dtype))
 
 
-def _normal(gen, shape, mean, stddev, dtype) -> Tensor:
+def _normal(gen, shape, mean, stddev, dtype):
     dtype = _float_dtype(dtype, "normal")
     values = gen.standard_normal(_shape(shape), dtype=np.float64)
-    return Tensor((values * stddev + mean).astype(dtype))
+    return (values * stddev + mean).astype(dtype)
 
 
 def uniform(shape, minval=0.0, maxval=1.0, dtype=np.float32, seed=None) -> Tensor:
     """Samples from U[minval, maxval) (integers if `dtype` is an integer type)."""
-    return _uniform(_generator(seed), shape, minval, maxval, dtype)
+    return Tensor(_uniform(_generator(seed), shape, minval, maxval, dtype))
 
 
-def _uniform(gen, shape, minval, maxval, dtype) -> Tensor:
+def _uniform(gen, shape, minval, maxval, dtype):
     dtype = as_dtype(dtype)
     if dtype.kind in "iu":
         if maxval is None or maxval == 1.0:
             raise InvalidArgumentError("random.uniform: integer dtypes need an explicit maxval")
-        return Tensor(gen.integers(int(minval), int(maxval), _shape(shape)).astype(dtype))
+        return gen.integers(int(minval), int(maxval), _shape(shape)).astype(dtype)
     values = gen.random(_shape(shape), dtype=np.float64)
-    return Tensor((values * (maxval - minval) + minval).astype(dtype))
+    return (values * (maxval - minval) + minval).astype(dtype)
 
 
 def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=np.float32, seed=None) -> Tensor:
     """Normal samples redrawn until within two standard deviations of the mean."""
-    return _truncated_normal(_generator(seed), shape, mean, stddev, dtype)
+    return Tensor(_truncated_normal(_generator(seed), shape, mean, stddev, dtype))
 
 
-def _truncated_normal(gen, shape, mean, stddev, dtype) -> Tensor:
+def _truncated_normal(gen, shape, mean, stddev, dtype):
     dtype = _float_dtype(dtype, "truncated_normal")
     values = gen.standard_normal(_shape(shape), dtype=np.float64)
     xp = backend.array_module(values)
@@ -258,7 +250,7 @@ def _truncated_normal(gen, shape, mean, stddev, dtype) -> Tensor:
     while bool(bad.any()):
         values[bad] = gen.standard_normal(int(bad.sum()), dtype=np.float64)
         bad = xp.abs(values) > 2
-    return Tensor((values * stddev + mean).astype(dtype))
+    return (values * stddev + mean).astype(dtype)
 
 
 def shuffle(value, seed=None) -> Tensor:
