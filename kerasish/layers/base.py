@@ -125,6 +125,21 @@ class Layer(Trackable):
     def __repr__(self) -> str:
         return f"<{type(self).__name__} '{self.name}'>"
 
+    # -- serialization --------------------------------------------------------
+    def get_config(self) -> dict:
+        """The constructor arguments that rebuild this layer (Keras 3 key names).
+
+        Subclasses return `{**super().get_config(), <their own arguments>}`; values
+        may be initializers, regularizers, constraints, activations or layers, which
+        `kerasish.saving` serializes. Weights are not part of the config.
+        """
+        return {"name": self.name, "trainable": self.trainable, "dtype": self.dtype.name}
+
+    @classmethod
+    def from_config(cls, config: dict):
+        """A new, unbuilt layer from `get_config()`'s dict."""
+        return cls(**config)
+
     # -- the Keras contract -------------------------------------------------
     def build(self, input_shape) -> None:
         """Create weights from the input shape; the default creates none."""
