@@ -23,6 +23,7 @@ import numpy as np
 from kerasish import random as ks_random
 
 _STREAM = 0x6B7344617461  # "ksData": the ks.random stream that seeds shuffles
+_EXPLICIT = 0x6B7353656564  # "ksSeed": keeps explicit seeds' streams apart from the others
 _BLOCK = 1 << 16  # indices processed per vectorized step (bounds temporary memory)
 _DRAWS = 1024  # slot draws fetched at a time by the element loop
 
@@ -30,17 +31,21 @@ _DRAWS = 1024  # slot draws fetched at a time by the element loop
 class ShuffleSeed:
     """Per-iteration generators for one `shuffle` transformation.
 
-    The base seed is fixed when the transformation is created: from `seed` and
-    the global seed when `seed` is given, else from a dedicated ks.random stream
-    (so `ks.random.set_seed` makes pipelines reproducible without shifting the
-    values of other random ops), else from fresh OS entropy. Iteration k uses
-    (base, k) when reshuffling, (base, 0) every time otherwise.
+    A given `seed` alone decides the base: neither the global seed nor the
+    moment the dataset is built changes the stream, so a program that rebuilds
+    its pipeline after restoring a checkpoint gets the order the interrupted
+    run had. Without `seed`, the base comes from a dedicated ks.random stream
+    after `ks.random.set_seed` (reproducible without shifting the values of
+    other random ops), else from fresh OS entropy. Iteration k uses (base, k)
+    when reshuffling, (base, 0) every time otherwise.
     """
 
     def __init__(self, seed=None, reshuffle_each_iteration: bool = True):
         global_seed = ks_random.get_seed()
         if seed is not None:
-            self.base = [0 if global_seed is None else int(global_seed), int(seed)]
+            if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+                raise ValueError(f"shuffle: seed must be a non-negative integer, got {seed!r}")
+            self.base = [_EXPLICIT, int(seed)]
         elif global_seed is None:
             self.base = [int(np.random.SeedSequence().entropy)]
         else:

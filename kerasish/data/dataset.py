@@ -200,10 +200,25 @@ class Dataset:
         """Randomly shuffle through a buffer of `buffer_size` elements (tf.data semantics).
 
         A buffer at least as large as the dataset gives a uniform shuffle; a
-        smaller one only mixes nearby elements. The order is reproducible
-        after `ks.random.set_seed`, or from `seed`. With
+        smaller one only mixes nearby elements. With
         `reshuffle_each_iteration` every pass (every epoch; each repetition
         when shuffle comes before `repeat`) has a new order.
+
+        With `seed` (a non-negative integer), the order of the k-th pass over
+        this dataset is a function of `seed` and k alone: the global seed and
+        the moment the dataset is built do not change it. A training loop that
+        builds each epoch's pipeline with a seed derived from its own flags and
+        the epoch number therefore resumes exactly after a restore. Without
+        `seed`, the order is reproducible after `ks.random.set_seed` (from the
+        number of seed-less shuffles built since), else random.
+
+        Example:
+            >>> import kerasish as ks
+            >>> first = ks.data.Dataset.range(5).shuffle(5, seed=3)
+            >>> ks.random.set_seed(99)  # no effect on an explicit seed
+            >>> later = ks.data.Dataset.range(5).shuffle(5, seed=3)
+            >>> [int(v) for v in first] == [int(v) for v in later]
+            True
         """
         return _transforms.ShuffleDataset(self, buffer_size, seed, reshuffle_each_iteration)
 
