@@ -11,6 +11,7 @@ import contextlib
 import os
 import re
 import threading
+import warnings
 
 import numpy
 
@@ -23,7 +24,9 @@ except ImportError:  # pragma: no cover - depends on the machine
     cupy = None
     cupyx = None
 
-GPU_INSTALL_HINT = "pip install kerasish[gpu] (CuPy) on a machine with an NVIDIA GPU"
+GPU_INSTALL_HINT = (
+    'pip install -e ".[gpu]" in the kerasish checkout (CuPy), on a machine with an NVIDIA GPU'
+)
 
 
 def num_gpus() -> int:
@@ -55,10 +58,16 @@ def check_gpu(index: int = 0) -> None:
             f"{GPU_INSTALL_HINT}"
         )
     count = num_gpus()
-    if index >= count:
+    if count == 0:
         raise DeviceError(
-            f"GPU requested ('/gpu:{index}') but CuPy sees {count} GPU(s); "
-            "pick an index below that or run on '/cpu:0'"
+            f"GPU requested ('/gpu:{index}') but CuPy sees no GPU (no NVIDIA driver or no "
+            "device on this machine); run on '/cpu:0'"
+        )
+    if index >= count:
+        choices = "'/gpu:0'" if count == 1 else f"'/gpu:0' to '/gpu:{count - 1}'"
+        raise DeviceError(
+            f"GPU requested ('/gpu:{index}') but CuPy sees {count} GPU(s): use {choices} "
+            "or run on '/cpu:0'"
         )
 
 
@@ -69,14 +78,32 @@ class _DeviceState(threading.local):
         self.stack = [_default_device()]
 
 
+_warned_defaults: set = set()  # KERASISH_DEVICE values already warned about
+
+
 def _default_device() -> tuple[str, int]:
-    """The default device: KERASISH_DEVICE ('cpu', 'gpu', 'gpu:1') or the CPU."""
+    """The default device: KERASISH_DEVICE ('cpu', 'gpu', 'gpu:1') or the CPU.
+
+    The environment never makes `import kerasish` fail: a value that cannot be
+    parsed, or a GPU that is not there, gives one RuntimeWarning naming the
+    reason and the CPU is the default instead. (`ks.device("/gpu:0")` and
+    `tensor.gpu()` still raise: there the program asked for the GPU itself.)
+    """
     spec = os.environ.get("KERASISH_DEVICE", "").strip()
     if not spec:
         return ("cpu", 0)
-    kind, index = parse_device(spec)
-    if kind == "gpu":
-        check_gpu(index)
+    try:
+        kind, index = parse_device(spec)
+        if kind == "gpu":
+            check_gpu(index)
+    except (ValueError, DeviceError) as exc:
+        if spec not in _warned_defaults:
+            _warned_defaults.add(spec)
+            warnings.warn(
+                f"KERASISH_DEVICE={spec!r} ignored, using the CPU: {exc}",
+                RuntimeWarning, stacklevel=2,
+            )
+        return ("cpu", 0)
     return kind, index
 
 

@@ -4,13 +4,22 @@ Tests marked `gpu` run only where CuPy sees a GPU (see conftest.py); the rest
 simulate what they need by monkeypatching `kerasish.core.backend`.
 """
 
+import os
+import re
+import subprocess
+import sys
 import threading
+import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 import kerasish as ks
 from kerasish.core import backend
+
+ROOT = Path(__file__).resolve().parents[2]
+INSTALL_HINT = re.escape('pip install -e ".[gpu]" in the kerasish checkout')  # README's command
 
 HAS_GPU = ks.num_gpus() > 0
 
@@ -109,11 +118,11 @@ def test_num_gpus_with_cupy_but_no_driver(monkeypatch):
 
 def test_gpu_scope_without_cupy_names_the_fix(no_cupy):
     before = backend.current_device()
-    with pytest.raises(ks.DeviceError, match=r"pip install kerasish\[gpu\]") as info:
+    with pytest.raises(ks.DeviceError, match=INSTALL_HINT) as info:
         ks.device("/gpu:0")
     assert "GPU requested ('/gpu:0') but CuPy is not installed" in str(info.value)
     assert isinstance(info.value, RuntimeError)
-    with pytest.raises(ks.DeviceError, match=r"pip install kerasish\[gpu\]"):
+    with pytest.raises(ks.DeviceError, match=INSTALL_HINT):
         with ks.device("gpu:0"):
             pass
     assert backend.current_device() == before
@@ -124,7 +133,7 @@ def test_tensor_gpu_without_cupy_names_the_fix(no_cupy):
         x = ks.constant([1.0, 2.0])
     with pytest.raises(
         ks.DeviceError,
-        match=r"GPU requested \('/gpu:0'\) but CuPy is not installed.*pip install kerasish\[gpu\]",
+        match=r"GPU requested \('/gpu:0'\) but CuPy is not installed.*" + INSTALL_HINT,
     ):
         x.gpu()
     with pytest.raises(ks.DeviceError, match=r"GPU requested \('/gpu:1'\)"):
@@ -135,20 +144,24 @@ def test_gpu_index_beyond_count(monkeypatch):
     monkeypatch.setattr(backend, "cupy", _FakeCupy(1))
     with pytest.raises(
         ks.DeviceError,
-        match=r"GPU requested \('/gpu:3'\) but CuPy sees 1 GPU\(s\); pick an index below that or "
-        r"run on '/cpu:0'",
+        match=r"GPU requested \('/gpu:3'\) but CuPy sees 1 GPU\(s\): use '/gpu:0' or run on "
+        r"'/cpu:0'",
     ):
         ks.device("/gpu:3")
+    monkeypatch.setattr(backend, "cupy", _FakeCupy(3))
+    with pytest.raises(ks.DeviceError, match=r"CuPy sees 3 GPU\(s\): use '/gpu:0' to '/gpu:2'"):
+        ks.device("/gpu:3")
     monkeypatch.setattr(backend, "cupy", _FakeCupy(0))
-    with pytest.raises(ks.DeviceError, match=r"CuPy sees 0 GPU\(s\)"):
+    with pytest.raises(ks.DeviceError, match=r"^GPU requested \('/gpu:0'\) but CuPy sees no GPU "
+                       r"\(no NVIDIA driver or no device on this machine\); run on '/cpu:0'$"):
         ks.constant(1.0).gpu()
 
 
 @pytest.mark.skipif(HAS_GPU, reason="this machine has a GPU")
 def test_without_cupy_here_errors_are_real():
-    with pytest.raises(ks.DeviceError, match=r"pip install kerasish\[gpu\]"):
+    with pytest.raises(ks.DeviceError, match=INSTALL_HINT):
         ks.device("/gpu:0")
-    with pytest.raises(ks.DeviceError, match=r"pip install kerasish\[gpu\]"):
+    with pytest.raises(ks.DeviceError, match=INSTALL_HINT):
         ks.constant(1.0).gpu()
 
 
@@ -168,10 +181,26 @@ def test_default_device_cpu_values(monkeypatch, value):
     assert backend._default_device() == ("cpu", 0)
 
 
-def test_default_device_gpu_without_cupy_names_the_fix(monkeypatch, no_cupy):
+def test_default_device_gpu_without_cupy_warns_once_and_uses_the_cpu(monkeypatch, no_cupy):
+    monkeypatch.setattr(backend, "_warned_defaults", set())
     monkeypatch.setenv("KERASISH_DEVICE", "gpu")
-    with pytest.raises(ks.DeviceError, match=r"pip install kerasish\[gpu\]"):
-        backend._default_device()
+    with pytest.warns(RuntimeWarning, match=r"KERASISH_DEVICE='gpu' ignored, using the CPU: GPU "
+                      r"requested \('/gpu:0'\) but CuPy is not installed; install it with: "
+                      + INSTALL_HINT):
+        assert backend._default_device() == ("cpu", 0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # once: a second thread does not warn again
+        assert backend._default_device() == ("cpu", 0)
+
+
+def test_import_never_fails_because_of_kerasish_device(tmp_path):
+    env = dict(os.environ, KERASISH_DEVICE="gpu:7", PYTHONPATH=str(ROOT))
+    program = "import kerasish as ks; print(ks.zeros([1]).device)"
+    result = subprocess.run([sys.executable, "-c", program], cwd=tmp_path, env=env,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "/cpu:0"
+    assert result.stderr.count("KERASISH_DEVICE='gpu:7' ignored, using the CPU") == 1
 
 
 def test_default_device_gpu_with_gpus(monkeypatch):
@@ -182,10 +211,12 @@ def test_default_device_gpu_with_gpus(monkeypatch):
     assert backend._default_device() == ("gpu", 1)
 
 
-def test_default_device_bad_value(monkeypatch):
+def test_default_device_bad_value_warns_and_uses_the_cpu(monkeypatch):
+    monkeypatch.setattr(backend, "_warned_defaults", set())
     monkeypatch.setenv("KERASISH_DEVICE", "tpu")
-    with pytest.raises(ValueError, match="device: cannot parse 'tpu'"):
-        backend._default_device()
+    with pytest.warns(RuntimeWarning, match="KERASISH_DEVICE='tpu' ignored, using the CPU: "
+                      "device: cannot parse 'tpu'"):
+        assert backend._default_device() == ("cpu", 0)
 
 
 def test_default_device_applies_to_new_threads(monkeypatch):
