@@ -366,6 +366,16 @@ SAMPLES: dict[str, list[Case]] = {
             label="axis -1, shared",
         ),
     ],
+    "split": [
+        Case(lambda x: ks.split(x, [1, 3], 1)[1], [normal(2, 4)], label="sizes, one piece used"),
+        Case(
+            lambda x: ks.concat([p * p for p in ks.split(x, 3, 0)], 1),
+            [normal(3, 2)],
+            label="equal parts, all used",
+        ),
+        Case(lambda x: ks.stack(ks.unstack(x * x, axis=1)[::-1], 0), [normal(2, 3)],
+             label="unstack"),
+    ],
     "tile": [
         Case(lambda x: ks.tile(x, (2, 3)), [normal(2, 3)]),
         Case(lambda x: ks.tile(x * x, (1, 2, 2)), [normal(2, 1, 3)], label="rank 3"),

@@ -10,7 +10,7 @@ from kerasish.core import backend
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.ops import math_ops
 from kerasish.core.primitive import apply, apply1, primitive
-from kerasish.core.tensor import IndexedSlices, Tensor, as_dtype, convert_to_tensor
+from kerasish.core.tensor import IndexedSlices, Tensor, Variable, as_dtype, convert_to_tensor
 
 # ---------------------------------------------------------------- creation (constants)
 
@@ -327,6 +327,30 @@ def stack(values, axis: int = 0):
     return concat([expand_dims(t, axis) for t in tensors], axis)
 
 
+@primitive("split", multi_output=True)
+def _split(x, sizes, axis):
+    boundaries = np.cumsum(sizes[:-1]).tolist()
+    return tuple(backend.array_module(x).split(x, boundaries, axis=axis))
+
+
+@_split.defgrad
+def _(op, dys):
+    return (concat(dys, op.attrs["axis"]),)
+
+
+def _split_parts(x: Tensor, sizes: tuple, axis: int) -> list:
+    """Views of consecutive pieces of `x`: one recorded op whose gradient is one concat.
+
+    (Slicing piece by piece would record one op per piece, and each slice's
+    gradient is a zero array of the whole input's shape.)
+    """
+    if len(sizes) == 1:
+        return [x]
+    if isinstance(x, Variable):  # the pieces are views: do not let them change with the variable
+        x = identity(x)
+    return list(apply(_split, (x,), {"sizes": sizes, "axis": axis}))
+
+
 def unstack(value, num=None, axis: int = 0) -> list:
     """Split along `axis` into a list of tensors with that axis removed."""
     x = convert_to_tensor(value)
@@ -334,7 +358,10 @@ def unstack(value, num=None, axis: int = 0) -> list:
     count = x.shape[axis]
     if num is not None and num != count:
         raise InvalidArgumentError(f"unstack: num={num} but axis {axis} has size {count}")
-    return [x[(slice(None),) * axis + (i,)] for i in builtins.range(count)]
+    if count == 0:
+        return []
+    piece_shape = x.shape[:axis] + x.shape[axis + 1:]
+    return [reshape(part, piece_shape) for part in _split_parts(x, (1,) * count, axis)]
 
 
 def split(value, num_or_size_splits, axis: int = 0) -> list:
@@ -343,7 +370,7 @@ def split(value, num_or_size_splits, axis: int = 0) -> list:
     axis = math_ops.normalize_axis(axis, x.ndim, "split")[0]
     total = x.shape[axis]
     if isinstance(num_or_size_splits, (int, np.integer)):
-        if total % num_or_size_splits:
+        if num_or_size_splits <= 0 or total % num_or_size_splits:
             raise InvalidArgumentError(
                 f"split: axis {axis} of size {total} cannot be split into "
                 f"{num_or_size_splits} equal parts"
@@ -351,15 +378,11 @@ def split(value, num_or_size_splits, axis: int = 0) -> list:
         sizes = [total // num_or_size_splits] * int(num_or_size_splits)
     else:
         sizes = [int(s) for s in num_or_size_splits]
-        if sum(sizes) != total:
+        if sum(sizes) != total or min(sizes, default=0) < 0:
             raise InvalidArgumentError(
                 f"split: sizes {sizes} add up to {sum(sizes)}, not the axis size {total}"
             )
-    parts, start = [], 0
-    for s in sizes:
-        parts.append(x[(slice(None),) * axis + (slice(start, start + s),)])
-        start += s
-    return parts
+    return _split_parts(x, tuple(sizes), axis)
 
 
 @primitive("tile")
