@@ -50,6 +50,7 @@ Example:
 from __future__ import annotations
 
 import difflib
+import math
 import re
 import warnings
 
@@ -73,10 +74,29 @@ __all__ = [
     "binary_crossentropy",
     "categorical_crossentropy",
     "sparse_categorical_crossentropy",
+    "mean_absolute_percentage_error",
+    "mean_squared_logarithmic_error",
+    "log_cosh",
+    "kl_divergence",
+    "poisson",
+    "cosine_similarity",
+    "hinge",
+    "squared_hinge",
+    "categorical_hinge",
+    "binary_focal_crossentropy",
+    "categorical_focal_crossentropy",
     "mse",
     "MSE",
     "mae",
     "MAE",
+    "mape",
+    "MAPE",
+    "msle",
+    "MSLE",
+    "logcosh",
+    "kld",
+    "KLD",
+    "kullback_leibler_divergence",
     "Loss",
     "LossFunctionWrapper",
     "MeanSquaredError",
@@ -85,6 +105,17 @@ __all__ = [
     "BinaryCrossentropy",
     "CategoricalCrossentropy",
     "SparseCategoricalCrossentropy",
+    "MeanAbsolutePercentageError",
+    "MeanSquaredLogarithmicError",
+    "LogCosh",
+    "KLDivergence",
+    "Poisson",
+    "CosineSimilarity",
+    "Hinge",
+    "SquaredHinge",
+    "CategoricalHinge",
+    "BinaryFocalCrossentropy",
+    "CategoricalFocalCrossentropy",
     "get",
     "serialize",
 ]
@@ -368,7 +399,9 @@ def _sparse_labels(y_true, y_pred: Tensor, name: str) -> Tensor:
     return array_ops.reshape(math_ops.cast(labels, np.int64), expected)
 
 
-def sparse_categorical_crossentropy(y_true, y_pred, from_logits: bool = False):
+def sparse_categorical_crossentropy(
+    y_true, y_pred, from_logits: bool = False, ignore_class: int | None = None
+):
     """Cross-entropy of integer class ids against per-class scores (last axis).
 
     Args:
@@ -376,6 +409,9 @@ def sparse_categorical_crossentropy(y_true, y_pred, from_logits: bool = False):
             (batch,) or (batch, 1)); integers, or floats holding integral values.
         y_pred: (..., C) probabilities (renormalized per row, then clipped), or
             logits with ``from_logits=True`` (fused, stable op).
+        ignore_class: a label value (e.g. -1 or 255 for "void" pixels) whose
+            positions get a loss of 0; it need not be a valid class id.
+            `SparseCategoricalCrossentropy` also leaves them out of the mean.
 
     Raises:
         InvalidArgumentError: naming this loss and the bad value, for a label
@@ -387,21 +423,292 @@ def sparse_categorical_crossentropy(y_true, y_pred, from_logits: bool = False):
         >>> ks.losses.sparse_categorical_crossentropy([1], [[0.5, 0.5]]).numpy()
         array([0.6931472], dtype=float32)
     """
+    return _sparse_crossentropy_and_mask(y_true, y_pred, from_logits, ignore_class)[0]
+
+
+def _sparse_crossentropy_and_mask(y_true, y_pred, from_logits: bool, ignore_class):
+    """(per-example losses, boolean mask of the counted positions or None)."""
     name = "sparse_categorical_crossentropy"
     y_pred = _prediction(y_pred, name)
     if y_pred.ndim == 0:
         raise InvalidArgumentError(f"{name}: y_pred must have a class axis (last), got a scalar")
+    valid = None
+    if ignore_class is not None:
+        y_true = convert_to_tensor(y_true)
+        valid = math_ops.not_equal(y_true, ignore_class)
+        y_true = math_ops.where(valid, y_true, array_ops.zeros_like(y_true))
     labels = _sparse_labels(y_true, y_pred, name)
     if from_logits:
-        return nn_ops.sparse_softmax_cross_entropy_with_logits(labels, y_pred)
-    _warn_if_not_probabilities(y_pred, name)
-    log_p = _clipped_log_probabilities(y_pred)
-    hot = array_ops.one_hot(labels, y_pred.shape[-1], dtype=y_pred.dtype)
-    return math_ops.negative(math_ops.reduce_sum(hot * log_p, -1))
+        loss = nn_ops.sparse_softmax_cross_entropy_with_logits(labels, y_pred)
+    else:
+        _warn_if_not_probabilities(y_pred, name)
+        log_p = _clipped_log_probabilities(y_pred)
+        hot = array_ops.one_hot(labels, y_pred.shape[-1], dtype=y_pred.dtype)
+        loss = math_ops.negative(math_ops.reduce_sum(hot * log_p, -1))
+    if valid is not None:
+        valid = array_ops.reshape(valid, labels.shape)
+        loss = math_ops.where(valid, loss, array_ops.zeros_like(loss))
+    return loss, valid
+
+
+def mean_absolute_percentage_error(y_true, y_pred):
+    """100 * mean(|y_true - y_pred| / max(|y_true|, EPSILON)) over the last axis.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.losses.mean_absolute_percentage_error([[2., 4.]], [[1., 5.]]).numpy()
+        array([37.5], dtype=float32)
+    """
+    y_true, y_pred = _prepare(y_true, y_pred, "mean_absolute_percentage_error")
+    scale = math_ops.maximum(math_ops.abs(y_true), EPSILON)
+    return _mean_last_axis(math_ops.abs(y_true - y_pred) / scale) * 100.0
+
+
+def mean_squared_logarithmic_error(y_true, y_pred):
+    """mean((log(1 + y_pred) - log(1 + y_true)) ** 2) over the last axis.
+
+    Values below EPSILON (zero and negatives) are raised to EPSILON first, as
+    in Keras, so the logs stay finite.
+
+    Example:
+        >>> import kerasish as ks
+        >>> round(float(ks.losses.mean_squared_logarithmic_error([[0.]], [[1.]])[0]), 4)
+        0.4805
+    """
+    y_true, y_pred = _prepare(y_true, y_pred, "mean_squared_logarithmic_error")
+    first = math_ops.log1p(math_ops.maximum(y_pred, EPSILON))
+    second = math_ops.log1p(math_ops.maximum(y_true, EPSILON))
+    return _mean_last_axis(math_ops.square(first - second))
+
+
+def log_cosh(y_true, y_pred):
+    """mean(log(cosh(y_pred - y_true))) over the last axis, finite for any error.
+
+    Written as ``t + softplus(-2t) - log(2)``, which never forms cosh(t) (that
+    overflows float32 beyond |t| ~ 89). About ``t**2 / 2`` for small errors and
+    ``|t| - log(2)`` for large ones.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.losses.log_cosh([[0., 0.]], [[0., 1000.]]).numpy()  # (1000 - log 2) / 2
+        array([499.6534], dtype=float32)
+    """
+    y_true, y_pred = _prepare(y_true, y_pred, "log_cosh")
+    error = y_pred - y_true
+    return _mean_last_axis(error + math_ops.softplus(error * -2.0) - math.log(2.0))
+
+
+def kl_divergence(y_true, y_pred):
+    """sum(y_true * log(y_true / y_pred)) over the last axis.
+
+    Both are clipped to [EPSILON, 1] first (Keras's rule), so zeros in either
+    give finite values.
+
+    Example:
+        >>> import kerasish as ks
+        >>> round(float(ks.losses.kl_divergence([[0.5, 0.5]], [[0.25, 0.75]])[0]), 4)
+        0.1438
+    """
+    y_true, y_pred = _prepare(y_true, y_pred, "kl_divergence")
+    y_true = array_ops.clip_by_value(y_true, EPSILON, 1.0)
+    y_pred = array_ops.clip_by_value(y_pred, EPSILON, 1.0)
+    loss = y_true * math_ops.log(y_true / y_pred)
+    return math_ops.reduce_sum(loss, -1) if loss.ndim else loss
+
+
+def poisson(y_true, y_pred):
+    """mean(y_pred - y_true * log(y_pred + EPSILON)) over the last axis.
+
+    Example:
+        >>> import kerasish as ks
+        >>> round(float(ks.losses.poisson([[1.]], [[2.]])[0]), 4)  # 2 - log 2
+        1.3069
+    """
+    y_true, y_pred = _prepare(y_true, y_pred, "poisson")
+    return _mean_last_axis(y_pred - y_true * math_ops.log(y_pred + EPSILON))
+
+
+def cosine_similarity(y_true, y_pred, axis: int = -1):
+    """-sum(unit(y_true) * unit(y_pred)) along `axis`: -1 for parallel vectors, 0 if either is 0.
+
+    ``unit(x) = x / max(||x||, EPSILON)``, as Keras normalizes.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.losses.cosine_similarity([[0., 1.], [1., 1.]], [[1., 0.], [2., 2.]]).numpy().round(4)
+        array([-0., -1.], dtype=float32)
+    """
+    y_true, y_pred = _prepare(y_true, y_pred, "cosine_similarity")
+    axis = math_ops.normalize_axis(axis, y_pred.ndim, "cosine_similarity")
+    y_true = nn_ops.l2_normalize(y_true, axis, epsilon=EPSILON * EPSILON)
+    y_pred = nn_ops.l2_normalize(y_pred, axis, epsilon=EPSILON * EPSILON)
+    return math_ops.negative(math_ops.reduce_sum(y_true * y_pred, axis))
+
+
+def _hinge_labels(y_true: Tensor) -> Tensor:
+    """Labels in {-1, 1}: all-0/1 labels are mapped with 2y - 1, any others kept (Keras's rule)."""
+    values = y_true._value
+    xp = backend.array_module(values)
+    if bool(xp.all((values == 0) | (values == 1))):
+        return y_true * 2.0 - 1.0
+    return y_true
+
+
+def hinge(y_true, y_pred):
+    """mean(max(1 - y_true * y_pred, 0)) over the last axis; labels -1/1 (or 0/1, mapped).
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.losses.hinge([[1., 0.]], [[0.5, -2.]]).numpy()
+        array([0.25], dtype=float32)
+    """
+    y_true, y_pred = _prepare(y_true, y_pred, "hinge")
+    margin = 1.0 - _hinge_labels(y_true) * y_pred
+    return _mean_last_axis(math_ops.maximum(margin, 0.0))
+
+
+def squared_hinge(y_true, y_pred):
+    """mean(max(1 - y_true * y_pred, 0) ** 2) over the last axis; labels -1/1 (or 0/1).
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.losses.squared_hinge([[1., 0.]], [[0.5, 2.]]).numpy()
+        array([4.625], dtype=float32)
+    """
+    y_true, y_pred = _prepare(y_true, y_pred, "squared_hinge")
+    margin = 1.0 - _hinge_labels(y_true) * y_pred
+    return _mean_last_axis(math_ops.square(math_ops.maximum(margin, 0.0)))
+
+
+def categorical_hinge(y_true, y_pred):
+    """max(neg - pos + 1, 0) per example: pos the true class's score, neg the best other one.
+
+    ``pos = sum(y_true * y_pred)`` and ``neg = max((1 - y_true) * y_pred)`` over
+    the last axis, for one-hot `y_true`.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.losses.categorical_hinge([[0., 1., 0.]], [[0.2, 0.7, 0.5]]).numpy()
+        array([0.8], dtype=float32)
+    """
+    y_true, y_pred = _prepare(y_true, y_pred, "categorical_hinge", exact=True)
+    if y_pred.ndim == 0:
+        raise InvalidArgumentError("categorical_hinge: y_pred must have a class axis (last)")
+    positive = math_ops.reduce_sum(y_true * y_pred, -1)
+    negative = math_ops.reduce_max((1.0 - y_true) * y_pred, -1)
+    return math_ops.maximum(negative - positive + 1.0, 0.0)
+
+
+def _check_focal(alpha: float, gamma: float, name: str) -> tuple[float, float]:
+    alpha, gamma = float(alpha), float(gamma)
+    if not gamma >= 0:
+        raise InvalidArgumentError(f"{name}: gamma must be >= 0, got {gamma}")
+    return alpha, gamma
+
+
+def _focal_factor(miss: Tensor, gamma: float):
+    """miss ** gamma; 1 for gamma = 0 (pow's gradient would be 0 * inf where miss is 0)."""
+    return math_ops.pow(miss, gamma) if gamma else 1.0
+
+
+def binary_focal_crossentropy(
+    y_true,
+    y_pred,
+    apply_class_balancing: bool = False,
+    alpha: float = 0.25,
+    gamma: float = 2.0,
+    from_logits: bool = False,
+    label_smoothing: float = 0.0,
+    axis: int = -1,
+):
+    """Binary cross-entropy scaled by ``(1 - p_t) ** gamma``, averaged along `axis`.
+
+    ``p_t = y * p + (1 - y) * (1 - p)`` is the probability given to the true
+    label, so confident right answers weigh little (Lin et al., 2017). With
+    `apply_class_balancing` each term is also weighted ``alpha`` for positives
+    and ``1 - alpha`` for negatives. With ``from_logits=True`` the
+    cross-entropy is the fused stable one and ``p = sigmoid(logits)``, so any
+    logit gives a finite loss; on probabilities, p is clipped to
+    [EPSILON, 1 - EPSILON] in the log as for `binary_crossentropy`.
+
+    Example:
+        >>> import kerasish as ks
+        >>> round(float(ks.losses.binary_focal_crossentropy([[1.]], [[0.5]])[0]), 4)
+        0.1733
+    """
+    name = "binary_focal_crossentropy"
+    alpha, gamma = _check_focal(alpha, gamma, name)
+    label_smoothing = _check_label_smoothing(label_smoothing, name)
+    y_true, y_pred = _prepare(y_true, y_pred, name)
+    if label_smoothing:
+        y_true = y_true * (1.0 - label_smoothing) + 0.5 * label_smoothing
+    if from_logits:
+        cross_entropy = nn_ops.sigmoid_cross_entropy_with_logits(y_true, y_pred)
+        p = math_ops.sigmoid(y_pred)
+    else:
+        _warn_if_not_probabilities(y_pred, name)
+        p = y_pred
+        clipped = array_ops.clip_by_value(p, EPSILON, 1.0 - EPSILON)
+        cross_entropy = math_ops.negative(
+            y_true * math_ops.log(clipped) + (1.0 - y_true) * math_ops.log(1.0 - clipped)
+        )
+    p_true = y_true * p + (1.0 - y_true) * (1.0 - p)
+    loss = _focal_factor(1.0 - p_true, gamma) * cross_entropy
+    if apply_class_balancing:
+        loss = (y_true * alpha + (1.0 - y_true) * (1.0 - alpha)) * loss
+    if loss.ndim == 0:
+        return loss
+    return math_ops.reduce_mean(loss, math_ops.normalize_axis(axis, loss.ndim, name))
+
+
+def categorical_focal_crossentropy(
+    y_true,
+    y_pred,
+    alpha: float = 0.25,
+    gamma: float = 2.0,
+    from_logits: bool = False,
+    label_smoothing: float = 0.0,
+    axis: int = -1,
+):
+    """Categorical cross-entropy with each class's term scaled by ``alpha * (1 - p) ** gamma``.
+
+    On probabilities, rows are renormalized and clipped to [EPSILON, 1 - EPSILON]
+    as in `categorical_crossentropy`; with ``from_logits=True`` log p is the
+    stable ``log_softmax`` (no clipping), so any logit gives a finite loss.
+
+    Example:
+        >>> import kerasish as ks
+        >>> round(float(ks.losses.categorical_focal_crossentropy([[0., 1.]], [[0.5, 0.5]])[0]), 4)
+        0.0433
+    """
+    name = "categorical_focal_crossentropy"
+    alpha, gamma = _check_focal(alpha, gamma, name)
+    label_smoothing = _check_label_smoothing(label_smoothing, name)
+    y_pred = _prediction(y_pred, name)
+    _check_classes(y_pred, name)
+    y_true, y_pred = _prepare(y_true, y_pred, name, exact=True)
+    axis = math_ops.normalize_axis(axis, y_pred.ndim, name)
+    if label_smoothing:
+        y_true = y_true * (1.0 - label_smoothing) + label_smoothing / y_pred.shape[axis[0]]
+    if from_logits:
+        log_p = nn_ops.log_softmax(y_pred, axis)
+        p = math_ops.exp(log_p)
+    else:
+        _warn_if_not_probabilities(y_pred, name)
+        p = array_ops.clip_by_value(
+            y_pred / math_ops.reduce_sum(y_pred, axis, keepdims=True), EPSILON, 1.0 - EPSILON
+        )
+        log_p = math_ops.log(p)
+    loss = _focal_factor(1.0 - p, gamma) * alpha * math_ops.negative(y_true * log_p)
+    return math_ops.reduce_sum(loss, axis)
 
 
 mse = MSE = mean_squared_error
 mae = MAE = mean_absolute_error
+mape = MAPE = mean_absolute_percentage_error
+msle = MSLE = mean_squared_logarithmic_error
+logcosh = log_cosh
+kld = KLD = kullback_leibler_divergence = kl_divergence
 
 
 # ---------------------------------------------------------------- weighted reduction
@@ -413,11 +720,12 @@ class Reduction:
     SUM_OVER_BATCH_SIZE = "sum_over_batch_size"
     SUM = "sum"
     NONE = "none"
+    MEAN_WITH_SAMPLE_WEIGHT = "mean_with_sample_weight"
     AUTO = "auto"  # = SUM_OVER_BATCH_SIZE
 
     @classmethod
     def all(cls) -> tuple:
-        return (cls.SUM_OVER_BATCH_SIZE, cls.SUM, cls.NONE)
+        return (cls.SUM_OVER_BATCH_SIZE, cls.SUM, cls.NONE, cls.MEAN_WITH_SAMPLE_WEIGHT)
 
     @classmethod
     def validate(cls, reduction) -> str:
@@ -434,27 +742,41 @@ class Reduction:
 
 
 def compute_weighted_loss(
-    losses, sample_weight=None, reduction: str = "sum_over_batch_size", name: str = "loss"
+    losses,
+    sample_weight=None,
+    reduction: str = "sum_over_batch_size",
+    name: str = "loss",
+    mask=None,
 ):
     """Weight per-example `losses` by `sample_weight` and reduce them.
 
     The one weighted reduction of kerasish losses (see the module docstring):
     ``'sum_over_batch_size'`` gives ``sum(w * l) / N`` with N the number of
     elements of `losses` (0 for an empty batch), ``'sum'`` gives ``sum(w * l)``,
-    ``'none'`` gives ``w * l``.
+    ``'none'`` gives ``w * l``, and ``'mean_with_sample_weight'`` gives
+    ``sum(w * l) / sum(w)`` (Keras 3: the sum of the weights as given, not
+    broadcast to the losses' shape; without weights it is
+    ``'sum_over_batch_size'``). Zero total weight gives 0.
 
     Args:
         losses: per-example losses, e.g. shape (batch,) or (batch, time).
         sample_weight: None, a scalar, or weights broadcastable to `losses`; a
             (batch,) weight against (batch, time) losses weighs each row, a
             (batch, 1) weight against (batch,) losses is squeezed.
-        reduction: 'sum_over_batch_size' (default), 'sum' or 'none'.
+        reduction: 'sum_over_batch_size' (default), 'sum', 'none' or
+            'mean_with_sample_weight'.
         name: used in error messages.
+        mask: None, or booleans of the losses' shape: False positions count
+            neither in the sum nor in N (nor in the weight total), as Keras
+            treats a mask (e.g. `SparseCategoricalCrossentropy(ignore_class=)`).
 
     Example:
         >>> import kerasish as ks
         >>> float(ks.losses.compute_weighted_loss([1., 2., 3., 4.], [1., 1., 0., 0.]))
         0.75
+        >>> float(ks.losses.compute_weighted_loss(
+        ...     [1., 2., 3., 4.], [1., 1., 0., 0.], reduction="mean_with_sample_weight"))
+        1.5
     """
     reduction = Reduction.validate(reduction)
     losses = convert_to_tensor(losses)
@@ -482,12 +804,33 @@ def compute_weighted_loss(
                 f"per-example losses of shape {losses.shape}{hint}"
             )
         losses = losses * w
+    if mask is not None:
+        mask = math_ops.cast(convert_to_tensor(mask), losses.dtype)
+        if mask.shape != losses.shape:
+            raise InvalidArgumentError(
+                f"{name}: mask shape {mask.shape} does not match the per-example losses' "
+                f"shape {losses.shape}"
+            )
+        losses = losses * mask
     if reduction == Reduction.NONE:
         return losses
     total = math_ops.reduce_sum(losses)
     if reduction == Reduction.SUM:
         return total
+    if reduction == Reduction.MEAN_WITH_SAMPLE_WEIGHT and sample_weight is not None:
+        if mask is not None:
+            w = array_ops.broadcast_to(w, losses.shape) * mask
+        return _divide_or_zero(total, math_ops.reduce_sum(w))
+    if mask is not None:
+        return _divide_or_zero(total, math_ops.reduce_sum(mask))
     return total / float(max(losses.size, 1))
+
+
+def _divide_or_zero(total: Tensor, count: Tensor) -> Tensor:
+    """total / count, and 0 where count is 0 (nothing weighed: a loss of 0, not NaN)."""
+    empty = math_ops.equal(count, 0.0)
+    safe = math_ops.where(empty, math_ops.ones_like_values(count), count)
+    return math_ops.where(empty, array_ops.zeros_like(total), total / safe)
 
 
 # ---------------------------------------------------------------- Loss objects
@@ -641,11 +984,164 @@ class SparseCategoricalCrossentropy(LossFunctionWrapper):
     def __init__(
         self,
         from_logits: bool = False,
+        ignore_class: int | None = None,
         reduction: str = "sum_over_batch_size",
         name: str = "sparse_categorical_crossentropy",
     ):
         super().__init__(
-            sparse_categorical_crossentropy, reduction, name, from_logits=bool(from_logits)
+            sparse_categorical_crossentropy,
+            reduction,
+            name,
+            from_logits=bool(from_logits),
+            ignore_class=None if ignore_class is None else int(ignore_class),
+        )
+
+    def __call__(self, y_true, y_pred, sample_weight=None):
+        """As `Loss.__call__`; positions labelled `ignore_class` are left out of the mean too."""
+        losses, valid = _sparse_crossentropy_and_mask(y_true, y_pred, **self._fn_kwargs)
+        return compute_weighted_loss(losses, sample_weight, self.reduction, self.name, valid)
+
+
+class MeanAbsolutePercentageError(LossFunctionWrapper):
+    """`mean_absolute_percentage_error` as a `Loss` object."""
+
+    def __init__(
+        self,
+        reduction: str = "sum_over_batch_size",
+        name: str = "mean_absolute_percentage_error",
+    ):
+        super().__init__(mean_absolute_percentage_error, reduction, name)
+
+
+class MeanSquaredLogarithmicError(LossFunctionWrapper):
+    """`mean_squared_logarithmic_error` as a `Loss` object."""
+
+    def __init__(
+        self,
+        reduction: str = "sum_over_batch_size",
+        name: str = "mean_squared_logarithmic_error",
+    ):
+        super().__init__(mean_squared_logarithmic_error, reduction, name)
+
+
+class LogCosh(LossFunctionWrapper):
+    """`log_cosh` as a `Loss` object.
+
+    Example:
+        >>> import kerasish as ks
+        >>> round(float(ks.losses.LogCosh()([[0.], [0.]], [[1.], [-1.]])), 4)
+        0.4338
+    """
+
+    def __init__(self, reduction: str = "sum_over_batch_size", name: str = "log_cosh"):
+        super().__init__(log_cosh, reduction, name)
+
+
+class KLDivergence(LossFunctionWrapper):
+    """`kl_divergence` as a `Loss` object."""
+
+    def __init__(self, reduction: str = "sum_over_batch_size", name: str = "kl_divergence"):
+        super().__init__(kl_divergence, reduction, name)
+
+
+class Poisson(LossFunctionWrapper):
+    """`poisson` as a `Loss` object."""
+
+    def __init__(self, reduction: str = "sum_over_batch_size", name: str = "poisson"):
+        super().__init__(poisson, reduction, name)
+
+
+class CosineSimilarity(LossFunctionWrapper):
+    """`cosine_similarity` along `axis` as a `Loss` object (minimizing it aligns the vectors)."""
+
+    def __init__(
+        self,
+        axis: int = -1,
+        reduction: str = "sum_over_batch_size",
+        name: str = "cosine_similarity",
+    ):
+        super().__init__(cosine_similarity, reduction, name, axis=int(axis))
+
+
+class Hinge(LossFunctionWrapper):
+    """`hinge` as a `Loss` object."""
+
+    def __init__(self, reduction: str = "sum_over_batch_size", name: str = "hinge"):
+        super().__init__(hinge, reduction, name)
+
+
+class SquaredHinge(LossFunctionWrapper):
+    """`squared_hinge` as a `Loss` object."""
+
+    def __init__(self, reduction: str = "sum_over_batch_size", name: str = "squared_hinge"):
+        super().__init__(squared_hinge, reduction, name)
+
+
+class CategoricalHinge(LossFunctionWrapper):
+    """`categorical_hinge` as a `Loss` object."""
+
+    def __init__(self, reduction: str = "sum_over_batch_size", name: str = "categorical_hinge"):
+        super().__init__(categorical_hinge, reduction, name)
+
+
+class BinaryFocalCrossentropy(LossFunctionWrapper):
+    """`binary_focal_crossentropy` as a `Loss` object.
+
+    Example:
+        >>> import kerasish as ks
+        >>> loss = ks.losses.BinaryFocalCrossentropy(gamma=2.0, from_logits=True)
+        >>> round(float(loss([[1.], [0.]], [[0.], [0.]])), 4)
+        0.1733
+    """
+
+    def __init__(
+        self,
+        apply_class_balancing: bool = False,
+        alpha: float = 0.25,
+        gamma: float = 2.0,
+        from_logits: bool = False,
+        label_smoothing: float = 0.0,
+        axis: int = -1,
+        reduction: str = "sum_over_batch_size",
+        name: str = "binary_focal_crossentropy",
+    ):
+        alpha, gamma = _check_focal(alpha, gamma, name)
+        super().__init__(
+            binary_focal_crossentropy,
+            reduction,
+            name,
+            apply_class_balancing=bool(apply_class_balancing),
+            alpha=alpha,
+            gamma=gamma,
+            from_logits=bool(from_logits),
+            label_smoothing=_check_label_smoothing(label_smoothing, name),
+            axis=int(axis),
+        )
+
+
+class CategoricalFocalCrossentropy(LossFunctionWrapper):
+    """`categorical_focal_crossentropy` as a `Loss` object."""
+
+    def __init__(
+        self,
+        alpha: float = 0.25,
+        gamma: float = 2.0,
+        from_logits: bool = False,
+        label_smoothing: float = 0.0,
+        axis: int = -1,
+        reduction: str = "sum_over_batch_size",
+        name: str = "categorical_focal_crossentropy",
+    ):
+        alpha, gamma = _check_focal(alpha, gamma, name)
+        super().__init__(
+            categorical_focal_crossentropy,
+            reduction,
+            name,
+            alpha=alpha,
+            gamma=gamma,
+            from_logits=bool(from_logits),
+            label_smoothing=_check_label_smoothing(label_smoothing, name),
+            axis=int(axis),
         )
 
 
@@ -660,6 +1156,17 @@ _CLASSES = {
         BinaryCrossentropy,
         CategoricalCrossentropy,
         SparseCategoricalCrossentropy,
+        MeanAbsolutePercentageError,
+        MeanSquaredLogarithmicError,
+        LogCosh,
+        KLDivergence,
+        Poisson,
+        CosineSimilarity,
+        Hinge,
+        SquaredHinge,
+        CategoricalHinge,
+        BinaryFocalCrossentropy,
+        CategoricalFocalCrossentropy,
     )
 }
 
@@ -675,6 +1182,25 @@ _NAMES = {
     "binary_crossentropy": BinaryCrossentropy,
     "categorical_crossentropy": CategoricalCrossentropy,
     "sparse_categorical_crossentropy": SparseCategoricalCrossentropy,
+    "mean_absolute_percentage_error": MeanAbsolutePercentageError,
+    "mape": MeanAbsolutePercentageError,
+    "MAPE": MeanAbsolutePercentageError,
+    "mean_squared_logarithmic_error": MeanSquaredLogarithmicError,
+    "msle": MeanSquaredLogarithmicError,
+    "MSLE": MeanSquaredLogarithmicError,
+    "log_cosh": LogCosh,
+    "logcosh": LogCosh,
+    "kl_divergence": KLDivergence,
+    "kld": KLDivergence,
+    "KLD": KLDivergence,
+    "kullback_leibler_divergence": KLDivergence,
+    "poisson": Poisson,
+    "cosine_similarity": CosineSimilarity,
+    "hinge": Hinge,
+    "squared_hinge": SquaredHinge,
+    "categorical_hinge": CategoricalHinge,
+    "binary_focal_crossentropy": BinaryFocalCrossentropy,
+    "categorical_focal_crossentropy": CategoricalFocalCrossentropy,
     **_CLASSES,
 }
 
@@ -685,6 +1211,17 @@ _FUNCTIONS = {
     binary_crossentropy: BinaryCrossentropy,
     categorical_crossentropy: CategoricalCrossentropy,
     sparse_categorical_crossentropy: SparseCategoricalCrossentropy,
+    mean_absolute_percentage_error: MeanAbsolutePercentageError,
+    mean_squared_logarithmic_error: MeanSquaredLogarithmicError,
+    log_cosh: LogCosh,
+    kl_divergence: KLDivergence,
+    poisson: Poisson,
+    cosine_similarity: CosineSimilarity,
+    hinge: Hinge,
+    squared_hinge: SquaredHinge,
+    categorical_hinge: CategoricalHinge,
+    binary_focal_crossentropy: BinaryFocalCrossentropy,
+    categorical_focal_crossentropy: CategoricalFocalCrossentropy,
 }
 
 
@@ -708,7 +1245,7 @@ def get(identifier) -> Loss | None:
         >>> import kerasish as ks
         >>> ks.losses.get("sparse_categorical_crossentropy")
         SparseCategoricalCrossentropy(reduction='sum_over_batch_size', \
-name='sparse_categorical_crossentropy', from_logits=False)
+name='sparse_categorical_crossentropy', from_logits=False, ignore_class=None)
     """
     if identifier is None or isinstance(identifier, Loss):
         return identifier

@@ -508,6 +508,7 @@ def test_get_other_forms_and_errors():
             "reduction": "sum_over_batch_size",
             "name": "sparse_categorical_crossentropy",
             "from_logits": True,
+            "ignore_class": None,
         },
     }
     assert losses.get(config).get_config()["from_logits"] is True
