@@ -11,11 +11,15 @@ from kerasish import (  # noqa: F401 - the submodules, as ks.layers etc.
     activations,
     callbacks,
     checkpoint,
+    config,
     data,
     datasets,
+    debugging,
     initializers,
     layers,
+    linalg,
     losses,
+    math,
     metrics,
     nn,
     optimizers,
@@ -23,6 +27,7 @@ from kerasish import (  # noqa: F401 - the submodules, as ks.layers etc.
     regularizers,
     summary,
     testing,
+    train,
 )
 from kerasish.checkpoint import Checkpoint, CheckpointManager, latest_checkpoint  # noqa: F401
 from kerasish.core import ops as _ops  # noqa: F401 - attaches Tensor operators
@@ -139,9 +144,12 @@ from kerasish.core.tensor import (  # noqa: F401
     constant,
     convert_to_tensor,
 )
+from kerasish.core.tensor_shape import TensorShape  # noqa: F401
 from kerasish.layers.base import clear_session  # noqa: F401
 from kerasish.models import Model, Sequential  # noqa: F401
+from kerasish.module import Module  # noqa: F401
 from kerasish.optimizers import get_or_create_global_step  # noqa: F401
+from kerasish.printing import print  # noqa: F401 - TF's tf.print
 
 __version__ = "0.1.0"
 

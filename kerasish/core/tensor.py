@@ -11,6 +11,9 @@ import numpy as np
 from kerasish.core import backend
 from kerasish.core import tape as tape_module
 from kerasish.core.errors import InvalidArgumentError
+from kerasish.core.tensor_shape import TensorShape
+
+_new_tuple = tuple.__new__  # TensorShape of an array's shape, without re-checking it
 
 _INT32_MIN, _INT32_MAX = np.iinfo(np.int32).min, np.iinfo(np.int32).max
 
@@ -85,8 +88,9 @@ class Tensor:
 
     # -- inspection ---------------------------------------------------------
     @property
-    def shape(self) -> tuple:
-        return tuple(self._value.shape)
+    def shape(self) -> TensorShape:
+        """The dimensions: a tuple (a `ks.TensorShape`, so `x.shape.as_list()` works too)."""
+        return _new_tuple(TensorShape, self._value.shape)
 
     @property
     def dtype(self) -> np.dtype:

@@ -1,0 +1,72 @@
+"""`ks.math`: the `tf.math` spellings of kerasish's math ops.
+
+Every name here is the very same function as its flat counterpart
+(`ks.math.reduce_mean is ks.reduce_mean`), so code written against
+`tf.math.*` runs unchanged and nothing is computed twice.
+
+Example:
+    >>> import kerasish as ks
+    >>> float(ks.math.reduce_mean(ks.constant([1.0, 2.0, 6.0])))
+    3.0
+    >>> ks.math.log1p is ks.log1p
+    True
+"""
+
+from kerasish.core.ops.math_ops import (  # noqa: F401
+    abs,
+    add,
+    add_n,
+    argmax,
+    argmin,
+    ceil,
+    cos,
+    divide,
+    equal,
+    exp,
+    expm1,
+    floor,
+    floordiv,
+    floormod,
+    greater,
+    greater_equal,
+    less,
+    less_equal,
+    log,
+    log1p,
+    log_sigmoid,
+    logical_and,
+    logical_not,
+    logical_or,
+    logical_xor,
+    maximum,
+    minimum,
+    mod,
+    multiply,
+    negative,
+    not_equal,
+    pow,
+    reciprocal,
+    reduce_all,
+    reduce_any,
+    reduce_logsumexp,
+    reduce_max,
+    reduce_mean,
+    reduce_min,
+    reduce_std,
+    reduce_sum,
+    reduce_variance,
+    round,
+    rsqrt,
+    sigmoid,
+    sign,
+    sin,
+    softplus,
+    softsign,
+    sqrt,
+    square,
+    squared_difference,
+    subtract,
+    tanh,
+    truediv,
+)
+from kerasish.core.ops.nn_ops import l2_normalize  # noqa: F401
