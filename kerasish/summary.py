@@ -4,7 +4,10 @@
     with writer.as_default():
         ks.summary.scalar("loss", 0.5, step=1)
 
-`step=None` uses the global step (`ks.get_or_create_global_step()`). With no
+`step=None` uses the default step: the one given to `writer.as_default(step=...)`
+or `ks.summary.experimental.set_step`, else the global step
+(`ks.get_or_create_global_step()`). A step may be a variable (e.g. an
+optimizer's `iterations`); it is read when each summary is written. With no
 default writer a summary returns False and warns once. Inside
 `record_if(False)` (or between the steps chosen by
 `record_summaries_every_n_global_steps`) a summary returns False before
@@ -34,6 +37,7 @@ import socket
 import struct
 import threading
 import time
+import types
 import warnings
 import weakref
 import zlib
@@ -50,6 +54,7 @@ class _State(threading.local):
     def __init__(self):
         self.writers = []  # default-writer stack; the last is used
         self.condition = True  # bool or callable deciding whether to record
+        self.step = None  # the default step (an int or a variable), or None
 
 
 _state = _State()
@@ -131,12 +136,30 @@ class SummaryFileWriter:
         self._write(self._Event(wall_time=time.time(), step=int(step), summary=summary))
 
     @contextlib.contextmanager
-    def as_default(self):
-        """Make this the writer that `ks.summary.*` calls use inside the block."""
+    def as_default(self, step=None):
+        """Make this the writer that `ks.summary.*` calls use inside the block.
+
+        Args:
+            step: if given, the default step inside the block (as
+                `ks.summary.experimental.set_step(step)`; the previous default
+                step is back after the block). A variable is read at each write.
+
+        Example:
+            >>> import tempfile
+            >>> import kerasish as ks
+            >>> writer = ks.summary.create_file_writer(tempfile.mkdtemp())
+            >>> with writer.as_default(step=7):
+            ...     int(ks.summary.experimental.get_step()), ks.summary.scalar("loss", 0.25)
+            (7, True)
+        """
         _state.writers.append(self)
+        saved_step = _state.step
+        if step is not None:
+            _state.step = step
         try:
             yield self
         finally:
+            _state.step = saved_step
             # closed or replaced by set_as_default() inside the block: already off the stack
             if self in _state.writers:
                 del _state.writers[len(_state.writers) - 1 - _state.writers[::-1].index(self)]
@@ -174,6 +197,28 @@ def create_file_writer(logdir, max_queue: int = 10, flush_millis: int = 120_000,
 
 def get_default_writer():
     return _state.writers[-1] if _state.writers else None
+
+
+def flush(writer=None) -> None:
+    """Flush `writer`, or the default writer (nothing happens without one)."""
+    writer = writer if writer is not None else get_default_writer()
+    if writer is not None:
+        writer.flush()
+
+
+def set_step(step) -> None:
+    """Make `step` (an int, a variable, or None to unset) the default step of summaries
+    written without `step=` in this thread (TF's `tf.summary.experimental.set_step`)."""
+    _state.step = step
+
+
+def get_step():
+    """The default step set by `set_step` or `writer.as_default(step=...)`, or None."""
+    return _state.step
+
+
+experimental = types.SimpleNamespace(set_step=set_step, get_step=get_step)
+experimental.__doc__ = "TF's `tf.summary.experimental`: `set_step`, `get_step`."
 
 
 # ---------------------------------------------------------------- recording conditions
@@ -230,6 +275,8 @@ def _target(step):
         return None
     if not should_record():
         return None
+    if step is None:
+        step = _state.step
     if step is None:
         from kerasish.optimizers import get_or_create_global_step
 
@@ -305,11 +352,28 @@ def encode_png(pixels) -> bytes:
             + chunk(b"IDAT", zlib.compress(rows.tobytes(), 6)) + chunk(b"IEND", b""))
 
 
-def image(name: str, data, step=None, max_outputs: int = 3) -> bool:
-    """Write up to `max_outputs` images of an NHWC batch (floats in [0, 1], or uint8).
+def image(name: str, data, step=None, max_outputs: int = 3, description=None) -> bool:
+    """Write up to `max_outputs` images of an NHWC batch as one tag, as TF2 does.
 
-    Tags follow TF1: `name/image` when max_outputs is 1, else `name/image/0`,
-    `name/image/1`, ... Floats are clipped to [0, 1].
+    The batch is stored the way TF2's `tf.summary.image` stores it (a string
+    tensor `[width, height, png_0, png_1, ...]` for TensorBoard's image
+    plugin), so TensorBoard shows one card named `name` with a slider over the
+    samples, not one card per image.
+
+    Args:
+        name: the tag.
+        data: an NHWC batch with 1, 3 or 4 channels: uint8, or floats in [0, 1]
+            (clipped).
+        step: default: the default step (see the module docstring).
+        max_outputs: how many images of the batch to write, from the first.
+        description: optional Markdown shown with the card.
+
+    Returns:
+        Whether the images were written (False without a default writer or
+        when recording is off).
+
+    Raises:
+        InvalidArgumentError: if `data` is not an NHWC batch with 1, 3 or 4 channels.
     """
     target = _target(step)
     if target is None:
@@ -321,15 +385,22 @@ def image(name: str, data, step=None, max_outputs: int = 3) -> bool:
             f"summary.image {name!r}: expects an NHWC batch with 1, 3 or 4 channels, "
             f"got shape {images.shape}"
         )
+    from tensorboardX.proto.summary_pb2 import SummaryMetadata
+    from tensorboardX.proto.tensor_pb2 import TensorProto
+    from tensorboardX.proto.tensor_shape_pb2 import TensorShapeProto
+    from tensorboardX.proto.types_pb2 import DT_STRING
+
+    images = _to_uint8(images[:max(0, int(max_outputs))])
+    height, width = images.shape[1:3]
+    strings = [str(width).encode(), str(height).encode()] + [encode_png(p) for p in images]
+    tensor = TensorProto(dtype=DT_STRING, string_val=strings, tensor_shape=TensorShapeProto(
+        dim=[TensorShapeProto.Dim(size=len(strings))]))
+    metadata = SummaryMetadata(
+        plugin_data=SummaryMetadata.PluginData(plugin_name="images"),
+        summary_description=description or "")
     Summary = writer._Summary
-    images = _to_uint8(images[:max_outputs])
-    values = []
-    for i, pixels in enumerate(images):
-        tag = f"{name}/image" if max_outputs == 1 else f"{name}/image/{i}"
-        encoded = Summary.Image(height=pixels.shape[0], width=pixels.shape[1],
-                                colorspace=pixels.shape[2], encoded_image_string=encode_png(pixels))
-        values.append(Summary.Value(tag=tag, image=encoded))
-    writer.add_summary(Summary(value=values), step)
+    writer.add_summary(Summary(value=[Summary.Value(tag=name, metadata=metadata, tensor=tensor)]),
+                       step)
     return True
 
 

@@ -112,25 +112,45 @@ def test_histogram_bad_data_is_a_clear_error(writer):
             ks.summary.histogram("w", np.array([1.0, np.nan, np.inf]), step=0)
 
 
-def test_image(writer, tmp_path):
+def image_samples(logdir, tag):
+    """(every image tag, [(step, (width, height), [png bytes, ...]) per event of `tag`]), read
+    through TensorBoard's own data provider: what its image plugin serves (one time series
+    per tag, with a slider over the samples of each step)."""
+    from tensorboard import context
+    from tensorboard.backend.event_processing import data_provider, plugin_event_multiplexer
+
+    multiplexer = plugin_event_multiplexer.EventMultiplexer()
+    multiplexer.AddRunsFromDirectory(str(logdir))
+    multiplexer.Reload()
+    provider = data_provider.MultiplexerDataProvider(multiplexer, str(logdir))
+    ctx = context.RequestContext()
+    (tags,) = provider.list_blob_sequences(ctx, experiment_id="", plugin_name="images").values()
+    (series,) = provider.read_blob_sequences(
+        ctx, experiment_id="", plugin_name="images", downsample=1000).values()
+    events = []
+    for datum in series.get(tag, []):
+        blobs = [provider.read_blob(ctx, blob_key=ref.blob_key) for ref in datum.values]
+        events.append((datum.step, (int(blobs[0]), int(blobs[1])), blobs[2:]))
+    return sorted(tags), events
+
+
+def test_image_is_one_tag_with_a_sample_per_image(writer, tmp_path):
     rng = np.random.default_rng(0)
     floats = rng.uniform(-0.5, 1.5, size=(4, 5, 6, 3)).astype(np.float32)
     gray = rng.integers(0, 256, size=(2, 4, 3, 1), dtype=np.uint8)
     with writer.as_default():
         assert ks.summary.image("samples", floats, step=2, max_outputs=3)
         assert ks.summary.image("digit", gray, step=5, max_outputs=1)
-    acc = load(tmp_path / "run")
-    assert sorted(acc.Tags()["images"]) == [
-        "digit/image", "samples/image/0", "samples/image/1", "samples/image/2"]
-    for i in range(3):
-        (event,) = acc.Images(f"samples/image/{i}")
-        assert (event.step, event.width, event.height) == (2, 6, 5)
-        pixels = decode_png(event.encoded_image_string)
+    tags, samples = image_samples(tmp_path, "samples")
+    assert tags == ["digit", "samples"]
+    ((step, (width, height), pngs),) = samples
+    assert (step, width, height, len(pngs)) == (2, 6, 5, 3)
+    for i, png in enumerate(pngs):
         expected = (np.clip(floats[i], 0, 1) * 255.5).astype(np.uint8)
-        np.testing.assert_array_equal(pixels, expected)
-    (event,) = acc.Images("digit/image")
-    assert event.step == 5
-    np.testing.assert_array_equal(decode_png(event.encoded_image_string), gray[0])
+        np.testing.assert_array_equal(decode_png(png), expected)
+    _, [(step, _, pngs)] = image_samples(tmp_path, "digit")
+    assert step == 5 and len(pngs) == 1
+    np.testing.assert_array_equal(decode_png(pngs[0]), gray[0])
 
 
 def test_image_png_is_standard():
@@ -144,7 +164,7 @@ def test_image_needs_no_imaging_library(writer, tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "PIL", None)  # `import PIL` now fails
     with writer.as_default():
         assert ks.summary.image("x", np.zeros((1, 2, 2, 3), np.float32), step=0)
-    assert load(tmp_path / "run").Tags()["images"] == ["x/image/0"]
+    assert image_samples(tmp_path, "x")[0] == ["x"]
 
 
 def test_image_bad_shape(writer):
@@ -254,6 +274,54 @@ def test_step_none_uses_the_global_step(writer, tmp_path, fresh_global_step):
     acc = load(tmp_path / "run")
     assert acc.Histograms("h")[0].step == 42
     assert acc.Tensors("t/text_summary")[0].step == 42
+
+
+def test_default_step_from_as_default_and_set_step(writer, tmp_path, fresh_global_step):
+    ks.get_or_create_global_step().assign(99)
+    iterations = ks.Variable(5, trainable=False)
+    assert ks.summary.experimental.get_step() is None
+    with writer.as_default(step=iterations):
+        assert ks.summary.experimental.get_step() is iterations
+        ks.summary.scalar("loss", 1.0)
+        iterations.assign_add(1)  # a variable is read at each write
+        ks.summary.scalar("loss", 2.0)
+        ks.summary.scalar("loss", 3.0, step=20)  # an explicit step wins
+        with writer.as_default(step=7):
+            ks.summary.image("img", np.zeros((2, 2, 2, 1)))
+        assert ks.summary.experimental.get_step() is iterations  # restored after the block
+    assert ks.summary.experimental.get_step() is None
+    ks.summary.experimental.set_step(11)
+    try:
+        with writer.as_default():
+            ks.summary.histogram("h", [1.0])
+    finally:
+        ks.summary.experimental.set_step(None)
+    with writer.as_default():
+        ks.summary.scalar("global", 0.0)  # no default step: the global step
+    assert scalars(tmp_path / "run", "loss") == [(5, 1.0), (6, 2.0), (20, 3.0)]
+    assert scalars(tmp_path / "run", "global") == [(99, 0.0)]
+    assert load(tmp_path / "run").Histograms("h")[0].step == 11
+    assert image_samples(tmp_path, "img")[1][0][0] == 7
+
+
+def test_summary_flush_flushes_the_default_or_given_writer(tmp_path):
+    writer = ks.summary.create_file_writer(tmp_path, max_queue=1000, flush_millis=10**9)
+    with writer.as_default(step=1), ks.summary.record_if(True):
+        ks.summary.scalar("x", 1.0)
+        assert scalars(tmp_path, "x") == []
+        ks.summary.flush()
+        assert scalars(tmp_path, "x") == [(1, 1.0)]
+    ks.summary.flush()  # no default writer now: nothing to do
+    other = ks.summary.create_file_writer(tmp_path / "other", max_queue=1000,
+                                          flush_millis=10**9)
+    other.set_as_default()
+    try:
+        ks.summary.scalar("y", 2.0, step=2)
+        ks.summary.flush(writer=other)
+        assert scalars(tmp_path / "other", "y") == [(2, 2.0)]
+    finally:
+        other.close()
+    writer.close()
 
 
 def test_no_default_writer_returns_false_and_warns_once(monkeypatch):
