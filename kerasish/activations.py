@@ -37,11 +37,53 @@ _BY_NAME = {
 _BY_NAME.update({"swish": swish, "silu": silu, "leaky_relu": leaky_relu})
 
 
+# The name each built-in is written under in a config ('silu' for swish, as Keras 3).
+_NAME_OF = {fn: name for name, fn in _BY_NAME.items()}
+
+
+def builtin(name: str):
+    """The built-in activation called `name`, or None."""
+    return _BY_NAME.get(name)
+
+
+def builtin_name(fn) -> str | None:
+    """The name a built-in activation is serialized as ('relu'), or None for other callables."""
+    try:
+        return _NAME_OF.get(fn)
+    except TypeError:  # an unhashable callable
+        return None
+
+
+def serialize(activation):
+    """The name of a built-in activation, or Keras 3's serialized form of a registered one."""
+    from kerasish.saving import serialize_keras_object
+
+    return serialize_keras_object(activation)
+
+
+def deserialize(config, custom_objects: dict | None = None):
+    """An activation from `serialize`'s result (a name or a dict)."""
+    from kerasish.saving import deserialize_keras_object
+
+    if isinstance(config, str):
+        return get(config)
+    return deserialize_keras_object(config, custom_objects, module_objects=_BY_NAME)
+
+
+
+
 def get(identifier):
-    """An activation from a name ('relu'), None (linear), or any callable."""
+    """An activation from a name ('relu'), None (linear), a serialized dict, or any callable."""
     if identifier is None:
         return linear
+    if isinstance(identifier, dict):
+        return deserialize(identifier)
     if isinstance(identifier, str):
+        from kerasish.saving import get_registered_object
+
+        custom = get_registered_object(identifier)
+        if identifier not in _BY_NAME and custom is not None:
+            return custom
         if identifier not in _BY_NAME:
             raise InvalidArgumentError(
                 f"unknown activation {identifier!r}; choose one of: {', '.join(sorted(_BY_NAME))}"

@@ -34,7 +34,12 @@ class Initializer:
         raise NotImplementedError
 
     def get_config(self) -> dict:
+        """The constructor arguments that rebuild this initializer (Keras 3 key names)."""
         return {}
+
+    @classmethod
+    def from_config(cls, config: dict):
+        return cls(**config)
 
 
 class Zeros(Initializer):
@@ -51,6 +56,9 @@ class Constant(Initializer):
     def __init__(self, value=0.0):
         self.value = value
 
+    def get_config(self) -> dict:
+        return {"value": self.value}
+
     def __call__(self, shape, dtype=np.float32):
         value = convert_to_tensor(self.value).numpy()
         return convert_to_tensor(np.broadcast_to(value, tuple(shape)).astype(as_dtype(dtype)))
@@ -60,6 +68,9 @@ class RandomNormal(Initializer):
     def __init__(self, mean=0.0, stddev=0.05, seed=None):
         self.mean, self.stddev, self.seed = mean, stddev, seed
 
+    def get_config(self) -> dict:
+        return {"mean": self.mean, "stddev": self.stddev, "seed": self.seed}
+
     def __call__(self, shape, dtype=np.float32):
         return ks_random.normal(shape, self.mean, self.stddev, dtype, self.seed)
 
@@ -68,6 +79,9 @@ class RandomUniform(Initializer):
     def __init__(self, minval=-0.05, maxval=0.05, seed=None):
         self.minval, self.maxval, self.seed = minval, maxval, seed
 
+    def get_config(self) -> dict:
+        return {"minval": self.minval, "maxval": self.maxval, "seed": self.seed}
+
     def __call__(self, shape, dtype=np.float32):
         return ks_random.uniform(shape, self.minval, self.maxval, dtype, self.seed)
 
@@ -75,6 +89,9 @@ class RandomUniform(Initializer):
 class TruncatedNormal(Initializer):
     def __init__(self, mean=0.0, stddev=0.05, seed=None):
         self.mean, self.stddev, self.seed = mean, stddev, seed
+
+    def get_config(self) -> dict:
+        return {"mean": self.mean, "stddev": self.stddev, "seed": self.seed}
 
     def __call__(self, shape, dtype=np.float32):
         return ks_random.truncated_normal(shape, self.mean, self.stddev, dtype, self.seed)
@@ -90,6 +107,10 @@ class VarianceScaling(Initializer):
             raise InvalidArgumentError(f"VarianceScaling: unknown distribution {distribution!r}")
         self.scale, self.mode, self.distribution, self.seed = scale, mode, distribution, seed
 
+    def get_config(self) -> dict:
+        return {"scale": self.scale, "mode": self.mode, "distribution": self.distribution,
+                "seed": self.seed}
+
     def __call__(self, shape, dtype=np.float32):
         fan_in, fan_out = _fans(shape)
         fan = {"fan_in": fan_in, "fan_out": fan_out, "fan_avg": (fan_in + fan_out) / 2}[self.mode]
@@ -104,24 +125,46 @@ class VarianceScaling(Initializer):
         return ks_random.truncated_normal(shape, 0.0, stddev, dtype, self.seed)
 
 
-def GlorotUniform(seed=None):  # noqa: N802 - Keras's class-like name
-    return VarianceScaling(1.0, "fan_avg", "uniform", seed)
+class _FixedVarianceScaling(VarianceScaling):
+    """A named VarianceScaling setting (Glorot, He, LeCun); its config is just the seed."""
+
+    _setting: tuple = ()
+
+    def __init__(self, seed=None):
+        super().__init__(*self._setting, seed=seed)
+
+    def get_config(self) -> dict:
+        return {"seed": self.seed}
 
 
-def GlorotNormal(seed=None):  # noqa: N802
-    return VarianceScaling(1.0, "fan_avg", "truncated_normal", seed)
+class GlorotUniform(_FixedVarianceScaling):
+    """Uniform in +-sqrt(6 / (fan_in + fan_out))."""
+
+    _setting = (1.0, "fan_avg", "uniform")
 
 
-def HeNormal(seed=None):  # noqa: N802
-    return VarianceScaling(2.0, "fan_in", "truncated_normal", seed)
+class GlorotNormal(_FixedVarianceScaling):
+    """Truncated normal with stddev sqrt(2 / (fan_in + fan_out))."""
+
+    _setting = (1.0, "fan_avg", "truncated_normal")
 
 
-def HeUniform(seed=None):  # noqa: N802
-    return VarianceScaling(2.0, "fan_in", "uniform", seed)
+class HeNormal(_FixedVarianceScaling):
+    """Truncated normal with stddev sqrt(2 / fan_in)."""
+
+    _setting = (2.0, "fan_in", "truncated_normal")
 
 
-def LecunNormal(seed=None):  # noqa: N802
-    return VarianceScaling(1.0, "fan_in", "truncated_normal", seed)
+class HeUniform(_FixedVarianceScaling):
+    """Uniform in +-sqrt(6 / fan_in)."""
+
+    _setting = (2.0, "fan_in", "uniform")
+
+
+class LecunNormal(_FixedVarianceScaling):
+    """Truncated normal with stddev sqrt(1 / fan_in)."""
+
+    _setting = (1.0, "fan_in", "truncated_normal")
 
 
 _BY_NAME = {
@@ -136,6 +179,7 @@ _BY_NAME = {
     "he_normal": HeNormal,
     "he_uniform": HeUniform,
     "lecun_normal": LecunNormal,
+    "variance_scaling": VarianceScaling,
 }
 
 zeros, ones = Zeros, Ones
@@ -144,17 +188,39 @@ he_normal, he_uniform, lecun_normal = HeNormal, HeUniform, LecunNormal
 random_normal, random_uniform, truncated_normal = RandomNormal, RandomUniform, TruncatedNormal
 
 
+def serialize(initializer) -> dict:
+    """Keras 3's serialized form of an initializer (see `ks.saving.serialize_keras_object`)."""
+    from kerasish.saving import serialize_keras_object
+
+    return serialize_keras_object(initializer)
+
+
+def deserialize(config: dict, custom_objects: dict | None = None):
+    """An initializer from `serialize`'s dict (`module` may be omitted)."""
+    from kerasish.saving import deserialize_keras_object
+
+    classes = {cls.__name__: cls for cls in set(_BY_NAME.values())}
+    return deserialize_keras_object(config, custom_objects, module_objects=classes)
+
+
 def get(identifier):
-    """An initializer from a name ('he_normal'), an instance, or any callable."""
+    """An initializer from a name ('he_normal' or 'HeNormal'), an instance, a serialized dict
+    (`ks.saving.serialize_keras_object`'s form), or any callable."""
     if identifier is None:
         return None
+    if isinstance(identifier, dict):
+        return deserialize(identifier)
     if isinstance(identifier, str):
+        from kerasish.saving import get_registered_object
+
         key = identifier.lower()
-        if key not in _BY_NAME:
+        classes = {cls.__name__: cls for cls in set(_BY_NAME.values())}
+        found = _BY_NAME.get(key) or classes.get(identifier) or get_registered_object(identifier)
+        if found is None:
             raise InvalidArgumentError(
                 f"unknown initializer {identifier!r}; choose one of: {', '.join(sorted(_BY_NAME))}"
             )
-        return _BY_NAME[key]()
+        return found()
     if callable(identifier):
         return identifier
     raise InvalidArgumentError(f"cannot interpret {identifier!r} as an initializer")

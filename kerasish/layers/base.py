@@ -140,6 +140,26 @@ class Layer(Trackable):
         """A new, unbuilt layer from `get_config()`'s dict."""
         return cls(**config)
 
+    def get_build_config(self) -> dict | None:
+        """`{"input_shape": ...}` (batch size None) of the first call, or None if not built so.
+
+        Saved next to the config, so a loaded layer can create its weights before they are
+        read (Keras 3's `build_config`).
+        """
+        shapes = getattr(self, "_build_input_shape", None)
+        if shapes is None:
+            return None
+        return {"input_shape": _with_unknown_batch(shapes)}
+
+    def build_from_config(self, config: dict) -> None:
+        """Build from `get_build_config()`'s dict (weights get their shapes, not values)."""
+        input_shape = config.get("input_shape")
+        if input_shape is not None and not self.built:
+            self.build(input_shape)
+            self.built = True
+            self._build_input_shape = input_shape
+            tracking.notify_created()
+
     # -- the Keras contract -------------------------------------------------
     def build(self, input_shape) -> None:
         """Create weights from the input shape; the default creates none."""
@@ -175,6 +195,7 @@ class Layer(Trackable):
 
     def _build_from(self, inputs) -> None:
         shapes = nest.pack_sequence_as(inputs, [x.shape for x in nest.flatten(inputs)])
+        self._build_input_shape = shapes
         self.build(shapes)
         self.built = True
         tracking.notify_created()
@@ -324,6 +345,15 @@ class Layer(Trackable):
 
     def count_params(self) -> int:
         return int(sum(v.size for v in self.variables))
+
+
+def _with_unknown_batch(shapes):
+    """A shape (or a list/dict of shapes) as lists, with the batch dimension None."""
+    if isinstance(shapes, dict):
+        return {key: _with_unknown_batch(value) for key, value in shapes.items()}
+    if isinstance(shapes, (list, tuple)) and all(d is None or isinstance(d, int) for d in shapes):
+        return [None, *shapes[1:]] if shapes else []
+    return [_with_unknown_batch(shape) for shape in shapes]
 
 
 def _losses_of(layers) -> list:

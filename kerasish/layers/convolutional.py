@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kerasish import activations
+from kerasish import activations, initializers, regularizers
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.ops import nn_ops
 from kerasish.layers.base import Layer
@@ -79,6 +79,21 @@ class Conv2D(Layer):
             outputs = outputs + self.bias
         return self.activation(outputs)
 
+    def get_config(self) -> dict:
+        return {
+            **super().get_config(),
+            "filters": self.filters,
+            "kernel_size": list(self.kernel_size),
+            "strides": list(self.strides),
+            "padding": self.padding.lower(),
+            "activation": self.activation,
+            "use_bias": self.use_bias,
+            "kernel_initializer": initializers.get(self.kernel_initializer),
+            "bias_initializer": initializers.get(self.bias_initializer),
+            "kernel_regularizer": regularizers.get(self.kernel_regularizer),
+            "bias_regularizer": regularizers.get(self.bias_regularizer),
+        }
+
 
 class _Pooling2D(Layer):
     _pool = None
@@ -91,6 +106,10 @@ class _Pooling2D(Layer):
 
     def call(self, inputs):
         return type(self)._pool(inputs, self.pool_size, self.strides, self.padding)
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "pool_size": list(self.pool_size),
+                "padding": self.padding.lower(), "strides": list(self.strides)}
 
 
 class MaxPooling2D(_Pooling2D):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from kerasish import activations
+from kerasish import activations, initializers, regularizers
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.ops import array_ops, math_ops, nn_ops
 from kerasish.initializers import RandomUniform
@@ -82,6 +82,18 @@ class Dense(Layer):
             outputs = outputs + self.bias
         return self.activation(outputs)
 
+    def get_config(self) -> dict:
+        return {
+            **super().get_config(),
+            "units": self.units,
+            "activation": self.activation,
+            "use_bias": self.use_bias,
+            "kernel_initializer": initializers.get(self.kernel_initializer),
+            "bias_initializer": initializers.get(self.bias_initializer),
+            "kernel_regularizer": regularizers.get(self.kernel_regularizer),
+            "bias_regularizer": regularizers.get(self.bias_regularizer),
+        }
+
 
 class Embedding(Layer):
     """Rows of an (input_dim, output_dim) table; ids outside [0, input_dim) raise at the call.
@@ -115,6 +127,15 @@ class Embedding(Layer):
     def call(self, inputs):
         return nn_ops.embedding_lookup(self.embeddings, inputs)
 
+    def get_config(self) -> dict:
+        return {
+            **super().get_config(),
+            "input_dim": self.input_dim,
+            "output_dim": self.output_dim,
+            "embeddings_initializer": initializers.get(self.embeddings_initializer),
+            "embeddings_regularizer": regularizers.get(self.embeddings_regularizer),
+        }
+
 
 class Activation(Layer):
     """Apply an activation function ('relu', 'softmax', or a callable)."""
@@ -125,6 +146,9 @@ class Activation(Layer):
 
     def call(self, inputs):
         return self.activation(inputs)
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "activation": self.activation}
 
 
 class Flatten(Layer):
@@ -146,6 +170,9 @@ class Reshape(Layer):
     def call(self, inputs):
         return array_ops.reshape(inputs, (inputs.shape[0],) + self.target_shape)
 
+    def get_config(self) -> dict:
+        return {**super().get_config(), "target_shape": list(self.target_shape)}
+
 
 class Dropout(Layer):
     """Drop a fraction `rate` of inputs during training (scaling the rest); identity otherwise."""
@@ -160,3 +187,7 @@ class Dropout(Layer):
         if not in_training_mode(self, training) or self.rate == 0:
             return inputs
         return nn_ops.dropout(inputs, self.rate, self.noise_shape, self.seed)
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "rate": self.rate, "seed": self.seed,
+                "noise_shape": self.noise_shape}

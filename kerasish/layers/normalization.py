@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from kerasish import initializers
 from kerasish.core.ops import array_ops, math_ops, nn_ops
 from kerasish.layers.base import Layer, in_training_mode
 
@@ -68,3 +69,17 @@ class BatchNormalization(Layer):
         if self.beta is not None:
             outputs = outputs + array_ops.reshape(self.beta, shape)
         return outputs
+
+    def get_config(self) -> dict:
+        return {
+            **super().get_config(),
+            "axis": self.axis,
+            "momentum": self.momentum,
+            "epsilon": self.epsilon,
+            "center": self.center,
+            "scale": self.scale,
+            "beta_initializer": initializers.get(self.beta_initializer),
+            "gamma_initializer": initializers.get(self.gamma_initializer),
+            "moving_mean_initializer": initializers.get(self.moving_mean_initializer),
+            "moving_variance_initializer": initializers.get(self.moving_variance_initializer),
+        }
