@@ -31,13 +31,35 @@ from kerasish.metrics.classification import (
     sparse_top_k_categorical_accuracy,
     top_k_categorical_accuracy,
 )
-from kerasish.metrics.confusion import AUC, Precision, Recall
+from kerasish.metrics.confusion import (
+    AUC,
+    FalseNegatives,
+    FalsePositives,
+    Precision,
+    PrecisionAtRecall,
+    Recall,
+    RecallAtPrecision,
+    SensitivityAtSpecificity,
+    SpecificityAtSensitivity,
+    TrueNegatives,
+    TruePositives,
+)
+from kerasish.metrics.f_score import F1Score, FBetaScore
+from kerasish.metrics.hinge import CategoricalHinge, Hinge, SquaredHinge
+from kerasish.metrics.iou import BinaryIoU, MeanIoU
+from kerasish.metrics.probabilistic import KLDivergence, Poisson
 from kerasish.metrics.reduction import Mean, MeanMetricWrapper, Sum, weighted_sum_and_count
 from kerasish.metrics.registry import ACCURACY_NAMES, get, resolve_accuracy, serialize
 from kerasish.metrics.regression import (
+    CosineSimilarity,
+    LogCoshError,
     MeanAbsoluteError,
+    MeanAbsolutePercentageError,
     MeanSquaredError,
+    MeanSquaredLogarithmicError,
+    R2Score,
     RootMeanSquaredError,
+    cosine_similarity,
 )
 
 __all__ = [
@@ -45,15 +67,37 @@ __all__ = [
     "AUC",
     "Accuracy",
     "BinaryAccuracy",
+    "BinaryIoU",
     "CategoricalAccuracy",
+    "CategoricalHinge",
+    "CosineSimilarity",
+    "F1Score",
+    "FBetaScore",
+    "FalseNegatives",
+    "FalsePositives",
+    "Hinge",
+    "KLDivergence",
+    "LogCoshError",
     "Mean",
     "MeanAbsoluteError",
+    "MeanAbsolutePercentageError",
+    "MeanIoU",
     "MeanMetricWrapper",
     "MeanSquaredError",
+    "MeanSquaredLogarithmicError",
     "Metric",
+    "Poisson",
     "Precision",
+    "PrecisionAtRecall",
+    "R2Score",
     "Recall",
+    "RecallAtPrecision",
     "RootMeanSquaredError",
+    "SensitivityAtSpecificity",
+    "SpecificityAtSensitivity",
+    "SquaredHinge",
+    "TrueNegatives",
+    "TruePositives",
     "SparseCategoricalAccuracy",
     "SparseTopKCategoricalAccuracy",
     "Sum",
@@ -61,6 +105,7 @@ __all__ = [
     "accuracy",
     "binary_accuracy",
     "categorical_accuracy",
+    "cosine_similarity",
     "get",
     "resolve_accuracy",
     "serialize",

@@ -1,4 +1,5 @@
-"""Metrics from confusion counts at fixed thresholds: Precision, Recall, AUC.
+"""Metrics from confusion counts at fixed thresholds: Precision, Recall, AUC, the counts
+themselves (TruePositives, ...) and one rate at a fixed other (PrecisionAtRecall, ...).
 
 At each threshold t a prediction p counts as positive when p > t; a label is
 positive when it is non-zero. The counts (true/false positives/negatives,
@@ -367,3 +368,250 @@ def _interpolated_pr_auc(tp: Tensor, fp: Tensor, fn: Tensor) -> Tensor:
         slope * (dtp + intercept * math_ops.log(ratio)), math_ops.maximum(tp[1:] + fn[1:], 0.0)
     )
     return math_ops.reduce_sum(increments)
+
+
+# ---------------------------------------------------------------- single counts
+
+
+class _ConfusionCount(_ConfusionMetric):
+    """The weighted count of one confusion cell at each threshold (scalar for one threshold)."""
+
+    _cell = 0  # index in _confusion's (tp, fp, tn, fn)
+
+    def __init__(self, thresholds=None, name=None, dtype=None):
+        super().__init__(name=name, dtype=dtype)
+        values = [0.5] if thresholds is None else _threshold_list(thresholds, self._describe())
+        self._init_thresholds(values)
+        self._given_thresholds = thresholds if thresholds is None else (
+            values[0] if np.ndim(thresholds) == 0 else list(values)
+        )
+        self.accumulator = self.add_weight("accumulator", (len(values),))
+
+    def update_state(self, y_true, y_pred, sample_weight=None) -> None:
+        """Add this batch's count (labels are positive when non-zero, predictions when > t)."""
+        self.accumulator.assign_add(self._confusion(y_true, y_pred, sample_weight)[self._cell])
+
+    def result(self) -> Tensor:
+        if len(self._threshold_values) == 1:
+            return array_ops.reshape(self.accumulator, ())
+        return self.accumulator.read_value()
+
+    def get_config(self) -> dict:
+        return {**Metric.get_config(self), "thresholds": self._given_thresholds}
+
+
+class TruePositives(_ConfusionCount):
+    """The (weighted) number of positive labels predicted above each threshold (default 0.5).
+
+    Args:
+        thresholds: a float or a list of floats in [0, 1]; with one threshold
+            (the default 0.5) the result is a scalar, otherwise one count each.
+        name, dtype: as for every metric.
+
+    Example:
+        >>> import kerasish as ks
+        >>> float(ks.metrics.TruePositives()([0, 1, 1, 1], [1, 0, 1, 1]))
+        2.0
+    """
+
+    _cell = 0
+
+
+class FalsePositives(_ConfusionCount):
+    """The (weighted) number of negative labels predicted above each threshold (default 0.5).
+
+    Example:
+        >>> import kerasish as ks
+        >>> float(ks.metrics.FalsePositives()([0, 1, 0, 0], [0, 0, 1, 1]))
+        2.0
+    """
+
+    _cell = 1
+
+
+class TrueNegatives(_ConfusionCount):
+    """The (weighted) number of negative labels predicted at or below each threshold.
+
+    Example:
+        >>> import kerasish as ks
+        >>> float(ks.metrics.TrueNegatives()([0, 1, 0, 0], [1, 1, 0, 0]))
+        2.0
+    """
+
+    _cell = 2
+
+
+class FalseNegatives(_ConfusionCount):
+    """The (weighted) number of positive labels predicted at or below each threshold.
+
+    Example:
+        >>> import kerasish as ks
+        >>> float(ks.metrics.FalseNegatives()([0, 1, 1, 1], [0, 1, 0, 0]))
+        2.0
+    """
+
+    _cell = 3
+
+
+# ---------------------------------------------------------------- one rate at a fixed other
+
+
+class _RateAtRate(_ConfusionMetric):
+    """The best `dependent` rate over thresholds where the `constrained` rate is >= `value`.
+
+    As Keras: `num_thresholds` thresholds 0, 1/(n-1), ..., 1 (just 0.5 when
+    n is 1), prediction p positive when p > t, and 0 when no threshold
+    meets the constraint.
+    """
+
+    _value_name = ""  # the constructor argument naming the fixed rate, e.g. 'recall'
+
+    def __init__(self, value, num_thresholds: int = 200, class_id=None, name=None, dtype=None):
+        super().__init__(name=name, dtype=dtype)
+        what = self._describe()
+        value = float(value)
+        if not 0.0 <= value <= 1.0:
+            raise InvalidArgumentError(
+                f"{what}: {self._value_name} must be in [0, 1], got {value}"
+            )
+        if int(num_thresholds) <= 0:
+            raise InvalidArgumentError(
+                f"{what}: num_thresholds must be a positive integer, got {num_thresholds}"
+            )
+        self.value = value
+        self.num_thresholds = int(num_thresholds)
+        self.class_id = None if class_id is None else int(class_id)
+        n = self.num_thresholds
+        values = [0.5] if n == 1 else [i / (n - 1) for i in range(n)]
+        self._init_thresholds(values)
+        shape = (len(values),)
+        self.true_positives = self.add_weight("true_positives", shape)
+        self.false_positives = self.add_weight("false_positives", shape)
+        self.true_negatives = self.add_weight("true_negatives", shape)
+        self.false_negatives = self.add_weight("false_negatives", shape)
+
+    def update_state(self, y_true, y_pred, sample_weight=None) -> None:
+        tp, fp, tn, fn = self._confusion(y_true, y_pred, sample_weight, self.class_id)
+        self.true_positives.assign_add(tp)
+        self.false_positives.assign_add(fp)
+        self.true_negatives.assign_add(tn)
+        self.false_negatives.assign_add(fn)
+
+    def _rates(self) -> tuple:
+        """(constrained, dependent) rates per threshold."""
+        raise NotImplementedError
+
+    def result(self) -> Tensor:
+        constrained, dependent = self._rates()
+        feasible = math_ops.greater_equal(constrained, self.value)
+        return math_ops.reduce_max(
+            math_ops.where(feasible, dependent, array_ops.zeros_like(dependent))
+        )
+
+    def _recall(self) -> Tensor:
+        tp = self.true_positives
+        return divide_no_nan(tp, tp + self.false_negatives)
+
+    def _precision(self) -> Tensor:
+        tp = self.true_positives
+        return divide_no_nan(tp, tp + self.false_positives)
+
+    def _specificity(self) -> Tensor:
+        tn = self.true_negatives
+        return divide_no_nan(tn, tn + self.false_positives)
+
+    def get_config(self) -> dict:
+        return {
+            **Metric.get_config(self),
+            self._value_name: self.value,
+            "num_thresholds": self.num_thresholds,
+            "class_id": self.class_id,
+        }
+
+
+class PrecisionAtRecall(_RateAtRate):
+    """The best precision over the thresholds whose recall is >= `recall`.
+
+    Args:
+        recall: the minimum recall, in [0, 1].
+        num_thresholds: thresholds 0, 1/(n-1), ..., 1 to search (default 200).
+        class_id: compute the metric for this column of y_pred only.
+        name, dtype: as for every metric.
+
+    Example:
+        >>> import kerasish as ks
+        >>> m = ks.metrics.PrecisionAtRecall(0.5)
+        >>> float(m([0, 0, 0, 1, 1], [0, 0.3, 0.8, 0.3, 0.8]))
+        0.5
+    """
+
+    _value_name = "recall"
+
+    def __init__(self, recall, num_thresholds: int = 200, class_id=None, name=None, dtype=None):
+        super().__init__(recall, num_thresholds, class_id, name, dtype)
+
+    def _rates(self) -> tuple:
+        return self._recall(), self._precision()
+
+
+class RecallAtPrecision(_RateAtRate):
+    """The best recall over the thresholds whose precision is >= `precision`.
+
+    Example:
+        >>> import kerasish as ks
+        >>> m = ks.metrics.RecallAtPrecision(0.8)
+        >>> float(m([0, 0, 1, 1], [0, 0.5, 0.3, 0.9]))
+        0.5
+    """
+
+    _value_name = "precision"
+
+    def __init__(
+        self, precision, num_thresholds: int = 200, class_id=None, name=None, dtype=None
+    ):
+        super().__init__(precision, num_thresholds, class_id, name, dtype)
+
+    def _rates(self) -> tuple:
+        return self._precision(), self._recall()
+
+
+class SensitivityAtSpecificity(_RateAtRate):
+    """The best sensitivity (recall) over the thresholds whose specificity is >= `specificity`.
+
+    Example:
+        >>> import kerasish as ks
+        >>> m = ks.metrics.SensitivityAtSpecificity(0.5)
+        >>> float(m([0, 0, 0, 1, 1], [0, 0.3, 0.8, 0.3, 0.8]))
+        0.5
+    """
+
+    _value_name = "specificity"
+
+    def __init__(
+        self, specificity, num_thresholds: int = 200, class_id=None, name=None, dtype=None
+    ):
+        super().__init__(specificity, num_thresholds, class_id, name, dtype)
+
+    def _rates(self) -> tuple:
+        return self._specificity(), self._recall()
+
+
+class SpecificityAtSensitivity(_RateAtRate):
+    """The best specificity over the thresholds whose sensitivity (recall) is >= `sensitivity`.
+
+    Example:
+        >>> import kerasish as ks
+        >>> m = ks.metrics.SpecificityAtSensitivity(0.5)
+        >>> round(float(m([0, 0, 0, 1, 1], [0, 0.3, 0.8, 0.3, 0.8])), 4)
+        0.6667
+    """
+
+    _value_name = "sensitivity"
+
+    def __init__(
+        self, sensitivity, num_thresholds: int = 200, class_id=None, name=None, dtype=None
+    ):
+        super().__init__(sensitivity, num_thresholds, class_id, name, dtype)
+
+    def _rates(self) -> tuple:
+        return self._recall(), self._specificity()

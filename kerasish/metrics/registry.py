@@ -22,11 +22,32 @@ from kerasish.metrics.classification import (
     SparseTopKCategoricalAccuracy,
     TopKCategoricalAccuracy,
 )
-from kerasish.metrics.confusion import AUC, Precision, Recall
+from kerasish.metrics.confusion import (
+    AUC,
+    FalseNegatives,
+    FalsePositives,
+    Precision,
+    PrecisionAtRecall,
+    Recall,
+    RecallAtPrecision,
+    SensitivityAtSpecificity,
+    SpecificityAtSensitivity,
+    TrueNegatives,
+    TruePositives,
+)
+from kerasish.metrics.f_score import F1Score, FBetaScore
+from kerasish.metrics.hinge import CategoricalHinge, Hinge, SquaredHinge
+from kerasish.metrics.iou import BinaryIoU, MeanIoU
+from kerasish.metrics.probabilistic import KLDivergence, Poisson
 from kerasish.metrics.reduction import Mean, MeanMetricWrapper, Sum
 from kerasish.metrics.regression import (
+    CosineSimilarity,
+    LogCoshError,
     MeanAbsoluteError,
+    MeanAbsolutePercentageError,
     MeanSquaredError,
+    MeanSquaredLogarithmicError,
+    R2Score,
     RootMeanSquaredError,
 )
 
@@ -51,8 +72,41 @@ _BY_NAME = {
     "recall": Recall,
     "mean": Mean,
     "sum": Sum,
+    "mean_absolute_percentage_error": MeanAbsolutePercentageError,
+    "mape": MeanAbsolutePercentageError,
+    "mean_squared_logarithmic_error": MeanSquaredLogarithmicError,
+    "msle": MeanSquaredLogarithmicError,
+    "cosine_similarity": CosineSimilarity,
+    "logcosh": LogCoshError,
+    "log_cosh": LogCoshError,
+    "kl_divergence": KLDivergence,
+    "kld": KLDivergence,
+    "poisson": Poisson,
+    "hinge": Hinge,
+    "squared_hinge": SquaredHinge,
+    "categorical_hinge": CategoricalHinge,
+    "true_positives": TruePositives,
+    "false_positives": FalsePositives,
+    "true_negatives": TrueNegatives,
+    "false_negatives": FalseNegatives,
+    "f1_score": F1Score,
+    "fbeta_score": FBetaScore,
+    "r2_score": R2Score,
 }
 _BY_CLASS_NAME = {cls.__name__: cls for cls in set(_BY_NAME.values())}
+_BY_CLASS_NAME.update(
+    {
+        cls.__name__: cls
+        for cls in (
+            BinaryIoU,
+            MeanIoU,
+            PrecisionAtRecall,
+            RecallAtPrecision,
+            SensitivityAtSpecificity,
+            SpecificityAtSensitivity,
+        )
+    }
+)
 
 
 def get(identifier):
