@@ -53,6 +53,7 @@ from kerasish.core.ops.array_ops import (  # noqa: F401
     eye,
     fill,
     gather,
+    gather_nd,
     global_norm,
     identity,
     linspace,
@@ -133,8 +134,10 @@ from kerasish.core.ops.math_ops import (  # noqa: F401
     subtract,
     tanh,
     truediv,
+    truncatediv,
     where,
 )
+from kerasish.core.ops.scan_ops import cumprod, cumsum, reduce_prod  # noqa: F401
 from kerasish.core.tape import GradientTape  # noqa: F401
 from kerasish.core.tensor import (  # noqa: F401
     IndexedSlices,

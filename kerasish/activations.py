@@ -30,11 +30,40 @@ softsign = math_ops.softsign
 swish = silu = math_ops.swish
 leaky_relu = math_ops.leaky_relu
 
+selu = math_ops.selu
+gelu = math_ops.gelu
+exponential = math_ops.exp
+
+
+def hard_sigmoid(x):
+    """relu6(x + 3) / 6: 0 below -3, 1 above 3, linear between (Keras 3's formula)."""
+    return math_ops.relu6(convert_to_tensor(x) + 3.0) * (1.0 / 6.0)
+
+
+def hard_silu(x):
+    """x * hard_sigmoid(x) (also called hard swish)."""
+    x = convert_to_tensor(x)
+    return x * hard_sigmoid(x)
+
+
+hard_swish = hard_silu
+
+
+def mish(x):
+    """x * tanh(softplus(x)) (Misra, 2019)."""
+    x = convert_to_tensor(x)
+    return x * math_ops.tanh(math_ops.softplus(x))
+
+
 _BY_NAME = {
     f.__name__ if f is not linear else "linear": f
     for f in (linear, softmax, log_softmax, relu, relu6, elu, sigmoid, tanh, softplus, softsign)
 }
 _BY_NAME.update({"swish": swish, "silu": silu, "leaky_relu": leaky_relu})
+_BY_NAME.update({
+    "selu": selu, "gelu": gelu, "exponential": exponential, "hard_sigmoid": hard_sigmoid,
+    "hard_swish": hard_swish, "hard_silu": hard_silu, "mish": mish,
+})
 
 
 # The name each built-in is written under in a config ('silu' for swish, as Keras 3).
@@ -68,8 +97,6 @@ def deserialize(config, custom_objects: dict | None = None):
     if isinstance(config, str):
         return get(config)
     return deserialize_keras_object(config, custom_objects, module_objects=_BY_NAME)
-
-
 
 
 def get(identifier):

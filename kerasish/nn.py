@@ -3,10 +3,12 @@ embeddings."""
 
 from kerasish.core.ops.math_ops import (  # noqa: F401
     elu,
+    gelu,
     leaky_relu,
     log_sigmoid,
     relu,
     relu6,
+    selu,
     sigmoid,
     silu,
     softplus,
@@ -17,7 +19,10 @@ from kerasish.core.ops.math_ops import (  # noqa: F401
 from kerasish.core.ops.nn_ops import (  # noqa: F401
     avg_pool2d,
     bias_add,
+    conv1d,
     conv2d,
+    conv2d_transpose,
+    depthwise_conv2d,
     dropout,
     embedding_lookup,
     extract_patches,
@@ -26,6 +31,8 @@ from kerasish.core.ops.nn_ops import (  # noqa: F401
     log_softmax,
     max_pool2d,
     moments,
+    patches_to_image,
+    separable_conv2d,
     sigmoid_cross_entropy_with_logits,
     softmax,
     softmax_cross_entropy_with_logits,

@@ -71,6 +71,11 @@ def _patches_to_image(patches, image_shape, ksize, strides, padding):
     return apply(REGISTRY["patches_to_image"], (patches,), attrs)
 
 
+def _mirror_unpad(padded, paddings, mode, shape):
+    attrs = {"paddings": paddings, "mode": mode, "shape": shape}
+    return apply(REGISTRY["mirror_unpad"], (padded,), attrs)
+
+
 def _block_spread(blocks, image_shape, ksize, padding):
     attrs = {"image_shape": image_shape, "ksize": ksize, "padding": padding}
     return apply(REGISTRY["block_spread"], (blocks,), attrs)
@@ -199,6 +204,21 @@ SAMPLES: dict[str, list[Case]] = {
         Case(ks.nn.elu, [away_from_zero(3, 4, low=0.1)]),
         Case(ks.nn.elu, [np.array([-15.0, -4.0, 4.0, 15.0])], label="large |x|"),
     ],
+    "relu6": [
+        Case(ks.nn.relu6, [np.array([-1.0, 0.5, 3.0, 5.5, 7.0])]),
+        Case(lambda x: ks.nn.relu6(x * x), [uniform(3, 4, low=-3.0, high=3.0)], label="of x*x"),
+    ],
+    # erf and erfc switch from a series to a continued fraction at |x| = 2
+    "erf": [
+        Case(math_ops.erf, [normal(3, 4)]),
+        Case(math_ops.erf, [np.array([-3.5, -2.2, -1.9, 1.95, 2.05, 4.0])], label="both sides"),
+        Case(lambda x: math_ops.erf(x * x) * x, [normal(5)], label="of x*x"),
+    ],
+    "erfc": [
+        Case(math_ops.erfc, [normal(3, 4)]),
+        Case(math_ops.erfc, [np.array([-3.5, -2.2, -1.9, 1.95, 2.05, 4.0])], label="both sides"),
+        Case(ks.nn.gelu, [normal(3, 4, scale=2.0)], label="gelu"),
+    ],
     # -- cast and select
     "cast": [
         # float64 -> float32 -> float64: float32 rounding (~6e-8 relative) limits the finite
@@ -297,6 +317,34 @@ SAMPLES: dict[str, list[Case]] = {
             label="all keepdims",
         ),
     ],
+    # -- cumulative sums and products, every mode; products with zeros in the rows
+    "cumsum": [
+        Case(lambda x: ks.cumsum(x, 1) ** 2, [normal(3, 4)], label="axis 1"),
+        Case(lambda x: ks.cumsum(x * x, 0, exclusive=True), [normal(3, 4)], label="exclusive"),
+        Case(lambda x: ks.cumsum(x, -1, reverse=True) ** 2, [normal(2, 3)], label="reverse"),
+        Case(
+            lambda x: ks.cumsum(x, 1, exclusive=True, reverse=True) ** 2,
+            [normal(2, 4)],
+            label="exclusive reverse",
+        ),
+    ],
+    "cumprod": [
+        Case(lambda x: ks.cumprod(x, 1), [normal(3, 4)], label="axis 1"),
+        Case(lambda x: ks.cumprod(x, 0, exclusive=True, reverse=True), [normal(3, 4)],
+             label="exclusive reverse"),
+        Case(
+            lambda x: ks.cumprod(x, 1),
+            [np.array([[0.0, 1.5, -0.7, 2.0], [0.8, 0.0, 1.3, 0.0], [1.1, -0.9, 0.6, 0.0]])],
+            label="zeros: first, repeated, last",
+        ),
+        Case(
+            lambda x: ks.reduce_prod(x, 1),
+            [np.array([[1.2, 0.0, -0.7, 2.0], [0.0, 0.0, 1.3, 0.5], [1.1, -0.9, 0.6, 1.4]])],
+            label="reduce_prod, with zeros",
+        ),
+        Case(lambda x: ks.reduce_prod(x, (0, 2), keepdims=True), [normal(2, 3, 2)],
+             label="reduce_prod (0,2)"),
+    ],
     # -- matmul: every transpose combination, batched, broadcast batch dimensions
     "matmul": [
         Case(ks.matmul, [normal(3, 4), normal(4, 2)], label="plain"),
@@ -387,6 +435,18 @@ SAMPLES: dict[str, list[Case]] = {
             [normal(1, 2, 3)],
             label="constant 3",
         ),
+    ],
+    "mirror_pad": [
+        Case(lambda x: ks.pad(x, [[1, 2], [2, 0]], mode="REFLECT"), [normal(3, 4)],
+             label="REFLECT"),
+        Case(lambda x: ks.pad(x * x, [[0, 3], [2, 2]], mode="SYMMETRIC"), [normal(3, 4)],
+             label="SYMMETRIC, full size"),
+    ],
+    "mirror_unpad": [
+        Case(lambda g: _mirror_unpad(g, ((1, 2), (2, 0)), "REFLECT", (3, 4)), [normal(6, 6)],
+             label="REFLECT"),
+        Case(lambda g: _mirror_unpad(g * g, ((0, 3), (2, 2)), "SYMMETRIC", (3, 4)),
+             [normal(6, 8)], label="SYMMETRIC"),
     ],
     # -- indexing
     "getitem": [
@@ -543,6 +603,16 @@ SAMPLES: dict[str, list[Case]] = {
             [normal(1, 4, 5, 8)],
             label="SAME s(1,2), 8 channels",
         ),
+        Case(
+            lambda x: ks.nn.extract_patches(x * x, (2, 2), 1, "VALID", dilations=(2, 3)),
+            [normal(1, 5, 6, 2)],
+            label="VALID dilated",
+        ),
+        Case(
+            lambda x: ks.nn.extract_patches(x, (3, 2), (2, 1), "SAME", dilations=2),
+            [normal(1, 5, 4, 8)],
+            label="SAME dilated, strided view",
+        ),
     ],
     "patches_to_image": [
         Case(
@@ -559,6 +629,16 @@ SAMPLES: dict[str, list[Case]] = {
             lambda p: _patches_to_image(p, (1, 4, 4, 1), (3, 2), (2, 1), "SAME"),
             [normal(1, 2, 4, 3, 2, 1)],
             label="SAME",
+        ),
+        Case(
+            lambda p: ks.nn.patches_to_image(p * p, (1, 5, 6, 2), (2, 2), 1, "VALID", (2, 3)),
+            [normal(1, 3, 3, 2, 2, 2)],
+            label="VALID dilated",
+        ),
+        Case(  # the forward of conv2d_transpose
+            lambda y, w: ks.nn.conv2d_transpose(y, w, (1, 5, 4, 2), 2, "SAME"),
+            [normal(1, 3, 2, 3), normal(3, 2, 2, 3)],
+            label="conv2d_transpose",
         ),
     ],
     # -- pooling over windows that tile the image (strides == ksize)

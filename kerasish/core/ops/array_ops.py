@@ -423,17 +423,95 @@ def _(op, dy):
     return (dy[key],)
 
 
+# Mirror padding: "REFLECT" repeats the edge's neighbours (without the edge), "SYMMETRIC"
+# the edge cells themselves. Its gradient folds each padded border back onto the cells it
+# copied (`mirror_unpad`), whose own gradient is the padding again.
+
+
+def _mirror_slices(n: int, before: int, after: int, mode: str) -> tuple:
+    """(cells copied into the before border, cells copied into the after border), as slices
+    of an axis of size n, in the order they appear once flipped."""
+    edge = 1 if mode == "REFLECT" else 0
+    return slice(edge, edge + before), slice(n - edge - after, n - edge)
+
+
+@primitive("mirror_pad")
+def _mirror_pad(x, paddings, mode):
+    return backend.array_module(x).pad(x, paddings, mode=mode.lower())
+
+
+@_mirror_pad.defgrad
+def _(op, dy):
+    attrs = op.attrs
+    return (apply(_mirror_unpad, (dy,), {**attrs, "shape": op.inputs[0].shape}),)
+
+
+@primitive("mirror_unpad")
+def _mirror_unpad(padded, paddings, mode, shape):
+    """The adjoint of mirror_pad: each border, flipped, added onto the cells it copies."""
+    out = padded
+    for axis in reversed(builtins.range(len(shape))):  # undo the axes in reverse order
+        before, after = paddings[axis]
+        if not before and not after:
+            continue
+        n = shape[axis]
+        head = (slice(None),) * axis
+        core = out[head + (slice(before, before + n),)].copy()
+        first, last = _mirror_slices(n, before, after, mode)
+        flip = head + (slice(None, None, -1),)
+        if before:
+            core[head + (first,)] += out[head + (slice(0, before),)][flip]
+        if after:
+            core[head + (last,)] += out[head + (slice(before + n, None),)][flip]
+        out = core
+    return out
+
+
+@_mirror_unpad.defgrad
+def _(op, dy):
+    attrs = op.attrs
+    return (apply(_mirror_pad, (dy,), {"paddings": attrs["paddings"], "mode": attrs["mode"]}),)
+
+
 def pad(tensor, paddings, mode: str = "CONSTANT", constant_values=0):
-    """Pad with `constant_values`; paddings[i] = (before, after) for axis i."""
+    """Pad each axis i with paddings[i] = (before, after) cells, as tf.pad.
+
+    Args:
+        tensor: the tensor to pad.
+        paddings: one (before, after) pair per axis.
+        mode: "CONSTANT" (fill with `constant_values`), "REFLECT" (mirror the cells next
+            to the edge; at most size - 1 per side) or "SYMMETRIC" (mirror including the
+            edge; at most size per side).
+        constant_values: the fill value of "CONSTANT" mode.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.pad([1, 2, 3], [[2, 1]], mode="REFLECT").numpy().tolist()
+        [3, 2, 1, 2, 3, 2]
+    """
     x = convert_to_tensor(tensor)
-    if mode.upper() != "CONSTANT":
-        raise InvalidArgumentError(f"pad: only mode='CONSTANT' is supported, got {mode!r}")
-    paddings = tuple((int(a), int(b)) for a, b in np.asarray(paddings).tolist())
+    mode = str(mode).upper()
+    paddings = tuple((int(a), int(b)) for a, b in np.asarray(paddings).reshape(-1, 2).tolist())
     if len(paddings) != x.ndim:
         raise InvalidArgumentError(
             f"pad: paddings has {len(paddings)} rows but the tensor has rank {x.ndim}"
         )
-    return apply(_pad, (x,), {"paddings": paddings, "constant_values": constant_values})
+    if any(a < 0 or b < 0 for a, b in paddings):
+        raise InvalidArgumentError(f"pad: paddings must be non-negative, got {paddings}")
+    if mode == "CONSTANT":
+        return apply(_pad, (x,), {"paddings": paddings, "constant_values": constant_values})
+    if mode not in ("REFLECT", "SYMMETRIC"):
+        raise InvalidArgumentError(
+            f"pad: mode must be 'CONSTANT', 'REFLECT' or 'SYMMETRIC', got {mode!r}"
+        )
+    limit = 1 if mode == "REFLECT" else 0
+    for axis, ((before, after), n) in enumerate(zip(paddings, x.shape)):
+        if max(before, after) > n - limit:
+            raise InvalidArgumentError(
+                f"pad: {mode} padding of axis {axis} by ({before}, {after}) needs each side "
+                f"to be at most {n - limit} for a size of {n} (tensor shape {x.shape})"
+            )
+    return apply(_mirror_pad, (x,), {"paddings": paddings, "mode": mode})
 
 
 # ---------------------------------------------------------------- indexing
@@ -540,19 +618,33 @@ def _(op, dy):
     return IndexedSlices(dy, ids, params.shape), None
 
 
-def gather(params, indices, axis: int = 0, batch_dims: int = 0, name: str = "gather"):
+def gather(params, indices, axis=None, batch_dims: int = 0, name: str = "gather"):
     """Slices of `params` along `axis` at `indices`; out-of-range indices raise at the call.
 
     The gradient with respect to `params` is an `ks.IndexedSlices` (for axis 0),
     so only the gathered rows are touched.
+
+    Args:
+        params: the tensor to gather from.
+        indices: integer indices into `params`' axis `axis`.
+        axis: the axis to gather along (default: `batch_dims`, which is 0 by default).
+        batch_dims: the number of leading axes that `params` and `indices` share: example
+            b of the result gathers from params[b] with indices[b], as tf.gather. Negative
+            values count from the rank of `indices`.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.gather([[1, 2, 3], [4, 5, 6]], [[2, 0], [1, 1]], axis=1, batch_dims=1).numpy()
+        array([[3, 1],
+               [5, 5]], dtype=int32)
     """
-    if batch_dims:
-        raise InvalidArgumentError("gather: batch_dims is not supported; use axis and reshape")
     params = convert_to_tensor(params)
     ids = convert_to_tensor(indices)
     if params.ndim == 0:
         raise InvalidArgumentError(f"{name}: params must have rank >= 1, got a scalar")
-    if axis != 0:  # (0, the usual case, is always valid here)
+    if batch_dims:
+        return _batched_gather(params, ids, axis, int(batch_dims), name)
+    if axis:  # (None and 0, the usual case, need no normalization)
         axis = math_ops.normalize_axis(axis, params.ndim, name)[0]
     if axis:
         others = tuple(i for i in builtins.range(params.ndim) if i != axis)
@@ -565,6 +657,107 @@ def gather(params, indices, axis: int = 0, batch_dims: int = 0, name: str = "gat
         return transpose(out, perm)
     _check_indices(name, ids._value, params.shape[0])
     return apply(_gather, (params, ids))
+
+
+def _batched_gather(params: Tensor, ids: Tensor, axis, batch_dims: int, name: str) -> Tensor:
+    """gather with batch_dims > 0: one flat row gather over (batch, axis) pairs.
+
+    params is transposed to (batch..., axis, between..., after...) and flattened to rows
+    (batch * axis size, between..., after...); index i of batch entry b becomes row
+    b * size + i.
+    """
+    b = batch_dims + ids.ndim if batch_dims < 0 else batch_dims
+    if not 0 <= b <= ids.ndim:
+        raise InvalidArgumentError(
+            f"{name}: batch_dims={batch_dims} is out of range for indices of rank {ids.ndim}"
+        )
+    axis = b if axis is None else math_ops.normalize_axis(axis, params.ndim, name)[0]
+    if axis < b:
+        raise InvalidArgumentError(
+            f"{name}: axis {axis} must not be smaller than batch_dims {b}"
+        )
+    if params.shape[:b] != ids.shape[:b]:
+        raise InvalidArgumentError(
+            f"{name}: with batch_dims={b}, params shape {params.shape} and indices shape "
+            f"{ids.shape} must agree on their first {b} axes"
+        )
+    _check_indices(name, ids._value, params.shape[axis])
+    batch, size = params.shape[:b], params.shape[axis]
+    between = tuple(builtins.range(b, axis))
+    after = tuple(builtins.range(axis + 1, params.ndim))
+    moved = transpose(params, tuple(builtins.range(b)) + (axis,) + between + after)
+    rows = reshape(moved, (-1,) + moved.shape[b + 1 :])
+    count = int(np.prod(batch))
+    xp = backend.array_module(ids._value)
+    offsets = xp.arange(count, dtype=np.int64).reshape(-1, 1) * size
+    flat_ids = (ids._value.reshape(count, -1).astype(np.int64) + offsets).reshape(-1)
+    picked = apply(_gather, (rows, Tensor(flat_ids)))
+    index_shape = ids.shape[b:]
+    mid_shape = tuple(params.shape[i] for i in between)
+    picked = reshape(picked, batch + index_shape + moved.shape[b + 1 :])
+    k, m = len(index_shape), len(mid_shape)
+    perm = (
+        tuple(builtins.range(b))
+        + tuple(builtins.range(b + k, b + k + m))
+        + tuple(builtins.range(b, b + k))
+        + tuple(builtins.range(b + k + m, picked.ndim))
+    )
+    return transpose(picked, perm)
+
+
+def gather_nd(params, indices, batch_dims: int = 0):
+    """Slices of `params` at multi-dimensional indices, as tf.gather_nd.
+
+    `indices[..., :]` holds m coordinates into the first m axes of `params` (after the
+    `batch_dims` leading axes that both share); the result has shape
+    indices.shape[:-1] + params.shape[batch_dims + m:].
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.gather_nd([[1, 2], [3, 4]], [[1, 0], [0, 1]]).numpy().tolist()
+        [3, 2]
+    """
+    params = convert_to_tensor(params)
+    ids = convert_to_tensor(indices)
+    if ids.dtype.kind not in "iu":
+        raise InvalidArgumentError(
+            f"gather_nd: indices must be integers, got {ids.dtype}; "
+            "cast with ks.cast(indices, 'int32')"
+        )
+    if ids.ndim == 0:
+        raise InvalidArgumentError("gather_nd: indices must have rank >= 1, got a scalar")
+    b = int(batch_dims)
+    xp = backend.array_module(ids._value)
+    coords = ids._value.astype(np.int64)
+    if b:
+        if not 0 < b < ids.ndim or params.shape[:b] != ids.shape[:b]:
+            raise InvalidArgumentError(
+                f"gather_nd: with batch_dims={b}, params shape {params.shape} and indices "
+                f"shape {ids.shape} must agree on their first {b} axes (and indices need "
+                "one more axis)"
+            )
+        grids = xp.meshgrid(*[xp.arange(d) for d in ids.shape[:-1]], indexing="ij")[:b]
+        coords = xp.concatenate([g[..., None] for g in grids] + [coords], axis=-1)
+    m = coords.shape[-1]
+    if m > params.ndim:
+        raise InvalidArgumentError(
+            f"gather_nd: indices shape {ids.shape} has {m - b} coordinates per index but "
+            f"params shape {params.shape} has only {params.ndim - b} axes to index"
+        )
+    bounds = xp.asarray(params.shape[:m], dtype=np.int64)
+    bad = ((coords < 0) | (coords >= bounds)).any(axis=-1)
+    if bad.any():
+        where = tuple(int(i) for i in backend.to_numpy(xp.argwhere(bad)[0]))
+        raise InvalidArgumentError(
+            f"gather_nd: indices[{', '.join(map(str, where))}] = "
+            f"{backend.to_numpy(ids._value[where]).tolist()} does not index into params of "
+            f"shape {params.shape}"
+        )
+    strides = np.cumprod((params.shape[1:m] + (1,))[::-1])[::-1].copy()
+    flat_ids = (coords * xp.asarray(strides, dtype=np.int64)).sum(axis=-1)
+    rows = reshape(params, (-1,) + params.shape[m:])
+    picked = apply(_gather, (rows, Tensor(flat_ids.reshape(-1))))
+    return reshape(picked, ids.shape[:-1] + params.shape[m:])
 
 
 @primitive("scatter_rows")

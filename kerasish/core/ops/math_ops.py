@@ -106,6 +106,11 @@ def _(op, dy):
 
 
 _floordiv = primitive("floordiv", differentiable=False)(lambda x, y: x // y)
+# integer division rounded toward zero: fmod has the dividend's sign, so x - fmod(x, y)
+# is an exact multiple of y
+_truncatediv = primitive("truncatediv", differentiable=False)(
+    lambda x, y: (x - backend.array_module(x).fmod(x, y)) // y
+)
 _floormod = primitive("floormod", differentiable=False)(lambda x, y: x % y)
 
 
@@ -152,6 +157,17 @@ def minimum(x, y):
 def floordiv(x, y):
     """x // y elementwise (not differentiable)."""
     return apply2(_floordiv, x, y)
+
+
+def truncatediv(x, y):
+    """x / y for integers, rounded toward zero as in C (TF's truncatediv; not differentiable).
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.truncatediv(ks.constant([-7, 7]), 2).numpy().tolist()
+        [-3, 3]
+    """
+    return apply2(_truncatediv, x, y)
 
 
 def floormod(x, y):
@@ -285,9 +301,114 @@ def leaky_relu(x, alpha: float = 0.2):
     return where(greater(x, 0), x, x * alpha)
 
 
-def relu6(x):
-    """min(max(x, 0), 6)."""
-    return minimum(relu(x), 6.0)
+relu6 = _unary(
+    "relu6",
+    lambda x: np.clip(x, 0, 6).astype(x.dtype, copy=False),
+    lambda x, y, dy: where(logical_and(greater(x, 0), less(x, 6)), dy, 0.0),
+    "min(max(x, 0), 6); the gradient is 0 at 0 and at 6, as in TF.",
+)
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def selu(x):
+    """scale * (x if x > 0 else alpha * (e**x - 1)), the self-normalizing constants of
+    Klambauer et al. (2017), as TF and Keras.
+
+    Example:
+        >>> import kerasish as ks
+        >>> f"{float(ks.nn.selu(1.0)):.6f}"
+        '1.050701'
+    """
+    x = convert_to_tensor(x)
+    return where(greater(x, 0), x, elu(x) * _SELU_ALPHA) * _SELU_SCALE
+
+
+def _erf_magnitudes(x):
+    """(erf(|x|), erfc(|x|)) of a floating array, in float64, to about 1e-15 and 1e-13
+    relative.
+
+    NumPy has no erf. |x| < 2: the Taylor series sum (-1)**n t**(2n+1) / (n! (2n+1)),
+    30 terms in Horner form, and erfc = 1 - erf (at least 0.0047 there, so little is
+    lost); |x| >= 2: erfc from its continued fraction e**-t**2 / sqrt(pi) /
+    (t + (1/2) / (t + 1 / (t + (3/2) / (t + ...)))), 80 terms evaluated from the tail,
+    and erf = 1 - erfc. Checked against `math.erf` and `math.erfc`.
+    """
+    if x.dtype.kind != "f":
+        raise TypeError(f"needs a floating-point input, got {x.dtype}")
+    xp = backend.array_module(x)
+    magnitude = xp.abs(x).astype(np.float64)
+    erf_part = xp.empty_like(magnitude)
+    erfc_part = xp.empty_like(magnitude)
+    small = magnitude < 2.0
+    s = magnitude[small]
+    z = s * s
+    acc = xp.full_like(s, _ERF_TAYLOR[-1])
+    for c in reversed(_ERF_TAYLOR[:-1]):
+        acc *= z
+        acc += c
+    acc *= s * (2.0 / math.sqrt(math.pi))
+    erf_part[small] = acc
+    erfc_part[small] = 1.0 - acc
+    b = xp.minimum(magnitude[~small], 30.0)  # erfc(30) is 0 in float64
+    t = b.copy()
+    for k in range(_ERFC_TERMS, 0, -1):
+        t = b + (k / 2.0) / t
+    tail = xp.exp(-b * b) / (t * math.sqrt(math.pi))
+    erfc_part[~small] = tail
+    erf_part[~small] = 1.0 - tail
+    return erf_part, erfc_part
+
+
+_ERF_TAYLOR = [(-1) ** n / (math.factorial(n) * (2 * n + 1)) for n in range(30)]
+_ERFC_TERMS = 80
+
+
+def _erf_values(x):
+    erf_part, _ = _erf_magnitudes(x)
+    return backend.array_module(x).copysign(erf_part, x).astype(x.dtype, copy=False)
+
+
+def _erfc_values(x):
+    _, erfc_part = _erf_magnitudes(x)
+    negative_x = backend.array_module(x).signbit(x)
+    return (erfc_part + negative_x * (2.0 - 2.0 * erfc_part)).astype(x.dtype, copy=False)
+
+
+erf = _unary(
+    "erf",
+    _erf_values,
+    lambda x, y, dy: dy * exp(negative(square(x))) * (2.0 / math.sqrt(math.pi)),
+    "The error function 2 / sqrt(pi) * integral of e**-t**2 from 0 to x, elementwise.",
+)
+erfc = _unary(
+    "erfc",
+    _erfc_values,
+    lambda x, y, dy: dy * exp(negative(square(x))) * (-2.0 / math.sqrt(math.pi)),
+    "1 - erf(x), accurate where erf(x) is near 1 (it decays like e**-x**2 / x).",
+)
+
+
+def gelu(features, approximate: bool = False):
+    """Gaussian error linear unit x * P(X <= x) for a standard normal X (as tf.nn.gelu).
+
+    Args:
+        features: a floating tensor.
+        approximate: False for the exact 0.5 * x * (1 + erf(x / sqrt(2))); True for the
+            tanh approximation 0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x**3))).
+
+    Example:
+        >>> import kerasish as ks
+        >>> f"{float(ks.nn.gelu(1.0)):.6f} {float(ks.nn.gelu(1.0, approximate=True)):.6f}"
+        '0.841345 0.841192'
+    """
+    x = convert_to_tensor(features)
+    if approximate:
+        inner = (x + x * x * x * 0.044715) * math.sqrt(2.0 / math.pi)
+        return x * (tanh(inner) + 1.0) * 0.5
+    # 1 + erf(x / sqrt(2)) written as erfc(-x / sqrt(2)): no cancellation for x << 0
+    return x * erfc(x * -math.sqrt(0.5)) * 0.5
 
 
 def softsign(x):
@@ -479,6 +600,8 @@ def _reduce_sum(x, axis, keepdims):
     ):
         total = _sum_leading(x, len(axis))
         return total.reshape((1,) * len(axis) + total.shape) if keepdims else total
+    if x.dtype.kind in "iu":  # NumPy widens int32 sums to int64; TF keeps the dtype
+        return x.sum(axis=axis, keepdims=keepdims, dtype=x.dtype)
     return x.sum(axis=axis, keepdims=keepdims)
 
 
@@ -515,13 +638,17 @@ def reduce_sum(input_tensor, axis=None, keepdims: bool = False):
 
 
 def reduce_mean(input_tensor, axis=None, keepdims: bool = False):
-    """Mean over `axis` (all axes if None); integer inputs give an integer mean, as in TF."""
+    """Mean over `axis` (all axes if None).
+
+    Integer inputs give an integer mean of the same dtype, rounded toward zero
+    (C integer division), as in TF: the mean of [-3, 0] is -1.
+    """
     x = convert_to_tensor(input_tensor)
     axes = normalize_axis(axis, x.ndim, "reduce_mean")
     count = x.size if axes is None else math.prod(x.shape[a] for a in axes)
     total = reduce_sum(x, axes, keepdims)
     if x.dtype.kind in "iu":
-        return floordiv(total, max(count, 1))
+        return truncatediv(total, max(count, 1))
     return total / float(max(count, 1)) if count != 1 else total
 
 
@@ -570,11 +697,14 @@ def _reduce_logsumexp(x, axis, keepdims):
 
 @_reduce_logsumexp.defgrad
 def _(op, dy):
-    from kerasish.core.ops import array_ops
+    # the softmax over the reduced axes, computed from the max-shifted inputs: exp(x - out)
+    # would carry out's rounding error (~ulp(out) absolute, 3e-5 relative at |x| ~ 1000 in
+    # float32) into every entry
+    from kerasish.core.ops import array_ops, nn_ops
 
     x = op.inputs[0]
     kept = _kept_shape(x.shape, op.attrs["axis"])
-    return (array_ops.reshape(dy, kept) * exp(x - array_ops.reshape(op.output, kept)),)
+    return (array_ops.reshape(dy, kept) * nn_ops.softmax_over(x, op.attrs["axis"]),)
 
 
 def reduce_logsumexp(input_tensor, axis=None, keepdims: bool = False):

@@ -52,6 +52,11 @@ def softmax(logits, axis: int = -1):
     return apply(_softmax, (x,), {"axis": _axis(x, axis, "softmax")})
 
 
+def softmax_over(x: Tensor, axes) -> Tensor:
+    """softmax normalized over several axes at once (a normalized tuple, or None for all)."""
+    return apply(_softmax, (x,), {"axis": axes})
+
+
 @primitive("log_softmax")
 def _log_softmax(x, axis):
     return _log_softmax_array(x, axis)
@@ -295,39 +300,48 @@ def _padding_plan(size: int, k: int, s: int, padding: str, name: str) -> tuple:
     raise InvalidArgumentError(f"{name}: padding must be 'SAME' or 'VALID', got {padding!r}")
 
 
-def _plan(shape, ksize, strides, padding, name):
+def _plan(shape, ksize, strides, padding, name, dilations=(1, 1)):
+    """(out_h, out_w, pads) of windows of `ksize` cells `dilations` apart on an NHWC `shape`."""
     if len(shape) != 4:
         raise InvalidArgumentError(
             f"{name}: input must be NHWC (rank 4: batch, height, width, channels), "
             f"got shape {shape}"
         )
-    (ho, top, bottom) = _padding_plan(shape[1], ksize[0], strides[0], padding, name)
-    (wo, left, right) = _padding_plan(shape[2], ksize[1], strides[1], padding, name)
+    span_h = (ksize[0] - 1) * dilations[0] + 1
+    span_w = (ksize[1] - 1) * dilations[1] + 1
+    (ho, top, bottom) = _padding_plan(shape[1], span_h, strides[0], padding, name)
+    (wo, left, right) = _padding_plan(shape[2], span_w, strides[1], padding, name)
     return ho, wo, ((0, 0), (top, bottom), (left, right), (0, 0))
 
 
 @primitive("extract_patches")
-def _extract_patches(x, ksize, strides, padding, pad_value):
+def _extract_patches(x, ksize, strides, padding, pad_value, dilations=(1, 1)):
     kh, kw = ksize
     sh, sw = strides
-    ho, wo, pads = _plan(x.shape, ksize, strides, padding, "extract_patches")
+    dh, dw = dilations
+    ho, wo, pads = _plan(x.shape, ksize, strides, padding, "extract_patches", dilations)
     xp = backend.array_module(x)
     if any(p for pair in pads for p in pair):
         x = xp.pad(x, pads, constant_values=pad_value)
     n, _, _, c = x.shape
     if xp is np and kw * c >= 16:
         # one copy of a strided view of the windows: a window row (kw * c values) is
-        # contiguous in x, so the copy runs over long rows (3x faster than kh*kw slab
-        # copies of c values at a time, which are better only for very few channels)
+        # contiguous in x (without dilation), so the copy runs over long rows (3x faster
+        # than kh*kw slab copies of c values at a time, which are better only for very
+        # few channels)
         s0, s1, s2, s3 = x.strides
         windows = np.lib.stride_tricks.as_strided(
-            x, (n, ho, wo, kh, kw, c), (s0, sh * s1, sw * s2, s1, s2, s3), writeable=False
+            x,
+            (n, ho, wo, kh, kw, c),
+            (s0, sh * s1, sw * s2, dh * s1, dw * s2, s3),
+            writeable=False,
         )
         return windows.copy()
     out = xp.empty((n, ho, wo, kh, kw, c), dtype=x.dtype)
     for i in range(kh):
         for j in range(kw):
-            out[:, :, :, i, j, :] = x[:, i : i + sh * ho : sh, j : j + sw * wo : sw, :]
+            top, left = i * dh, j * dw
+            out[:, :, :, i, j, :] = x[:, top : top + sh * ho : sh, left : left + sw * wo : sw, :]
     return out
 
 
@@ -335,31 +349,29 @@ def _extract_patches(x, ksize, strides, padding, pad_value):
 def _(op, dy):
     attrs = op.attrs
     return (
-        apply(
-            _patches_to_image,
-            (dy,),
-            {
-                "image_shape": op.inputs[0].shape,
-                "ksize": attrs["ksize"],
-                "strides": attrs["strides"],
-                "padding": attrs["padding"],
-            },
+        patches_to_image(
+            dy, op.inputs[0].shape, attrs["ksize"], attrs["strides"], attrs["padding"],
+            attrs.get("dilations", (1, 1)),
         ),
     )
 
 
 @primitive("patches_to_image")
-def _patches_to_image(patches, image_shape, ksize, strides, padding):
+def _patches_to_image(patches, image_shape, ksize, strides, padding, dilations=(1, 1)):
     kh, kw = ksize
     sh, sw = strides
-    ho, wo, pads = _plan(image_shape, ksize, strides, padding, "patches_to_image")
+    dh, dw = dilations
+    ho, wo, pads = _plan(image_shape, ksize, strides, padding, "patches_to_image", dilations)
     n, h, w, c = image_shape
     (_, (top, bottom), (left, right), _) = pads
     xp = backend.array_module(patches)
     out = xp.zeros((n, h + top + bottom, w + left + right, c), dtype=patches.dtype)
     for i in range(kh):
         for j in range(kw):
-            out[:, i : i + sh * ho : sh, j : j + sw * wo : sw, :] += patches[:, :, :, i, j, :]
+            row, col = i * dh, j * dw
+            out[:, row : row + sh * ho : sh, col : col + sw * wo : sw, :] += patches[
+                :, :, :, i, j, :
+            ]
     return out[:, top : top + h, left : left + w, :]
 
 
@@ -367,43 +379,212 @@ def _patches_to_image(patches, image_shape, ksize, strides, padding):
 def _(op, dy):
     attrs = op.attrs
     return (
-        extract_patches(dy, attrs["ksize"], attrs["strides"], attrs["padding"]),
+        extract_patches(
+            dy, attrs["ksize"], attrs["strides"], attrs["padding"],
+            dilations=attrs.get("dilations", (1, 1)),
+        ),
     )
 
 
-def extract_patches(images, ksize, strides, padding: str = "VALID", pad_value: float = 0.0):
-    """Sliding windows of an NHWC batch: shape (N, out_h, out_w, kh, kw, C)."""
+def patches_to_image(patches, image_shape, ksize, strides, padding: str = "VALID", dilations=1):
+    """The adjoint of `extract_patches` (col2im): every patch entry added back onto the
+    image cell it was taken from, for an NHWC image of `image_shape`."""
+    attrs = {
+        "image_shape": tuple(int(d) for d in image_shape),
+        "ksize": _pair(ksize, "patches_to_image"),
+        "strides": _pair(strides, "patches_to_image"),
+        "padding": str(padding).upper(),
+        "dilations": _pair(dilations, "patches_to_image"),
+    }
+    return apply(_patches_to_image, (convert_to_tensor(patches),), attrs)
+
+
+def extract_patches(
+    images, ksize, strides, padding: str = "VALID", pad_value: float = 0.0, dilations=1
+):
+    """Sliding windows of an NHWC batch: shape (N, out_h, out_w, kh, kw, C).
+
+    Window cells are `dilations` apart (TF's `rates`); padding cells hold `pad_value`.
+    """
     x = convert_to_tensor(images)
     attrs = {
         "ksize": _pair(ksize, "extract_patches"),
         "strides": _pair(strides, "extract_patches"),
         "padding": str(padding).upper(),
         "pad_value": pad_value,
+        "dilations": _pair(dilations, "extract_patches"),
     }
     return apply(_extract_patches, (x,), attrs)
 
 
-def conv2d(input, filters, strides=1, padding: str = "VALID", dilations=1):  # noqa: A002
-    """2-D convolution (cross-correlation, as in TF) of NHWC `input` with HWIO `filters`."""
-    x = convert_to_tensor(input)
-    w = convert_to_tensor(filters)
-    if _pair(dilations, "conv2d") != (1, 1):
-        raise InvalidArgumentError("conv2d: dilations other than 1 are not supported")
+def _check_filters(name: str, w: Tensor, layout: str) -> None:
     if w.ndim != 4:
         raise InvalidArgumentError(
-            f"conv2d: filters must be HWIO (height, width, in, out), got shape {w.shape}"
+            f"{name}: filters must be {layout} (rank 4), got shape {w.shape}"
         )
-    if x.ndim != 4 or x.shape[3] != w.shape[2]:
-        raise InvalidArgumentError(
-            f"conv2d: input shape {x.shape} (NHWC) has {x.shape[-1] if x.ndim else 0} channels "
-            f"but filters shape {w.shape} (HWIO) expects {w.shape[2]}"
-        )
+
+
+def conv2d(input, filters, strides=1, padding: str = "VALID", dilations=1):  # noqa: A002
+    """2-D convolution (cross-correlation, as in TF) of NHWC `input` with HWIO `filters`.
+
+    Filter cells are `dilations` apart. When the input has a multiple g of the filters'
+    input channels, the convolution is grouped as TF's: input channels and filters are
+    split into g consecutive groups, each group of filters seeing one group of channels.
+
+    Example:
+        >>> import kerasish as ks
+        >>> x, w = ks.ones([1, 5, 5, 4]), ks.ones([3, 3, 2, 6])  # 2 groups
+        >>> ks.nn.conv2d(x, w, padding="SAME", dilations=2).shape
+        (1, 5, 5, 6)
+    """
+    x = convert_to_tensor(input)
+    w = convert_to_tensor(filters)
+    _check_filters("conv2d", w, "HWIO (height, width, in, out)")
     kh, kw, cin, cout = w.shape
-    patches = extract_patches(x, (kh, kw), strides, padding)
+    channels = x.shape[3] if x.ndim == 4 else None
+    if channels is None or cin == 0 or channels % cin or cout % (channels // cin):
+        raise InvalidArgumentError(
+            f"conv2d: input shape {x.shape} (NHWC) has {x.shape[-1] if x.ndim else 0} "
+            f"channels but filters shape {w.shape} (HWIO) expects {cin} (or a multiple of it "
+            f"that divides the {cout} filters into groups)"
+        )
+    groups = channels // cin
+    patches = extract_patches(x, (kh, kw), strides, padding, dilations=dilations)
     n, ho, wo = patches.shape[:3]
-    columns = array_ops.reshape(patches, (n * ho * wo, kh * kw * cin))
-    out = math_ops.matmul(columns, array_ops.reshape(w, (kh * kw * cin, cout)))
+    if groups == 1:
+        columns = array_ops.reshape(patches, (n * ho * wo, kh * kw * cin))
+        out = math_ops.matmul(columns, array_ops.reshape(w, (kh * kw * cin, cout)))
+        return array_ops.reshape(out, (n, ho, wo, cout))
+    # per group g: (windows, kh*kw*cin) @ (kh*kw*cin, cout / groups), as one batched matmul
+    per_group = cout // groups
+    columns = array_ops.reshape(patches, (n * ho * wo, kh * kw, groups, cin))
+    columns = array_ops.reshape(
+        array_ops.transpose(columns, (2, 0, 1, 3)), (groups, n * ho * wo, kh * kw * cin)
+    )
+    kernels = array_ops.reshape(w, (kh * kw, cin, groups, per_group))
+    kernels = array_ops.reshape(
+        array_ops.transpose(kernels, (2, 0, 1, 3)), (groups, kh * kw * cin, per_group)
+    )
+    out = array_ops.transpose(math_ops.matmul(columns, kernels), (1, 0, 2))
     return array_ops.reshape(out, (n, ho, wo, cout))
+
+
+def conv2d_transpose(
+    input, filters, output_shape, strides=1, padding: str = "SAME", dilations=1  # noqa: A002
+):
+    """The transpose (adjoint) of `conv2d`, as tf.nn.conv2d_transpose: the gradient of a
+    convolution of an `output_shape` image, taken with respect to that image.
+
+    Args:
+        input: NHWC, with as many channels as `filters` has (its last axis).
+        filters: (height, width, out channels, in channels), Keras's Conv2DTranspose layout.
+        output_shape: (batch, height, width, out channels) of the result; a convolution of
+            such an image with these strides, padding and dilations must give `input`'s
+            height and width.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.nn.conv2d_transpose(ks.ones([1, 3, 3, 4]), ks.ones([3, 3, 2, 4]),
+        ...                        [1, 6, 6, 2], strides=2).shape
+        (1, 6, 6, 2)
+    """
+    y = convert_to_tensor(input)
+    w = convert_to_tensor(filters)
+    _check_filters("conv2d_transpose", w, "(height, width, out, in)")
+    kh, kw, cout, cin = w.shape
+    image_shape = tuple(int(d) for d in output_shape)
+    if y.ndim != 4 or y.shape[3] != cin or len(image_shape) != 4 or image_shape[3] != cout:
+        raise InvalidArgumentError(
+            f"conv2d_transpose: input shape {y.shape} (NHWC) and output_shape {image_shape} "
+            f"must have the {cin} and {cout} channels of filters shape {w.shape} "
+            "(height, width, out, in)"
+        )
+    strides, dilations = _pair(strides, "conv2d_transpose"), _pair(dilations, "conv2d_transpose")
+    padding = str(padding).upper()
+    ho, wo, _ = _plan(image_shape, (kh, kw), strides, padding, "conv2d_transpose", dilations)
+    if (ho, wo) != y.shape[1:3] or image_shape[0] != y.shape[0]:
+        raise InvalidArgumentError(
+            f"conv2d_transpose: a convolution of an output_shape {image_shape} image with "
+            f"strides {strides}, padding {padding!r} and dilations {dilations} has shape "
+            f"{(image_shape[0], ho, wo, cin)}, not the input's {y.shape}"
+        )
+    n, h, wd = y.shape[:3]
+    columns = math_ops.matmul(
+        array_ops.reshape(y, (n * h * wd, cin)),
+        array_ops.reshape(w, (kh * kw * cout, cin)),
+        transpose_b=True,
+    )
+    patches = array_ops.reshape(columns, (n, h, wd, kh, kw, cout))
+    return patches_to_image(patches, image_shape, (kh, kw), strides, padding, dilations)
+
+
+def depthwise_conv2d(input, filter, strides=1, padding: str = "VALID", dilations=1):  # noqa: A002
+    """Each input channel convolved with its own `multiplier` filters, as
+    tf.nn.depthwise_conv2d: `filter` is (height, width, in, multiplier) and output channel
+    c * multiplier + m comes from channel c and filter m.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.nn.depthwise_conv2d(ks.ones([1, 4, 4, 3]), ks.ones([2, 2, 3, 2])).shape
+        (1, 3, 3, 6)
+    """
+    x = convert_to_tensor(input)
+    w = convert_to_tensor(filter)
+    _check_filters("depthwise_conv2d", w, "(height, width, in, multiplier)")
+    kh, kw, cin, multiplier = w.shape
+    if x.ndim != 4 or x.shape[3] != cin:
+        raise InvalidArgumentError(
+            f"depthwise_conv2d: input shape {x.shape} (NHWC) must have the {cin} channels "
+            f"of filter shape {w.shape} (height, width, in, multiplier)"
+        )
+    grouped = array_ops.reshape(w, (kh, kw, 1, cin * multiplier))  # one group per channel
+    return conv2d(x, grouped, strides, padding, dilations)
+
+
+def separable_conv2d(
+    input, depthwise_filter, pointwise_filter, strides=1, padding: str = "VALID",  # noqa: A002
+    dilations=1,
+):
+    """A depthwise convolution followed by a 1x1 convolution mixing its channels, as
+    tf.nn.separable_conv2d; `pointwise_filter` is (1, 1, in * multiplier, out)."""
+    depthwise = depthwise_conv2d(input, depthwise_filter, strides, padding, dilations)
+    return conv2d(depthwise, pointwise_filter, 1, "VALID")
+
+
+def conv1d(input, filters, stride=1, padding: str = "VALID", dilations=1):  # noqa: A002
+    """1-D convolution of NWC `input` with (width, in, out) `filters`, as tf.nn.conv1d;
+    it runs as a 2-D convolution of height 1 (grouped when the input has a multiple of the
+    filters' input channels).
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.nn.conv1d(ks.ones([2, 10, 3]), ks.ones([3, 3, 8]), padding="SAME").shape
+        (2, 10, 8)
+    """
+    x = convert_to_tensor(input)
+    w = convert_to_tensor(filters)
+    if x.ndim != 3 or w.ndim != 3:
+        raise InvalidArgumentError(
+            f"conv1d: input must be NWC (rank 3) and filters (width, in, out) (rank 3), got "
+            f"shapes {x.shape} and {w.shape}"
+        )
+    out = conv2d(
+        array_ops.expand_dims(x, 1), array_ops.expand_dims(w, 0), (1, _single(stride)),
+        padding, (1, _single(dilations)),
+    )
+    return array_ops.squeeze(out, 1)
+
+
+def _single(value) -> int:
+    """An int from an int or a one-element sequence (TF's 1-D stride forms)."""
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    value = tuple(int(v) for v in value)
+    if len(value) == 3 and value[0] == value[2] == 1:  # TF's NWC form [1, s, 1]
+        return value[1]
+    if len(value) != 1:
+        raise InvalidArgumentError(f"conv1d: expected an int or 1 value, got {value}")
+    return value[0]
 
 
 # ---------------------------------------------------------------- pooling
