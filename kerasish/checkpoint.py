@@ -21,10 +21,11 @@ checkpoint and the index readable, and the index never names a partial file;
 the temporaries of dead processes are removed by the next CheckpointManager.
 
 A restore first checks every value against its variable (shape, dtype) and
-raises one CheckpointError listing all mismatches before assigning anything;
-values of existing variables are read from the file straight into their
-memory. Values for variables that do not exist yet are kept by the status and
-assigned when the variables are created (`kerasish.tracking.notify_created`,
+raises one CheckpointError listing all mismatches before reading anything,
+then reads every value (verifying checksums) before assigning any: a
+mismatch or damaged data leaves every variable as it was. Values for
+variables that do not exist yet stay in the (open) file until the variables
+are created and their shapes checked (`kerasish.tracking.notify_created`,
 called when a layer is built and when an optimizer creates a slot).
 """
 
@@ -138,29 +139,92 @@ def atomic_write(path: str, write) -> None:
     _fsync_directory(directory)
 
 
+_COMPACT_BYTES = 8192  # values up to this size live inside their (checksummed) object header
+_CHUNK_BYTES = 1 << 20
+
+
+def _checksummed_dataset(group, key: str, array) -> None:
+    """Store `array` so that any damage to it fails the read instead of restoring wrong values.
+
+    HDF5 1.8 object headers carry a checksum: small values are stored inside
+    theirs (compact layout); larger ones are chunked with a Fletcher-32
+    checksum per chunk.
+    """
+    array = np.asarray(array)
+    if array.nbytes <= _COMPACT_BYTES:
+        layout = h5py.h5p.create(h5py.h5p.DATASET_CREATE)
+        layout.set_layout(h5py.h5d.COMPACT)
+        group.create_dataset(key, data=array, dcpl=layout)
+    else:  # chunks of about 1 MiB along the first axis: checksums at near contiguous speed
+        row_bytes = max(1, array.nbytes // array.shape[0])
+        rows = max(1, min(array.shape[0], _CHUNK_BYTES // row_bytes))
+        group.create_dataset(key, data=array, fletcher32=True, chunks=(rows, *array.shape[1:]))
+
+
 def _write_values(path: str, values: dict, attrs: dict) -> None:
     def write(temporary):
-        with h5py.File(temporary, "w") as handle:
+        # libver v108: metadata (superblock, object headers, chunk indexes) with checksums
+        with h5py.File(temporary, "w", libver="v108") as handle:
             handle.attrs["kerasish_format"] = FORMAT
             handle.attrs["format_version"] = FORMAT_VERSION
             for key, value in attrs.items():
                 handle.attrs[key] = value
             group = handle.create_group("values")
             for key, array in values.items():
-                group.create_dataset(key, data=array)
+                _checksummed_dataset(group, key, array)
             handle.flush()
 
     atomic_write(path, write)
 
 
-@contextlib.contextmanager
-def open_checkpoint(path):
-    """Open a checkpoint file and yield {path: h5py.Dataset}, with clear errors for bad files.
+# what h5py raises for damaged files: its own OSError/RuntimeError, and the
+# KeyError/ValueError/TypeError of objects whose metadata no longer makes sense
+_DAMAGE = (OSError, RuntimeError, KeyError, ValueError, TypeError)
 
-    Reading a dataset inside the block may still find damage; such errors
-    (and bad files) are raised as CheckpointError naming the file.
+
+def _datasets_under(path: str, group) -> dict:
+    """{relative path: h5py.Dataset} below `group`, following hard links only.
+
+    Soft and external links, external or virtual storage (data kept in
+    another file) and objects met twice (a cycle of hard links) are refused:
+    a value restored from somewhere else, or silently skipped, would leave a
+    program with values nobody saved.
     """
-    path = os.fspath(path)
+    datasets, seen, pending = {}, {group.id}, [("", group)]
+    while pending:
+        prefix, current = pending.pop()
+        for name in current:
+            where = f"values/{prefix}{name}"
+            link = current.get(name, getlink=True)
+            if not isinstance(link, h5py.HardLink):
+                kind = {h5py.SoftLink: "a soft link", h5py.ExternalLink: "an external link (to "
+                        "another file)"}.get(type(link), f"a {type(link).__name__}")
+                raise CheckpointError(
+                    f"checkpoint {path!r}: {where!r} is {kind}; checkpoints hold their values "
+                    "directly, and links are not followed"
+                )
+            item = current[name]
+            if item.id in seen:
+                raise CheckpointError(f"checkpoint {path!r}: {where!r} links back to an object "
+                                      "already seen (a cycle or a shared object)")
+            seen.add(item.id)
+            if isinstance(item, h5py.Group):
+                pending.append((f"{prefix}{name}/", item))
+            elif isinstance(item, h5py.Dataset):
+                if item.external or item.is_virtual:
+                    raise CheckpointError(
+                        f"checkpoint {path!r}: {where!r} keeps its data in another file "
+                        "(external or virtual storage); it is not read"
+                    )
+                datasets[f"{prefix}{name}"] = item
+            else:
+                raise CheckpointError(f"checkpoint {path!r}: {where!r} is a "
+                                      f"{type(item).__name__}, not a value")
+    return datasets
+
+
+def _open(path: str):
+    """(open h5py.File, {path: h5py.Dataset}) of a checkpoint, with clear errors for bad files."""
     if not os.path.exists(path):
         raise CheckpointError(
             f"checkpoint not found: {path!r}; ks.latest_checkpoint(directory) returns the newest "
@@ -175,27 +239,38 @@ def open_checkpoint(path):
         raise CheckpointError(f"checkpoint {path!r} is empty (0 bytes): it is not a checkpoint")
     try:
         handle = h5py.File(path, "r")
-    except OSError as exc:
+    except _DAMAGE as exc:
         raise CheckpointError(
             f"checkpoint {path!r} is not a readable HDF5 file (truncated, corrupted, or another "
             f"format): {exc}"
         ) from None
-    with handle:
-        try:
-            if handle.attrs.get("kerasish_format") != FORMAT or "values" not in handle:
-                raise CheckpointError(
-                    f"{path!r} is an HDF5 file but not a kerasish checkpoint (no "
-                    f"'kerasish_format' attribute or 'values' group)"
-                )
-            datasets = {}
-            handle["values"].visititems(
-                lambda name, item: datasets.__setitem__(name, item)
-                if isinstance(item, h5py.Dataset) else None
+    try:
+        if handle.attrs.get("kerasish_format") != FORMAT or "values" not in handle:
+            raise CheckpointError(
+                f"{path!r} is an HDF5 file but not a kerasish checkpoint (no "
+                f"'kerasish_format' attribute or 'values' group)"
             )
-        except CheckpointError:
-            raise
-        except (OSError, KeyError, RuntimeError, ValueError, TypeError) as exc:
+        root = handle.get("values", getlink=True)
+        if not isinstance(root, h5py.HardLink) or not isinstance(handle["values"], h5py.Group):
+            raise CheckpointError(f"checkpoint {path!r}: 'values' is not a group (a link?); "
+                                  "links are not followed")
+        return handle, _datasets_under(path, handle["values"])
+    except BaseException as exc:
+        handle.close()
+        if isinstance(exc, _DAMAGE) and not isinstance(exc, CheckpointError):
             raise CheckpointError(f"checkpoint {path!r} is damaged: {exc}") from None
+        raise
+
+
+@contextlib.contextmanager
+def open_checkpoint(path):
+    """Open a checkpoint file and yield {path: h5py.Dataset}, with clear errors for bad files.
+
+    Reading a dataset inside the block may still find damage; such errors
+    (and bad files) are raised as CheckpointError naming the file.
+    """
+    handle, datasets = _open(os.fspath(path))
+    with handle:
         try:
             yield datasets
         except (OSError, RuntimeError) as exc:  # h5py found damage while reading the data
@@ -204,8 +279,17 @@ def open_checkpoint(path):
 
 def read_values(path) -> dict:
     """{path: array} of every value in a checkpoint file, with clear errors for bad files."""
+    path = os.fspath(path)
     with open_checkpoint(path) as datasets:
-        return {key: dataset[()] for key, dataset in datasets.items()}
+        return _read_all(path, datasets.items())
+
+
+def _read_all(path: str, named_datasets) -> dict:
+    """{key: array} read from (key, h5py.Dataset) pairs; damage is a CheckpointError."""
+    try:
+        return {key: np.asarray(dataset[()]) for key, dataset in named_datasets}
+    except _DAMAGE as exc:
+        raise CheckpointError(f"checkpoint {path!r} is damaged: {exc}") from None
 
 
 # ---------------------------------------------------------------- the object graph
@@ -229,56 +313,61 @@ def _graph_values(root) -> dict:
 
 
 def _mismatch(path: str, variable: Variable, array) -> str | None:
-    """Why `array` (an array or h5py dataset) cannot be restored into `variable`, or None."""
+    """Why `array` (an array or h5py dataset) cannot be restored into `variable`, or None.
+
+    Only the declared shape and dtype are looked at, so a value declaring a
+    huge shape is refused before anything of it is read.
+    """
     if tuple(array.shape) != variable.shape:
         return (f"shape mismatch for {path!r}: the checkpoint has shape {tuple(array.shape)} "
                 f"but the program's variable has shape {variable.shape}")
+    if array.dtype.kind not in "biufc":
+        return (f"dtype mismatch for {path!r}: the checkpoint has {array.dtype}, not numbers, "
+                f"but the program's variable is {variable.dtype}")
     if array.dtype != variable.dtype and not np.can_cast(array.dtype, variable.dtype, "same_kind"):
         return (f"dtype mismatch for {path!r}: the checkpoint has {array.dtype} but the "
                 f"program's variable is {variable.dtype}")
     return None
 
 
-def _assign_all(pairs: list, source: str) -> None:
-    """Assign each (path, variable, array), after checking them all (nothing changes on error)."""
+def _assign_all(pairs: list, path: str) -> None:
+    """Assign each (key, variable, h5py dataset) of the file `path`, all or nothing.
+
+    Every declared shape and dtype is checked first; then every value is read
+    (checksums are verified while reading); only then is anything assigned, so
+    a mismatch or damage anywhere leaves every variable as it was.
+    """
     problems = [p for p in (_mismatch(*pair) for pair in pairs) if p]
     if problems:
         raise CheckpointError(
-            f"{source}: {len(problems)} value(s) do not fit the program, so none of the "
-            f"{len(pairs)} value(s) due now was restored:\n  " + "\n  ".join(problems)
+            f"restore from {path!r}: {len(problems)} value(s) do not fit the program, so none "
+            f"of the {len(pairs)} value(s) due now was restored:\n  " + "\n  ".join(problems)
         )
-    for _, variable, source in pairs:
-        _load_into(variable, source)
-
-
-def _load_into(variable: Variable, source) -> None:
-    """Assign `source` (an array, or an h5py dataset read straight into the variable's memory)."""
-    target = variable._value
-    if (isinstance(source, h5py.Dataset) and isinstance(target, np.ndarray)
-            and source.dtype == target.dtype and target.ndim and target.size
-            and target.flags.c_contiguous and target.flags.writeable):
-        source.read_direct(target)  # no intermediate copy
-        variable._version += 1  # as assign() does: the value changed in place
-        return
-    array = np.asarray(source[()] if isinstance(source, h5py.Dataset) else source)
-    variable.assign(array.astype(variable.dtype, copy=False))
+    arrays = _read_all(path, [(key, dataset) for key, _, dataset in pairs])
+    for key, variable, _ in pairs:
+        variable.assign(arrays[key].astype(variable.dtype, copy=False))
 
 
 class LoadStatus:
     """What a restore matched; values for objects not created yet are applied when they are."""
 
-    def __init__(self, root, path: str, datasets: dict):
+    def __init__(self, root, path: str, handle, datasets: dict):
         self._root = root
         self.path = path
         self._keys = sorted(datasets)
         self.matched: list[str] = []
-        self._values: dict = {}  # values not assigned yet, kept for objects created later
+        self._values: dict = {}  # h5py datasets not read yet, kept for objects created later
+        self._file = None  # the open file while values wait for their variables
         self._expect_partial = True  # no note about unused values if this constructor fails
         graph = _graph_values(root)
         pairs = [(key, graph[key], datasets[key]) for key in self._keys if key in graph]
-        _assign_all(pairs, f"restore from {path!r}")  # existing variables: read in place
+        _assign_all(pairs, path)
         self.matched = [key for key, _, _ in pairs]
-        self._values = {key: datasets[key][()] for key in self._keys if key not in graph}
+        # Read only once their variable exists and its shape is checked: a value declaring
+        # a huge shape is never allocated. The open file keeps them readable even if the
+        # file is replaced or removed meanwhile (a CheckpointManager pruning it).
+        self._values = {key: datasets[key] for key in self._keys if key not in graph}
+        self._file = handle if self._values else None
         self._expect_partial = False
         if self.pending:
             # Kept alive by the restored objects themselves (not by a global list), so a
@@ -296,11 +385,23 @@ class LoadStatus:
             pairs = [(key, variable, self._values[key])
                      for key, variable in _graph_values(self._root).items()
                      if key in self._values]
-            _assign_all(pairs, f"restore from {self.path!r}")
+            try:
+                _assign_all(pairs, self.path)
+            except CheckpointError:
+                # refused once: the values are dropped, so that creating other variables
+                # later does not raise the same error again
+                for key, _, _ in pairs:
+                    del self._values[key]
+                self._stop_if_done()
+                raise
             for key, _, _ in pairs:
                 self.matched.append(key)
-                del self._values[key]  # assigned: the status no longer holds its memory
+                del self._values[key]
+        self._stop_if_done()
+
+    def _stop_if_done(self) -> None:
         if not self.pending:
+            self._close()
             tracking.stop_observing_creation(self)
             for obj in self._holders():
                 waiting = obj.__dict__.get("_pending_restores", [])
@@ -353,8 +454,14 @@ class LoadStatus:
         self._expect_partial = True
         return self
 
+    def _close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
     def __del__(self):
         try:
+            self._close()
             if not self._expect_partial and self.pending:
                 warnings.warn(
                     f"checkpoint {self.path!r}: {len(self.pending)} value(s) were never used "
@@ -363,6 +470,51 @@ class LoadStatus:
                 )
         except Exception:
             pass
+
+
+class InitializationOnlyStatus:
+    """What `Checkpoint.restore(None)` returns: nothing was restored (a first run).
+
+    The variables keep their initial values; `expect_partial` is harmless and
+    the assertions raise a CheckpointError that says no checkpoint was given.
+    """
+
+    path = None
+    matched: list = []
+    pending: list = []
+    unmatched = pending
+
+    def __init__(self, root):
+        self._root = root
+
+    @property
+    def missing(self) -> list:
+        """Every variable of the program: none got a value."""
+        return sorted(_graph_values(self._root))
+
+    def report(self) -> str:
+        return (f"restore(None): no checkpoint was given (latest_checkpoint found none: a first "
+                f"run?), so nothing was restored; the program's {len(self.missing)} variable(s) "
+                "keep their initial values")
+
+    def _fail(self, check: str):
+        raise CheckpointError(f"{check} failed: {self.report()}")
+
+    def assert_consumed(self):
+        """Raise: nothing was restored."""
+        self._fail("assert_consumed")
+
+    def assert_existing_objects_matched(self):
+        """Raise: nothing was restored."""
+        self._fail("assert_existing_objects_matched")
+
+    def assert_nontrivial_match(self):
+        """Raise: nothing was restored."""
+        self._fail("assert_nontrivial_match")
+
+    def expect_partial(self) -> "InitializationOnlyStatus":
+        """Nothing to silence; returns the status."""
+        return self
 
 
 # ---------------------------------------------------------------- Checkpoint
@@ -425,16 +577,32 @@ class Checkpoint(Trackable):
     def read(self, path) -> LoadStatus:
         """Restore from exactly `path`; values for objects not yet created wait for them."""
         path = os.fspath(path)
-        with open_checkpoint(path) as datasets:
-            return LoadStatus(self, path, datasets)
+        handle, datasets = _open(path)
+        try:
+            status = LoadStatus(self, path, handle, datasets)
+        except BaseException:
+            handle.close()
+            raise
+        if status._file is None:
+            handle.close()
+        return status
 
-    def restore(self, save_path) -> LoadStatus:
-        """Restore from `save_path` (as returned by `save` or `latest_checkpoint`)."""
+    def restore(self, save_path) -> LoadStatus | InitializationOnlyStatus:
+        """Restore from `save_path` (as returned by `save` or `latest_checkpoint`).
+
+        `None` (what `latest_checkpoint` returns on a first run) restores
+        nothing and returns a status whose assertions fail with that reason,
+        so `ckpt.restore(manager.latest_checkpoint)` starts a fresh run or
+        resumes an old one, as in TF.
+
+        Example:
+            >>> import kerasish as ks
+            >>> status = ks.Checkpoint(w=ks.Variable(1.0)).restore(None)
+            >>> status.expect_partial() is status
+            True
+        """
         if save_path is None:
-            raise CheckpointError(
-                "restore: no checkpoint path given (latest_checkpoint found none?); "
-                "start from scratch or point to a file"
-            )
+            return InitializationOnlyStatus(self)
         return self.read(save_path)
 
 
@@ -464,9 +632,42 @@ def read_index(directory) -> dict:
         raise CheckpointError(f"checkpoint index {path!r} is not a kerasish index (a JSON object)")
     index.setdefault("latest", None)
     index.setdefault("checkpoints", [])
-    index.setdefault("times", [time.time()] * len(index["checkpoints"]))
+    if isinstance(index["checkpoints"], list):
+        index.setdefault("times", [time.time()] * len(index["checkpoints"]))
     index.setdefault("preserved", [])
+    _check_index(path, index)
     return index
+
+
+def _check_index(path: str, index: dict) -> None:
+    """Refuse an index whose entries are not plain file names inside its directory.
+
+    Indexes travel with downloaded checkpoints: an entry such as '../x.h5' or
+    '/etc/passwd' would make `latest_checkpoint` name, and retention delete, a
+    file outside the directory.
+    """
+    def bad(what: str):
+        raise CheckpointError(f"checkpoint index {path!r}: {what}")
+
+    names = [("latest", index["latest"])] if index["latest"] is not None else []
+    for field in ("checkpoints", "preserved"):
+        if not isinstance(index[field], list):
+            bad(f"{field!r} must be a list of file names, got {index[field]!r}")
+        names += [(f"{field}[{i}]", name) for i, name in enumerate(index[field])]
+    for where, name in names:
+        if not isinstance(name, str):
+            bad(f"entry {where} = {name!r} is not a file name")
+        separators = {"/", os.sep, os.altsep or "/", "\\", "\0"}
+        if name in ("", ".", "..") or any(sep in name for sep in separators):
+            bad(f"entry {where} = {name!r} is not a file name inside the directory (no path "
+                "separators, '..' or absolute paths)")
+    times = index["times"]
+    if (not isinstance(times, list) or len(times) != len(index["checkpoints"])
+            or not all(isinstance(t, (int, float)) and not isinstance(t, bool) for t in times)):
+        bad(f"'times' must list one save time per checkpoint, got {times!r}")
+    last = index.get("last_preserved_time", 0.0)
+    if not isinstance(last, (int, float)) or isinstance(last, bool):
+        bad(f"'last_preserved_time' must be a number, got {last!r}")
 
 
 def write_index(directory, index: dict) -> None:

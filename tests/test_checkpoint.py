@@ -646,13 +646,11 @@ def test_foreign_hdf5_file(tmp_path):
     assert "keras.h5" in str(error) and "not a kerasish checkpoint" in str(error)
 
 
-def test_missing_path_and_directory_and_none(tmp_path):
+def test_missing_path_and_directory(tmp_path):
     error = _restore_error(str(tmp_path / "nope.h5"))
     assert "nope.h5" in str(error) and "not found" in str(error)
     error = _restore_error(str(tmp_path))
     assert "is a directory" in str(error) and "latest_checkpoint" in str(error)
-    with pytest.raises(CheckpointError, match="no checkpoint path"):
-        ks.Checkpoint(v=ks.Variable(1.)).restore(None)
 
 
 def test_unreadable_index_is_a_clear_error(tmp_path):
