@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import inspect
 import re
 import threading
@@ -32,12 +33,20 @@ def clear_session() -> None:
 
 
 def _snake_case(name: str) -> str:
+    """Keras's default layer names: 'Conv2D' -> 'conv2d', 'MaxPooling2D' -> 'max_pooling2d'.
+
+    A word starts at a capital followed by lower-case letters, or at a capital after a
+    lower-case letter; a digit does not start one, so '2D' stays attached.
+    """
+    name = re.sub(r"\W+", "", name)
     name = re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", name)
-    return re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name).lower()
+    return re.sub(r"([a-z])([A-Z])", r"\1_\2", name).lower()
 
 
 class _CallContext(threading.local):
     training = None  # the `training` value of the outermost layer call in progress
+    depth = 0  # layer calls in progress: 0 outside any, 1 inside the outermost one
+    loss_holders = None  # {id: layer} of layers holding `add_loss` terms (a dict once used)
 
 
 _context = _CallContext()
@@ -85,6 +94,12 @@ class Layer(Trackable):
 
     _untracked_attributes = frozenset({"_weights", "_regularizers", "_added_losses"})
     trainable_changes = 0  # `trainable` flips so far (with Variable.created_count: cache keys)
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        build = cls.__dict__.get("build")
+        if build is not None and not getattr(build, "_marks_built", False):
+            cls.build = _marking_built(build)
 
     def __init__(self, name=None, trainable: bool = True, dtype=None, input_shape=None, **kwargs):
         input_dim = kwargs.pop("input_dim", None)
@@ -176,6 +191,9 @@ class Layer(Trackable):
             training = _context.training
         outer_training = _context.training
         _context.training = training
+        if _context.depth == 0 and _context.loss_holders:
+            _forget_added_losses(self)  # as Keras: each outermost call starts a new set
+        _context.depth += 1
         try:
             if not self.built:
                 self._build_from(inputs)
@@ -188,6 +206,7 @@ class Layer(Trackable):
             raise type(exc)(f"layer '{self.name}' ({type(self).__name__}): {exc}") from exc
         finally:
             _context.training = outer_training
+            _context.depth -= 1
         first = nest.flatten(outputs)[0] if outputs is not None else None
         if isinstance(first, Tensor):
             self.output_shape_seen = (None,) + first.shape[1:] if first.ndim else ()
@@ -253,7 +272,15 @@ class Layer(Trackable):
         return self.add_weight(name, shape, dtype, initializer, **kwargs)
 
     def add_loss(self, loss) -> None:
-        """Add a loss term (e.g. an activity penalty) to `losses` for the current step."""
+        """Add a loss term (e.g. an activity penalty) to `losses`.
+
+        As in Keras, the terms added during a call last until the next outermost call of
+        a layer or model that contains this one, so `sum(model.losses)` after
+        `model(x)` holds this call's terms only.
+        """
+        if _context.loss_holders is None:
+            _context.loss_holders = {}
+        _context.loss_holders[id(self)] = self
         self._added_losses.append(loss)
 
     def _tracked_children(self) -> list:
@@ -354,6 +381,29 @@ def _with_unknown_batch(shapes):
     if isinstance(shapes, (list, tuple)) and all(d is None or isinstance(d, int) for d in shapes):
         return [None, *shapes[1:]] if shapes else []
     return [_with_unknown_batch(shape) for shape in shapes]
+
+
+def _marking_built(build):
+    """`build` that also marks the layer built, so an explicit `layer.build(shape)` counts."""
+
+    @functools.wraps(build)
+    def build_and_mark(self, *args, **kwargs):
+        was_built = self.built
+        build(self, *args, **kwargs)
+        self.built = True
+        if not was_built:
+            tracking.notify_created()
+
+    build_and_mark._marks_built = True
+    return build_and_mark
+
+
+def _forget_added_losses(layer) -> None:
+    """Clear the `add_loss` terms held by `layer` and the layers inside it."""
+    holders = _context.loss_holders
+    for sub in [layer] + layer.submodules:
+        if holders.pop(id(sub), None) is not None:
+            sub._added_losses.clear()
 
 
 def _losses_of(layers) -> list:

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import functools
+import inspect
+import warnings
+
 import numpy as np
 
 from kerasish import callbacks as callbacks_module
-from kerasish import losses as losses_module
 from kerasish import metrics as metrics_module
 from kerasish import optimizers as optimizers_module
 from kerasish import summary
@@ -13,9 +16,11 @@ from kerasish.core import nest
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.ops import array_ops, math_ops
 from kerasish.core.tape import GradientTape
-from kerasish.core.tensor import Variable, convert_to_tensor
+from kerasish.core.tensor import Tensor, Variable, convert_to_tensor
 from kerasish.layers.base import Layer, _losses_of
 from kerasish.models import data_adapter
+from kerasish.models.compile_utils import CompiledLoss, CompiledMetrics
+from kerasish.utils import pack_x_y_sample_weight, unpack_x_y_sample_weight
 
 
 class Model(Layer):
@@ -41,16 +46,19 @@ class Model(Layer):
     # model (and save_weights) holds its layers and variables; pass the optimizer to
     # ks.Checkpoint(model=..., optimizer=...) to save it too.
     _untracked_attributes = Layer._untracked_attributes | {
-        "_compiled_metrics", "history", "optimizer", "compiled_loss", "_loss_tracker",
-        "_metric_specs", "_structure_cache",  # a cache of variables would rename them
+        "compiled_metrics", "history", "optimizer", "compiled_loss", "_loss_tracker",
+        "_compile_config", "_structure_cache",  # a cache of variables would rename them
     }
 
     def __init__(self, name=None, **kwargs):
         super().__init__(name=name, **kwargs)
         self.optimizer = None
+        self.compiled = False
         self.compiled_loss = None
-        self._metric_specs = []
-        self._compiled_metrics = None
+        self.compiled_metrics = None
+        self._loss_tracker = None
+        self._compile_config = None
+        self.run_eagerly = False
         self.stop_training = False
         self._structure_cache = None
 
@@ -133,105 +141,204 @@ class Model(Layer):
         return Checkpoint(model=self).read(filepath).expect_partial()
 
     # -- compile ------------------------------------------------------------
-    def compile(self, optimizer="rmsprop", loss=None, metrics=None) -> None:
-        """Choose the optimizer, loss and metrics (objects or names like 'adam', 'accuracy')."""
+    def compile(
+        self,
+        optimizer="rmsprop",
+        loss=None,
+        metrics=None,
+        loss_weights=None,
+        weighted_metrics=None,
+        run_eagerly: bool = False,
+    ) -> None:
+        """Choose the optimizer, the loss and the metrics that `fit` and `evaluate` use.
+
+        The arguments are Keras's; `metrics` comes third, as in tf.keras (Keras 3 puts
+        `loss_weights` there), so older positional calls keep working: pass the others by
+        keyword.
+
+        Args:
+            optimizer: an optimizer or its name ('adam', 'sgd', 'rmsprop', ...).
+            loss: a loss (a name, a function `fn(y_true, y_pred)` or a `ks.losses.Loss`).
+                For several outputs: one for all, a list by output position, or a dict
+                by output name. None is allowed when the loss comes from `add_loss` or
+                from an own `train_step`.
+            metrics: metrics ('accuracy', 'mae', functions, `ks.metrics.Metric` objects),
+                as a list, or per output as a dict by name; updated without sample weights.
+            loss_weights: each output's factor in the total loss (a float, list or dict).
+            weighted_metrics: likewise, but updated with the sample weights.
+            run_eagerly: accepted for Keras code; kerasish always runs eagerly.
+        """
         self.optimizer = optimizers_module.get(optimizer)
-        if loss is None:
-            raise InvalidArgumentError(f"model '{self.name}': compile() needs a loss")
-        self.compiled_loss = losses_module.get(loss)
-        self._metric_specs = list(metrics or [])
-        self._compiled_metrics = None
+        output_names = getattr(self, "output_names", None)
+        self.compiled_loss = (
+            None if loss is None else CompiledLoss(loss, loss_weights, output_names)
+        )
+        self.compiled_metrics = (
+            None if metrics is None and weighted_metrics is None
+            else CompiledMetrics(metrics, weighted_metrics, output_names)
+        )
         self._loss_tracker = metrics_module.Mean("loss")
+        self.run_eagerly = bool(run_eagerly)
+        self._compile_config = {
+            "optimizer": optimizer, "loss": loss, "loss_weights": loss_weights,
+            "metrics": metrics, "weighted_metrics": weighted_metrics, "run_eagerly": run_eagerly,
+        }
+        self.compiled = True
 
     def _require_compiled(self, what: str) -> None:
-        if self.optimizer is None or self.compiled_loss is None:
+        if not self.compiled:
             raise RuntimeError(
                 f"model '{self.name}': call compile(optimizer, loss, metrics) before {what}()"
             )
 
     @property
     def metrics(self) -> list:
-        """The loss tracker and the compiled metrics (resolved at the first batch)."""
-        if self.compiled_loss is None:
-            return []
-        return [self._loss_tracker] + list(self._compiled_metrics or [])
+        """What `fit` resets at every epoch and logs, in this order.
+
+        The loss tracker ('loss'); with several outputs, each one's loss
+        ('<output>_loss'); the compiled metrics (made at the first batch); then
+        every metric held as an attribute of the model or of its layers (a
+        custom `train_step`'s trackers). Override it to choose them yourself.
+        """
+        result = []
+        if self.compiled:
+            result.append(self._loss_tracker)
+            if self.compiled_loss is not None:
+                result.extend(self.compiled_loss.metrics)
+            if self.compiled_metrics is not None and self.compiled_metrics.built:
+                result.extend(self.compiled_metrics.metrics)
+        known = {id(m) for m in result}
+        result.extend(m for m in self._structure()[2] if id(m) not in known)
+        return result
 
     @property
     def metrics_names(self) -> list:
-        if self._compiled_metrics is None:
-            return ["loss"] + [m if isinstance(m, str) else m.name for m in self._metric_specs]
-        return [m.name for m in self.metrics]
-
-    def _resolve_metrics(self, y, y_pred) -> None:
-        if self._compiled_metrics is not None:
-            return
-        resolved = []
-        for spec in self._metric_specs:
-            if isinstance(spec, str) and spec.lower() in ("accuracy", "acc"):
-                resolved.append(
-                    metrics_module.resolve_accuracy(self.compiled_loss, y.shape, y_pred.shape)
-                )
-            else:
-                resolved.append(metrics_module.get(spec))
-        self._compiled_metrics = resolved
+        """The names of `metrics` (before the first batch: the names given to `compile`)."""
+        names = [m.name for m in self.metrics]
+        if self.compiled_metrics is not None and not self.compiled_metrics.built:
+            names[1:1] = self.compiled_metrics.names_before_build()
+        return names
 
     def reset_metrics(self) -> None:
+        """Reset every metric in `metrics` (`fit` does it at the start of every epoch)."""
         for metric in self.metrics:
             metric.reset_state()
 
     # -- one step -----------------------------------------------------------
     def _structure(self) -> tuple:
-        """(every layer, trainable variables), walked again only when variables were created
-        or a layer's `trainable` changed since the last step."""
+        """(every layer, trainable variables, metrics held as attributes), walked again only
+        when variables were created or a layer's `trainable` changed since the last step."""
         key = (Variable.created_count, Layer.trainable_changes)
         if self._structure_cache is None or self._structure_cache[0] != key:
-            self._structure_cache = (key, [self] + self.submodules, self.trainable_variables)
+            layers = [self] + self.submodules
+            held = [child for layer in layers for _, child in layer._tracked_children()
+                    if isinstance(child, metrics_module.Metric)]
+            unique = list({id(m): m for m in held}.values())
+            self._structure_cache = (key, layers, self.trainable_variables, unique)
         return self._structure_cache[1:]
 
-    def compute_loss(self, y, y_pred, sample_weight=None):
-        """The compiled loss plus every regularization loss of the model."""
-        loss = self.compiled_loss(y, y_pred, sample_weight=sample_weight)
-        extra = _losses_of(self._structure()[0])
-        return loss + math_ops.add_n(extra) if extra else loss
+    def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):
+        """The loss of a batch: the compiled loss of `y_pred` against `y`, plus `self.losses`.
 
-    def _update_metrics(self, y, y_pred, sample_weight, loss) -> None:
-        self._resolve_metrics(y, y_pred)
-        first = nest.flatten(y_pred)[0]
-        self._loss_tracker.update_state(loss, sample_weight=first.shape[0] if first.ndim else 1)
-        for metric in self._compiled_metrics:
-            metric.update_state(y, y_pred, sample_weight=sample_weight)
+        `self.losses` holds the regularization losses and the `add_loss` terms of the
+        last call. Override it to compute the loss from `x` too; `train_step` and
+        `test_step` call it.
 
-    def metric_logs(self) -> dict:
-        """The running loss and metrics as floats (this is where results leave the device)."""
-        return {m.name: float(m.result()) for m in self.metrics}
+        Raises:
+            InvalidArgumentError: when there is no loss at all (none compiled, none added).
+        """
+        terms = []
+        if self.compiled_loss is not None:
+            compiled = self.compiled_loss(y, y_pred, sample_weight)
+            if compiled is not None:
+                terms.append(compiled)
+        terms.extend(_losses_of(self._structure()[0]))
+        if not terms:
+            raise InvalidArgumentError(
+                f"model '{self.name}': there is no loss to minimize: compile() was given no "
+                "loss and the model added none with add_loss(). Pass loss=... to compile(), "
+                "call self.add_loss(...) in call(), or write a train_step that computes it"
+            )
+        return terms[0] if len(terms) == 1 else math_ops.add_n(terms)
 
-    def _train_batch(self, x, y, sample_weight=None) -> None:
-        layers, _ = self._structure()
-        for layer in layers:
-            layer._added_losses.clear()
+    def compute_metrics(self, x, y, y_pred, sample_weight=None) -> dict:
+        """Update the compiled metrics with a batch; returns `get_metrics_result()`."""
+        if self.compiled_metrics is not None:
+            self.compiled_metrics.update_state(y, y_pred, sample_weight, self.compiled_loss)
+        return self.get_metrics_result()
+
+    def get_metrics_result(self) -> dict:
+        """Every metric's current value as a Python float, by name (the logs of a step)."""
+        logs = {}
+        for metric in self.metrics:
+            result = metric.result()
+            if isinstance(result, dict):
+                logs.update(result)
+            else:
+                logs[metric.name] = result
+        return _pythonify_logs(logs)
+
+    def train_step(self, data) -> dict:
+        """One training step on a batch; override it to change what `fit` does.
+
+        `data` is what the data yields: `(x, y)` for `fit(x, y)`, `(x, y, sample_weight)`
+        with weights, `x` alone for `fit(x)`; split it with
+        `ks.utils.unpack_x_y_sample_weight(data)`. Returns the logs (a dict of values).
+        """
+        x, y, sample_weight = unpack_x_y_sample_weight(data)
         with GradientTape() as tape:
             y_pred = self(x, training=True)
-            loss = self.compute_loss(y, y_pred, sample_weight)
-        variables = self._structure()[1]  # again: the first call may have built the model
-        grads = tape.gradient(loss, variables)
-        self.optimizer.apply_gradients(zip(grads, variables))
-        self._update_metrics(y, y_pred, sample_weight, loss)
+            loss = self.compute_loss(x=x, y=y, y_pred=y_pred, sample_weight=sample_weight)
+        self._loss_tracker.update_state(loss, sample_weight=_batch_size(x))
+        variables = self._structure()[1]  # now: the first call may have built the model
+        if variables:
+            grads = tape.gradient(loss, variables)
+            self.optimizer.apply_gradients(zip(grads, variables))
+        else:
+            warnings.warn(f"model '{self.name}' has no trainable variables to train",
+                          stacklevel=2)
+        return self.compute_metrics(x, y, y_pred, sample_weight=sample_weight)
 
-    def _test_batch(self, x, y, sample_weight=None) -> None:
-        for layer in self._structure()[0]:
-            layer._added_losses.clear()
+    def test_step(self, data) -> dict:
+        """Loss and metrics on a batch, in inference mode (`evaluate` and validation)."""
+        x, y, sample_weight = unpack_x_y_sample_weight(data)
         y_pred = self(x, training=False)
-        self._update_metrics(y, y_pred, sample_weight, self.compute_loss(y, y_pred, sample_weight))
+        loss = self.compute_loss(
+            x=x, y=y, y_pred=y_pred, sample_weight=sample_weight, training=False
+        )
+        self._loss_tracker.update_state(loss, sample_weight=_batch_size(x))
+        return self.compute_metrics(x, y, y_pred, sample_weight=sample_weight)
 
-    def train_step(self, x, y, sample_weight=None) -> dict:
-        """One gradient step on a batch; returns the running loss and metrics."""
-        self._train_batch(x, y, sample_weight)
-        return self.metric_logs()
+    def predict_step(self, data):
+        """The model's outputs for a batch (`predict`); `data` as in `train_step`."""
+        x, _, _ = unpack_x_y_sample_weight(data)
+        return self(x, training=False)
 
-    def test_step(self, x, y, sample_weight=None) -> dict:
-        """Loss and metrics on a batch, in inference mode."""
-        self._test_batch(x, y, sample_weight)
-        return self.metric_logs()
+    def _run_step(self, name: str, x, y, sample_weight):
+        """Call `train_step`/`test_step` as the class wrote it: Keras 3's `(data)` form, or
+        the older `(x, y, sample_weight)` form, with a deprecation warning."""
+        if _takes_x_y(type(self), name):
+            if (type(self), name) not in _warned_old_steps:
+                _warned_old_steps.add((type(self), name))
+                warnings.warn(
+                    f"{type(self).__name__}.{name}(self, x, y, sample_weight=None) is the old "
+                    f"form of the step; write {name}(self, data) and start it with "
+                    "x, y, sample_weight = ks.utils.unpack_x_y_sample_weight(data), as in "
+                    "Keras 3",
+                    DeprecationWarning,
+                    stacklevel=4,
+                )
+            return getattr(self, name)(x, y, sample_weight)
+        return getattr(self, name)(pack_x_y_sample_weight(x, y, sample_weight))
+
+    def _epoch_logs(self, step_logs) -> dict:
+        """Keras's rule: the metrics' results, unless the last step returned other names
+        (a custom step's own logs), which are then taken as they are."""
+        metric_logs = self.get_metrics_result()
+        if step_logs is None or (isinstance(step_logs, dict)
+                                 and set(step_logs) == set(metric_logs)):
+            return metric_logs
+        return _pythonify_logs(step_logs)
 
     # -- loops --------------------------------------------------------------
     def fit(
@@ -252,11 +359,11 @@ class Model(Layer):
         validation_freq: int = 1,
         steps_per_epoch=None,
     ):
-        """Train for `epochs` epochs; returns a `History`.
+        """Train for `epochs` epochs, one `train_step` per batch; returns a `History`.
 
         `validation_split` holds out the LAST fraction of the arrays (before
         shuffling), as Keras does. `class_weight` maps class index -> weight,
-        for sparse or one-hot labels. Metrics are reset at every epoch.
+        for sparse or one-hot labels. `metrics` are reset at every epoch.
         `steps_per_epoch` ends each epoch after that many batches, continuing
         from the same iterator (needed for an infinite dataset, e.g. `.repeat()`).
         """
@@ -290,14 +397,17 @@ class Model(Layer):
             self.reset_metrics()
             callback_list.on_epoch_begin(epoch)
             batch_logs = callback_list.wants_batch_logs()
+            step_logs = None
             for step, (xb, yb, wb) in enumerate(batches.epoch()):
                 callback_list.on_train_batch_begin(step)
                 wb = _apply_class_weight(class_weight, yb, wb)
-                self._train_batch(xb, yb, wb)
-                callback_list.on_train_batch_end(step, self.metric_logs() if batch_logs else {})
+                step_logs = self._run_step("train_step", xb, yb, wb)
+                callback_list.on_train_batch_end(
+                    step, _pythonify_logs(step_logs) if batch_logs else {}
+                )
                 if self.stop_training:
                     break
-            logs = self.metric_logs()
+            logs = self._epoch_logs(step_logs)
             if validation is not None and (epoch + 1) % validation_freq == 0:
                 results = self._run_evaluation(validation)
                 logs.update({f"val_{k}": v for k, v in results.items()})
@@ -318,13 +428,14 @@ class Model(Layer):
 
     def _run_evaluation(self, data, callback_list=None) -> dict:
         self.reset_metrics()
+        step_logs = None
         for step, (xb, yb, wb) in enumerate(data):
             if callback_list is not None:
                 callback_list.on_test_batch_begin(step)
-            self._test_batch(xb, yb, wb)
+            step_logs = self._run_step("test_step", xb, yb, wb)
             if callback_list is not None:
-                callback_list.on_test_batch_end(step, self.metric_logs())
-        return self.metric_logs()
+                callback_list.on_test_batch_end(step, _pythonify_logs(step_logs))
+        return self._epoch_logs(step_logs)
 
     def evaluate(
         self, x=None, y=None, batch_size=None, verbose: int = 0, sample_weight=None,
@@ -345,21 +456,59 @@ class Model(Layer):
         return values[0] if len(values) == 1 else values
 
     def predict(self, x, batch_size=None, verbose: int = 0, callbacks=None):
-        """Outputs for every example, computed in batches, as a NumPy array."""
+        """Outputs for every example, computed in batches by `predict_step`.
+
+        NumPy arrays in the structure the model returns: one array, or a list, tuple
+        or dict of them for several outputs.
+        """
         data = data_adapter.batches(x, None, None, batch_size, shuffle=False)
         callback_list = callbacks_module.CallbackList(callbacks or [], self, {"verbose": verbose})
         callback_list.on_predict_begin()
-        outputs = []
-        for step, (xb, _, _) in enumerate(data):
+        outputs, structure = [], None
+        for step, (xb, yb, wb) in enumerate(data):
             callback_list.on_predict_batch_begin(step)
-            out = self(xb, training=False)
-            outputs.append([np.asarray(o.numpy()) for o in nest.flatten(out)])
+            out = self.predict_step(pack_x_y_sample_weight(xb, yb, wb))
+            structure = out
+            outputs.append([o.numpy() if isinstance(o, Tensor) else np.asarray(o)
+                            for o in nest.flatten(out)])
             callback_list.on_predict_batch_end(step, {"outputs": out})
         callback_list.on_predict_end()
         if not outputs:
             raise InvalidArgumentError("predict: the input holds no examples")
-        joined = [np.concatenate(parts) for parts in zip(*outputs)]
-        return joined[0] if len(joined) == 1 else joined
+        return nest.pack_sequence_as(structure, [np.concatenate(parts) for parts in zip(*outputs)])
+
+
+_warned_old_steps: set = set()
+
+
+@functools.lru_cache(maxsize=None)
+def _takes_x_y(cls, name: str) -> bool:
+    """Whether `cls.<name>` is written in the old `(self, x, y, sample_weight=None)` form."""
+    positional = [
+        p for p in inspect.signature(getattr(cls, name)).parameters.values()
+        if p.kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    ]
+    return len(positional) >= 3  # self, x, y[, sample_weight]
+
+
+def _batch_size(x) -> int:
+    first = nest.flatten(x)[0]
+    return first.shape[0] if getattr(first, "ndim", 0) else 1
+
+
+def _pythonify_logs(logs) -> dict:
+    """Logs as Python floats (scalars) or NumPy arrays, nested dicts flattened into one."""
+    result = {}
+    for key, value in (logs or {}).items():
+        if isinstance(value, dict):
+            result.update(_pythonify_logs(value))
+            continue
+        if isinstance(value, Tensor):
+            value = value.numpy()
+        if isinstance(value, (np.ndarray, np.generic)):
+            value = float(value) if value.ndim == 0 else value
+        result[key] = value
+    return result
 
 
 class _EpochBatches:

@@ -1,0 +1,270 @@
+"""`ks.utils`: the helpers Keras 3 programs import from `keras.utils`.
+
+Label and sequence preparation (`to_categorical`, `pad_sequences`,
+`normalize`), image conversion (`img_to_array`; `array_to_img` needs Pillow,
+which kerasish does not depend on), `set_random_seed`, and the packing of
+what a dataset yields for `train_step(self, data)`
+(`unpack_x_y_sample_weight`, `pack_x_y_sample_weight`).
+"""
+
+from __future__ import annotations
+
+import random as _python_random
+
+import numpy as np
+
+from kerasish import random as ks_random
+from kerasish.core.errors import InvalidArgumentError
+from kerasish.core.ops import array_ops, math_ops
+from kerasish.core.tensor import Tensor, as_dtype, convert_to_tensor
+
+
+def unpack_x_y_sample_weight(data):
+    """Split what a dataset yields into `(x, y, sample_weight)`, None where absent.
+
+    `x`, `(x,)`, `(x, y)` and `(x, y, sample_weight)` are understood (a list like a
+    tuple); anything that is not a tuple or list is `x` alone.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.utils.unpack_x_y_sample_weight((1, 2))
+        (1, 2, None)
+        >>> ks.utils.unpack_x_y_sample_weight({"image": 1})
+        ({'image': 1}, None, None)
+    """
+    if isinstance(data, list):
+        data = tuple(data)
+    if not isinstance(data, tuple):
+        return data, None, None
+    if 1 <= len(data) <= 3:
+        return tuple(data) + (None,) * (3 - len(data))
+    raise InvalidArgumentError(
+        f"unpack_x_y_sample_weight: expected x, (x,), (x, y) or (x, y, sample_weight), "
+        f"got a {type(data).__name__} of {len(data)} items"
+    )
+
+
+def pack_x_y_sample_weight(x, y=None, sample_weight=None):
+    """The inverse of `unpack_x_y_sample_weight`: the shortest form that keeps the parts.
+
+    `x` alone is returned as is, unless it is a tuple or list (several inputs), which
+    becomes `(x,)` so that it is not mistaken for `(x, y)`.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.utils.pack_x_y_sample_weight(1), ks.utils.pack_x_y_sample_weight(1, 2)
+        (1, (1, 2))
+    """
+    if y is None:
+        return (x,) if isinstance(x, (tuple, list)) else x
+    if sample_weight is None:
+        return x, y
+    return x, y, sample_weight
+
+
+def to_categorical(x, num_classes=None):
+    """One-hot rows (float32) for integer class labels.
+
+    A trailing axis of size 1 is dropped first, so labels of shape (n, 1) give (n,
+    num_classes), as in Keras.
+
+    Args:
+        x: integer labels, any shape.
+        num_classes: the number of classes (default: the largest label plus one).
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.utils.to_categorical([0, 2, 1], num_classes=3)
+        array([[1., 0., 0.],
+               [0., 0., 1.],
+               [0., 1., 0.]], dtype=float32)
+    """
+    labels = np.asarray(x.numpy() if isinstance(x, Tensor) else x)
+    if labels.dtype.kind not in "iub":
+        fractional = labels.reshape(-1)[labels.reshape(-1) != np.round(labels.reshape(-1))]
+        if fractional.size:
+            raise InvalidArgumentError(
+                f"to_categorical: labels must be whole numbers, got {labels.dtype} values "
+                f"such as {fractional[0]}"
+            )
+    labels = labels.astype(np.int64)
+    shape = labels.shape
+    if len(shape) > 1 and shape[-1] == 1:
+        shape = shape[:-1]
+    flat = labels.reshape(-1)
+    if num_classes is None:
+        num_classes = int(flat.max()) + 1 if flat.size else 0
+    num_classes = int(num_classes)
+    bad = np.flatnonzero((flat < 0) | (flat >= num_classes))
+    if bad.size:
+        raise InvalidArgumentError(
+            f"to_categorical: label {int(flat[bad[0]])} at flat index {int(bad[0])} is not in "
+            f"[0, num_classes={num_classes})"
+        )
+    result = np.zeros((flat.size, num_classes), np.float32)
+    result[np.arange(flat.size), flat] = 1.0
+    return result.reshape(shape + (num_classes,))
+
+
+def normalize(x, axis: int = -1, order: int = 2):
+    """Scale `x` to unit L-`order` norm along `axis` (zero vectors stay zero).
+
+    A tensor gives a tensor (differentiable); anything else a NumPy array.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.utils.normalize([[3.0, 4.0], [0.0, 0.0]])
+        array([[0.6, 0.8],
+               [0. , 0. ]], dtype=float32)
+    """
+    if order not in (1, 2):
+        raise InvalidArgumentError(f"normalize: order must be 1 or 2, got {order!r}")
+    tensor = convert_to_tensor(x)
+    if tensor.dtype.kind != "f":
+        tensor = math_ops.cast(tensor, np.float32)
+    norms = math_ops.norm(tensor, ord="euclidean" if order == 2 else 1, axis=axis,
+                          keepdims=True)
+    safe = math_ops.where(math_ops.equal(norms, 0), array_ops.ones_like(norms), norms)
+    result = math_ops.divide(tensor, safe)
+    return result if isinstance(x, Tensor) else result.numpy()
+
+
+def pad_sequences(sequences, maxlen=None, dtype="int32", padding: str = "pre",
+                  truncating: str = "pre", value=0.0) -> np.ndarray:
+    """Pad (or cut) a list of sequences to one length: an array (len(sequences), maxlen, ...).
+
+    Args:
+        sequences: a list of sequences (lists or arrays; items may themselves be arrays
+            of one common shape).
+        maxlen: the length (default: the longest sequence's).
+        dtype: the result's dtype (int32 as in Keras: pass 'float32' for real values).
+        padding: 'pre' or 'post': add `value` before or after each sequence.
+        truncating: 'pre' or 'post': drop values at the start or at the end of
+            sequences longer than `maxlen`.
+        value: the padding value.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.utils.pad_sequences([[1, 2, 3], [4]], maxlen=2)
+        array([[2, 3],
+               [0, 4]], dtype=int32)
+    """
+    for argument, given in (("padding", padding), ("truncating", truncating)):
+        if given not in ("pre", "post"):
+            raise InvalidArgumentError(
+                f"pad_sequences: {argument} must be 'pre' or 'post', got {given!r}"
+            )
+    rows = []
+    for index, sequence in enumerate(sequences):
+        try:
+            rows.append(np.asarray(sequence))
+        except ValueError as exc:
+            raise InvalidArgumentError(
+                f"pad_sequences: sequence {index} is not an array of one shape: {exc}"
+            ) from exc
+        if rows[-1].ndim == 0:
+            raise InvalidArgumentError(
+                f"pad_sequences: sequence {index} is a scalar ({sequence!r}), not a sequence"
+            )
+    lengths = [len(row) for row in rows]
+    if maxlen is None:
+        maxlen = max(lengths, default=0)
+    maxlen = int(maxlen)
+    item_shape = next((row.shape[1:] for row in rows if len(row)), ())
+    result = np.full((len(rows), maxlen) + item_shape, value, dtype=as_dtype(dtype))
+    for index, row in enumerate(rows):
+        if not len(row):
+            continue
+        if row.shape[1:] != item_shape:
+            raise InvalidArgumentError(
+                f"pad_sequences: the items of sequence {index} have shape {row.shape[1:]}, "
+                f"but those of the first non-empty sequence have {item_shape}"
+            )
+        kept = row[-maxlen:] if truncating == "pre" else row[:maxlen]
+        if maxlen == 0:
+            kept = row[:0]
+        if padding == "post":
+            result[index, : len(kept)] = kept
+        else:
+            result[index, maxlen - len(kept):] = kept
+    return result
+
+
+def img_to_array(img, data_format: str = "channels_last", dtype="float32") -> np.ndarray:
+    """An image (a Pillow image or any array-like) as a float32 array (height, width, channels).
+
+    A grey image without a channel axis gets one (last, or first with
+    `data_format='channels_first'`).
+
+    Example:
+        >>> import numpy as np, kerasish as ks
+        >>> ks.utils.img_to_array(np.zeros((4, 5), np.uint8)).shape
+        (4, 5, 1)
+    """
+    if data_format not in ("channels_last", "channels_first"):
+        raise InvalidArgumentError(
+            f"img_to_array: data_format must be 'channels_last' or 'channels_first', "
+            f"got {data_format!r}"
+        )
+    array = np.asarray(img, dtype=as_dtype(dtype))
+    if array.ndim == 2:
+        return array[..., None] if data_format == "channels_last" else array[None]
+    if array.ndim != 3:
+        raise InvalidArgumentError(
+            f"img_to_array: expected an image of rank 2 or 3, got shape {array.shape}"
+        )
+    return array.transpose(2, 0, 1) if data_format == "channels_first" else array
+
+
+def array_to_img(x, data_format: str = "channels_last", scale: bool = True):
+    """A Pillow image from an array (height, width, channels); needs the Pillow package.
+
+    With `scale`, values are shifted and scaled to [0, 255] first, as Keras does.
+    """
+    try:
+        from PIL import Image
+    except ImportError as exc:
+        raise ImportError(
+            "array_to_img needs the Pillow package, which kerasish does not depend on: "
+            "pip install pillow"
+        ) from exc
+    array = np.asarray(x.numpy() if isinstance(x, Tensor) else x, dtype=np.float32)
+    if array.ndim != 3:
+        raise InvalidArgumentError(
+            f"array_to_img: expected an array of rank 3 (an image with channels), got shape "
+            f"{array.shape}"
+        )
+    if data_format == "channels_first":
+        array = array.transpose(1, 2, 0)
+    if scale:
+        array = array - array.min()
+        top = array.max()
+        if top != 0:
+            array = array / top * 255.0
+    channels = array.shape[-1]
+    modes = {1: "L", 3: "RGB", 4: "RGBA"}
+    if channels not in modes:
+        raise InvalidArgumentError(
+            f"array_to_img: an image needs 1, 3 or 4 channels, got {channels} (shape "
+            f"{array.shape})"
+        )
+    pixels = array.astype(np.uint8)
+    return Image.fromarray(pixels[..., 0] if channels == 1 else pixels, modes[channels])
+
+
+def set_random_seed(seed: int) -> None:
+    """Seed Python's `random`, NumPy's global generator and `ks.random` at once, as Keras does.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.utils.set_random_seed(3); a = ks.random.normal([2]).numpy()
+        >>> ks.utils.set_random_seed(3); bool((a == ks.random.normal([2]).numpy()).all())
+        True
+    """
+    if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool):
+        raise InvalidArgumentError(
+            f"set_random_seed: the seed must be an integer, got {type(seed).__name__} {seed!r}"
+        )
+    _python_random.seed(int(seed))
+    np.random.seed(int(seed) % 2**32)
+    ks_random.set_seed(int(seed))
