@@ -125,6 +125,38 @@ class VarianceScaling(Initializer):
         return ks_random.truncated_normal(shape, 0.0, stddev, dtype, self.seed)
 
 
+class Orthogonal(Initializer):
+    """A (scaled) orthogonal matrix: the default for recurrent kernels, which it keeps from
+    shrinking or blowing up the state over many steps.
+
+    Shapes of rank > 2 are treated as (prod(shape[:-1]), shape[-1]) matrices.
+
+    Example:
+        >>> import numpy as np, kerasish as ks
+        >>> q = ks.initializers.Orthogonal(seed=1)((3, 3)).numpy()
+        >>> bool(np.allclose(q @ q.T, np.eye(3), atol=1e-6))
+        True
+    """
+
+    def __init__(self, gain=1.0, seed=None):
+        self.gain, self.seed = gain, seed
+
+    def __call__(self, shape, dtype=np.float32):
+        shape = tuple(shape)
+        if len(shape) < 2:
+            raise InvalidArgumentError(f"Orthogonal: needs a shape of rank >= 2, got {shape}")
+        rows, cols = math.prod(shape[:-1]), shape[-1]
+        draw = ks_random.normal((max(rows, cols), min(rows, cols)), 0.0, 1.0, np.float64, self.seed)
+        q, r = np.linalg.qr(draw.numpy())
+        q = q * np.sign(np.diag(r))  # a uniformly distributed rotation, not QR's sign convention
+        if rows < cols:
+            q = q.T
+        return convert_to_tensor((self.gain * q).reshape(shape).astype(as_dtype(dtype)))
+
+    def get_config(self) -> dict:
+        return {"gain": self.gain, "seed": self.seed}
+
+
 class _FixedVarianceScaling(VarianceScaling):
     """A named VarianceScaling setting (Glorot, He, LeCun); its config is just the seed."""
 
@@ -179,6 +211,7 @@ _BY_NAME = {
     "he_normal": HeNormal,
     "he_uniform": HeUniform,
     "lecun_normal": LecunNormal,
+    "orthogonal": Orthogonal,
     "variance_scaling": VarianceScaling,
 }
 

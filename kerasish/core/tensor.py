@@ -76,7 +76,8 @@ class Tensor:
         ((2, 2), 'int32')
     """
 
-    __slots__ = ("_value",)
+    # `_keras_mask`: the boolean mask a masking layer attached (unset on most tensors)
+    __slots__ = ("_value", "_keras_mask")
     _trainable = False  # overridden per instance by Variable; read by the tape
     # NumPy arrays and scalars on the left of an operator (`array * tensor`)
     # defer to the tensor's reflected operator, so the result stays a tensor

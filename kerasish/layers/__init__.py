@@ -9,4 +9,21 @@ from kerasish.layers.convolutional import (  # noqa: F401
     MaxPooling2D,
 )
 from kerasish.layers.core import Activation, Dense, Dropout, Embedding, Flatten, Reshape  # noqa: F401
-from kerasish.layers.normalization import BatchNormalization  # noqa: F401
+from kerasish.layers.masking import Masking  # noqa: F401
+from kerasish.layers.normalization import (  # noqa: F401
+    BatchNormalization,
+    GroupNormalization,
+    LayerNormalization,
+    UnitNormalization,
+)
+from kerasish.layers.recurrent import (  # noqa: F401
+    GRU,
+    LSTM,
+    RNN,
+    Bidirectional,
+    GRUCell,
+    LSTMCell,
+    SimpleRNN,
+    SimpleRNNCell,
+    TimeDistributed,
+)

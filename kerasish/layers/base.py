@@ -93,6 +93,9 @@ class Layer(Trackable):
     """
 
     _untracked_attributes = frozenset({"_weights", "_regularizers", "_added_losses"})
+    # Keras masking: a layer that supports masking passes a mask on its inputs on to its
+    # outputs (through `compute_mask`); one that does not drops it, with a warning.
+    supports_masking = False
     trainable_changes = 0  # `trainable` flips so far (with Variable.created_count: cache keys)
 
     def __init_subclass__(cls, **kwargs):
@@ -184,8 +187,20 @@ class Layer(Trackable):
         """The computation; the default passes inputs through."""
         return inputs
 
+    def compute_mask(self, inputs, mask=None):
+        """The mask of the outputs, given the inputs and their mask (None: no mask).
+
+        The default passes `mask` through; it is used only when `supports_masking`.
+        """
+        return mask
+
     def __call__(self, inputs, *args, **kwargs):
         inputs = _convert_inputs(inputs)
+        previous_mask = kwargs.get("mask")  # a mask given explicitly wins over one attached
+        if previous_mask is None:
+            previous_mask = _mask_of(inputs)
+            if previous_mask is not None and self._accepts_mask():
+                kwargs["mask"] = previous_mask
         training = kwargs.pop("training", None)
         if training is None:
             training = _context.training
@@ -210,6 +225,17 @@ class Layer(Trackable):
         first = nest.flatten(outputs)[0] if outputs is not None else None
         if isinstance(first, Tensor):
             self.output_shape_seen = (None,) + first.shape[1:] if first.ndim else ()
+        if self.supports_masking:
+            if previous_mask is not None or type(self).compute_mask is not Layer.compute_mask:
+                _attach_masks(outputs, self.compute_mask(inputs, previous_mask))
+        elif (previous_mask is not None and type(self) not in _warned_mask_dropped
+              and not self._accepts_mask()):  # a layer that takes `mask` has used it
+            _warned_mask_dropped.add(type(self))
+            warnings.warn(
+                f"{type(self).__name__} '{self.name}' received an input with a mask but neither "
+                "uses nor supports masking: the mask is dropped and later layers will not see it",
+                stacklevel=2,
+            )
         return outputs
 
     def _build_from(self, inputs) -> None:
@@ -218,6 +244,13 @@ class Layer(Trackable):
         self.build(shapes)
         self.built = True
         tracking.notify_created()
+
+    @classmethod
+    def _accepts_mask(cls) -> bool:
+        cached = cls.__dict__.get("_mask_arg")
+        if cached is None:
+            cached = cls._mask_arg = "mask" in inspect.signature(cls.call).parameters
+        return cached
 
     @classmethod
     def _accepts_training(cls) -> bool:
@@ -412,6 +445,30 @@ def _losses_of(layers) -> list:
         result.extend(reg(var) for reg, var in layer._regularizers)
         result.extend(layer._added_losses)
     return result
+
+
+_warned_mask_dropped: set = set()
+
+
+def _mask_of(inputs):
+    """The `_keras_mask` of `inputs` (a structure of them for several inputs), or None."""
+    if isinstance(inputs, Tensor):
+        return getattr(inputs, "_keras_mask", None)
+    masks = [getattr(x, "_keras_mask", None) for x in nest.flatten(inputs)]
+    if all(m is None for m in masks):
+        return None
+    return nest.pack_sequence_as(inputs, masks)
+
+
+def _attach_masks(outputs, masks) -> None:
+    """Set each output's `_keras_mask` from `masks` (one per output), keeping masks already set."""
+    if masks is None:
+        return
+    flat_outputs = nest.flatten(outputs)
+    for output, mask in zip(flat_outputs, nest.flatten(masks)):
+        if (isinstance(output, Tensor) and mask is not None
+                and getattr(output, "_keras_mask", None) is None):
+            output._keras_mask = mask if isinstance(mask, Tensor) else convert_to_tensor(mask)
 
 
 def _convert_inputs(inputs):

@@ -25,6 +25,8 @@ class Dense(Layer):
         (1, 1, 10)
     """
 
+    supports_masking = True
+
     def __init__(
         self,
         units: int,
@@ -107,6 +109,7 @@ class Embedding(Layer):
         output_dim: int,
         embeddings_initializer=None,
         embeddings_regularizer=None,
+        mask_zero: bool = False,
         **kwargs,
     ):
         kwargs.pop("input_length", None)
@@ -115,6 +118,8 @@ class Embedding(Layer):
         self.output_dim = int(output_dim)
         self.embeddings_initializer = embeddings_initializer or RandomUniform(-0.05, 0.05)
         self.embeddings_regularizer = embeddings_regularizer
+        # mask_zero: id 0 is padding; the output carries a mask (ids != 0) for later layers
+        self.mask_zero = self.supports_masking = bool(mask_zero)
 
     def build(self, input_shape):
         self.embeddings = self.add_weight(
@@ -127,6 +132,9 @@ class Embedding(Layer):
     def call(self, inputs):
         return nn_ops.embedding_lookup(self.embeddings, inputs)
 
+    def compute_mask(self, inputs, mask=None):
+        return math_ops.not_equal(inputs, 0) if self.mask_zero else None
+
     def get_config(self) -> dict:
         return {
             **super().get_config(),
@@ -134,11 +142,14 @@ class Embedding(Layer):
             "output_dim": self.output_dim,
             "embeddings_initializer": initializers.get(self.embeddings_initializer),
             "embeddings_regularizer": regularizers.get(self.embeddings_regularizer),
+            "mask_zero": self.mask_zero,
         }
 
 
 class Activation(Layer):
     """Apply an activation function ('relu', 'softmax', or a callable)."""
+
+    supports_masking = True
 
     def __init__(self, activation, **kwargs):
         super().__init__(**kwargs)
@@ -176,6 +187,8 @@ class Reshape(Layer):
 
 class Dropout(Layer):
     """Drop a fraction `rate` of inputs during training (scaling the rest); identity otherwise."""
+
+    supports_masking = True
 
     def __init__(self, rate: float, noise_shape=None, seed=None, **kwargs):
         super().__init__(**kwargs)

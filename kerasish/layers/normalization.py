@@ -1,8 +1,10 @@
-"""BatchNormalization with moving statistics held in non-trainable variables."""
+"""Normalization layers: BatchNormalization (moving statistics in non-trainable variables),
+LayerNormalization, GroupNormalization and UnitNormalization."""
 
 from __future__ import annotations
 
-from kerasish import initializers
+from kerasish import initializers, regularizers
+from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.ops import array_ops, math_ops, nn_ops
 from kerasish.layers.base import Layer, in_training_mode
 
@@ -13,6 +15,8 @@ class BatchNormalization(Layer):
     In training, outputs use the batch mean and variance, and the moving
     statistics move towards them: moving = moving * momentum + batch * (1 - momentum).
     """
+
+    supports_masking = True
 
     def __init__(
         self,
@@ -83,3 +87,242 @@ class BatchNormalization(Layer):
             "moving_mean_initializer": initializers.get(self.moving_mean_initializer),
             "moving_variance_initializer": initializers.get(self.moving_variance_initializer),
         }
+
+def _normalized_axes(layer: Layer, axis, rank: int) -> list:
+    """`axis` (an int or a list of ints) as sorted non-negative axes of a rank-`rank` input."""
+    axes = list(axis) if isinstance(axis, (list, tuple)) else [axis]
+    for a in axes:
+        if not -rank <= a < rank:
+            raise InvalidArgumentError(
+                f"{type(layer).__name__} '{layer.name}': axis {a} is out of range for an "
+                f"input of rank {rank} (axis={axis})"
+            )
+    return sorted(a % rank for a in axes)
+
+
+def _affine_normalize(x, mean, variance, epsilon, gamma, beta):
+    """x * inv + (beta - mean * inv) with inv = gamma / sqrt(variance + epsilon) (Keras's form)."""
+    inv = math_ops.rsqrt(variance + epsilon)
+    if gamma is not None:
+        inv = inv * gamma
+    shift = -mean * inv
+    if beta is not None:
+        shift = shift + beta
+    return x * inv + shift
+
+
+class LayerNormalization(Layer):
+    """Normalize each example over `axis` (the features), then scale by gamma and shift by beta.
+
+    Unlike BatchNormalization the statistics come from the example itself, so
+    training and inference compute the same thing.
+
+    Example:
+        >>> import kerasish as ks
+        >>> y = ks.layers.LayerNormalization()(ks.constant([[1.0, 2.0, 3.0]]))
+        >>> [round(float(v), 3) for v in y[0]]
+        [-1.224, 0.0, 1.224]
+    """
+
+    supports_masking = True
+
+    def __init__(
+        self,
+        axis=-1,
+        epsilon: float = 1e-3,
+        center: bool = True,
+        scale: bool = True,
+        beta_initializer="zeros",
+        gamma_initializer="ones",
+        beta_regularizer=None,
+        gamma_regularizer=None,
+        **kwargs,
+    ):
+        super().__init__(**kwargs)
+        if not isinstance(axis, (int, list, tuple)):
+            raise TypeError(
+                f"LayerNormalization: axis must be an int or a list of ints, got {axis!r}"
+            )
+        self.axis = list(axis) if isinstance(axis, (list, tuple)) else axis
+        self.epsilon, self.center, self.scale = float(epsilon), bool(center), bool(scale)
+        self.beta_initializer = initializers.get(beta_initializer)
+        self.gamma_initializer = initializers.get(gamma_initializer)
+        self.beta_regularizer = regularizers.get(beta_regularizer)
+        self.gamma_regularizer = regularizers.get(gamma_regularizer)
+
+    def build(self, input_shape):
+        self._axes = _normalized_axes(self, self.axis, len(input_shape))
+        shape = tuple(input_shape[a] for a in self._axes)
+        self.gamma = self.beta = None
+        if self.scale:
+            self.gamma = self.add_weight(
+                "gamma", shape, initializer=self.gamma_initializer,
+                regularizer=self.gamma_regularizer,
+            )
+        if self.center:
+            self.beta = self.add_weight(
+                "beta", shape, initializer=self.beta_initializer, regularizer=self.beta_regularizer
+            )
+
+    def call(self, inputs):
+        rank = inputs.ndim
+        broadcast = [inputs.shape[a] if a in self._axes else 1 for a in range(rank)]
+
+        def spread(weight):
+            if weight is None or self._axes == [rank - 1]:
+                return weight
+            return array_ops.reshape(weight, broadcast)
+
+        mean, variance = nn_ops.moments(inputs, tuple(self._axes), keepdims=True)
+        return _affine_normalize(
+            inputs, mean, variance, self.epsilon, spread(self.gamma), spread(self.beta)
+        )
+
+    def compute_output_shape(self, input_shape):
+        _normalized_axes(self, self.axis, len(input_shape))
+        return tuple(input_shape)
+
+    def get_config(self) -> dict:
+        return {
+            **super().get_config(),
+            "axis": self.axis,
+            "epsilon": self.epsilon,
+            "center": self.center,
+            "scale": self.scale,
+            "beta_initializer": self.beta_initializer,
+            "gamma_initializer": self.gamma_initializer,
+            "beta_regularizer": self.beta_regularizer,
+            "gamma_regularizer": self.gamma_regularizer,
+        }
+
+
+class GroupNormalization(Layer):
+    """Split the channels (`axis`) into `groups` and normalize each example within each group.
+
+    `groups=-1` makes one group per channel (instance normalization); with
+    `groups=1` it is layer normalization over all non-batch axes.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.layers.GroupNormalization(groups=2)(ks.ones([3, 5, 4])).shape
+        (3, 5, 4)
+    """
+
+    supports_masking = True
+
+    def __init__(
+        self,
+        groups: int = 32,
+        axis: int = -1,
+        epsilon: float = 1e-3,
+        center: bool = True,
+        scale: bool = True,
+        beta_initializer="zeros",
+        gamma_initializer="ones",
+        beta_regularizer=None,
+        gamma_regularizer=None,
+        **kwargs,
+    ):
+        super().__init__(**kwargs)
+        self.groups, self.axis = int(groups), int(axis)
+        self.epsilon, self.center, self.scale = float(epsilon), bool(center), bool(scale)
+        self.beta_initializer = initializers.get(beta_initializer)
+        self.gamma_initializer = initializers.get(gamma_initializer)
+        self.beta_regularizer = regularizers.get(beta_regularizer)
+        self.gamma_regularizer = regularizers.get(gamma_regularizer)
+
+    def _check(self, input_shape) -> tuple:
+        """(channel axis, number of groups) for an input shape, or a clear error."""
+        axis = _normalized_axes(self, self.axis, len(input_shape))[0]
+        channels = input_shape[axis]
+        if channels is None:
+            raise InvalidArgumentError(
+                f"GroupNormalization '{self.name}': axis {self.axis} of the input shape "
+                f"{tuple(input_shape)} must be known"
+            )
+        groups = channels if self.groups == -1 else self.groups
+        if not 0 < groups <= channels or channels % groups:
+            raise InvalidArgumentError(
+                f"GroupNormalization '{self.name}': {channels} channels (axis {self.axis} of "
+                f"input shape {tuple(input_shape)}) cannot be split into groups={self.groups} "
+                "equal groups; use a divisor of the channel count"
+            )
+        return axis, groups
+
+    def build(self, input_shape):
+        axis, _ = self._check(input_shape)
+        shape = (input_shape[axis],)
+        self.gamma = self.beta = None
+        if self.scale:
+            self.gamma = self.add_weight(
+                "gamma", shape, initializer=self.gamma_initializer,
+                regularizer=self.gamma_regularizer,
+            )
+        if self.center:
+            self.beta = self.add_weight(
+                "beta", shape, initializer=self.beta_initializer, regularizer=self.beta_regularizer
+            )
+
+    def call(self, inputs):
+        axis, groups = self._check(inputs.shape)
+        shape = inputs.shape
+        grouped_shape = shape[:axis] + (groups, shape[axis] // groups) + shape[axis + 1:]
+        grouped = array_ops.reshape(inputs, grouped_shape)
+        reduce_axes = tuple(a for a in range(1, len(grouped_shape)) if a != axis)
+        mean, variance = nn_ops.moments(grouped, reduce_axes, keepdims=True)
+        weight_shape = [1] * len(grouped_shape)
+        weight_shape[axis], weight_shape[axis + 1] = groups, shape[axis] // groups
+
+        def spread(weight):
+            return None if weight is None else array_ops.reshape(weight, weight_shape)
+
+        outputs = _affine_normalize(
+            grouped, mean, variance, self.epsilon, spread(self.gamma), spread(self.beta)
+        )
+        return array_ops.reshape(outputs, shape)
+
+    def compute_output_shape(self, input_shape):
+        _normalized_axes(self, self.axis, len(input_shape))
+        return tuple(input_shape)
+
+    def get_config(self) -> dict:
+        return {
+            **super().get_config(),
+            "groups": self.groups,
+            "axis": self.axis,
+            "epsilon": self.epsilon,
+            "center": self.center,
+            "scale": self.scale,
+            "beta_initializer": self.beta_initializer,
+            "gamma_initializer": self.gamma_initializer,
+            "beta_regularizer": self.beta_regularizer,
+            "gamma_regularizer": self.gamma_regularizer,
+        }
+
+
+class UnitNormalization(Layer):
+    """Scale each example to unit L2 norm along `axis` (an int or a list of ints).
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.layers.UnitNormalization()(ks.constant([[3.0, 4.0]])).numpy().tolist()
+        [[0.6000000238418579, 0.800000011920929]]
+    """
+
+    supports_masking = True
+
+    def __init__(self, axis=-1, **kwargs):
+        super().__init__(**kwargs)
+        self.axis = list(axis) if isinstance(axis, (list, tuple)) else int(axis)
+
+    def call(self, inputs):
+        axes = tuple(_normalized_axes(self, self.axis, inputs.ndim))
+        # rsqrt(max(sum, 1e-24)) = min(rsqrt(sum), 1e12): Keras's bound, and a finite gradient at 0
+        return nn_ops.l2_normalize(inputs, axes, epsilon=1e-24)
+
+    def compute_output_shape(self, input_shape):
+        _normalized_axes(self, self.axis, len(input_shape))
+        return tuple(input_shape)
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "axis": self.axis}

@@ -1,0 +1,869 @@
+"""Recurrent layers: the cells SimpleRNNCell, LSTMCell, GRUCell; RNN(cell) for any cell;
+SimpleRNN, LSTM, GRU; and the wrappers Bidirectional and TimeDistributed.
+
+How a sequence runs. A built-in cell splits its step in two: `project` multiplies
+the inputs of ALL time steps by the input kernel in one matrix product (and adds
+the input bias) before the loop, and the step function then needs one matrix
+product per state. The projected sequence is cut into steps by one `unstack`
+(views; its gradient is one concat), so backpropagation through time holds each
+step's activations once and never builds per-step zero arrays of the whole
+sequence. A user cell (any Layer with `state_size` and `call(inputs, states)`
+returning `(output, new_states)`) is called on each step's slice instead.
+
+Masks (from `Embedding(mask_zero=True)`, `Masking`, or `mask=`) mark real steps:
+at a masked step the states are carried through unchanged and the output repeats
+the previous one (zeros with `zero_output_for_mask=True`), as Keras does.
+Dropout masks are drawn once per sequence and reused at every step.
+Weights have Keras 3's names, shapes and gate order (LSTM: i, f, c, o; GRU: z, r, h),
+so weights carry over to and from Keras.
+"""
+
+from __future__ import annotations
+
+from kerasish import activations, initializers, regularizers
+from kerasish.core.errors import InvalidArgumentError
+from kerasish.core.ops import array_ops, math_ops, nn_ops
+from kerasish.core.tensor import Tensor, convert_to_tensor
+from kerasish.layers.base import Layer, in_training_mode
+
+
+def _as_list(states) -> list:
+    return list(states) if isinstance(states, (list, tuple)) else [states]
+
+
+def _clone(layer: Layer, **overrides) -> Layer:
+    """A new, unbuilt layer with `layer`'s config (nested layers cloned too), some keys changed."""
+    return type(layer).from_config({**layer.get_config(), **overrides})
+
+
+def _nested_layer(value) -> Layer:
+    """A config's nested layer: a serialized dict is deserialized, a Layer object cloned."""
+    if isinstance(value, dict):
+        from kerasish.saving import deserialize_keras_object
+
+        return deserialize_keras_object(value)
+    return _clone(value) if isinstance(value, Layer) else value
+
+
+# ---------------------------------------------------------------- cells
+
+
+class _BuiltinCell(Layer):
+    """What the three built-in cells share: settings, weights and per-sequence dropout masks.
+
+    Subclasses set `_blocks` (kernel column blocks per unit: 1, 4 or 3) and
+    implement `_stepper(training)`, which returns the step function
+    `(projected_input, states) -> (output, new_states)` with whatever is fixed
+    for a whole sequence (dropout masks, kernel pieces) prepared once.
+    """
+
+    _blocks = 1
+
+    def __init__(
+        self,
+        units: int,
+        activation="tanh",
+        use_bias: bool = True,
+        kernel_initializer="glorot_uniform",
+        recurrent_initializer="orthogonal",
+        bias_initializer="zeros",
+        kernel_regularizer=None,
+        recurrent_regularizer=None,
+        bias_regularizer=None,
+        dropout: float = 0.0,
+        recurrent_dropout: float = 0.0,
+        seed=None,
+        **kwargs,
+    ):
+        super().__init__(**kwargs)
+        kind = type(self).__name__
+        if int(units) <= 0:
+            raise InvalidArgumentError(f"{kind}: units must be a positive integer, got {units}")
+        for name, rate in (("dropout", dropout), ("recurrent_dropout", recurrent_dropout)):
+            if not 0.0 <= float(rate) < 1.0:
+                raise InvalidArgumentError(f"{kind}: {name} must be in [0, 1), got {rate}")
+        self.units = int(units)
+        self.activation = activations.get(activation)
+        self.use_bias = bool(use_bias)
+        self.kernel_initializer = initializers.get(kernel_initializer)
+        self.recurrent_initializer = initializers.get(recurrent_initializer)
+        self.bias_initializer = initializers.get(bias_initializer)
+        self.kernel_regularizer = regularizers.get(kernel_regularizer)
+        self.recurrent_regularizer = regularizers.get(recurrent_regularizer)
+        self.bias_regularizer = regularizers.get(bias_regularizer)
+        self.dropout, self.recurrent_dropout = float(dropout), float(recurrent_dropout)
+        self.seed = seed
+        self._dropout_mask = self._recurrent_dropout_mask = None
+
+    @property
+    def state_size(self):
+        return self.units
+
+    @property
+    def output_size(self) -> int:
+        return self.units
+
+    def _bias_shape(self) -> tuple:
+        return (self._blocks * self.units,)
+
+    def _bias_initializer(self):
+        return self.bias_initializer
+
+    def build(self, input_shape):
+        if not input_shape or input_shape[-1] is None:
+            raise InvalidArgumentError(
+                f"{type(self).__name__} '{self.name}': the last dimension of the input must be "
+                f"known, got shape {tuple(input_shape)}"
+            )
+        width = self._blocks * self.units
+        self.kernel = self.add_weight(
+            "kernel", (input_shape[-1], width), initializer=self.kernel_initializer,
+            regularizer=self.kernel_regularizer,
+        )
+        self.recurrent_kernel = self.add_weight(
+            "recurrent_kernel", (self.units, width), initializer=self.recurrent_initializer,
+            regularizer=self.recurrent_regularizer,
+        )
+        self.bias = None
+        if self.use_bias:
+            self.bias = self.add_weight(
+                "bias", self._bias_shape(), initializer=self._bias_initializer(),
+                regularizer=self.bias_regularizer,
+            )
+
+    # -- dropout masks, fixed across the steps of one sequence -------------------
+    def _draw_mask(self, shape, rate: float):
+        ones = array_ops.ones(shape, dtype=self.kernel.dtype)
+        return nn_ops.dropout(ones, rate, seed=self.seed)
+
+    def get_dropout_mask(self, step_input):
+        """The input dropout mask (scaled 0/1 values shaped like one step's input), drawn once
+        and reused until `reset_dropout_mask`."""
+        if self._dropout_mask is None:
+            self._dropout_mask = self._draw_mask(tuple(step_input.shape), self.dropout)
+        return self._dropout_mask
+
+    def get_recurrent_dropout_mask(self, state):
+        """The recurrent dropout mask (shaped like the state), drawn once per sequence."""
+        if self._recurrent_dropout_mask is None:
+            self._recurrent_dropout_mask = self._draw_mask(
+                tuple(state.shape), self.recurrent_dropout
+            )
+        return self._recurrent_dropout_mask
+
+    def reset_dropout_mask(self) -> None:
+        self._dropout_mask = None
+
+    def reset_recurrent_dropout_mask(self) -> None:
+        self._recurrent_dropout_mask = None
+
+    # -- the two halves of a step ----------------------------------------------
+    def _input_bias(self):
+        return self.bias
+
+    def project(self, inputs, training=None):
+        """inputs (..., features) -> inputs @ kernel + input bias, for one step or a whole
+        sequence (batch, time, features) at once; input dropout applied when training."""
+        inputs = inputs if inputs.dtype == self.dtype else math_ops.cast(inputs, self.dtype)
+        if self.dropout and in_training_mode(self, training):
+            step_shape = (inputs.shape[0], inputs.shape[-1])
+            mask = self.get_dropout_mask(array_ops.zeros(step_shape, dtype=inputs.dtype))
+            if inputs.ndim == 3:
+                mask = array_ops.reshape(mask, (step_shape[0], 1, step_shape[1]))
+            inputs = inputs * mask
+        flat = array_ops.reshape(inputs, (-1, inputs.shape[-1]))
+        projected = math_ops.matmul(flat, self.kernel)
+        bias = self._input_bias()
+        if bias is not None:
+            projected = projected + bias
+        return array_ops.reshape(projected, inputs.shape[:-1] + (projected.shape[-1],))
+
+    def _recurrent_input(self, state, training):
+        """The state as the recurrent matmul sees it: with recurrent dropout when training."""
+        if self.recurrent_dropout and training:
+            return state * self.get_recurrent_dropout_mask(state)
+        return state
+
+    def call(self, inputs, states, training=None):
+        """One step: (inputs (batch, features), states) -> (output, new states)."""
+        training = bool(self.dropout or self.recurrent_dropout) and in_training_mode(self, training)
+        step = self._stepper(training)
+        output, new_states = step(self.project(inputs, training), _as_list(states))
+        return output, (new_states if isinstance(states, (list, tuple)) else new_states[0])
+
+    def get_initial_state(self, batch_size: int) -> list:
+        return [array_ops.zeros((batch_size, size), dtype=self.dtype)
+                for size in _as_list(self.state_size)]
+
+    def get_config(self) -> dict:
+        return {
+            **super().get_config(),
+            "units": self.units,
+            "activation": self.activation,
+            "use_bias": self.use_bias,
+            "kernel_initializer": self.kernel_initializer,
+            "recurrent_initializer": self.recurrent_initializer,
+            "bias_initializer": self.bias_initializer,
+            "kernel_regularizer": self.kernel_regularizer,
+            "recurrent_regularizer": self.recurrent_regularizer,
+            "bias_regularizer": self.bias_regularizer,
+            "dropout": self.dropout,
+            "recurrent_dropout": self.recurrent_dropout,
+            "seed": self.seed,
+        }
+
+
+class SimpleRNNCell(_BuiltinCell):
+    """h = activation(x @ kernel + h_prev @ recurrent_kernel + bias).
+
+    Example:
+        >>> import kerasish as ks
+        >>> cell = ks.layers.SimpleRNNCell(4)
+        >>> output, states = cell(ks.ones([2, 3]), [ks.zeros([2, 4])])
+        >>> output.shape, len(states)
+        ((2, 4), 1)
+    """
+
+    def _stepper(self, training: bool):
+        def step(projected, states):
+            h_prev = self._recurrent_input(states[0], training)
+            h = self.activation(projected + math_ops.matmul(h_prev, self.recurrent_kernel))
+            return h, [h]
+
+        return step
+
+
+class LSTMCell(_BuiltinCell):
+    """Long short-term memory step; states [h, c]; gates i, f, c, o in the kernel's columns.
+
+    `unit_forget_bias=True` starts the forget gate's bias at 1 (Keras's default).
+
+    Example:
+        >>> import kerasish as ks
+        >>> cell = ks.layers.LSTMCell(4)
+        >>> output, (h, c) = cell(ks.ones([2, 3]), [ks.zeros([2, 4]), ks.zeros([2, 4])])
+        >>> output.shape, cell.kernel.shape, cell.bias.shape
+        ((2, 4), (3, 16), (16,))
+    """
+
+    _blocks = 4
+
+    def __init__(self, units: int, activation="tanh", recurrent_activation="sigmoid",
+                 use_bias: bool = True, unit_forget_bias: bool = True, **kwargs):
+        super().__init__(units, activation=activation, use_bias=use_bias, **kwargs)
+        self.recurrent_activation = activations.get(recurrent_activation)
+        self.unit_forget_bias = bool(unit_forget_bias)
+
+    @property
+    def state_size(self):
+        return [self.units, self.units]
+
+    def _bias_initializer(self):
+        if not self.unit_forget_bias:
+            return self.bias_initializer
+        units, base = self.units, self.bias_initializer
+
+        def forget_ones(shape, dtype):
+            return array_ops.concat(
+                [base((units,), dtype), array_ops.ones((units,), dtype), base((2 * units,), dtype)],
+                0,
+            )
+
+        return forget_ones
+
+    def _stepper(self, training: bool):
+        act, gate = self.activation, self.recurrent_activation
+
+        def step(projected, states):
+            h_prev, c_prev = states
+            z = projected + math_ops.matmul(
+                self._recurrent_input(h_prev, training), self.recurrent_kernel
+            )
+            z_i, z_f, z_c, z_o = array_ops.split(z, 4, axis=-1)
+            c = gate(z_f) * c_prev + gate(z_i) * act(z_c)
+            h = gate(z_o) * act(c)
+            return h, [h, c]
+
+        return step
+
+    def get_config(self) -> dict:
+        return {
+            **super().get_config(),
+            "recurrent_activation": self.recurrent_activation,
+            "unit_forget_bias": self.unit_forget_bias,
+        }
+
+
+class GRUCell(_BuiltinCell):
+    """Gated recurrent unit step; gates z, r, h in the kernel's columns.
+
+    With `reset_after=True` (Keras 3's default) the reset gate multiplies the
+    recurrent product after the matmul and the bias has shape (2, 3 * units):
+    row 0 for the input, row 1 for the recurrent product.
+
+    Example:
+        >>> import kerasish as ks
+        >>> cell = ks.layers.GRUCell(4)
+        >>> output, state = cell(ks.ones([2, 3]), ks.zeros([2, 4]))
+        >>> output.shape, cell.bias.shape
+        ((2, 4), (2, 12))
+    """
+
+    _blocks = 3
+
+    def __init__(self, units: int, activation="tanh", recurrent_activation="sigmoid",
+                 use_bias: bool = True, reset_after: bool = True, **kwargs):
+        super().__init__(units, activation=activation, use_bias=use_bias, **kwargs)
+        self.recurrent_activation = activations.get(recurrent_activation)
+        self.reset_after = bool(reset_after)
+
+    def _bias_shape(self) -> tuple:
+        return (2, 3 * self.units) if self.reset_after else (3 * self.units,)
+
+    def _input_bias(self):
+        if self.bias is None or not self.reset_after:
+            return self.bias
+        return self.bias[0]
+
+    def _stepper(self, training: bool):
+        act, gate, units = self.activation, self.recurrent_activation, self.units
+        if self.reset_after:
+            recurrent_bias = None if self.bias is None else self.bias[1]
+            kernel_zr = kernel_h = None
+        else:  # cut once per sequence, not at every step
+            kernel_zr, kernel_h = array_ops.split(self.recurrent_kernel, [2 * units, units], 1)
+
+        def step(projected, states):
+            h_prev = states[0]
+            recurrent_in = self._recurrent_input(h_prev, training)
+            x_z, x_r, x_h = array_ops.split(projected, 3, axis=-1)
+            if self.reset_after:
+                inner = math_ops.matmul(recurrent_in, self.recurrent_kernel)
+                if recurrent_bias is not None:
+                    inner = inner + recurrent_bias
+                r_z, r_r, r_h = array_ops.split(inner, 3, axis=-1)
+                z, r = gate(x_z + r_z), gate(x_r + r_r)
+                candidate = act(x_h + r * r_h)
+            else:
+                r_z, r_r = array_ops.split(math_ops.matmul(recurrent_in, kernel_zr), 2, axis=-1)
+                z, r = gate(x_z + r_z), gate(x_r + r_r)
+                candidate = act(x_h + math_ops.matmul(r * recurrent_in, kernel_h))
+            h = z * h_prev + (1.0 - z) * candidate
+            return h, [h]
+
+        return step
+
+    def get_config(self) -> dict:
+        return {
+            **super().get_config(),
+            "recurrent_activation": self.recurrent_activation,
+            "reset_after": self.reset_after,
+        }
+
+
+# ---------------------------------------------------------------- the loop
+
+
+class RNN(Layer):
+    """Run a cell over the time axis of (batch, time, features) inputs.
+
+    Args:
+        cell: a built-in cell, or any Layer with `state_size` (an int or a list of
+            ints) and `call(inputs, states, training=None)` returning
+            `(output, new_states)`; optionally `get_initial_state(batch_size)`.
+        return_sequences: return every step's output (batch, time, units) rather
+            than the last (batch, units).
+        return_state: also return the final states: `(output, *states)`.
+        go_backwards: process the sequence in reverse (outputs come in that order).
+        stateful: the final states of a batch are the initial states of the next
+            (`reset_states()` zeroes them); the batch size must stay the same.
+        unroll: accepted for Keras compatibility: an eager loop is always unrolled.
+        zero_output_for_mask: masked steps output zeros instead of repeating the
+            previous output.
+
+    Call with `initial_state=[...]` to start from given states, `mask=` a
+    (batch, time) boolean tensor (or let a masking layer before it supply one),
+    and `training=` for dropout.
+
+    Example:
+        >>> import kerasish as ks
+        >>> class Accumulate(ks.layers.Layer):
+        ...     state_size = 2
+        ...     def call(self, inputs, states):
+        ...         total = states[0] + inputs
+        ...         return total, [total]
+        >>> ks.layers.RNN(Accumulate())(ks.ones([1, 3, 2])).numpy().tolist()
+        [[3.0, 3.0]]
+    """
+
+    supports_masking = True
+
+    def __init__(
+        self,
+        cell,
+        return_sequences: bool = False,
+        return_state: bool = False,
+        go_backwards: bool = False,
+        stateful: bool = False,
+        unroll: bool = False,
+        zero_output_for_mask: bool = False,
+        **kwargs,
+    ):
+        if isinstance(cell, (list, tuple)):
+            raise InvalidArgumentError(
+                "RNN: a list of cells (stacked cells) is not supported; stack RNN layers instead"
+            )
+        if not isinstance(cell, Layer) or not hasattr(cell, "state_size"):
+            raise InvalidArgumentError(
+                f"RNN: cell must be a Layer with a `state_size` attribute and a "
+                f"`call(inputs, states)` method, got {cell!r}"
+            )
+        super().__init__(**kwargs)
+        self.cell = cell
+        self.return_sequences, self.return_state = bool(return_sequences), bool(return_state)
+        self.go_backwards, self.stateful = bool(go_backwards), bool(stateful)
+        self.unroll = bool(unroll)
+        self.zero_output_for_mask = bool(zero_output_for_mask)
+        self._carried_states = None  # the stateful layer's states between calls
+
+    @property
+    def state_size(self) -> list:
+        return _as_list(self.cell.state_size)
+
+    @property
+    def states(self):
+        """A stateful layer's current states (None before its first call or after a reset)."""
+        return self._carried_states
+
+    def reset_states(self) -> None:
+        """Zero a stateful layer's states (the next call starts from zeros)."""
+        self._carried_states = None
+
+    reset_state = reset_states
+
+    def build(self, sequences_shape):
+        if len(sequences_shape) < 3:
+            raise InvalidArgumentError(
+                f"{type(self).__name__} '{self.name}': expected inputs of shape "
+                f"(batch, time, features), got {tuple(sequences_shape)}"
+            )
+        if not self.cell.built:
+            self.cell.build((sequences_shape[0],) + tuple(sequences_shape[2:]))
+            self.cell.built = True
+
+    def get_initial_state(self, batch_size: int) -> list:
+        make = getattr(self.cell, "get_initial_state", None)
+        if make is not None:
+            return _as_list(make(batch_size))
+        return [array_ops.zeros((batch_size,) + tuple(_as_list(size)), dtype=self.cell.dtype)
+                for size in self.state_size]
+
+    def _check_initial_state(self, initial_state, batch: int) -> list:
+        states = [convert_to_tensor(s) for s in _as_list(initial_state)]
+        expected = self.state_size
+        if len(states) != len(expected):
+            raise InvalidArgumentError(
+                f"{type(self).__name__} '{self.name}': initial_state has {len(states)} "
+                f"tensor(s) but the cell has {len(expected)} state(s) of sizes {expected}"
+            )
+        for i, (state, size) in enumerate(zip(states, expected)):
+            want = (batch,) + tuple(_as_list(size))
+            if state.shape != want:
+                raise InvalidArgumentError(
+                    f"{type(self).__name__} '{self.name}': initial_state[{i}] has shape "
+                    f"{state.shape}, expected {want}"
+                )
+        return states
+
+    def call(self, sequences, initial_state=None, mask=None, training=None):
+        batch, steps = sequences.shape[0], sequences.shape[1]
+        if steps == 0:
+            raise InvalidArgumentError(
+                f"{type(self).__name__} '{self.name}': the input has no time steps "
+                f"(shape {sequences.shape})"
+            )
+        cell = self.cell
+        if isinstance(cell, _BuiltinCell):  # resolved here: `project` and the steps agree
+            uses_dropout = bool(cell.dropout or cell.recurrent_dropout)
+            training = uses_dropout and in_training_mode(self, training)
+        if initial_state is not None:
+            states = self._check_initial_state(initial_state, batch)
+        elif self.stateful and self._carried_states is not None:
+            carried = self._carried_states[0].shape[0]
+            if carried != batch:
+                raise InvalidArgumentError(
+                    f"{type(self).__name__} '{self.name}' is stateful and its states are for "
+                    f"batch size {carried}, but the input has batch size {batch}; keep the batch "
+                    "size fixed or call reset_states()"
+                )
+            states = list(self._carried_states)
+        else:
+            states = self.get_initial_state(batch)
+        step_masks = self._step_masks(mask, batch, steps)
+
+        if isinstance(cell, _BuiltinCell):
+            step_inputs = array_ops.unstack(cell.project(sequences, training), axis=1)
+            step = cell._stepper(training)
+        else:
+            step_inputs = array_ops.unstack(sequences, axis=1)
+
+            def step(inputs, states):
+                output, new_states = cell(inputs, states, training=training)
+                return output, _as_list(new_states)
+
+        order = range(steps - 1, -1, -1) if self.go_backwards else range(steps)
+        outputs, previous = [], None
+        try:
+            for t in order:
+                output, new_states = step(step_inputs[t], states)
+                if step_masks is not None:
+                    keep = step_masks[t]
+                    if previous is None or self.zero_output_for_mask:
+                        previous = array_ops.zeros_like(output)
+                    output = math_ops.where(keep, output, previous)
+                    new_states = [math_ops.where(keep, new, old)
+                                  for new, old in zip(new_states, states)]
+                states, previous = new_states, output
+                outputs.append(output)
+        finally:
+            if isinstance(cell, _BuiltinCell):
+                cell.reset_dropout_mask()
+                cell.reset_recurrent_dropout_mask()
+        if self.stateful:
+            self._carried_states = [array_ops.stop_gradient(s) for s in states]
+        result = array_ops.stack(outputs, axis=1) if self.return_sequences else outputs[-1]
+        return (result, *states) if self.return_state else result
+
+    def _step_masks(self, mask, batch: int, steps: int):
+        """The mask as one (batch, 1) boolean tensor per step, or None."""
+        if isinstance(mask, (list, tuple)):
+            mask = mask[0]
+        if mask is None:
+            return None
+        mask = convert_to_tensor(mask)
+        if mask.shape != (batch, steps):
+            raise InvalidArgumentError(
+                f"{type(self).__name__} '{self.name}': the mask must have shape (batch, time) = "
+                f"{(batch, steps)}, got {mask.shape}"
+            )
+        if mask.dtype.kind != "b":
+            mask = math_ops.cast(mask, "bool")
+        return array_ops.unstack(array_ops.reshape(mask, (batch, steps, 1)), axis=1)
+
+    def compute_mask(self, inputs, mask=None):
+        if isinstance(mask, (list, tuple)):
+            mask = mask[0]
+        output_mask = mask if self.return_sequences else None
+        if self.return_state:
+            return [output_mask] + [None] * len(self.state_size)
+        return output_mask
+
+    def _output_size(self) -> int:
+        size = getattr(self.cell, "output_size", None)
+        return size if size is not None else _as_list(self.state_size[0])[0]
+
+    def compute_output_shape(self, input_shape):
+        batch, steps = input_shape[0], input_shape[1]
+        units = self._output_size()
+        output = (batch, steps, units) if self.return_sequences else (batch, units)
+        if self.return_state:
+            return [output] + [(batch,) + tuple(_as_list(s)) for s in self.state_size]
+        return output
+
+    def get_config(self) -> dict:
+        return {
+            **super().get_config(),
+            "cell": self.cell,
+            "return_sequences": self.return_sequences,
+            "return_state": self.return_state,
+            "go_backwards": self.go_backwards,
+            "stateful": self.stateful,
+            "unroll": self.unroll,
+            "zero_output_for_mask": self.zero_output_for_mask,
+        }
+
+    @classmethod
+    def from_config(cls, config: dict):
+        config = dict(config)
+        if "cell" in config:
+            config["cell"] = _nested_layer(config["cell"])
+        return cls(**config)
+
+
+_RNN_ARGUMENTS = ("return_sequences", "return_state", "go_backwards", "stateful", "unroll",
+                  "zero_output_for_mask")
+_LAYER_ARGUMENTS = ("name", "trainable", "dtype", "input_shape", "input_dim")
+
+
+class _CellLayer(RNN):
+    """SimpleRNN, LSTM and GRU: an RNN whose cell is built from the layer's own arguments."""
+
+    _cell_class: type = _BuiltinCell
+    _cell_name = ""
+
+    def __init__(self, units: int, **kwargs):
+        rnn_kwargs = {k: kwargs.pop(k) for k in _RNN_ARGUMENTS + _LAYER_ARGUMENTS if k in kwargs}
+        cell = self._cell_class(
+            units, name=self._cell_name, dtype=rnn_kwargs.get("dtype"),
+            trainable=rnn_kwargs.get("trainable", True), **kwargs,
+        )
+        super().__init__(cell, **rnn_kwargs)
+
+    def get_config(self) -> dict:
+        config = super().get_config()
+        del config["cell"]
+        cell_config = self.cell.get_config()
+        for key in ("name", "trainable", "dtype"):
+            del cell_config[key]
+        return {**config, **cell_config}
+
+
+def _delegate(name: str):
+    return property(lambda self: getattr(self.cell, name), doc=f"The cell's `{name}`.")
+
+
+for _name in ("units", "activation", "use_bias", "kernel_initializer", "recurrent_initializer",
+              "bias_initializer", "kernel_regularizer", "recurrent_regularizer",
+              "bias_regularizer", "dropout", "recurrent_dropout", "seed"):
+    setattr(_CellLayer, _name, _delegate(_name))
+
+
+class SimpleRNN(_CellLayer):
+    """A fully connected RNN: h = tanh(x @ kernel + h_prev @ recurrent_kernel + bias).
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.layers.SimpleRNN(4, return_sequences=True)(ks.ones([2, 5, 3])).shape
+        (2, 5, 4)
+    """
+
+    _cell_class, _cell_name = SimpleRNNCell, "simple_rnn_cell"
+
+
+class LSTM(_CellLayer):
+    """Long short-term memory (Hochreiter and Schmidhuber, 1997) with Keras 3's defaults.
+
+    Its cell (`layer.cell`, an LSTMCell) holds `kernel` (features, 4 * units),
+    `recurrent_kernel` (units, 4 * units) and `bias` (4 * units,), gates i, f, c, o.
+
+    Example:
+        >>> import kerasish as ks
+        >>> output, h, c = ks.layers.LSTM(4, return_state=True)(ks.ones([2, 5, 3]))
+        >>> output.shape, c.shape
+        ((2, 4), (2, 4))
+    """
+
+    _cell_class, _cell_name = LSTMCell, "lstm_cell"
+    recurrent_activation = _delegate("recurrent_activation")
+    unit_forget_bias = _delegate("unit_forget_bias")
+
+
+class GRU(_CellLayer):
+    """Gated recurrent unit (Cho et al., 2014) with Keras 3's defaults (`reset_after=True`).
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.layers.GRU(4)(ks.ones([2, 5, 3])).shape
+        (2, 4)
+    """
+
+    _cell_class, _cell_name = GRUCell, "gru_cell"
+    recurrent_activation = _delegate("recurrent_activation")
+    reset_after = _delegate("reset_after")
+
+
+# ---------------------------------------------------------------- wrappers
+
+
+_MERGE_MODES = ("concat", "sum", "mul", "ave", None)
+
+
+class Bidirectional(Layer):
+    """Run a recurrent layer forwards and a copy of it backwards, and merge their outputs.
+
+    Args:
+        layer: an RNN layer (LSTM, GRU, SimpleRNN, RNN); it is cloned as
+            `forward_<name>`, and as `backward_<name>` with `go_backwards` flipped
+            unless `backward_layer` is given.
+        merge_mode: 'concat' (default), 'sum', 'mul', 'ave', or None (a list of both).
+        backward_layer: an RNN layer to use for the backward direction.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.layers.Bidirectional(ks.layers.LSTM(4))(ks.ones([2, 5, 3])).shape
+        (2, 8)
+    """
+
+    supports_masking = True
+
+    def __init__(self, layer, merge_mode="concat", backward_layer=None, **kwargs):
+        if not isinstance(layer, RNN):
+            raise InvalidArgumentError(
+                f"Bidirectional: layer must be a recurrent layer (RNN, LSTM, GRU, SimpleRNN), "
+                f"got {layer!r}"
+            )
+        if backward_layer is not None and not isinstance(backward_layer, RNN):
+            raise InvalidArgumentError(
+                f"Bidirectional: backward_layer must be a recurrent layer, got {backward_layer!r}"
+            )
+        if merge_mode not in _MERGE_MODES:
+            raise InvalidArgumentError(
+                f"Bidirectional: merge_mode must be one of {_MERGE_MODES}, got {merge_mode!r}"
+            )
+        super().__init__(**kwargs)
+        base = layer.name.removeprefix("forward_")
+        self.forward_layer = _clone(layer, name=f"forward_{base}")
+        if backward_layer is None:
+            self.backward_layer = _clone(
+                layer, name=f"backward_{layer.name.removeprefix('backward_')}",
+                go_backwards=not layer.go_backwards,
+            )
+        else:
+            self.backward_layer = backward_layer
+        forward, backward = self.forward_layer, self.backward_layer
+        if forward.go_backwards == backward.go_backwards:
+            raise InvalidArgumentError(
+                f"Bidirectional: the forward and backward layers must differ in go_backwards, "
+                f"both have go_backwards={forward.go_backwards}"
+            )
+        for attribute in ("stateful", "return_sequences", "return_state"):
+            if getattr(forward, attribute) != getattr(backward, attribute):
+                raise InvalidArgumentError(
+                    f"Bidirectional: the forward and backward layers must agree on {attribute}: "
+                    f"{getattr(forward, attribute)} and {getattr(backward, attribute)}"
+                )
+        for rnn in (forward, backward):  # as Keras: masked steps of sequences output zeros
+            rnn.zero_output_for_mask = rnn.return_sequences
+        self.merge_mode = merge_mode
+        self.stateful = forward.stateful
+        self.return_sequences = forward.return_sequences
+        self.return_state = forward.return_state
+
+    def call(self, sequences, initial_state=None, mask=None, training=None):
+        forward_state = backward_state = None
+        if initial_state is not None:
+            initial_state = _as_list(initial_state)
+            half = len(initial_state) // 2
+            forward_state, backward_state = initial_state[:half], initial_state[half:]
+        y = self.forward_layer(sequences, initial_state=forward_state, mask=mask,
+                               training=training)
+        y_rev = self.backward_layer(sequences, initial_state=backward_state, mask=mask,
+                                    training=training)
+        states = ()
+        if self.return_state:
+            states = tuple(y[1:]) + tuple(y_rev[1:])
+            y, y_rev = y[0], y_rev[0]
+        if self.return_sequences:
+            y_rev = y_rev[:, ::-1]
+        if self.merge_mode == "concat":
+            output = array_ops.concat([y, y_rev], -1)
+        elif self.merge_mode == "sum":
+            output = y + y_rev
+        elif self.merge_mode == "ave":
+            output = (y + y_rev) * 0.5
+        elif self.merge_mode == "mul":
+            output = y * y_rev
+        else:
+            output = [y, y_rev]
+        if not self.return_state:
+            return output
+        return (*output, *states) if self.merge_mode is None else (output, *states)
+
+    def reset_states(self) -> None:
+        self.forward_layer.reset_states()
+        self.backward_layer.reset_states()
+
+    reset_state = reset_states
+
+    def compute_mask(self, inputs, mask=None):
+        if isinstance(mask, (list, tuple)):
+            mask = mask[0]
+        output_mask = mask if self.return_sequences else None
+        output_masks = [output_mask, output_mask] if self.merge_mode is None else [output_mask]
+        if self.return_state:
+            return output_masks + [None] * (2 * len(self.forward_layer.state_size))
+        return output_masks if self.merge_mode is None else output_mask
+
+    def compute_output_shape(self, input_shape):
+        shape = self.forward_layer.compute_output_shape(input_shape)
+        state_shapes = []
+        if self.return_state:
+            shape, state_shapes = shape[0], list(shape[1:])
+            state_shapes = state_shapes + state_shapes
+        if self.merge_mode == "concat":
+            outputs = [tuple(shape[:-1]) + (None if shape[-1] is None else 2 * shape[-1],)]
+        elif self.merge_mode is None:
+            outputs = [tuple(shape), tuple(shape)]
+        else:
+            outputs = [tuple(shape)]
+        if self.return_state or self.merge_mode is None:
+            return outputs + state_shapes
+        return outputs[0]
+
+    def get_config(self) -> dict:
+        return {
+            **super().get_config(),
+            "layer": self.forward_layer,
+            "merge_mode": self.merge_mode,
+            "backward_layer": self.backward_layer,
+        }
+
+    @classmethod
+    def from_config(cls, config: dict):
+        config = dict(config)
+        config["layer"] = _nested_layer(config["layer"])
+        if config.get("backward_layer") is not None:
+            config["backward_layer"] = _nested_layer(config["backward_layer"])
+        return cls(**config)
+
+
+class TimeDistributed(Layer):
+    """Apply a layer to every time step: (batch, time, ...) -> (batch, time, ...out).
+
+    The steps are folded into the batch axis, so the wrapped layer runs once,
+    with one set of weights for all steps.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.layers.TimeDistributed(ks.layers.Dense(8))(ks.ones([2, 5, 3])).shape
+        (2, 5, 8)
+    """
+
+    supports_masking = True
+
+    def __init__(self, layer, **kwargs):
+        if not isinstance(layer, Layer):
+            raise InvalidArgumentError(f"TimeDistributed: layer must be a Layer, got {layer!r}")
+        super().__init__(**kwargs)
+        self.layer = layer
+
+    def call(self, inputs, training=None, mask=None):
+        if inputs.ndim < 3:
+            raise InvalidArgumentError(
+                f"TimeDistributed: inputs need shape (batch, time, ...), got {inputs.shape}"
+            )
+        batch, steps = inputs.shape[:2]
+        folded = array_ops.reshape(inputs, (batch * steps,) + inputs.shape[2:])
+        kwargs = {"training": training}
+        if mask is not None and self.layer._accepts_mask():
+            mask = convert_to_tensor(mask)
+            kwargs["mask"] = array_ops.reshape(mask, (batch * steps,) + mask.shape[2:])
+        outputs = self.layer(folded, **kwargs)
+        if not isinstance(outputs, Tensor):
+            raise InvalidArgumentError(
+                f"TimeDistributed: the wrapped layer '{self.layer.name}' must return one tensor"
+            )
+        return array_ops.reshape(outputs, (batch, steps) + outputs.shape[1:])
+
+    def compute_output_shape(self, input_shape):
+        inner = self.layer.compute_output_shape((input_shape[0],) + tuple(input_shape[2:]))
+        return (inner[0], input_shape[1]) + tuple(inner[1:])
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "layer": self.layer}
+
+    @classmethod
+    def from_config(cls, config: dict):
+        config = dict(config)
+        config["layer"] = _nested_layer(config["layer"])
+        return cls(**config)
