@@ -22,12 +22,14 @@ from kerasish import (  # noqa: F401 - the submodules, as ks.layers etc.
     math,
     metrics,
     nn,
+    ops,
     optimizers,
     random,
     regularizers,
     summary,
     testing,
     train,
+    utils,
 )
 from kerasish.checkpoint import Checkpoint, CheckpointManager, latest_checkpoint  # noqa: F401
 from kerasish.core import ops as _ops  # noqa: F401 - attaches Tensor operators

@@ -40,6 +40,8 @@ def get_seed():
 
 
 def _generator(seed=None, device=None):
+    if isinstance(seed, Generator):  # a SeedGenerator given as `seed=`: its own host stream
+        return seed._current()
     device = backend.current_device() if device is None else device
     if seed is None and device == _HOST:
         return get_global_generator()._current()
@@ -173,6 +175,43 @@ class Generator(Trackable):
         return f"<ks.random.Generator (PCG64) state={self.state.numpy().tolist()}>"
 
 
+class SeedGenerator(Generator):
+    """Keras 3's `keras.random.SeedGenerator`: a reproducible stream to pass as `seed=`.
+
+    `ks.random.normal(shape, seed=generator)` (and `uniform`, `truncated_normal`,
+    `randint`, `dropout`, `shuffle`) draws the next values of the generator's own
+    stream, so repeated calls differ while a program run twice draws the same
+    values. Held as an attribute of a layer or model, its state is saved by
+    checkpoints (`<attribute>/state`) like any variable.
+
+    Args:
+        seed: an integer; None picks one from the global generator (reproducible after
+            `ks.random.set_seed` or `ks.utils.set_random_seed`).
+        name: a name for it (Keras's argument).
+
+    Example:
+        >>> import kerasish as ks
+        >>> a = ks.random.normal([2], seed=ks.random.SeedGenerator(42))
+        >>> b = ks.random.normal([2], seed=ks.random.SeedGenerator(42))
+        >>> bool((a.numpy() == b.numpy()).all())
+        True
+    """
+
+    def __init__(self, seed=None, name=None):
+        if seed is None:
+            seed = int(get_global_generator()._current().integers(1, 2**31))
+        if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool):
+            raise InvalidArgumentError(
+                f"SeedGenerator: seed must be an integer or None, got {type(seed).__name__} "
+                f"{seed!r}"
+            )
+        super().__init__(int(seed))
+        self.name = name or "seed_generator"
+
+    def __repr__(self) -> str:
+        return f"<ks.random.SeedGenerator '{self.name}'>"
+
+
 def get_global_generator() -> Generator:
     """The host's generator: behind `ks.random` on the CPU and the candidate samplers.
 
@@ -197,7 +236,7 @@ def set_global_generator(generator: Generator) -> None:
 
 
 def _float_dtype(dtype, name):
-    dtype = as_dtype(dtype)
+    dtype = as_dtype(dtype) or np.dtype(np.float32)
     if dtype.kind != "f":
         raise InvalidArgumentError(f"random.{name}: dtype must be floating point, got {dtype}")
     return dtype
@@ -212,7 +251,13 @@ def _shape(shape) -> tuple:
 
 
 def normal(shape, mean=0.0, stddev=1.0, dtype=np.float32, seed=None) -> Tensor:
-    """Samples from N(mean, stddev**2)."""
+    """Samples from N(mean, stddev**2).
+
+    `seed`: None (the global stream), an integer (a stream of its own, see `set_seed`) or a
+    `SeedGenerator`.
+    """
+    if isinstance(seed, Generator):
+        return seed.normal(shape, mean, stddev, dtype)
     return Tensor(_normal(_generator(seed), shape, mean, stddev, dtype))
 
 
@@ -223,12 +268,17 @@ def _normal(gen, shape, mean, stddev, dtype):
 
 
 def uniform(shape, minval=0.0, maxval=1.0, dtype=np.float32, seed=None) -> Tensor:
-    """Samples from U[minval, maxval) (integers if `dtype` is an integer type)."""
+    """Samples from U[minval, maxval) (integers if `dtype` is an integer type).
+
+    `seed` as in `normal`.
+    """
+    if isinstance(seed, Generator):
+        return seed.uniform(shape, minval, maxval, dtype)
     return Tensor(_uniform(_generator(seed), shape, minval, maxval, dtype))
 
 
 def _uniform(gen, shape, minval, maxval, dtype):
-    dtype = as_dtype(dtype)
+    dtype = as_dtype(dtype) or np.dtype(np.float32)
     if dtype.kind in "iu":
         if maxval is None or maxval == 1.0:
             raise InvalidArgumentError("random.uniform: integer dtypes need an explicit maxval")
@@ -238,7 +288,10 @@ def _uniform(gen, shape, minval, maxval, dtype):
 
 
 def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=np.float32, seed=None) -> Tensor:
-    """Normal samples redrawn until within two standard deviations of the mean."""
+    """Normal samples redrawn until within two standard deviations of the mean (`seed` as in
+    `normal`)."""
+    if isinstance(seed, Generator):
+        return seed.truncated_normal(shape, mean, stddev, dtype)
     return Tensor(_truncated_normal(_generator(seed), shape, mean, stddev, dtype))
 
 
@@ -251,6 +304,29 @@ def _truncated_normal(gen, shape, mean, stddev, dtype):
         values[bad] = gen.standard_normal(int(bad.sum()), dtype=np.float64)
         bad = xp.abs(values) > 2
     return (values * stddev + mean).astype(dtype)
+
+
+def randint(shape, minval, maxval, dtype="int32", seed=None) -> Tensor:
+    """Integers drawn uniformly from [minval, maxval) (Keras 3's name; `seed` as in `normal`).
+
+    Example:
+        >>> import kerasish as ks
+        >>> v = ks.random.randint([100], 3, 5, seed=ks.random.SeedGenerator(0)).numpy()
+        >>> sorted(set(v.tolist())), v.dtype.name
+        ([3, 4], 'int32')
+    """
+    dtype = as_dtype(dtype)
+    if dtype.kind not in "iu":
+        raise InvalidArgumentError(f"random.randint: dtype must be an integer type, got {dtype}")
+    return uniform(shape, minval, maxval, dtype=dtype, seed=seed)
+
+
+def dropout(inputs, rate: float, noise_shape=None, seed=None) -> Tensor:
+    """Keras 3's `keras.random.dropout`: `ks.nn.dropout` (zero with probability `rate`, scale
+    the rest by 1 / (1 - rate)); `seed` as in `normal`."""
+    from kerasish.core.ops.nn_ops import dropout as nn_dropout
+
+    return nn_dropout(inputs, rate, noise_shape=noise_shape, seed=seed)
 
 
 def shuffle(value, seed=None) -> Tensor:

@@ -15,7 +15,7 @@ import numpy as np
 
 from kerasish import random as ks_random
 from kerasish.core.errors import InvalidArgumentError
-from kerasish.core.ops import array_ops, math_ops
+from kerasish.core.ops import array_ops, math_ops, nn_ops
 from kerasish.core.tensor import Tensor, as_dtype, convert_to_tensor
 
 
@@ -122,10 +122,12 @@ def normalize(x, axis: int = -1, order: int = 2):
     tensor = convert_to_tensor(x)
     if tensor.dtype.kind != "f":
         tensor = math_ops.cast(tensor, np.float32)
-    norms = math_ops.norm(tensor, ord="euclidean" if order == 2 else 1, axis=axis,
-                          keepdims=True)
-    safe = math_ops.where(math_ops.equal(norms, 0), array_ops.ones_like(norms), norms)
-    result = math_ops.divide(tensor, safe)
+    if order == 2:
+        result = nn_ops.l2_normalize(tensor, axis=axis)
+    else:
+        norms = math_ops.norm(tensor, ord=1, axis=axis, keepdims=True)
+        safe = math_ops.where(math_ops.equal(norms, 0), array_ops.ones_like(norms), norms)
+        result = math_ops.divide(tensor, safe)
     return result if isinstance(x, Tensor) else result.numpy()
 
 

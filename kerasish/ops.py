@@ -1,0 +1,361 @@
+"""`ks.ops`: Keras 3's backend-neutral op names (NumPy spellings) on kerasish's ops.
+
+Keras 3 code writes `ops.sum(x, axis=1)`, `ops.concatenate([a, b])`,
+`ops.shape(x)`; with `import kerasish as keras` (or `from kerasish import
+ops`) those names are here. Each is the kerasish op that already computes it
+(same gradient, same checks), renamed, or a thin adapter where only the
+argument spelling differs (`axes` for `perm`, `num_classes` for `depth`, NumPy's
+split points, `x_min`/`x_max`). The few Keras names kerasish had no op for
+(`dot`, `full`, `take` with no axis, `elu` with an `alpha`) are compositions
+of existing ops, so their gradients come for free.
+
+Example:
+    >>> import numpy as np
+    >>> from kerasish import ops
+    >>> x = ops.reshape(ops.arange(6, dtype="float32"), (2, 3))
+    >>> ops.shape(x), float(ops.sum(ops.square(x)))
+    ((2, 3), 55.0)
+    >>> ops.convert_to_numpy(ops.mean(x, axis=1, keepdims=True)).tolist()
+    [[1.0], [4.0]]
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kerasish import activations
+from kerasish.core.errors import InvalidArgumentError
+from kerasish.core.ops import array_ops, math_ops, nn_ops, scan_ops
+from kerasish.core.ops.array_ops import (  # noqa: F401 - the same op under the same name
+    broadcast_to,
+    expand_dims,
+    ones_like,
+    reshape,
+    squeeze,
+    stop_gradient,
+    unstack,
+    zeros_like,
+)
+from kerasish.core.ops.math_ops import (  # noqa: F401
+    abs,
+    add,
+    ceil,
+    cos,
+    divide,
+    equal,
+    erf,
+    exp,
+    expm1,
+    floor,
+    gelu,
+    greater,
+    greater_equal,
+    less,
+    less_equal,
+    log,
+    log1p,
+    log_sigmoid,
+    logical_and,
+    logical_not,
+    logical_or,
+    logical_xor,
+    matmul,
+    maximum,
+    minimum,
+    mod,
+    multiply,
+    negative,
+    not_equal,
+    reciprocal,
+    relu,
+    relu6,
+    round,
+    rsqrt,
+    selu,
+    sigmoid,
+    sign,
+    silu,
+    sin,
+    softplus,
+    softsign,
+    sqrt,
+    square,
+    subtract,
+    tanh,
+    where,
+)
+from kerasish.core.ops.nn_ops import log_softmax, moments, softmax  # noqa: F401
+from kerasish.core.tensor import Tensor, as_dtype, convert_to_tensor  # noqa: F401
+
+absolute = abs
+power = math_ops.pow
+true_divide = divide
+floor_divide = math_ops.floordiv
+swish = silu
+hard_sigmoid = activations.hard_sigmoid
+
+
+# -- conversion ------------------------------------------------------------------------------
+
+
+def convert_to_numpy(x) -> np.ndarray:
+    """A NumPy array of `x`'s values (copied to the host from a GPU)."""
+    return x.numpy() if isinstance(x, Tensor) else np.asarray(x)
+
+
+def cast(x, dtype) -> Tensor:
+    """`x` converted to `dtype` (a name such as 'float32' or a NumPy dtype)."""
+    return math_ops.cast(x, dtype)
+
+
+def shape(x) -> tuple:
+    """The static shape of `x` as a tuple of ints (Keras 3: `ops.shape`, not a tensor)."""
+    return tuple(convert_to_tensor(x).shape)
+
+
+def ndim(x) -> int:
+    """The rank of `x`."""
+    return convert_to_tensor(x).ndim
+
+
+def size(x) -> int:
+    """The number of elements of `x`."""
+    return int(np.prod(shape(x), dtype=np.int64))
+
+
+# -- creation ---------------------------------------------------------------------------------
+
+
+def zeros(shape, dtype=None) -> Tensor:  # noqa: A002 - Keras's name
+    """Zeros of `shape` (float32 by default)."""
+    return array_ops.zeros(shape, dtype or np.float32)
+
+
+def ones(shape, dtype=None) -> Tensor:  # noqa: A002
+    """Ones of `shape` (float32 by default)."""
+    return array_ops.ones(shape, dtype or np.float32)
+
+
+def full(shape, fill_value, dtype=None) -> Tensor:  # noqa: A002
+    """`shape` filled with `fill_value` (dtype: `dtype`, else the value's; Python floats are
+    float32)."""
+    return array_ops.fill(shape, fill_value, dtype=dtype)
+
+
+def full_like(x, fill_value, dtype=None) -> Tensor:
+    """A tensor like `x` filled with `fill_value`."""
+    x = convert_to_tensor(x)
+    return array_ops.fill(x.shape, fill_value, dtype=dtype or x.dtype)
+
+
+def eye(N, M=None, dtype=None) -> Tensor:  # noqa: N803 - NumPy's names
+    """The identity matrix (N, M)."""
+    return array_ops.eye(N, M, dtype=dtype or np.float32)
+
+
+def arange(start, stop=None, step=1, dtype=None) -> Tensor:
+    """Evenly spaced values in [start, stop), as `np.arange`."""
+    return array_ops.range(start, stop, step, dtype=dtype)
+
+
+def linspace(start, stop, num=50, dtype=None) -> Tensor:
+    """`num` evenly spaced values from `start` to `stop` inclusive."""
+    return array_ops.linspace(start, stop, num, dtype=dtype or np.float32)
+
+
+# -- shape and layout -------------------------------------------------------------------------
+
+
+def transpose(x, axes=None) -> Tensor:
+    """Permute the axes (reversed when `axes` is None)."""
+    return array_ops.transpose(x, axes)
+
+
+def concatenate(xs, axis: int = 0) -> Tensor:
+    """Join tensors along an existing axis."""
+    return array_ops.concat(list(xs), axis)
+
+
+def stack(x, axis: int = 0) -> Tensor:
+    """Join tensors along a new axis."""
+    return array_ops.stack(list(x), axis)
+
+
+def split(x, indices_or_sections, axis: int = 0) -> list:
+    """NumPy's split: `n` equal parts, or cut before each of the given indices."""
+    if isinstance(indices_or_sections, (int, np.integer)):
+        return array_ops.split(x, int(indices_or_sections), axis)
+    length = convert_to_tensor(x).shape[axis]
+    cuts = [0] + [int(i) for i in indices_or_sections] + [length]
+    return array_ops.split(x, [b - a for a, b in zip(cuts, cuts[1:])], axis)
+
+
+def tile(x, repeats) -> Tensor:
+    """Repeat `x` `repeats[i]` times along axis i."""
+    return array_ops.tile(x, repeats)
+
+
+def pad(x, pad_width, mode: str = "constant", constant_values=None) -> Tensor:
+    """Pad with `pad_width` = [(before, after), ...] per axis ('constant', 'reflect',
+    'symmetric')."""
+    return array_ops.pad(x, pad_width, mode.upper(), constant_values or 0)
+
+
+def take(x, indices, axis=None) -> Tensor:
+    """Elements of `x` at `indices` along `axis` (of the flattened `x` when axis is None)."""
+    if axis is None:
+        return array_ops.gather(reshape(x, [-1]), indices)
+    return array_ops.gather(x, indices, axis=axis)
+
+
+def segment_sum(data, segment_ids, num_segments=None) -> Tensor:
+    """Sums of the rows of `data` sharing a segment id."""
+    if num_segments is None:
+        num_segments = int(convert_to_numpy(segment_ids).max()) + 1
+    return array_ops.unsorted_segment_sum(data, segment_ids, num_segments)
+
+
+def one_hot(x, num_classes: int, axis: int = -1, dtype=None) -> Tensor:
+    """One-hot vectors of `num_classes` for integer `x` (out-of-range ids give zeros)."""
+    return array_ops.one_hot(x, num_classes, axis=axis, dtype=dtype or np.float32)
+
+
+def clip(x, x_min, x_max) -> Tensor:
+    """`x` limited to [x_min, x_max]."""
+    return array_ops.clip_by_value(x, x_min, x_max)
+
+
+# -- reductions -------------------------------------------------------------------------------
+
+
+def sum(x, axis=None, keepdims: bool = False) -> Tensor:  # noqa: A001
+    """Sum over `axis` (all axes when None)."""
+    return math_ops.reduce_sum(x, axis, keepdims)
+
+
+def mean(x, axis=None, keepdims: bool = False) -> Tensor:
+    """Mean over `axis` (all axes when None)."""
+    return math_ops.reduce_mean(x, axis, keepdims)
+
+
+def max(x, axis=None, keepdims: bool = False) -> Tensor:  # noqa: A001
+    """Maximum over `axis` (all axes when None)."""
+    return math_ops.reduce_max(x, axis, keepdims)
+
+
+def min(x, axis=None, keepdims: bool = False) -> Tensor:  # noqa: A001
+    """Minimum over `axis` (all axes when None)."""
+    return math_ops.reduce_min(x, axis, keepdims)
+
+
+def prod(x, axis=None, keepdims: bool = False) -> Tensor:
+    """Product over `axis` (all axes when None)."""
+    return scan_ops.reduce_prod(x, axis, keepdims)
+
+
+def var(x, axis=None, keepdims: bool = False) -> Tensor:
+    """Variance over `axis` (all axes when None)."""
+    return math_ops.reduce_variance(x, axis, keepdims)
+
+
+def std(x, axis=None, keepdims: bool = False) -> Tensor:
+    """Standard deviation over `axis` (all axes when None)."""
+    return math_ops.reduce_std(x, axis, keepdims)
+
+
+def logsumexp(x, axis=None, keepdims: bool = False) -> Tensor:
+    """log(sum(exp(x))) over `axis`, computed stably."""
+    return math_ops.reduce_logsumexp(x, axis, keepdims)
+
+
+def all(x, axis=None, keepdims: bool = False) -> Tensor:  # noqa: A001
+    """Whether every element over `axis` is true."""
+    return math_ops.reduce_all(x, axis, keepdims)
+
+
+def any(x, axis=None, keepdims: bool = False) -> Tensor:  # noqa: A001
+    """Whether some element over `axis` is true."""
+    return math_ops.reduce_any(x, axis, keepdims)
+
+
+def argmax(x, axis=None, keepdims: bool = False) -> Tensor:
+    """Index of the largest value along `axis` (of the flattened `x` when None), int32."""
+    return _arg_reduce(math_ops.argmax, x, axis, keepdims)
+
+
+def argmin(x, axis=None, keepdims: bool = False) -> Tensor:
+    """Index of the smallest value along `axis` (of the flattened `x` when None), int32."""
+    return _arg_reduce(math_ops.argmin, x, axis, keepdims)
+
+
+def _arg_reduce(op, x, axis, keepdims):
+    x = convert_to_tensor(x)
+    if axis is None:
+        result = op(reshape(x, [-1]), axis=0, output_type=np.int32)
+        return reshape(result, [1] * x.ndim) if keepdims else result
+    result = op(x, axis=axis, output_type=np.int32)
+    return array_ops.expand_dims(result, axis) if keepdims else result
+
+
+def cumsum(x, axis=None) -> Tensor:
+    """Running sums along `axis` (of the flattened `x` when None)."""
+    return scan_ops.cumsum(reshape(x, [-1]) if axis is None else x, axis=axis or 0)
+
+
+def cumprod(x, axis=None) -> Tensor:
+    """Running products along `axis` (of the flattened `x` when None)."""
+    return scan_ops.cumprod(reshape(x, [-1]) if axis is None else x, axis=axis or 0)
+
+
+def norm(x, ord=None, axis=None, keepdims: bool = False) -> Tensor:  # noqa: A002
+    """The 2-norm (default, also 'fro') or the 1-norm over `axis` (all axes when None)."""
+    return math_ops.norm(x, "euclidean" if ord is None else ord, axis, keepdims)
+
+
+# -- products ---------------------------------------------------------------------------------
+
+
+def dot(x1, x2) -> Tensor:
+    """NumPy's dot: a product for scalars, the inner product of vectors, else a sum over
+    the last axis of `x1` and the first (1-D) or second-to-last (2-D) axis of `x2`."""
+    a, b = convert_to_tensor(x1), convert_to_tensor(x2)
+    if a.ndim == 0 or b.ndim == 0:
+        return multiply(a, b)
+    if b.ndim == 1:
+        if a.shape[-1] != b.shape[0]:
+            raise InvalidArgumentError(
+                f"dot: shapes {a.shape} and {b.shape} do not align ({a.shape[-1]} != "
+                f"{b.shape[0]})"
+            )
+        return math_ops.reduce_sum(multiply(a, b), axis=-1)
+    if b.ndim == 2:
+        if a.ndim == 1:
+            return squeeze(matmul(expand_dims(a, 0), b), 0)
+        return matmul(a, b)
+    raise InvalidArgumentError(
+        f"dot: the second operand has rank {b.ndim} (shape {b.shape}); kerasish's dot takes "
+        "rank 0, 1 or 2 there: use matmul for batched products"
+    )
+
+
+# -- activations and neural-network helpers ---------------------------------------------------
+
+
+def elu(x, alpha: float = 1.0) -> Tensor:
+    """x for x > 0, alpha * (exp(x) - 1) otherwise."""
+    if alpha == 1.0:
+        return math_ops.elu(x)
+    x = convert_to_tensor(x)
+    return where(greater(x, 0), x, multiply(alpha, expm1(minimum(x, 0))))
+
+
+def leaky_relu(x, negative_slope: float = 0.2) -> Tensor:
+    """x for x >= 0, negative_slope * x otherwise."""
+    return math_ops.leaky_relu(x, alpha=negative_slope)
+
+
+def normalize(x, axis: int = -1, order: int = 2) -> Tensor:
+    """`x` scaled to unit L2 norm along `axis` (Keras: `ops.normalize`; only order 2)."""
+    if order != 2:
+        raise InvalidArgumentError(f"normalize: only order=2 is available, got {order}")
+    return nn_ops.l2_normalize(x, axis=axis)
