@@ -1,5 +1,6 @@
 """`ks.layers`: the Layer base class and the built-in layers."""
 
+from kerasish.layers.attention import AdditiveAttention, Attention, MultiHeadAttention  # noqa: F401
 from kerasish.layers.base import Layer, clear_session  # noqa: F401
 from kerasish.layers.convolutional import (  # noqa: F401
     AveragePooling2D,
