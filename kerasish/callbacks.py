@@ -7,6 +7,7 @@ current epoch.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import math
 import os
@@ -409,3 +410,332 @@ class TensorBoard(Callback):
         for writer in self._writers.values():
             writer.close()
         self._writers = {}
+
+
+class ReduceLROnPlateau(Callback):
+    """Multiply the learning rate by `factor` when `monitor` stops improving.
+
+    After `patience` epochs without an improvement of more than `min_delta`,
+    the optimizer's learning rate becomes `max(lr * factor, min_lr)`; then
+    `cooldown` epochs pass before waiting starts again. The current rate is
+    added to the epoch's logs as `learning_rate`. Keras 3's arguments and
+    defaults.
+
+    Args:
+        monitor: the log value to watch, e.g. "val_loss" or "loss".
+        factor: the multiplier, in [0, 1).
+        patience: epochs without improvement before the rate is reduced.
+        verbose: 1 prints a line at each reduction.
+        mode: "min", "max", or "auto" ("max" when the name contains "acc").
+        min_delta: the smallest change that counts as an improvement.
+        cooldown: epochs to wait after a reduction before counting again.
+        min_lr: the rate never goes below this.
+
+    Raises:
+        ValueError: if `factor` is not in [0, 1) or `mode` is unknown.
+
+    Example:
+        >>> import numpy as np
+        >>> import kerasish as ks
+        >>> model = ks.Sequential([ks.layers.Dense(1)])
+        >>> model.compile(ks.optimizers.SGD(0.1), "mse")
+        >>> x = np.ones((8, 2), np.float32)
+        >>> reduce = ks.callbacks.ReduceLROnPlateau("loss", factor=0.5, patience=0, min_delta=1e9)
+        >>> history = model.fit(x, x[:, :1], epochs=3, verbose=0, callbacks=[reduce])
+        >>> [round(lr, 4) for lr in history.history["learning_rate"]]  # the rate each epoch ran at
+        [0.1, 0.1, 0.05]
+    """
+
+    def __init__(self, monitor: str = "val_loss", factor: float = 0.1, patience: int = 10,
+                 verbose: int = 0, mode: str = "auto", min_delta: float = 1e-4,
+                 cooldown: int = 0, min_lr: float = 0.0):
+        super().__init__()
+        if not 0.0 <= factor < 1.0:
+            raise ValueError(f"ReduceLROnPlateau: factor must be in [0, 1), got {factor!r}")
+        if mode not in ("auto", "min", "max"):
+            raise ValueError(
+                f"ReduceLROnPlateau: mode must be 'auto', 'min' or 'max', got {mode!r}"
+            )
+        self.monitor, self.factor, self.patience, self.verbose = monitor, factor, patience, verbose
+        self.mode, self.min_delta = mode, abs(min_delta)
+        self.cooldown, self.min_lr = cooldown, min_lr
+        self.maximize = mode == "max" or (mode == "auto" and "acc" in monitor)
+        self._reset()
+
+    def _reset(self) -> None:
+        self.best = -math.inf if self.maximize else math.inf
+        self.wait = 0
+        self.cooldown_counter = 0
+
+    def on_train_begin(self, logs=None):
+        self._reset()
+
+    def _improved(self, value: float) -> bool:
+        if self.maximize:
+            return value > self.best + self.min_delta
+        return value < self.best - self.min_delta
+
+    def on_epoch_end(self, epoch, logs=None):
+        logs = logs if logs is not None else {}
+        optimizer = self.model.optimizer
+        rate = float(optimizer.learning_rate)
+        logs["learning_rate"] = rate
+        value = logs.get(self.monitor)
+        if value is None:
+            warnings.warn(
+                f"ReduceLROnPlateau: monitor {self.monitor!r} is not in the logs "
+                f"(available: {', '.join(logs)}); the learning rate is left as it is",
+                stacklevel=2,
+            )
+            return
+        if self.cooldown_counter > 0:
+            self.cooldown_counter -= 1
+            self.wait = 0
+        if self._improved(value):
+            self.best, self.wait = value, 0
+            return
+        if self.cooldown_counter > 0:
+            return
+        self.wait += 1
+        if self.wait < self.patience or rate <= np.float32(self.min_lr):
+            return
+        new_rate = max(rate * self.factor, self.min_lr)
+        optimizer.learning_rate = new_rate
+        self.cooldown_counter, self.wait = self.cooldown, 0
+        if self.verbose:
+            print(f"Epoch {epoch + 1}: ReduceLROnPlateau reducing learning rate to {new_rate:.6g}")
+
+
+class TerminateOnNaN(Callback):
+    """Stop training as soon as a batch's loss is NaN or infinite.
+
+    Example:
+        >>> import numpy as np
+        >>> import kerasish as ks
+        >>> model = ks.Sequential([ks.layers.Dense(1)])
+        >>> model.compile(ks.optimizers.SGD(1e30), "mse")
+        >>> x = np.full((64, 2), 1e10, np.float32)
+        >>> with np.errstate(over="ignore", invalid="ignore"):  # the weights blow up
+        ...     history = model.fit(x, x[:, :1], batch_size=8, epochs=5, verbose=0,
+        ...                         callbacks=[ks.callbacks.TerminateOnNaN()])
+        Batch 1: the loss is inf; terminating training
+        >>> len(history.epoch)
+        1
+    """
+
+    def on_train_batch_end(self, batch, logs=None):
+        loss = (logs or {}).get("loss")
+        if loss is not None and not math.isfinite(loss):
+            print(f"Batch {batch}: the loss is {loss}; terminating training")
+            self.model.stop_training = True
+
+
+# hook -> whether it takes an epoch or batch index before `logs`
+_HOOKS = {name: name.endswith(("epoch_begin", "epoch_end")) or "batch" in name
+          for name in vars(Callback) if name.startswith("on_")}
+
+
+def _forward(hook: str):
+    if _HOOKS[hook]:
+        def forward(self, index, logs=None):
+            function = self._functions.get(hook)
+            if function is not None:
+                function(index, logs if logs is not None else {})
+    else:
+        def forward(self, logs=None):
+            function = self._functions.get(hook)
+            if function is not None:
+                function(logs if logs is not None else {})
+    forward.__name__ = hook
+    return forward
+
+
+class LambdaCallback(Callback):
+    """A callback made of plain functions, for one-off hooks.
+
+    The epoch and batch functions receive `(index, logs)`, the others `(logs)`;
+    `logs` is a dict (empty where `fit` has none).
+
+    Args:
+        on_epoch_begin, on_epoch_end: `f(epoch, logs)`.
+        on_train_begin, on_train_end: `f(logs)`.
+        on_train_batch_begin, on_train_batch_end: `f(batch, logs)`.
+        on_batch_begin, on_batch_end: the Keras 2 names of the two above.
+        **hooks: any other hook of `Callback` by name (`on_test_batch_end=...`).
+
+    Raises:
+        TypeError: for a keyword that is not a hook, or a hook given under both
+            its names.
+
+    Example:
+        >>> import numpy as np
+        >>> import kerasish as ks
+        >>> model = ks.Sequential([ks.layers.Dense(1)])
+        >>> model.compile("sgd", "mse")
+        >>> seen = []
+        >>> log = ks.callbacks.LambdaCallback(on_epoch_end=lambda epoch, logs: seen.append(epoch))
+        >>> _ = model.fit(np.ones((4, 2)), np.ones((4, 1)), epochs=2, verbose=0, callbacks=[log])
+        >>> seen
+        [0, 1]
+    """
+
+    def __init__(self, on_epoch_begin=None, on_epoch_end=None, on_train_begin=None,
+                 on_train_end=None, on_train_batch_begin=None, on_train_batch_end=None,
+                 on_batch_begin=None, on_batch_end=None, **hooks):
+        super().__init__()
+        unknown = sorted(set(hooks) - set(_HOOKS))
+        if unknown:
+            raise TypeError(
+                f"LambdaCallback: {', '.join(unknown)} is not a callback hook; hooks are "
+                f"{', '.join(sorted(_HOOKS))}"
+            )
+        functions = dict(hooks, on_epoch_begin=on_epoch_begin, on_epoch_end=on_epoch_end,
+                         on_train_begin=on_train_begin, on_train_end=on_train_end,
+                         on_train_batch_begin=on_train_batch_begin,
+                         on_train_batch_end=on_train_batch_end)
+        for old, new in (("on_batch_begin", "on_train_batch_begin"),
+                         ("on_batch_end", "on_train_batch_end")):
+            function = on_batch_begin if old == "on_batch_begin" else on_batch_end
+            if function is not None:
+                if functions[new] is not None:
+                    raise TypeError(f"LambdaCallback: give {new} or {old}, not both")
+                functions[new] = function
+        self._functions = {hook: f for hook, f in functions.items() if f is not None}
+        self.wants_batch_logs = "on_train_batch_end" in self._functions
+
+
+for _hook in _HOOKS:
+    setattr(LambdaCallback, _hook, _forward(_hook))
+
+
+class BackupAndRestore(Callback):
+    """Back up training state during `fit`, so an interrupted `fit` resumes where it stopped.
+
+    Every `save_freq` (the end of each epoch, or every N batches) the model's
+    variables, the optimizer (slots, iterations, learning rate), the host's
+    random stream (`ks.random.get_global_generator()`: array shuffling and
+    dropout draw from it) and the position (epoch and batch) are written to one
+    checkpoint file, `<backup_dir>/backup.h5`, atomically: a crash while saving
+    leaves the previous backup intact. When `fit` starts with this callback and
+    a backup exists, it is restored and training continues at the saved epoch
+    AND batch: the batches already trained in that epoch are skipped (drawn from
+    the same shuffled order, not trained), so the run ends with exactly the
+    weights and optimizer state of an uninterrupted one. Running a second time
+    after an interruption needs the same model structure, optimizer and data.
+
+    Input pipelines that shuffle with their own state (a `ks.data.Dataset`)
+    resume exactly only if their order per epoch does not depend on how many
+    epochs this process has iterated. The running metrics of the resumed epoch
+    cover only the batches trained after the resume.
+
+    Args:
+        backup_dir: the directory of the backup (created if needed); use one per
+            training job.
+        save_freq: "epoch", or a positive number of batches.
+        delete_checkpoint: remove the backup when `fit` ends normally (it is
+            kept when `fit` is interrupted, which is what it is for).
+
+    Raises:
+        ValueError: if `save_freq` is neither "epoch" nor a positive integer.
+
+    Example:
+        >>> import tempfile
+        >>> import numpy as np
+        >>> import kerasish as ks
+        >>> model = ks.Sequential([ks.layers.Dense(1)])
+        >>> model.compile("sgd", "mse")
+        >>> backup = ks.callbacks.BackupAndRestore(tempfile.mkdtemp(), save_freq=2)
+        >>> _ = model.fit(np.ones((8, 2)), np.ones((8, 1)), batch_size=2, epochs=2, verbose=0,
+        ...               callbacks=[backup])  # after a crash, the same call resumes
+    """
+
+    def __init__(self, backup_dir, save_freq="epoch", delete_checkpoint: bool = True):
+        super().__init__()
+        if save_freq != "epoch" and not (
+            isinstance(save_freq, int) and not isinstance(save_freq, bool) and save_freq > 0
+        ):
+            raise ValueError(
+                f"BackupAndRestore: save_freq must be 'epoch' or a positive number of batches, "
+                f"got {save_freq!r}"
+            )
+        self.backup_dir = os.fspath(backup_dir)
+        self.save_freq, self.delete_checkpoint = save_freq, delete_checkpoint
+        self.path = os.path.join(self.backup_dir, "backup.h5")
+        self.wants_batch_logs = False
+        from kerasish.core.backend import device
+        from kerasish.core.tensor import Variable
+
+        with device("/cpu:0"):
+            # where to continue: the next epoch and the next batch within it
+            self._epoch = Variable(0, dtype=np.int64, trainable=False, name="epoch")
+            self._step = Variable(0, dtype=np.int64, trainable=False, name="step")
+            self._batches = Variable(0, dtype=np.int64, trainable=False, name="batches")
+            # the random stream at the start of the epoch in progress (its shuffle is drawn
+            # from there again when resuming)
+            self._epoch_rng = Variable(np.zeros(6, np.uint64), trainable=False, name="epoch_rng")
+        self._resume_rng = None
+        self._current_epoch = 0
+
+    def _checkpoint(self):
+        from kerasish import random
+        from kerasish.checkpoint import Checkpoint
+
+        return Checkpoint(model=self.model, optimizer=self.model.optimizer,
+                          rng=random.get_global_generator(), epoch=self._epoch, step=self._step,
+                          batches=self._batches, epoch_rng=self._epoch_rng)
+
+    def _generator_state(self):
+        from kerasish import random
+
+        return random.get_global_generator().state
+
+    def on_train_begin(self, logs=None):
+        self._resume_rng = None
+        if not os.path.exists(self.path):
+            self._batches.assign(0)
+            return
+        # model and optimizer values wait for variables not created yet (built at the first
+        # batch); the position and the random stream are restored now
+        self._checkpoint().read(self.path).expect_partial()
+        if int(self._step):
+            # mid-epoch: draw the epoch's shuffle from where the epoch started, then continue
+            # from the backup's stream at the first batch trained
+            self._resume_rng = self._generator_state().numpy().copy()
+            self._generator_state().assign(self._epoch_rng)
+        self.model._resume_at = (int(self._epoch), int(self._step))
+
+    def on_epoch_begin(self, epoch, logs=None):
+        self._current_epoch = epoch
+        self._epoch_rng.assign(self._generator_state())
+
+    def _continue_stream(self) -> None:
+        """After the skipped batches were drawn, continue the random stream of the backup."""
+        if self._resume_rng is not None:
+            self._generator_state().assign(self._resume_rng)
+            self._resume_rng = None
+
+    def on_train_batch_begin(self, batch, logs=None):
+        self._continue_stream()
+
+    def on_train_batch_end(self, batch, logs=None):
+        self._batches.assign_add(1)
+        if self.save_freq != "epoch" and int(self._batches) % self.save_freq == 0:
+            self._save(self._current_epoch, batch + 1)
+
+    def on_epoch_end(self, epoch, logs=None):
+        self._continue_stream()  # the backup was taken after the epoch's last batch
+        if self.save_freq == "epoch":
+            self._epoch_rng.assign(self._generator_state())
+            self._save(epoch + 1, 0)
+
+    def _save(self, epoch: int, step: int) -> None:
+        self._epoch.assign(epoch)
+        self._step.assign(step)
+        os.makedirs(self.backup_dir, exist_ok=True)
+        self._checkpoint().write(self.path)
+
+    def on_train_end(self, logs=None):
+        if self.delete_checkpoint and os.path.exists(self.path):
+            os.remove(self.path)
+            with contextlib.suppress(OSError):
+                os.rmdir(self.backup_dir)  # only if nothing else is in it

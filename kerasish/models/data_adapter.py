@@ -146,4 +146,10 @@ def batches(x, y=None, sample_weight=None, batch_size=32, shuffle=False):
         raise InvalidArgumentError(
             "y must not be given when x is a dataset or iterable: it should yield (x, y) batches"
         )
+    if batch_size is not None:
+        raise InvalidArgumentError(
+            f"batch_size={batch_size!r} must not be given when x is a dataset or iterable "
+            f"({type(x).__name__}): it already yields batches (set their size with "
+            "dataset.batch(n), or pass arrays to use batch_size)"
+        )
     return IterableBatches(x)

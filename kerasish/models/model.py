@@ -392,13 +392,19 @@ class Model(Layer):
         self.history = history
         self.stop_training = False
         logs = {}
+        self._resume_at = None  # (epoch, batch) to continue from, set by BackupAndRestore
         callback_list.on_train_begin()
+        initial_epoch, initial_step = self._resume_at or (initial_epoch, 0)
         for epoch in range(initial_epoch, epochs):
             self.reset_metrics()
             callback_list.on_epoch_begin(epoch)
             batch_logs = callback_list.wants_batch_logs()
             step_logs = None
             for step, (xb, yb, wb) in enumerate(batches.epoch()):
+                if epoch == initial_epoch and step < initial_step:
+                    continue  # trained before the interruption being resumed
+                if self._resume_at is not None:
+                    self._build_before_resuming(xb)
                 callback_list.on_train_batch_begin(step)
                 wb = _apply_class_weight(class_weight, yb, wb)
                 step_logs = self._run_step("train_step", xb, yb, wb)
@@ -419,6 +425,22 @@ class Model(Layer):
                 break
         callback_list.on_train_end(logs)
         return history
+
+    def _build_before_resuming(self, x) -> None:
+        """Build the model of a resumed `fit` without moving the host's random stream.
+
+        The interrupted run drew its initial values long ago; drawing them again here
+        (they are replaced by the backup's values) would shift every later draw (dropout,
+        shuffling) away from the uninterrupted run's.
+        """
+        if not self.built:
+            from kerasish import random
+
+            state = random.get_global_generator().state
+            saved = state.numpy().copy()
+            self(x, training=False)
+            state.assign(saved)
+        self._resume_at = None
 
     def _validation_batches(self, validation_data, batch_size):
         if isinstance(validation_data, tuple) and len(validation_data) in (2, 3):

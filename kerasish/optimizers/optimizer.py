@@ -118,6 +118,7 @@ class Optimizer(Trackable):
             "_excluded_from_decay",
             "_excluded_names",
             "_built",
+            "_warned_missing",
         }
     )
 
@@ -157,6 +158,7 @@ class Optimizer(Trackable):
         self._built: set[int] = set()  # ids of variables whose declared slots all exist
         self._excluded_from_decay: set[int] = set()
         self._excluded_names: list = []
+        self._warned_missing: set = set()  # sets of variables (ids) already warned about
         self._step = 1
 
     # -- state ----------------------------------------------------------------
@@ -338,11 +340,19 @@ class Optimizer(Trackable):
             grads_and_vars: (gradient, variable) pairs: a list, or `zip(grads, vars)`.
                 A gradient is a tensor (or array) of the variable's shape, an
                 `ks.IndexedSlices` (only the touched rows are updated), or None
-                (the pair is skipped; if every gradient is None, nothing
-                happens and a warning names the variables).
+                (the pair is skipped, and a warning names such variables the
+                first time a given set of them is missing).
             global_step: TF1-style step variable (`ks.get_or_create_global_step()`)
                 to add one to.
             name: ignored (TF1 compatibility).
+
+        Returns:
+            The `iterations` variable (one more than before, unless no pairs were given).
+
+        Raises:
+            ValueError: if every gradient is None (naming the variables), or a
+                variable appears twice.
+            TypeError: if an item is not a (gradient, variable) pair.
         """
         del name
         pairs, skipped, seen = [], [], set()
@@ -370,16 +380,23 @@ class Optimizer(Trackable):
             else:
                 pairs.append((grad, var))
         if not pairs:
-            names = ", ".join(repr(v.name) for v in skipped) or "no variables were given"
-            warnings.warn(
+            if not skipped:
+                return self._iterations  # no variables at all (a model with no weights)
+            raise ValueError(
                 f"{type(self).__name__}.apply_gradients: no gradient was provided for any variable "
-                f"({names}); nothing was updated. Check that the loss is computed from these "
-                "variables inside the GradientTape block (tape.gradient returns None for a "
-                "variable the loss does not depend on).",
+                f"({', '.join(repr(v.name) for v in skipped)}). Check that the loss is computed "
+                "from these variables inside the GradientTape block (tape.gradient returns None "
+                "for a variable the loss does not depend on)."
+            )
+        if skipped and tuple(map(id, skipped)) not in self._warned_missing:
+            self._warned_missing.add(tuple(map(id, skipped)))
+            warnings.warn(
+                f"{type(self).__name__}.apply_gradients: gradients do not exist for variables "
+                f"{[v.name for v in skipped]}, so they were not updated (the loss does not "
+                "depend on them; tape.explain(loss, variable) says why).",
                 UserWarning,
                 stacklevel=2,
             )
-            return self._iterations
         self._apply(pairs)
         if global_step is not None:
             global_step.assign_add(1)

@@ -458,17 +458,29 @@ def test_iterations_and_global_step():
     assert int(opt.iterations) == 4 and int(step) == start + 3
 
 
-def test_all_none_gradients_warn_naming_the_variables():
+def test_all_none_gradients_raise_naming_the_variables():
     a, b = ks.Variable(1.0, name="a"), ks.Variable(2.0, name="b")
     opt = Adam()
-    with pytest.warns(UserWarning, match=r"no gradient was provided.*'a', 'b'"):
+    with pytest.raises(ValueError, match=r"Adam.apply_gradients: no gradient was provided for any "
+                                         r"variable \('a', 'b'\)"):
         opt.apply_gradients(zip([None, None], [a, b], strict=True))
     assert float(a) == 1.0 and int(opt.iterations) == 0
+    opt.apply_gradients([])  # no variables at all: nothing to do
+    assert int(opt.iterations) == 0
+
+
+def test_some_none_gradients_warn_once_naming_the_variables():
+    a, b, c = (ks.Variable(float(i), name=n) for i, n in enumerate("abc"))
+    opt = Adam()
+    with pytest.warns(UserWarning, match=r"gradients do not exist for variables \['a', 'c'\]"):
+        opt.apply_gradients([(None, a), (ks.constant(1.0), b), (None, c)])
+    assert float(a) == 0.0 and float(b) < 1.0 and float(c) == 2.0
+    assert opt._slots.get(id(a)) is None
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        opt.apply_gradients([(None, a), (ks.constant(1.0), b)])  # some None: skipped quietly
-    assert float(a) == 1.0 and float(b) < 2.0
-    assert opt._slots.get(id(a)) is None
+        opt.apply_gradients([(None, a), (ks.constant(1.0), b), (None, c)])  # said already
+    with pytest.warns(UserWarning, match=r"variables \['a'\]"):  # a different set: said again
+        opt.apply_gradients([(None, a), (ks.constant(1.0), b), (ks.constant(1.0), c)])
 
 
 def test_slot_names_api_and_observers():
