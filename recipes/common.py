@@ -7,18 +7,42 @@ import argparse
 import contextlib
 import math
 import os
+import shlex
 import signal
+import sys
 import time
 import warnings
 
+from tqdm.auto import tqdm
+
 import kerasish as ks
+from kerasish.core import backend
+
+
+class _HelpFormatter(argparse.HelpFormatter):
+    """Shows each option's default once: appended unless the help text already speaks of it."""
+
+    def _get_help_string(self, action):
+        text = action.help or ""
+        if (not action.option_strings or "default" in text.lower()
+                or action.default in (None, False, argparse.SUPPRESS)):
+            return text
+        return f"{text} (default: %(default)s)"
+
+
+def program_name(recipe: str) -> str:
+    """How the user started the recipe: `kerasish <recipe>` or `python -m recipes.<recipe>`."""
+    launcher = sys.argv[0] if sys.argv else ""
+    if os.path.basename(launcher) in ("kerasish", "kerasish.exe") or launcher.endswith(
+            os.path.join("kerasish", "__main__.py")):
+        return f"kerasish {recipe}"
+    return f"python -m recipes.{recipe}"
 
 
 def parser_for(recipe: str, description: str) -> argparse.ArgumentParser:
     """An argument parser with the flags every recipe has."""
     parser = argparse.ArgumentParser(
-        prog=f"python -m recipes.{recipe}", description=description,
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        prog=program_name(recipe), description=description, formatter_class=_HelpFormatter,
     )
     parser.add_argument("--logdir", default=None,
                         help=f"TensorBoard log directory (default: runs/{recipe}/<timestamp>)")
@@ -29,6 +53,34 @@ def parser_for(recipe: str, description: str) -> argparse.ArgumentParser:
                         help="random seed (results are reproducible)")
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
     return parser
+
+
+def check_device(recipe: str, spec: str) -> None:
+    """Stop with one line (before any data is loaded) if `--device` cannot be used here."""
+    try:
+        kind, index = backend.parse_device(spec)
+        if kind == "gpu":
+            backend.check_gpu(index)
+    except (ValueError, ks.DeviceError) as exc:
+        raise SystemExit(f"{recipe}: --device {spec}: {exc}") from None
+
+
+def progress_bar(total: int | None, desc: str, quiet: bool, initial: int = 0,
+                 unit: str = "batch", **options):
+    """A tqdm bar on stderr, redrawn in place on a terminal and cleared when closed.
+
+    When stderr is not a terminal (a log file, a pipe) or with --quiet there is
+    no bar at all: the recipes print one line per epoch instead, so logs hold
+    no carriage-return redraws. Use it as a context manager, so that an
+    exception (Ctrl-C) clears it before anything else is printed. `options` go to tqdm.
+    """
+    return tqdm(total=total, initial=initial, desc=desc, unit=unit, leave=False,
+                dynamic_ncols=True, disable=quiet or not sys.stderr.isatty(), **options)
+
+
+def tensorboard_hint(logdir: str) -> str:
+    """The command that shows a run's logs."""
+    return f"tensorboard --logdir {shlex.quote(logdir)}"
 
 
 def blas_threads(limit: int | None):

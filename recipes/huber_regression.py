@@ -14,10 +14,12 @@ reports how far each fit lands from the truth.
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 import kerasish as ks
-from recipes.common import Session, parser_for
+from recipes.common import Session, check_device, parser_for, tensorboard_hint
 
 TRUE_W, TRUE_B = -6.0, 85.0  # the generated data's line (like life expectancy vs birth rate)
 
@@ -95,12 +97,11 @@ def fit(name, loss_fn, examples, args, log):
                 session.save()
             session.check_interrupt()
         session.save()
-    return float(model.w), float(model.b)
+    return float(model.w), float(model.b), session.logdir
 
 
 def _with_checkpoint_subdir(args, name):
     import argparse
-    import os
 
     copy = argparse.Namespace(**vars(args))
     if args.checkpoint_dir:
@@ -123,6 +124,7 @@ def main(argv=None) -> dict:
     parser.add_argument("--log-every", type=int, default=10, help="print every N epochs")
     parser.add_argument("--save-every", type=int, default=10, help="checkpoint every N epochs")
     args = parser.parse_args(argv)
+    check_device("huber_regression", args.device)
     log = (lambda *a: None) if args.quiet else print
     if args.data:
         x, y = read_birth_life(args.data)
@@ -134,10 +136,12 @@ def main(argv=None) -> dict:
     log(f"data: {source}")
     with ks.device(args.device):
         examples = [(ks.constant(a), ks.constant(b)) for a, b in zip(x, y)]
-        fits = {
+        runs = {
             "huber": fit("huber", huber_loss, examples, args, log),
             "squared": fit("squared", squared_loss, examples, args, log),
         }
+    fits = {name: (w, b) for name, (w, b, _) in runs.items()}
+    logdir = os.path.commonpath([logdir for _, _, logdir in runs.values()])
     result = {name: {"w": w, "b": b} for name, (w, b) in fits.items()}
     parts = [f"{name}: y = {w:.3f}x + {b:.3f}" for name, (w, b) in fits.items()]
     if not args.data:
@@ -149,6 +153,7 @@ def main(argv=None) -> dict:
             f"mean distance from the true line: huber {result['huber']['error']:.2f}, "
             f"squared {result['squared']['error']:.2f}"
         )
+    parts.append(f"TensorBoard: {tensorboard_hint(logdir)}")
     print("huber_regression (seeds' Huber, m=1): " + "; ".join(parts))
     return result
 

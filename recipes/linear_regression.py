@@ -7,7 +7,7 @@ loss near 1.0 (the noise variance).
 from __future__ import annotations
 
 import kerasish as ks
-from recipes.common import Session, parser_for
+from recipes.common import Session, check_device, parser_for, tensorboard_hint
 
 
 def make_data(num_examples: int, seed: int):
@@ -74,7 +74,7 @@ def plot(inputs, targets, result, path, log) -> None:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        log("--plot needs matplotlib: pip install matplotlib (or pip install -e '.[plot]')")
+        log("--plot needs matplotlib: pip install -e '.[recipes]' (or pip install matplotlib)")
         return
     x, y = inputs.numpy(), targets.numpy()
     figure, axes = plt.subplots(figsize=(6, 4))
@@ -96,10 +96,11 @@ def main(argv=None) -> dict:
     parser.add_argument("--plot", default=None, metavar="OUT.png",
                         help="save the data and the fitted line (needs matplotlib)")
     args = parser.parse_args(argv)
+    check_device("linear_regression", args.device)
     with ks.device(args.device):
         result = train(args)
     print(f"linear_regression: W = {result['W']:.3f}, B = {result['B']:.3f}, "
-          f"final loss = {result['loss']:.3f} (logs: {result['logdir']})")
+          f"final loss = {result['loss']:.3f}; TensorBoard: {tensorboard_hint(result['logdir'])}")
     return result
 
 

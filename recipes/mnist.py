@@ -3,8 +3,14 @@
 The default training loop is a plain GradientTape loop (`--fit` uses
 `model.fit` instead). Data: MNIST-format IDX files from --data-dir, the
 kerasish cache, a download, or Debian's `dataset-fashion-mnist` package.
-Each epoch's shuffle is seeded from (--seed, epoch), so a run resumed from a
-checkpoint ends exactly where an uninterrupted one would.
+The order of each epoch's examples is a function of (--seed, epoch), and the
+checkpoint holds the random generator (dropout) and the epoch's running
+metrics, so a run resumed from a checkpoint, even one taken mid-epoch, ends
+exactly where an uninterrupted one would.
+
+TensorBoard logs: the training loss every --log-every steps and the learning
+rate; per epoch the losses and accuracies, weight histograms, and a few test
+images with the model's predictions.
 """
 
 from __future__ import annotations
@@ -12,10 +18,18 @@ from __future__ import annotations
 import time
 
 import numpy as np
-from tqdm.auto import tqdm
 
 import kerasish as ks
-from recipes.common import Session, blas_threads, parser_for
+from recipes.common import (
+    Session,
+    blas_threads,
+    check_device,
+    parser_for,
+    progress_bar,
+    tensorboard_hint,
+)
+
+SAMPLES = 8  # test images shown in TensorBoard with their predictions
 
 
 def build_model(kind: str) -> ks.Model:
@@ -48,7 +62,9 @@ def load(dataset: str | None, data_dir: str | None, log):
         try:
             splits, name = ks.datasets.mnist.load_data(data_dir), "mnist"
         except (FileNotFoundError, OSError) as exc:
-            log(f"MNIST not available ({str(exc).splitlines()[0]}); using Fashion-MNIST")
+            reason = "\n".join(f"  {line.strip()}" for line in str(exc).splitlines()
+                               if line.strip())
+            log(f"MNIST not available, using Fashion-MNIST; the reason:\n{reason}")
             splits, name = ks.datasets.fashion_mnist.load_data(data_dir), "fashion_mnist"
     else:
         module = {"mnist": ks.datasets.mnist, "fashion_mnist": ks.datasets.fashion_mnist}[dataset]
@@ -60,53 +76,71 @@ def load(dataset: str | None, data_dir: str | None, log):
 
 
 def batches(x, y, batch_size: int, seed: int | None):
-    """A Dataset over (x, y), shuffled with `seed` if given."""
+    """A Dataset over (x, y), shuffled with `seed` if given (the order depends on it alone)."""
     data = ks.data.Dataset.from_tensor_slices((x, y))
     if seed is not None:
         data = data.shuffle(len(x), seed=seed)
     return data.batch(batch_size)
 
 
-def evaluate(model, x, y, batch_size: int = 1000) -> tuple[float, float]:
+def epoch_seed(seed: int, epoch: int) -> int:
+    """The shuffle seed of one epoch: a function of --seed and the epoch only."""
+    return seed * 100_003 + epoch
+
+
+def evaluate(model, x, y, quiet: bool = True, batch_size: int = 1000) -> tuple[float, float]:
     loss, accuracy = ks.metrics.Mean(), ks.metrics.SparseCategoricalAccuracy()
-    for xb, yb in batches(x, y, batch_size, None):
-        logits = model(xb, training=False)
-        loss.update_state(ks.nn.sparse_softmax_cross_entropy_with_logits(yb, logits))
-        accuracy.update_state(yb, logits)
+    with progress_bar(-(-len(x) // batch_size), "evaluate", quiet) as bar:
+        for xb, yb in batches(x, y, batch_size, None):
+            logits = model(xb, training=False)
+            loss.update_state(ks.nn.sparse_softmax_cross_entropy_with_logits(yb, logits))
+            accuracy.update_state(yb, logits)
+            bar.update(1)
     return float(loss.result()), float(accuracy.result())
 
 
-def train_with_tape(model, optimizer, session, train, test, args, log) -> dict:
+def _show(bar, loss: float, accuracy: float) -> None:
+    bar.set_postfix(loss=f"{loss:.4f}", accuracy=f"{accuracy:.4f}", refresh=False)
+
+
+def train_with_tape(model, optimizer, session, metrics, train, test, args, log) -> dict:
     x, y = train
     steps_per_epoch = -(-len(x) // args.batch_size)
-    train_loss, train_accuracy = ks.metrics.Mean(), ks.metrics.SparseCategoricalAccuracy()
+    train_loss, train_accuracy = metrics
     history = {}
     while int(session.step) < args.epochs * steps_per_epoch:
         epoch, done = divmod(int(session.step), steps_per_epoch)
-        train_loss.reset_state()
-        train_accuracy.reset_state()
-        data = batches(x, y, args.batch_size, args.seed * 1000 + epoch).skip(done)
-        ks.random.set_seed(args.seed * 1000 + epoch)  # dropout masks, also on resume
+        if done == 0:  # mid-epoch, the restored metrics carry the epoch so far
+            train_loss.reset_state()
+            train_accuracy.reset_state()
+        data = batches(x, y, args.batch_size, epoch_seed(args.seed, epoch)).skip(done)
         started = time.perf_counter()
-        bar = tqdm(data, total=steps_per_epoch, initial=done, desc=f"epoch {epoch + 1}",
-                   disable=args.quiet, leave=False, unit="batch")
-        for xb, yb in bar:
-            with ks.GradientTape() as tape:
-                logits = model(xb, training=True)
-                loss = ks.reduce_mean(ks.nn.sparse_softmax_cross_entropy_with_logits(yb, logits))
-            grads = tape.gradient(loss, model.trainable_variables)
-            optimizer.apply_gradients(zip(grads, model.trainable_variables))
-            train_loss.update_state(loss)
-            train_accuracy.update_state(yb, logits)
-            session.step.assign_add(1)
-            session.check_interrupt()
-        bar.close()
+        with progress_bar(steps_per_epoch, f"epoch {epoch + 1}/{args.epochs}", args.quiet,
+                          initial=done) as bar:
+            for xb, yb in data:
+                with ks.GradientTape() as tape:
+                    logits = model(xb, training=True)
+                    loss = ks.reduce_mean(
+                        ks.nn.sparse_softmax_cross_entropy_with_logits(yb, logits))
+                grads = tape.gradient(loss, model.trainable_variables)
+                optimizer.apply_gradients(zip(grads, model.trainable_variables))
+                train_loss.update_state(loss)
+                train_accuracy.update_state(yb, logits)
+                step = int(session.step)
+                if step % args.log_every == 0:
+                    ks.summary.scalar("batch_loss", loss, step=step)
+                    ks.summary.scalar("learning_rate", _current_rate(optimizer), step=step)
+                session.step.assign_add(1)
+                if not bar.disable:
+                    bar.update(1)
+                    _show(bar, float(train_loss.result()), float(train_accuracy.result()))
+                session.check_interrupt()
         seconds = time.perf_counter() - started
-        test_loss, test_accuracy = evaluate(model, *test)
+        test_loss, test_accuracy = evaluate(model, *test, quiet=args.quiet)
         history = {"loss": float(train_loss.result()), "accuracy": float(train_accuracy.result()),
                    "test_loss": test_loss, "test_accuracy": test_accuracy, "seconds": seconds}
         session.check_finite(history["loss"], "lower --learning-rate")
-        _report(epoch, history, log)
+        _report(epoch, history, model, test, log)
         session.save()
     return history
 
@@ -120,25 +154,54 @@ def train_with_fit(model, optimizer, session, train, test, args, log) -> dict:
     history = {}
 
     class Report(ks.callbacks.Callback):
-        def on_train_batch_end(self, batch, logs=None):
-            session.check_interrupt()  # leaves fit; resume starts from the last epoch's save
+        """The recipe's own output for fit (fit's is off): the same bar and lines as the loop."""
+
+        bar = None
+        wants_batch_logs = True
 
         def on_epoch_begin(self, epoch, logs=None):
-            ks.random.set_seed(args.seed * 1000 + epoch)
             self.started = time.perf_counter()
+            self.bar = progress_bar(steps_per_epoch, f"epoch {epoch + 1}/{args.epochs}",
+                                    args.quiet)
+            self.wants_batch_logs = not self.bar.disable
+
+        def on_train_batch_end(self, batch, logs=None):
+            if logs and not self.bar.disable:
+                self.bar.update(1)
+                _show(self.bar, logs["loss"], logs["accuracy"])
+            session.check_interrupt()  # leaves fit; resume starts from the last epoch's save
 
         def on_epoch_end(self, epoch, logs=None):
+            self.close()
             seconds = time.perf_counter() - self.started
-            test_loss, test_accuracy = evaluate(model, *test)
+            test_loss, test_accuracy = evaluate(model, *test, quiet=args.quiet)
             history.update(loss=logs["loss"], accuracy=logs["accuracy"], test_loss=test_loss,
                            test_accuracy=test_accuracy, seconds=seconds)
             session.step.assign((epoch + 1) * steps_per_epoch)
-            _report(epoch, history, log)
+            ks.summary.scalar("learning_rate", _current_rate(optimizer), step=int(session.step))
+            _report(epoch, history, model, test, log)
             session.save()
 
-    model.fit(x, y, batch_size=args.batch_size, epochs=args.epochs, initial_epoch=initial_epoch,
-              shuffle=True, verbose=0 if args.quiet else 1, callbacks=[Report()])
+        def close(self):
+            if self.bar is not None:
+                self.bar.close()
+                self.bar = None
+
+    report = Report()
+    try:
+        model.fit(x, y, batch_size=args.batch_size, epochs=args.epochs,
+                  initial_epoch=initial_epoch, shuffle=True, verbose=0, callbacks=[report])
+    finally:
+        report.close()  # Ctrl-C: no half-drawn bar left behind
     return history
+
+
+def _current_rate(optimizer) -> float:
+    """The learning rate the optimizer's next step uses (a schedule's value at its step)."""
+    rate = optimizer.learning_rate
+    if callable(rate):
+        return float(rate(optimizer.iterations))
+    return float(rate)
 
 
 def learning_rate(args, num_train: int):
@@ -150,22 +213,41 @@ def learning_rate(args, num_train: int):
     return ks.optimizers.schedules.CosineDecay(args.learning_rate, decay_steps=max(steps, 1))
 
 
-def _report(epoch: int, history: dict, log) -> None:
+def _report(epoch: int, history: dict, model, test, log) -> None:
+    """One line per epoch, and the epoch's TensorBoard summaries."""
+    step = epoch + 1
     for name in ("loss", "accuracy", "test_loss", "test_accuracy"):
-        ks.summary.scalar(f"epoch_{name}", history[name], step=epoch + 1)
+        ks.summary.scalar(f"epoch_{name}", history[name], step=step)
+    for variable in model.trainable_variables:
+        ks.summary.histogram(f"weights/{variable.name}", variable, step=step)
+    _samples(model, test, step)
     log(f"epoch {epoch + 1}: loss {history['loss']:.4f}, accuracy {history['accuracy']:.4f}, "
         f"test loss {history['test_loss']:.4f}, test accuracy {history['test_accuracy']:.4f} "
         f"({history['seconds']:.1f} s)")
 
 
+def _samples(model, test, step: int) -> None:
+    """The first test images as one image summary, and the model's guesses as a text table."""
+    images, labels = test[0][:SAMPLES], test[1][:SAMPLES]
+    probabilities = ks.nn.softmax(model(images, training=False)).numpy()
+    guesses = probabilities.argmax(axis=1)
+    ks.summary.image("test_samples", images[..., None], step=step, max_outputs=SAMPLES)
+    rows = [f"| {i} | {g} | {probabilities[i, g]:.2f} | {label} |"
+            for i, (g, label) in enumerate(zip(guesses, labels))]
+    ks.summary.text("test_samples_predictions", "\n".join(
+        ["| sample | predicted | probability | true label |", "|---|---|---|---|", *rows]),
+        step=step)
+
+
 def main(argv=None) -> dict:
     parser = parser_for("mnist", __doc__.splitlines()[0])
-    parser.add_argument("--model", choices=("mlp", "cnn"), default="mlp")
+    parser.add_argument("--model", choices=("mlp", "cnn"), default="mlp",
+                        help="the network: a multilayer perceptron or a small CNN")
     parser.add_argument("--dataset", choices=("mnist", "fashion_mnist"), default=None,
                         help="default: MNIST if found or downloadable, else Fashion-MNIST")
     parser.add_argument("--data-dir", default=None, help="a directory holding the 4 IDX files")
-    parser.add_argument("--epochs", type=int, default=10)
-    parser.add_argument("--batch-size", type=int, default=128)
+    parser.add_argument("--epochs", type=int, default=10, help="passes over the training set")
+    parser.add_argument("--batch-size", type=int, default=128, help="examples per step")
     parser.add_argument("--learning-rate", type=float, default=2e-3,
                         help="Adam's step size (the peak, with --schedule cosine)")
     parser.add_argument("--schedule", choices=("cosine", "constant"), default="cosine",
@@ -178,10 +260,16 @@ def main(argv=None) -> dict:
     parser.add_argument("--limit", type=int, default=None,
                         help="train on the first N examples (and test on N/6) for quick runs")
     parser.add_argument("--fit", action="store_true", help="train with model.fit")
+    parser.add_argument("--log-every", type=int, default=50,
+                        help="log the training loss and learning rate to TensorBoard every N "
+                        "steps")
     parser.add_argument("--blas-threads", type=int, default=0,
                         help="BLAS threads (needs threadpoolctl; 0: leave as is). On a small "
                         "or busy machine 1 can be several times faster")
     args = parser.parse_args(argv)
+    if args.log_every < 1:
+        parser.error(f"--log-every must be >= 1, got {args.log_every}")
+    check_device("mnist", args.device)
     log = print
     train, test, name = load(args.dataset, args.data_dir, log)
     if args.limit:
@@ -194,17 +282,25 @@ def main(argv=None) -> dict:
         model = build_model(args.model)
         model.build((None, 28, 28))
         optimizer = ks.optimizers.Adam(learning_rate(args, len(train[0])))
-        session = Session("mnist", args, model=model, optimizer=optimizer)
+        metrics = (ks.metrics.Mean("loss"), ks.metrics.SparseCategoricalAccuracy("accuracy"))
+        # the generator (dropout masks, fit's shuffles) and the epoch's running metrics are
+        # saved too: a run resumed mid-epoch continues exactly
+        session = Session("mnist", args, model=model, optimizer=optimizer,
+                          rng=ks.random.get_global_generator(), metrics=list(metrics))
         if session.resumed_from:
             log(f"resumed from {session.resumed_from} at step {int(session.step)}")
         with session.saving_on_interrupt(save=not args.fit):
-            loop = train_with_fit if args.fit else train_with_tape
-            history = loop(model, optimizer, session, train, test, args, log)
+            if args.fit:
+                history = train_with_fit(model, optimizer, session, train, test, args, log)
+            else:
+                history = train_with_tape(model, optimizer, session, metrics, train, test, args,
+                                          log)
     if not history:
-        history = dict(zip(("test_loss", "test_accuracy"), evaluate(model, *test)))
+        history = dict(zip(("test_loss", "test_accuracy"),
+                           evaluate(model, *test, quiet=args.quiet)))
     print(f"mnist: {name} {args.model}, {args.epochs} epochs: test accuracy "
-          f"{history['test_accuracy']:.4f}, test loss {history['test_loss']:.4f} "
-          f"(logs: {session.logdir})")
+          f"{history['test_accuracy']:.4f}, test loss {history['test_loss']:.4f}; "
+          f"TensorBoard: {tensorboard_hint(session.logdir)}")
     return history
 
 

@@ -34,11 +34,17 @@ import os
 import time
 
 import numpy as np
-from tqdm.auto import tqdm
 
 import kerasish as ks
 from kerasish.datasets import text as text_data
-from recipes.common import Session, blas_threads, parser_for
+from recipes.common import (
+    Session,
+    blas_threads,
+    check_device,
+    parser_for,
+    progress_bar,
+    tensorboard_hint,
+)
 
 #: Defaults per loss: (nce = the seeds' constants, neg = gensim's / word2vec.c's).
 DEFAULTS = {
@@ -580,17 +586,19 @@ def train(args, log=print, on_step=None) -> dict:
     interval = {"loss": 0.0, "pairs": 0, "words": 0.0, "start": time.perf_counter()}
     last_lr = float(args.learning_rate)
 
+    step = int(session.step)
+    target_steps = args.steps
+    done = target_steps is not None and step >= target_steps
+    if loss_kind == "nce":
+        bar = progress_bar(target_steps, "train", args.quiet, unit="step",
+                           initial=min(step, target_steps or 0), smoothing=0.05)
+    else:
+        bar = progress_bar(total_words, "train", args.quiet, unit="word", unit_scale=True,
+                           smoothing=0.05)
+    epoch_loss = {"loss": 0.0, "pairs": 0}  # for the line printed at the end of each epoch
+    # the bar closes (and clears its line) before an interrupt's message is printed
     with blas_threads(args.blas_threads), ks.device(args.device), \
-            session.saving_on_interrupt():
-        step = int(session.step)
-        target_steps = args.steps
-        done = target_steps is not None and step >= target_steps
-        if loss_kind == "nce":
-            bar = tqdm(total=target_steps, initial=min(step, target_steps or 0), unit="step",
-                       disable=args.quiet, leave=False, smoothing=0.05)
-        else:
-            bar = tqdm(total=total_words, unit="word", unit_scale=True, disable=args.quiet,
-                       leave=False, smoothing=0.05)
+            session.saving_on_interrupt(), bar:
         epoch0, chunk0, batch0 = (int(v) for v in position.numpy())
         loop_start = time.perf_counter()
         source = batches(epoch0, chunk0, batch0) if not done else iter(())
@@ -618,6 +626,10 @@ def train(args, log=print, on_step=None) -> dict:
                 optimizer.apply_gradients(zip(grads, variables))
                 loss_sum = float(loss)
             session.check_finite(loss_sum, "lower --learning-rate or --batch-size")
+            if loss_kind == "neg" and chunk == 0 and b == 0 and epoch_loss["pairs"]:
+                _epoch_line(epoch - 1, args.epochs, epoch_loss, bar, log)
+            epoch_loss["loss"] += loss_sum
+            epoch_loss["pairs"] += n
             step += 1
             session.step.assign(step)
             position.assign(np.array([epoch, chunk, b + 1], dtype=np.int64))
@@ -652,6 +664,9 @@ def train(args, log=print, on_step=None) -> dict:
             if target_steps is not None and step >= target_steps:
                 break
         bar.close()
+        if loss_kind == "neg" and epoch_loss["pairs"] and not (
+                target_steps is not None and step >= target_steps):
+            _epoch_line(args.epochs - 1, args.epochs, epoch_loss, bar, log)
         stats["seconds"] = time.perf_counter() - loop_start
         if interval["pairs"]:
             history.append((step, interval["loss"] / interval["pairs"]))
@@ -665,6 +680,14 @@ def train(args, log=print, on_step=None) -> dict:
         train_seconds=stats["seconds"], trained_pairs=stats["pairs"], learning_rate=last_lr,
     )
     return result
+
+
+def _epoch_line(epoch: int, epochs: int, epoch_loss: dict, bar, log) -> None:
+    """Print the mean loss per pair of the epoch that ended (neg), and start the next one."""
+    mean = epoch_loss["loss"] / epoch_loss["pairs"]
+    message = f"epoch {epoch + 1}/{epochs}: mean loss per pair {mean:.4f}"
+    (bar.write if not bar.disable else log)(message)
+    epoch_loss.update(loss=0.0, pairs=0)
 
 
 def finish(args, model, word_to_id, id_to_word, session, step, log) -> dict:
@@ -813,6 +836,7 @@ def parse_args(argv=None):
 
 def main(argv=None, on_step=None) -> dict:
     args = parse_args(argv)
+    check_device("word2vec", args.device)
     result = train(args, on_step=on_step)
     extra = ""
     if "word_pairs" in result:
@@ -822,7 +846,8 @@ def main(argv=None, on_step=None) -> dict:
     print(f"word2vec: {args.loss}, {result['steps']:,} steps, vocabulary {result['vocab_size']:,}, "
           f"final loss {result['loss']:.4f}, {result['words_per_sec']:,.0f} words/s "
           f"({result['pairs_per_sec']:,.0f} pairs/s){extra} "
-          f"(embedding: {result['embedding_path']}; logs: {result['logdir']})")
+          f"(embedding: {result['embedding_path']}); TensorBoard: "
+          f"{tensorboard_hint(result['logdir'])}")
     return result
 
 
