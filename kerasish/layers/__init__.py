@@ -3,11 +3,15 @@
 from kerasish.layers.attention import AdditiveAttention, Attention, MultiHeadAttention  # noqa: F401
 from kerasish.layers.base import Layer, clear_session  # noqa: F401
 from kerasish.layers.convolutional import (  # noqa: F401
-    AveragePooling2D,
-    AvgPool2D,
+    Conv1D,
     Conv2D,
-    MaxPool2D,
-    MaxPooling2D,
+    Conv2DTranspose,
+    Convolution1D,
+    Convolution2D,
+    Convolution2DTranspose,
+    DepthwiseConv2D,
+    SeparableConv2D,
+    SeparableConvolution2D,
 )
 from kerasish.layers.core import Activation, Dense, Dropout, Embedding, Flatten, Reshape  # noqa: F401
 from kerasish.layers.masking import Masking  # noqa: F401
@@ -16,6 +20,24 @@ from kerasish.layers.normalization import (  # noqa: F401
     GroupNormalization,
     LayerNormalization,
     UnitNormalization,
+)
+from kerasish.layers.pooling import (  # noqa: F401
+    AveragePooling1D,
+    AveragePooling2D,
+    AvgPool1D,
+    AvgPool2D,
+    GlobalAveragePooling1D,
+    GlobalAveragePooling2D,
+    GlobalAvgPool1D,
+    GlobalAvgPool2D,
+    GlobalMaxPool1D,
+    GlobalMaxPool2D,
+    GlobalMaxPooling1D,
+    GlobalMaxPooling2D,
+    MaxPool1D,
+    MaxPool2D,
+    MaxPooling1D,
+    MaxPooling2D,
 )
 from kerasish.layers.recurrent import (  # noqa: F401
     GRU,
@@ -27,4 +49,12 @@ from kerasish.layers.recurrent import (  # noqa: F401
     SimpleRNN,
     SimpleRNNCell,
     TimeDistributed,
+)
+from kerasish.layers.reshaping import (  # noqa: F401
+    Cropping1D,
+    Cropping2D,
+    UpSampling1D,
+    UpSampling2D,
+    ZeroPadding1D,
+    ZeroPadding2D,
 )

@@ -1,39 +1,198 @@
-"""Conv2D and 2-D pooling layers (NHWC, channels last)."""
+"""Convolution layers: Conv1D, Conv2D, Conv2DTranspose, DepthwiseConv2D, SeparableConv2D.
+
+Keras 3's arguments, defaults, weight names and layouts: kernels are
+(window..., in / groups, filters), Conv2DTranspose's (h, w, filters, in),
+DepthwiseConv2D's `depthwise_kernel` (h, w, in, depth_multiplier). Inputs are
+channels last by default; 'channels_first' inputs are transposed to channels
+last and the outputs back. The arithmetic is `ks.nn`'s convolutions, whose
+gradients come from the patch primitives.
+"""
 
 from __future__ import annotations
 
 from kerasish import activations, initializers, regularizers
 from kerasish.core.errors import InvalidArgumentError
-from kerasish.core.ops import nn_ops
+from kerasish.core.ops import array_ops, nn_ops
 from kerasish.layers.base import Layer
 from kerasish.layers.core import _floating_input
 
 
-def _pair(value, what: str) -> tuple:
-    if isinstance(value, int):
-        return (value, value)
-    value = tuple(int(v) for v in value)
-    if len(value) != 2:
-        raise InvalidArgumentError(f"{what} must be an int or a pair, got {value}")
+def normalize_tuple(value, rank: int, what: str, layer: str) -> tuple:
+    """`value` (an int or `rank` ints, each >= 1) as a tuple of `rank` ints."""
+    values = (value,) * rank if isinstance(value, int) else tuple(value)
+    if len(values) != rank or not all(isinstance(v, int) and v >= 1 for v in values):
+        raise InvalidArgumentError(
+            f"{layer}: {what} must be a positive int or {rank} positive ints, got {value!r}"
+        )
+    return values
+
+
+def normalize_data_format(value, layer: str) -> str:
+    """'channels_last' (the default, for None) or 'channels_first'."""
+    value = "channels_last" if value is None else str(value).lower()
+    if value not in ("channels_last", "channels_first"):
+        raise InvalidArgumentError(
+            f"{layer}: data_format must be 'channels_last' or 'channels_first', got {value!r}"
+        )
     return value
 
 
-def _padding(padding: str) -> str:
-    padding = str(padding).upper()
-    if padding not in ("SAME", "VALID"):
-        raise InvalidArgumentError(f"padding must be 'same' or 'valid', got {padding.lower()!r}")
+def normalize_padding(value, layer: str, allowed=("valid", "same")) -> str:
+    padding = str(value).lower()
+    if padding not in allowed:
+        choices = ", ".join(repr(a) for a in allowed)
+        raise InvalidArgumentError(f"{layer}: padding must be one of {choices}, got {value!r}")
     return padding
 
 
-class Conv2D(Layer):
-    """2-D convolution over NHWC inputs with an (h, w, in, filters) kernel."""
+def window_output_length(size, window: int, stride: int, padding: str, dilation: int = 1):
+    """Output length of `window` cells `dilation` apart slid by `stride` (None stays None)."""
+    if size is None:
+        return None
+    span = (window - 1) * dilation + 1
+    if padding in ("same", "causal"):
+        return -(-size // stride)
+    return max(size - span + stride, 0) // stride
+
+
+def to_channels_last(x, data_format: str):
+    """x with its channel axis moved from 1 to the end when channels first."""
+    if data_format == "channels_last":
+        return x
+    return array_ops.transpose(x, (0,) + tuple(range(2, x.ndim)) + (1,))
+
+
+def from_channels_last(x, data_format: str):
+    if data_format == "channels_last":
+        return x
+    return array_ops.transpose(x, (0, x.ndim - 1) + tuple(range(1, x.ndim - 1)))
+
+
+def channels_of(input_shape, data_format: str, rank: int, layer: str):
+    """The channel count of a (batch, spatial..., channels) input shape (channels first too)."""
+    if len(input_shape) != rank + 2:
+        raise InvalidArgumentError(
+            f"{layer}: expects inputs of rank {rank + 2} (batch, {rank} spatial axes, "
+            f"channels), got shape {tuple(input_shape)}"
+        )
+    channels = input_shape[1] if data_format == "channels_first" else input_shape[-1]
+    if channels is None:
+        raise InvalidArgumentError(
+            f"{layer}: the channel axis of the input must be known, got shape "
+            f"{tuple(input_shape)}"
+        )
+    return int(channels)
+
+
+def _with_spatial(input_shape, spatial, channels, data_format: str) -> tuple:
+    if data_format == "channels_first":
+        return (input_shape[0], channels, *spatial)
+    return (input_shape[0], *spatial, channels)
+
+
+def _spatial_of(input_shape, data_format: str) -> tuple:
+    return tuple(input_shape[2:] if data_format == "channels_first" else input_shape[1:-1])
+
+
+class _Convolution(Layer):
+    """What every convolution layer shares: windows, padding, data format, activation, bias.
+
+    Subclasses create their kernels in `build` (after calling `_build_bias`), implement
+    `_convolve(channels_last_inputs)` and `_output_channels(input_channels)`.
+    """
+
+    rank = 2
+    _paddings = ("valid", "same")
+
+    def __init__(
+        self,
+        kernel_size,
+        strides=1,
+        padding: str = "valid",
+        data_format=None,
+        dilation_rate=1,
+        activation=None,
+        use_bias: bool = True,
+        bias_initializer="zeros",
+        bias_regularizer=None,
+        **kwargs,
+    ):
+        super().__init__(**kwargs)
+        what = type(self).__name__
+        self.kernel_size = normalize_tuple(kernel_size, self.rank, "kernel_size", what)
+        self.strides = normalize_tuple(strides, self.rank, "strides", what)
+        self.padding = normalize_padding(padding, what, self._paddings)
+        self.data_format = normalize_data_format(data_format, what)
+        self.dilation_rate = normalize_tuple(dilation_rate, self.rank, "dilation_rate", what)
+        if max(self.strides) > 1 and max(self.dilation_rate) > 1:
+            raise InvalidArgumentError(
+                f"{what}: strides > 1 together with dilation_rate > 1 is not supported (as in "
+                f"Keras), got strides={self.strides} and dilation_rate={self.dilation_rate}"
+            )
+        self.activation = activations.get(activation)
+        self.use_bias = bool(use_bias)
+        self.bias_initializer = initializers.get(bias_initializer)
+        self.bias_regularizer = regularizers.get(bias_regularizer)
+
+    def _input_channels(self, input_shape) -> int:
+        what = f"{type(self).__name__} '{self.name}'"
+        return channels_of(input_shape, self.data_format, self.rank, what)
+
+    def _build_bias(self, units: int) -> None:
+        self.bias = (
+            self.add_weight(
+                "bias", (units,), initializer=self.bias_initializer,
+                regularizer=self.bias_regularizer,
+            )
+            if self.use_bias
+            else None
+        )
+
+    def call(self, inputs):
+        x = to_channels_last(_floating_input(self, inputs), self.data_format)
+        outputs = self._convolve(x)
+        if self.bias is not None:
+            outputs = outputs + self.bias
+        return from_channels_last(self.activation(outputs), self.data_format)
+
+    def _output_spatial(self, spatial) -> tuple:
+        return tuple(
+            window_output_length(size, k, s, self.padding, d)
+            for size, k, s, d in zip(spatial, self.kernel_size, self.strides, self.dilation_rate)
+        )
+
+    def compute_output_shape(self, input_shape):
+        channels = self._output_channels(self._input_channels(input_shape))
+        spatial = self._output_spatial(_spatial_of(input_shape, self.data_format))
+        return _with_spatial(input_shape, spatial, channels, self.data_format)
+
+    def get_config(self) -> dict:
+        return {
+            **super().get_config(),
+            "kernel_size": self.kernel_size,
+            "strides": self.strides,
+            "padding": self.padding,
+            "data_format": self.data_format,
+            "dilation_rate": self.dilation_rate,
+            "activation": self.activation,
+            "use_bias": self.use_bias,
+            "bias_initializer": self.bias_initializer,
+            "bias_regularizer": self.bias_regularizer,
+        }
+
+
+class _Conv(_Convolution):
+    """Conv1D/Conv2D: `filters` outputs from an (window..., in / groups, filters) kernel."""
 
     def __init__(
         self,
         filters: int,
         kernel_size,
-        strides=(1, 1),
+        strides=1,
         padding: str = "valid",
+        data_format=None,
+        dilation_rate=1,
+        groups: int = 1,
         activation=None,
         use_bias: bool = True,
         kernel_initializer="glorot_uniform",
@@ -42,86 +201,333 @@ class Conv2D(Layer):
         bias_regularizer=None,
         **kwargs,
     ):
-        super().__init__(**kwargs)
+        super().__init__(
+            kernel_size, strides, padding, data_format, dilation_rate, activation, use_bias,
+            bias_initializer, bias_regularizer, **kwargs,
+        )
+        what = type(self).__name__
+        if int(filters) <= 0 or int(groups) <= 0 or int(filters) % int(groups):
+            raise InvalidArgumentError(
+                f"{what}: filters ({filters}) must be a positive multiple of groups ({groups})"
+            )
         self.filters = int(filters)
-        self.kernel_size = _pair(kernel_size, "Conv2D kernel_size")
-        self.strides = _pair(strides, "Conv2D strides")
-        self.padding = _padding(padding)
-        self.activation = activations.get(activation)
-        self.use_bias = use_bias
-        self.kernel_initializer, self.bias_initializer = kernel_initializer, bias_initializer
-        self.kernel_regularizer, self.bias_regularizer = kernel_regularizer, bias_regularizer
+        self.groups = int(groups)
+        self.kernel_initializer = initializers.get(kernel_initializer)
+        self.kernel_regularizer = regularizers.get(kernel_regularizer)
 
     def build(self, input_shape):
-        if len(input_shape) != 4:
+        channels = self._input_channels(input_shape)
+        if channels % self.groups:
             raise InvalidArgumentError(
-                f"Conv2D '{self.name}': expects NHWC inputs (rank 4), got shape {input_shape}"
+                f"{type(self).__name__} '{self.name}': the {channels} input channels of shape "
+                f"{tuple(input_shape)} are not divisible by groups={self.groups}"
             )
         self.kernel = self.add_weight(
             "kernel",
-            self.kernel_size + (input_shape[-1], self.filters),
+            self.kernel_size + (channels // self.groups, self.filters),
             initializer=self.kernel_initializer,
             regularizer=self.kernel_regularizer,
         )
-        self.bias = (
-            self.add_weight(
-                "bias", (self.filters,), initializer=self.bias_initializer,
-                regularizer=self.bias_regularizer,
-            )
-            if self.use_bias
-            else None
-        )
+        self._build_bias(self.filters)
 
-    def call(self, inputs):
-        inputs = _floating_input(self, inputs)
-        outputs = nn_ops.conv2d(inputs, self.kernel, self.strides, self.padding)
-        if self.bias is not None:
-            outputs = outputs + self.bias
-        return self.activation(outputs)
+    def _output_channels(self, input_channels: int) -> int:
+        return self.filters
 
     def get_config(self) -> dict:
         return {
             **super().get_config(),
             "filters": self.filters,
-            "kernel_size": list(self.kernel_size),
-            "strides": list(self.strides),
-            "padding": self.padding.lower(),
-            "activation": self.activation,
-            "use_bias": self.use_bias,
-            "kernel_initializer": initializers.get(self.kernel_initializer),
-            "bias_initializer": initializers.get(self.bias_initializer),
-            "kernel_regularizer": regularizers.get(self.kernel_regularizer),
-            "bias_regularizer": regularizers.get(self.bias_regularizer),
+            "groups": self.groups,
+            "kernel_initializer": self.kernel_initializer,
+            "kernel_regularizer": self.kernel_regularizer,
         }
 
 
-class _Pooling2D(Layer):
-    _pool = None
+class Conv1D(_Conv):
+    """1-D convolution over (batch, steps, channels): kernel (kernel_size, in / groups, filters).
 
-    def __init__(self, pool_size=(2, 2), strides=None, padding: str = "valid", **kwargs):
-        super().__init__(**kwargs)
-        self.pool_size = _pair(pool_size, f"{type(self).__name__} pool_size")
-        self.strides = self.pool_size if strides is None else _pair(strides, "strides")
-        self.padding = _padding(padding)
+    padding='causal' pads (kernel_size - 1) * dilation_rate steps on the left only, so
+    output step t sees no input after t.
 
-    def call(self, inputs):
-        return type(self)._pool(inputs, self.pool_size, self.strides, self.padding)
+    Example:
+        >>> import kerasish as ks
+        >>> ks.layers.Conv1D(8, 3, padding="causal", dilation_rate=2)(ks.ones([2, 10, 4])).shape
+        (2, 10, 8)
+    """
+
+    rank = 1
+    _paddings = ("valid", "same", "causal")
+
+    def _convolve(self, x):
+        padding = self.padding
+        if padding == "causal":
+            left = self.dilation_rate[0] * (self.kernel_size[0] - 1)
+            x = array_ops.pad(x, [[0, 0], [left, 0], [0, 0]])
+            padding = "valid"
+        return nn_ops.conv1d(
+            x, self.kernel, self.strides[0], padding.upper(), self.dilation_rate[0]
+        )
+
+
+class Conv2D(_Conv):
+    """2-D convolution over (batch, rows, cols, channels): kernel (h, w, in / groups, filters).
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.layers.Conv2D(6, 3, padding="same", groups=2)(ks.ones([1, 8, 8, 4])).shape
+        (1, 8, 8, 6)
+    """
+
+    def _convolve(self, x):
+        return nn_ops.conv2d(
+            x, self.kernel, self.strides, self.padding.upper(), self.dilation_rate
+        )
+
+
+class Conv2DTranspose(_Convolution):
+    """The transpose of Conv2D (a learned upsampling): kernel (h, w, filters, in), as Keras.
+
+    The output size along each spatial axis is, as Keras computes it, with k the dilated
+    kernel size: `size * stride + max(k - stride, 0)` ('valid') or `size * stride`
+    ('same') without `output_padding`; with it, `(size - 1) * stride + k - 2 * pad +
+    output_padding`, pad being k // 2 for 'same' and 0 for 'valid'.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.layers.Conv2DTranspose(3, 3, strides=2, padding="same")(ks.ones([1, 4, 4, 8])).shape
+        (1, 8, 8, 3)
+    """
+
+    def __init__(
+        self,
+        filters: int,
+        kernel_size,
+        strides=(1, 1),
+        padding: str = "valid",
+        output_padding=None,
+        data_format=None,
+        dilation_rate=(1, 1),
+        activation=None,
+        use_bias: bool = True,
+        kernel_initializer="glorot_uniform",
+        bias_initializer="zeros",
+        kernel_regularizer=None,
+        bias_regularizer=None,
+        **kwargs,
+    ):
+        super().__init__(
+            kernel_size, strides, padding, data_format, dilation_rate, activation, use_bias,
+            bias_initializer, bias_regularizer, **kwargs,
+        )
+        if int(filters) <= 0:
+            raise InvalidArgumentError(
+                f"Conv2DTranspose: filters must be a positive integer, got {filters}"
+            )
+        self.filters = int(filters)
+        self.output_padding = None
+        if output_padding is not None:
+            values = (output_padding,) * 2 if isinstance(output_padding, int) else tuple(
+                output_padding
+            )
+            if len(values) != 2 or any(not 0 <= p < s for p, s in zip(values, self.strides)):
+                raise InvalidArgumentError(
+                    f"Conv2DTranspose: output_padding must be 2 ints, each >= 0 and smaller "
+                    f"than its stride {self.strides}, got {output_padding!r}"
+                )
+            self.output_padding = values
+        self.kernel_initializer = initializers.get(kernel_initializer)
+        self.kernel_regularizer = regularizers.get(kernel_regularizer)
+
+    def build(self, input_shape):
+        channels = self._input_channels(input_shape)
+        self.kernel = self.add_weight(
+            "kernel",
+            self.kernel_size + (self.filters, channels),
+            initializer=self.kernel_initializer,
+            regularizer=self.kernel_regularizer,
+        )
+        self._build_bias(self.filters)
+
+    def _output_channels(self, input_channels: int) -> int:
+        return self.filters
+
+    def _output_spatial(self, spatial) -> tuple:
+        sizes = []
+        for axis, size in enumerate(spatial):
+            if size is None:
+                sizes.append(None)
+                continue
+            k = (self.kernel_size[axis] - 1) * self.dilation_rate[axis] + 1
+            s = self.strides[axis]
+            if self.output_padding is None:
+                extra = max(k - s, 0) if self.padding == "valid" else 0
+                sizes.append(size * s + extra)
+            else:
+                pad = k // 2 if self.padding == "same" else 0
+                sizes.append((size - 1) * s + k - 2 * pad + self.output_padding[axis])
+        return tuple(sizes)
+
+    def _convolve(self, x):
+        output_shape = (x.shape[0], *self._output_spatial(x.shape[1:3]), self.filters)
+        return nn_ops.conv2d_transpose(
+            x, self.kernel, output_shape, self.strides, self.padding.upper(), self.dilation_rate
+        )
 
     def get_config(self) -> dict:
-        return {**super().get_config(), "pool_size": list(self.pool_size),
-                "padding": self.padding.lower(), "strides": list(self.strides)}
+        return {
+            **super().get_config(),
+            "filters": self.filters,
+            "output_padding": self.output_padding,
+            "kernel_initializer": self.kernel_initializer,
+            "kernel_regularizer": self.kernel_regularizer,
+        }
 
 
-class MaxPooling2D(_Pooling2D):
-    """Max over pool_size windows (stride defaults to pool_size)."""
+class DepthwiseConv2D(_Convolution):
+    """Each input channel convolved with its own `depth_multiplier` filters.
 
-    _pool = staticmethod(nn_ops.max_pool2d)
+    Weights: `depthwise_kernel` (h, w, in, depth_multiplier) and `bias`
+    (in * depth_multiplier,); output channel c * depth_multiplier + m comes from
+    input channel c and filter m.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.layers.DepthwiseConv2D(3, depth_multiplier=2)(ks.ones([1, 5, 5, 3])).shape
+        (1, 3, 3, 6)
+    """
+
+    def __init__(
+        self,
+        kernel_size,
+        strides=(1, 1),
+        padding: str = "valid",
+        depth_multiplier: int = 1,
+        data_format=None,
+        dilation_rate=(1, 1),
+        activation=None,
+        use_bias: bool = True,
+        depthwise_initializer="glorot_uniform",
+        bias_initializer="zeros",
+        depthwise_regularizer=None,
+        bias_regularizer=None,
+        **kwargs,
+    ):
+        super().__init__(
+            kernel_size, strides, padding, data_format, dilation_rate, activation, use_bias,
+            bias_initializer, bias_regularizer, **kwargs,
+        )
+        if int(depth_multiplier) <= 0:
+            raise InvalidArgumentError(
+                f"{type(self).__name__}: depth_multiplier must be a positive integer, got "
+                f"{depth_multiplier}"
+            )
+        self.depth_multiplier = int(depth_multiplier)
+        self.depthwise_initializer = initializers.get(depthwise_initializer)
+        self.depthwise_regularizer = regularizers.get(depthwise_regularizer)
+
+    def _build_depthwise(self, input_shape) -> int:
+        channels = self._input_channels(input_shape)
+        self.depthwise_kernel = self.add_weight(
+            "depthwise_kernel",
+            self.kernel_size + (channels, self.depth_multiplier),
+            initializer=self.depthwise_initializer,
+            regularizer=self.depthwise_regularizer,
+        )
+        return channels
+
+    def build(self, input_shape):
+        channels = self._build_depthwise(input_shape)
+        self._build_bias(channels * self.depth_multiplier)
+
+    def _output_channels(self, input_channels: int) -> int:
+        return input_channels * self.depth_multiplier
+
+    def _convolve(self, x):
+        return nn_ops.depthwise_conv2d(
+            x, self.depthwise_kernel, self.strides, self.padding.upper(), self.dilation_rate
+        )
+
+    def get_config(self) -> dict:
+        return {
+            **super().get_config(),
+            "depth_multiplier": self.depth_multiplier,
+            "depthwise_initializer": self.depthwise_initializer,
+            "depthwise_regularizer": self.depthwise_regularizer,
+        }
 
 
-class AveragePooling2D(_Pooling2D):
-    """Mean over pool_size windows (stride defaults to pool_size)."""
+class SeparableConv2D(DepthwiseConv2D):
+    """A depthwise convolution, then a 1x1 convolution mixing its channels into `filters`.
 
-    _pool = staticmethod(nn_ops.avg_pool2d)
+    Weights, in Keras's order: `depthwise_kernel` (h, w, in, depth_multiplier),
+    `pointwise_kernel` (1, 1, in * depth_multiplier, filters) and `bias` (filters,).
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.layers.SeparableConv2D(4, 3, padding="same")(ks.ones([1, 5, 5, 3])).shape
+        (1, 5, 5, 4)
+    """
+
+    def __init__(
+        self,
+        filters: int,
+        kernel_size,
+        strides=(1, 1),
+        padding: str = "valid",
+        data_format=None,
+        dilation_rate=(1, 1),
+        depth_multiplier: int = 1,
+        activation=None,
+        use_bias: bool = True,
+        depthwise_initializer="glorot_uniform",
+        pointwise_initializer="glorot_uniform",
+        bias_initializer="zeros",
+        depthwise_regularizer=None,
+        pointwise_regularizer=None,
+        bias_regularizer=None,
+        **kwargs,
+    ):
+        super().__init__(
+            kernel_size, strides, padding, depth_multiplier, data_format, dilation_rate,
+            activation, use_bias, depthwise_initializer, bias_initializer,
+            depthwise_regularizer, bias_regularizer, **kwargs,
+        )
+        if int(filters) <= 0:
+            raise InvalidArgumentError(
+                f"SeparableConv2D: filters must be a positive integer, got {filters}"
+            )
+        self.filters = int(filters)
+        self.pointwise_initializer = initializers.get(pointwise_initializer)
+        self.pointwise_regularizer = regularizers.get(pointwise_regularizer)
+
+    def build(self, input_shape):
+        channels = self._build_depthwise(input_shape)
+        self.pointwise_kernel = self.add_weight(
+            "pointwise_kernel",
+            (1, 1, channels * self.depth_multiplier, self.filters),
+            initializer=self.pointwise_initializer,
+            regularizer=self.pointwise_regularizer,
+        )
+        self._build_bias(self.filters)
+
+    def _output_channels(self, input_channels: int) -> int:
+        return self.filters
+
+    def _convolve(self, x):
+        return nn_ops.separable_conv2d(
+            x, self.depthwise_kernel, self.pointwise_kernel, self.strides,
+            self.padding.upper(), self.dilation_rate,
+        )
+
+    def get_config(self) -> dict:
+        return {
+            **super().get_config(),
+            "filters": self.filters,
+            "pointwise_initializer": self.pointwise_initializer,
+            "pointwise_regularizer": self.pointwise_regularizer,
+        }
 
 
-MaxPool2D, AvgPool2D = MaxPooling2D, AveragePooling2D
+Convolution1D, Convolution2D = Conv1D, Conv2D
+Convolution2DTranspose = Conv2DTranspose
+SeparableConvolution2D = SeparableConv2D

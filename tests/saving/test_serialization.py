@@ -190,9 +190,9 @@ def test_keras_only_keys_with_their_default_are_dropped_others_refused():
     }
     layer = deserialize_keras_object(keras_config)
     assert layer.filters == 2 and layer.kernel_size == (3, 3)
-    keras_config["config"]["dilation_rate"] = [2, 2]
+    keras_config["config"]["lora_rank"] = 4
     with pytest.raises(SerializationError,
-                       match=r"Conv2D: the config sets dilation_rate=\[2, 2\], which kerasish"):
+                       match=r"Conv2D: the config sets lora_rank=4, which kerasish"):
         deserialize_keras_object(keras_config)
 
 

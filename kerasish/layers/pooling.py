@@ -1,0 +1,223 @@
+"""Pooling layers: MaxPooling1D/2D, AveragePooling1D/2D, GlobalAveragePooling1D/2D and
+GlobalMaxPooling1D/2D, with Keras 3's arguments and defaults.
+
+1-D pooling runs as 2-D pooling of height 1; 'channels_first' inputs are transposed
+to channels last and back.
+"""
+
+from __future__ import annotations
+
+from kerasish.core.ops import array_ops, math_ops, nn_ops
+from kerasish.layers.base import Layer
+from kerasish.layers.convolutional import (
+    channels_of,
+    from_channels_last,
+    normalize_data_format,
+    normalize_padding,
+    normalize_tuple,
+    to_channels_last,
+    window_output_length,
+)
+
+
+class _Pooling(Layer):
+    """A reduction over windows of `pool_size` slid by `strides` (default: pool_size)."""
+
+    rank = 2
+    _pool = None  # nn_ops.max_pool2d or nn_ops.avg_pool2d
+
+    def __init__(self, pool_size, strides=None, padding: str = "valid", data_format=None,
+                 **kwargs):
+        super().__init__(**kwargs)
+        what = type(self).__name__
+        self.pool_size = normalize_tuple(pool_size, self.rank, "pool_size", what)
+        self.strides = (
+            self.pool_size if strides is None
+            else normalize_tuple(strides, self.rank, "strides", what)
+        )
+        self.padding = normalize_padding(padding, what)
+        self.data_format = normalize_data_format(data_format, what)
+
+    def call(self, inputs):
+        channels_of(inputs.shape, self.data_format, self.rank, f"{type(self).__name__} "
+                    f"'{self.name}'")
+        x = to_channels_last(inputs, self.data_format)
+        pool = type(self)._pool
+        if self.rank == 1:  # as 2-D pooling of height 1
+            pooled = pool(array_ops.expand_dims(x, 1), (1,) + self.pool_size,
+                          (1,) + self.strides, self.padding.upper())
+            outputs = array_ops.squeeze(pooled, 1)
+        else:
+            outputs = pool(x, self.pool_size, self.strides, self.padding.upper())
+        return from_channels_last(outputs, self.data_format)
+
+    def compute_output_shape(self, input_shape):
+        input_shape = tuple(input_shape)
+        first = self.data_format == "channels_first"
+        spatial = input_shape[2:] if first else input_shape[1:-1]
+        sizes = tuple(
+            window_output_length(size, k, s, self.padding)
+            for size, k, s in zip(spatial, self.pool_size, self.strides)
+        )
+        if first:
+            return input_shape[:2] + sizes
+        return (input_shape[0],) + sizes + (input_shape[-1],)
+
+    def get_config(self) -> dict:
+        return {
+            **super().get_config(),
+            "pool_size": self.pool_size,
+            "padding": self.padding,
+            "strides": self.strides,
+            "data_format": self.data_format,
+        }
+
+
+class MaxPooling1D(_Pooling):
+    """Max over windows of `pool_size` steps of (batch, steps, channels) inputs.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.layers.MaxPooling1D()(ks.ones([2, 9, 3])).shape
+        (2, 4, 3)
+    """
+
+    rank = 1
+    _pool = staticmethod(nn_ops.max_pool2d)
+
+    def __init__(self, pool_size=2, strides=None, padding: str = "valid", data_format=None,
+                 **kwargs):
+        super().__init__(pool_size, strides, padding, data_format, **kwargs)
+
+
+class AveragePooling1D(_Pooling):
+    """Mean over windows of `pool_size` steps ('same' padding: padded steps not counted).
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.layers.AveragePooling1D(3, strides=1, padding="same")(ks.ones([2, 9, 3])).shape
+        (2, 9, 3)
+    """
+
+    rank = 1
+    _pool = staticmethod(nn_ops.avg_pool2d)
+
+    def __init__(self, pool_size, strides=None, padding: str = "valid", data_format=None,
+                 **kwargs):
+        super().__init__(pool_size, strides, padding, data_format, **kwargs)
+
+
+class MaxPooling2D(_Pooling):
+    """Max over pool_size windows (stride defaults to pool_size)."""
+
+    _pool = staticmethod(nn_ops.max_pool2d)
+
+    def __init__(self, pool_size=(2, 2), strides=None, padding: str = "valid",
+                 data_format=None, **kwargs):
+        super().__init__(pool_size, strides, padding, data_format, **kwargs)
+
+
+class AveragePooling2D(_Pooling):
+    """Mean over pool_size windows (stride defaults to pool_size; 'same' padding: padded
+    cells are not counted)."""
+
+    _pool = staticmethod(nn_ops.avg_pool2d)
+
+    def __init__(self, pool_size=(2, 2), strides=None, padding: str = "valid",
+                 data_format=None, **kwargs):
+        super().__init__(pool_size, strides, padding, data_format, **kwargs)
+
+
+class _GlobalPooling(Layer):
+    """A reduction over every spatial axis: (batch, channels), or kept as size 1."""
+
+    rank = 1
+
+    def __init__(self, data_format=None, keepdims: bool = False, **kwargs):
+        super().__init__(**kwargs)
+        self.data_format = normalize_data_format(data_format, type(self).__name__)
+        self.keepdims = bool(keepdims)
+
+    def _spatial_axes(self, inputs) -> tuple:
+        channels_of(inputs.shape, self.data_format, self.rank, f"{type(self).__name__} "
+                    f"'{self.name}'")
+        start = 2 if self.data_format == "channels_first" else 1
+        return tuple(range(start, start + self.rank))
+
+    def compute_output_shape(self, input_shape):
+        input_shape = tuple(input_shape)
+        first = self.data_format == "channels_first"
+        channels = input_shape[1] if first else input_shape[-1]
+        if not self.keepdims:
+            return (input_shape[0], channels)
+        ones = (1,) * self.rank
+        return (input_shape[0], channels) + ones if first else (input_shape[0],) + ones + (
+            channels,
+        )
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "data_format": self.data_format,
+                "keepdims": self.keepdims}
+
+
+class GlobalAveragePooling1D(_GlobalPooling):
+    """Mean over the steps of (batch, steps, channels); with a mask (batch, steps), the
+    mean of the unmasked steps only (an `Embedding(mask_zero=True)`'s padding left out).
+
+    Example:
+        >>> import kerasish as ks
+        >>> x = ks.constant([[[1.0], [3.0], [8.0]]])
+        >>> ks.layers.GlobalAveragePooling1D()(x, mask=ks.constant([[True, True, False]])).numpy()
+        array([[2.]], dtype=float32)
+    """
+
+    supports_masking = True
+
+    def call(self, inputs, mask=None):
+        axes = self._spatial_axes(inputs)
+        if mask is None:
+            return math_ops.reduce_mean(inputs, axes, keepdims=self.keepdims)
+        weights = math_ops.cast(mask, inputs.dtype)
+        weights = array_ops.expand_dims(weights, 1 if self.data_format == "channels_first" else 2)
+        total = math_ops.reduce_sum(inputs * weights, axes, keepdims=self.keepdims)
+        return total / math_ops.reduce_sum(weights, axes, keepdims=self.keepdims)
+
+    def compute_mask(self, inputs, mask=None):
+        return None  # the steps are gone
+
+
+class GlobalMaxPooling1D(_GlobalPooling):
+    """Max over the steps of (batch, steps, channels)."""
+
+    def call(self, inputs):
+        return math_ops.reduce_max(inputs, self._spatial_axes(inputs), keepdims=self.keepdims)
+
+
+class GlobalAveragePooling2D(_GlobalPooling):
+    """Mean over rows and columns of (batch, rows, cols, channels).
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.layers.GlobalAveragePooling2D(keepdims=True)(ks.ones([2, 4, 4, 3])).shape
+        (2, 1, 1, 3)
+    """
+
+    rank = 2
+
+    def call(self, inputs):
+        return math_ops.reduce_mean(inputs, self._spatial_axes(inputs), keepdims=self.keepdims)
+
+
+class GlobalMaxPooling2D(_GlobalPooling):
+    """Max over rows and columns of (batch, rows, cols, channels)."""
+
+    rank = 2
+
+    def call(self, inputs):
+        return math_ops.reduce_max(inputs, self._spatial_axes(inputs), keepdims=self.keepdims)
+
+
+MaxPool1D, AvgPool1D = MaxPooling1D, AveragePooling1D
+MaxPool2D, AvgPool2D = MaxPooling2D, AveragePooling2D
+GlobalAvgPool1D, GlobalMaxPool1D = GlobalAveragePooling1D, GlobalMaxPooling1D
+GlobalAvgPool2D, GlobalMaxPool2D = GlobalAveragePooling2D, GlobalMaxPooling2D

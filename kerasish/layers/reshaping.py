@@ -1,0 +1,311 @@
+"""Resizing layers: UpSampling1D/2D, ZeroPadding1D/2D, Cropping1D/2D (Keras 3 arguments).
+
+Nearest upsampling repeats each cell through a broadcast view (its gradient sums the
+copies back); bilinear upsampling is two matrix products with fixed interpolation
+matrices (TF's half-pixel rule), so neither needs a gradient rule of its own.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kerasish.core import backend
+from kerasish.core.errors import InvalidArgumentError
+from kerasish.core.ops import array_ops, math_ops
+from kerasish.core.tensor import Tensor
+from kerasish.layers.base import Layer
+from kerasish.layers.convolutional import (
+    channels_of,
+    from_channels_last,
+    normalize_data_format,
+    normalize_tuple,
+    to_channels_last,
+)
+
+
+def _repeat(x, axis: int, times: int):
+    """x with every entry along `axis` repeated `times` times in place (nearest upsampling)."""
+    if times == 1:
+        return x
+    shape = x.shape
+    expanded = array_ops.reshape(x, shape[: axis + 1] + (1,) + shape[axis + 1 :])
+    spread = array_ops.broadcast_to(expanded, shape[: axis + 1] + (times,) + shape[axis + 1 :])
+    return array_ops.reshape(spread, shape[:axis] + (shape[axis] * times,) + shape[axis + 1 :])
+
+
+def bilinear_matrix(size: int, scale: int) -> np.ndarray:
+    """The (size * scale, size) matrix of bilinear interpolation with half-pixel centers.
+
+    Output cell i samples the input at (i + 0.5) / scale - 0.5, clamped to the edges, as
+    tf.image.resize(method='bilinear') does.
+    """
+    source = (np.arange(size * scale) + 0.5) / scale - 0.5
+    lower = np.floor(source)
+    fraction = source - lower
+    below = np.clip(lower, 0, size - 1).astype(np.int64)
+    above = np.clip(np.ceil(source), 0, size - 1).astype(np.int64)
+    matrix = np.zeros((size * scale, size))
+    rows = np.arange(size * scale)
+    np.add.at(matrix, (rows, below), 1.0 - fraction)
+    np.add.at(matrix, (rows, above), fraction)
+    return matrix
+
+
+def _check_rank(layer: Layer, inputs, rank: int) -> None:
+    channels_of(inputs.shape, getattr(layer, "data_format", "channels_last"), rank,
+                f"{type(layer).__name__} '{layer.name}'")
+
+
+class UpSampling1D(Layer):
+    """Each step of (batch, steps, features) repeated `size` times.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.layers.UpSampling1D(2)(ks.constant([[[1.0], [2.0]]])).numpy()[0, :, 0].tolist()
+        [1.0, 1.0, 2.0, 2.0]
+    """
+
+    def __init__(self, size: int = 2, **kwargs):
+        super().__init__(**kwargs)
+        self.size = normalize_tuple(size, 1, "size", "UpSampling1D")[0]
+
+    def call(self, inputs):
+        _check_rank(self, inputs, 1)
+        return _repeat(inputs, 1, self.size)
+
+    def compute_output_shape(self, input_shape):
+        steps = input_shape[1]
+        return (input_shape[0], None if steps is None else steps * self.size, input_shape[2])
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "size": self.size}
+
+
+class UpSampling2D(Layer):
+    """Rows and columns enlarged `size` times, by repetition ('nearest') or 'bilinear'
+    interpolation (half-pixel centers, as Keras on TF).
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.layers.UpSampling2D((2, 3), interpolation="bilinear")(ks.ones([1, 2, 2, 1])).shape
+        (1, 4, 6, 1)
+    """
+
+    def __init__(self, size=(2, 2), data_format=None, interpolation: str = "nearest", **kwargs):
+        super().__init__(**kwargs)
+        self.size = normalize_tuple(size, 2, "size", "UpSampling2D")
+        self.data_format = normalize_data_format(data_format, "UpSampling2D")
+        if interpolation not in ("nearest", "bilinear"):
+            raise InvalidArgumentError(
+                f"UpSampling2D: interpolation must be 'nearest' or 'bilinear', got "
+                f"{interpolation!r}"
+            )
+        self.interpolation = interpolation
+
+    def call(self, inputs):
+        _check_rank(self, inputs, 2)
+        x = to_channels_last(inputs, self.data_format)
+        if self.interpolation == "nearest":
+            outputs = _repeat(_repeat(x, 1, self.size[0]), 2, self.size[1])
+        else:
+            outputs = self._bilinear(x)
+        return from_channels_last(outputs, self.data_format)
+
+    def _bilinear(self, x):
+        if x.dtype.kind != "f":
+            x = math_ops.cast(x, self.dtype)
+        device = backend.device_of(x._value)
+        rows, cols = (
+            Tensor(backend.to_device(bilinear_matrix(n, s).astype(x.dtype), device))
+            for n, s in zip(x.shape[1:3], self.size)
+        )
+        planes = array_ops.transpose(x, (0, 3, 1, 2))  # (batch, channels, rows, cols)
+        planes = math_ops.matmul(math_ops.matmul(rows, planes), cols, transpose_b=True)
+        return array_ops.transpose(planes, (0, 2, 3, 1))
+
+    def compute_output_shape(self, input_shape):
+        input_shape = tuple(input_shape)
+        first = self.data_format == "channels_first"
+        spatial = input_shape[2:] if first else input_shape[1:3]
+        sizes = tuple(None if n is None else n * s for n, s in zip(spatial, self.size))
+        if first:
+            return input_shape[:2] + sizes
+        return (input_shape[0],) + sizes + (input_shape[3],)
+
+    def get_config(self) -> dict:
+        return {
+            **super().get_config(),
+            "size": self.size,
+            "data_format": self.data_format,
+            "interpolation": self.interpolation,
+        }
+
+
+def _pairs(value, rank: int, what: str, layer: str) -> tuple:
+    """Keras's forms of per-axis (before, after) amounts: an int (all sides), `rank` ints
+    (symmetric per axis) or `rank` pairs; for rank 1, an int or one pair."""
+    def pair(v):
+        if isinstance(v, int):
+            return (v, v)
+        v = tuple(v)
+        if len(v) != 2 or not all(isinstance(p, int) for p in v):
+            raise ValueError
+        return v
+
+    try:
+        if rank == 1:
+            result = (pair(value),)
+        elif isinstance(value, int):
+            result = (pair(value),) * rank
+        else:
+            result = tuple(pair(v) for v in value)
+    except (TypeError, ValueError):
+        result = ()
+    if len(result) != rank or any(p < 0 for side in result for p in side):
+        raise InvalidArgumentError(
+            f"{layer}: {what} must be a non-negative int, {rank} ints or {rank} pairs of "
+            f"ints, got {value!r}"
+        )
+    return result
+
+
+class ZeroPadding1D(Layer):
+    """Zeros added at the start and end of the steps axis.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.layers.ZeroPadding1D((1, 2))(ks.ones([1, 3, 2])).shape
+        (1, 6, 2)
+    """
+
+    def __init__(self, padding=1, data_format=None, **kwargs):
+        super().__init__(**kwargs)
+        self.padding = _pairs(padding, 1, "padding", "ZeroPadding1D")[0]
+        self.data_format = normalize_data_format(data_format, "ZeroPadding1D")
+
+    def call(self, inputs):
+        _check_rank(self, inputs, 1)
+        pads = [[0, 0], list(self.padding), [0, 0]]
+        if self.data_format == "channels_first":
+            pads = [pads[0], pads[2], pads[1]]
+        return array_ops.pad(inputs, pads)
+
+    def compute_output_shape(self, input_shape):
+        shape = list(input_shape)
+        axis = 2 if self.data_format == "channels_first" else 1
+        if shape[axis] is not None:
+            shape[axis] += sum(self.padding)
+        return tuple(shape)
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "padding": self.padding, "data_format": self.data_format}
+
+
+class ZeroPadding2D(Layer):
+    """Zeros added around the rows and columns: `padding` is an int, (rows, cols) or
+    ((top, bottom), (left, right)).
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.layers.ZeroPadding2D(((1, 0), (2, 2)))(ks.ones([1, 3, 3, 2])).shape
+        (1, 4, 7, 2)
+    """
+
+    def __init__(self, padding=(1, 1), data_format=None, **kwargs):
+        super().__init__(**kwargs)
+        self.padding = _pairs(padding, 2, "padding", "ZeroPadding2D")
+        self.data_format = normalize_data_format(data_format, "ZeroPadding2D")
+
+    def call(self, inputs):
+        _check_rank(self, inputs, 2)
+        rows, cols = (list(p) for p in self.padding)
+        if self.data_format == "channels_first":
+            return array_ops.pad(inputs, [[0, 0], [0, 0], rows, cols])
+        return array_ops.pad(inputs, [[0, 0], rows, cols, [0, 0]])
+
+    def compute_output_shape(self, input_shape):
+        shape = list(input_shape)
+        start = 2 if self.data_format == "channels_first" else 1
+        for i, side in enumerate(self.padding):
+            if shape[start + i] is not None:
+                shape[start + i] += sum(side)
+        return tuple(shape)
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "padding": self.padding, "data_format": self.data_format}
+
+
+def _crop(layer: Layer, inputs, start: int, cropping) -> Tensor:
+    key = [slice(None)] * inputs.ndim
+    for i, (before, after) in enumerate(cropping):
+        size = inputs.shape[start + i]
+        if before + after >= size:
+            raise InvalidArgumentError(
+                f"{type(layer).__name__} '{layer.name}': cropping {cropping} leaves nothing of "
+                f"axis {start + i} (size {size}) of input shape {inputs.shape}"
+            )
+        key[start + i] = slice(before, size - after)
+    return inputs[tuple(key)]
+
+
+def _cropped_shape(input_shape, start: int, cropping) -> tuple:
+    shape = list(input_shape)
+    for i, side in enumerate(cropping):
+        if shape[start + i] is not None:
+            shape[start + i] -= sum(side)
+    return tuple(shape)
+
+
+class Cropping1D(Layer):
+    """Steps removed from the start and end of (batch, steps, features).
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.layers.Cropping1D((1, 2))(ks.ones([1, 6, 2])).shape
+        (1, 3, 2)
+    """
+
+    def __init__(self, cropping=(1, 1), **kwargs):
+        super().__init__(**kwargs)
+        self.cropping = _pairs(cropping, 1, "cropping", "Cropping1D")[0]
+
+    def call(self, inputs):
+        _check_rank(self, inputs, 1)
+        return _crop(self, inputs, 1, (self.cropping,))
+
+    def compute_output_shape(self, input_shape):
+        return _cropped_shape(input_shape, 1, (self.cropping,))
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "cropping": self.cropping}
+
+
+class Cropping2D(Layer):
+    """Rows and columns removed from the edges: `cropping` is an int, (rows, cols) or
+    ((top, bottom), (left, right)).
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.layers.Cropping2D(((1, 0), (2, 2)))(ks.ones([1, 4, 7, 2])).shape
+        (1, 3, 3, 2)
+    """
+
+    def __init__(self, cropping=((0, 0), (0, 0)), data_format=None, **kwargs):
+        super().__init__(**kwargs)
+        self.cropping = _pairs(cropping, 2, "cropping", "Cropping2D")
+        self.data_format = normalize_data_format(data_format, "Cropping2D")
+
+    def _start(self) -> int:
+        return 2 if self.data_format == "channels_first" else 1
+
+    def call(self, inputs):
+        _check_rank(self, inputs, 2)
+        return _crop(self, inputs, self._start(), self.cropping)
+
+    def compute_output_shape(self, input_shape):
+        return _cropped_shape(input_shape, self._start(), self.cropping)
+
+    def get_config(self) -> dict:
+        return {
+            **super().get_config(), "cropping": self.cropping, "data_format": self.data_format
+        }
