@@ -25,21 +25,19 @@ _BY_NAME = {"sgd": SGD, "adam": Adam, "adamw": AdamW, "rmsprop": RMSprop, "adagr
 
 
 def serialize(optimizer: Optimizer) -> dict:
-    """`{"class_name": ..., "config": {...}}` (plain data; `deserialize` or `get` rebuilds it)."""
-    return {"class_name": type(optimizer).__name__, "config": optimizer.get_config()}
+    """Keras 3's serialized form (`ks.saving.serialize_keras_object`; plain data that
+    `deserialize` or `get` rebuilds)."""
+    from kerasish.saving import serialize_keras_object
+
+    return serialize_keras_object(optimizer)
 
 
 def deserialize(config: dict, custom_objects: dict | None = None) -> Optimizer:
-    """Rebuild an optimizer (with fresh state) from `serialize`'s dict."""
+    """Rebuild an optimizer (with fresh state) from `serialize`'s dict (or Keras's)."""
+    from kerasish.saving import deserialize_keras_object
+
     classes = {cls.__name__: cls for cls in _BY_NAME.values()}
-    classes.update(custom_objects or {})
-    name = config.get("class_name")
-    if name not in classes:
-        raise ValueError(
-            f"unknown optimizer class {name!r}; known: {', '.join(sorted(classes))} "
-            "(pass custom classes in custom_objects={'Name': cls})"
-        )
-    return classes[name].from_config(config.get("config", {}), custom_objects)
+    return deserialize_keras_object(config, custom_objects, module_objects=classes)
 
 
 def get(identifier) -> Optimizer:

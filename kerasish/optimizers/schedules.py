@@ -203,17 +203,16 @@ _SCHEDULES = {
 
 
 def serialize(schedule: LearningRateSchedule) -> dict:
-    """`{"class_name": ..., "config": {...}}`, plain data that `deserialize` turns back."""
-    return {"class_name": type(schedule).__name__, "config": schedule.get_config()}
+    """Keras 3's serialized form (`ks.saving.serialize_keras_object`), which `deserialize`
+    turns back."""
+    from kerasish.saving import serialize_keras_object
+
+    return serialize_keras_object(schedule)
 
 
 def deserialize(config: dict, custom_objects: dict | None = None) -> LearningRateSchedule:
-    """Rebuild a schedule from `serialize`'s dict; custom classes go in `custom_objects`."""
-    known = dict(_SCHEDULES, **(custom_objects or {}))
-    name = config.get("class_name")
-    if name not in known:
-        raise ValueError(
-            f"unknown learning-rate schedule {name!r}; known: {', '.join(sorted(known))} "
-            "(pass custom classes in custom_objects={'Name': cls})"
-        )
-    return known[name].from_config(config.get("config", {}))
+    """Rebuild a schedule from `serialize`'s dict (or Keras's); custom classes go in
+    `custom_objects` or the registry (`ks.saving.register_keras_serializable`)."""
+    from kerasish.saving import deserialize_keras_object
+
+    return deserialize_keras_object(config, custom_objects, module_objects=_SCHEDULES)

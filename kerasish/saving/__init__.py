@@ -8,6 +8,11 @@ Example:
     ('Dense', 4, 'hidden')
 """
 
+from kerasish.saving.keras_file import (  # noqa: F401
+    KerasFileError,
+    load_model,
+    save_model,
+)
 from kerasish.saving.serialization import (  # noqa: F401
     CustomObjectScope,
     SerializationError,
@@ -18,3 +23,4 @@ from kerasish.saving.serialization import (  # noqa: F401
     register_keras_serializable,
     serialize_keras_object,
 )
+from kerasish.saving.weights_layout import WeightsFileError  # noqa: F401

@@ -285,8 +285,21 @@ def _serialize_function(fn) -> object:
             "config": {"code": code, "defaults": serialize_keras_object(fn.__defaults__),
                        "closure": None},
         }
-    return {"module": fn.__module__, "class_name": "function",
+    module = fn.__module__
+    if fn not in _REGISTERED_NAMES:
+        family = _builtin_family_of_function(fn)
+        if family is not None:
+            module = _FAMILIES[family][1]
+    return {"module": module, "class_name": "function",
             "config": get_registered_name(fn), "registered_name": "function"}
+
+
+def _builtin_family_of_function(fn) -> str | None:
+    module = getattr(fn, "__module__", "") or ""
+    for family, (home, _) in _FAMILIES.items():
+        if module == home and family_objects(family).get(fn.__name__) is fn:
+            return family
+    return None
 
 
 def _serialize_object(obj, config) -> dict:
@@ -386,13 +399,9 @@ def _deserialize(config, module_objects):
     if class_name == "function":
         return _resolve_function(inner, module, module_objects)
     cls = _resolve_class(class_name, module, registered, module_objects)
-    if not hasattr(cls, "from_config"):
-        if callable(cls) and not inner:  # a factory function such as a Keras alias
-            return cls()
-        raise SerializationError(f"{class_name} (module {module!r}) has no from_config()")
     inner = _strip_keras_only_keys(cls, _resolve_markers(dict(inner or {})))
     try:
-        obj = cls.from_config(inner)
+        obj = cls.from_config(inner) if hasattr(cls, "from_config") else cls(**inner)
     except TypeError as exc:
         raise SerializationError(
             f"cannot rebuild {class_name} from its config: {exc}. Its config was {inner!r}"
@@ -451,10 +460,14 @@ def _resolve_function(name, module, module_objects):
     found = _custom_lookup(name)
     if found is None and module_objects:
         found = module_objects.get(name)
-    if found is None and _family_of_module(module) in ("activations", None):
+    family = _family_of_module(module)
+    if found is None and family in ("activations", None):
         from kerasish import activations
 
         found = activations.builtin(name)
+    if found is None and family is not None:
+        candidate = family_objects(family).get(name)
+        found = candidate if inspect.isfunction(candidate) else None
     if found is None:
         raise SerializationError(
             f"unknown function {name!r} (module {module!r}): register it with "

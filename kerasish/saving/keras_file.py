@@ -1,0 +1,286 @@
+"""Whole-model files in Keras 3's `.keras` format, and `*.weights.h5` weights files.
+
+A `.keras` file is a zip archive holding::
+
+    config.json        the model's serialized config (`serialize_keras_object`), with
+                       `build_config` and, when compiled, `compile_config` (optimizer,
+                       loss, metrics, loss_weights, ...), as Keras 3 lays them out
+    model.weights.h5   the model's variables and the optimizer's state, in Keras 3's
+                       layout (see `kerasish.saving.weights_layout`)
+    metadata.json      the kerasish version and the date saved
+
+Files are written atomically (to a temporary name, fsynced, then renamed), so
+a crash during `save` leaves the previous file as it was. Reading never runs
+code from the file unless `safe_mode=False`: classes are looked up, never
+imported; lambdas are refused; archive entries with absolute or `..` paths,
+HDF5 links to other files and non-numeric datasets are refused.
+"""
+
+from __future__ import annotations
+
+import datetime
+import inspect
+import io
+import json
+import os
+import warnings
+import zipfile
+
+import h5py
+
+from kerasish.checkpoint import atomic_write
+from kerasish.core.errors import KerasishError
+from kerasish.layers.base import Layer
+from kerasish.saving import weights_layout
+from kerasish.saving.serialization import (
+    SerializationError,
+    deserialize_keras_object,
+    serialize_keras_object,
+)
+
+CONFIG_NAME = "config.json"
+WEIGHTS_NAME = "model.weights.h5"
+METADATA_NAME = "metadata.json"
+
+# compile() arguments of Keras that only tune how Keras runs a step; kerasish runs eagerly.
+_KERAS_RUN_SETTINGS = ("steps_per_execution", "jit_compile", "auto_scale_loss")
+
+
+class KerasFileError(KerasishError, ValueError):
+    """A file is not a `.keras` archive kerasish can read, or holds something unsafe."""
+
+
+# ---------------------------------------------------------------- configs
+
+def _check_model_has_config(model) -> None:
+    from kerasish.models.model import Model
+
+    cls = type(model)
+    if not isinstance(model, Model) or weights_layout._is_container_model(model):
+        return
+    if "get_config" in {name for klass in cls.__mro__[:cls.__mro__.index(Model)]
+                        for name in vars(klass)}:
+        return
+    parameters = [
+        p for p in list(inspect.signature(cls.__init__).parameters.values())[1:]
+        if p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL) and p.name != "name"
+    ]
+    advice = (
+        f"implement get_config() returning the arguments of {cls.__name__}.__init__ "
+        "(e.g. {**super().get_config(), 'units': self.units})"
+    )
+    if parameters:
+        advice += (f", and from_config(cls, config) if they need more than "
+                   f"{cls.__name__}(**config) to be rebuilt")
+    raise SerializationError(
+        f"cannot save model '{model.name}': {cls.__name__} is a subclassed Model without a "
+        f"get_config() of its own, so it cannot be rebuilt when loaded; {advice}. "
+        "To keep only the weights, use model.save_weights('name.weights.h5')"
+    )
+
+
+def model_config(model, include_compile: bool = True) -> dict:
+    """The model's serialized config, as `config.json` holds it."""
+    _check_model_has_config(model)
+    config = serialize_keras_object(model)
+    if include_compile:
+        compile_config = get_compile_config(model)
+        if compile_config is not None:
+            config["compile_config"] = compile_config
+    return config
+
+
+def get_compile_config(model) -> dict | None:
+    """Keras 3's `compile_config`: the arguments of `compile`, serialized (the optimizer as
+    it is now, with its current hyperparameters); None if the model is not compiled."""
+    raw = getattr(model, "_compile_config", None)
+    if not getattr(model, "compiled", False) or raw is None:
+        return None
+    return serialize_keras_object({**raw, "optimizer": model.optimizer})
+
+
+def compile_from_config(model, config: dict, custom_objects: dict | None = None,
+                        safe_mode: bool = True) -> bool:
+    """`model.compile(...)` from `get_compile_config`'s dict (or Keras's); returns whether it
+    compiled (a model with its own `compile` is left for its owner, with a warning)."""
+    from kerasish.models.model import Model
+
+    if type(model).compile is not Model.compile:
+        warnings.warn(
+            f"{type(model).__name__} overrides compile(), so load_model did not compile it and "
+            "its optimizer state was not restored; call compile() yourself after loading",
+            stacklevel=3,
+        )
+        return False
+    arguments = {key: value for key, value in config.items() if key not in _KERAS_RUN_SETTINGS}
+    model.compile(**deserialize_keras_object(arguments, custom_objects, safe_mode))
+    return True
+
+
+# ---------------------------------------------------------------- .keras files
+
+def save_model(model, filepath, overwrite: bool = True, include_optimizer: bool = True) -> str:
+    """Write `model` to a `.keras` file, atomically; returns the path.
+
+    Args:
+        model: a Sequential, functional, or subclassed model with `get_config()`.
+        filepath: a path ending in `.keras`.
+        overwrite: when False, an existing file is an error.
+        include_optimizer: also save the optimizer's state (when compiled).
+
+    Example:
+        >>> import os, tempfile, numpy as np, kerasish as ks
+        >>> model = ks.Sequential([ks.layers.Dense(2, input_shape=(3,))])
+        >>> path = os.path.join(tempfile.mkdtemp(), "model.keras")
+        >>> _ = model.save(path)
+        >>> again = ks.models.load_model(path)
+        >>> x = np.ones((1, 3), np.float32)
+        >>> bool(np.array_equal(again.predict(x), model.predict(x)))
+        True
+    """
+    path = os.fspath(filepath)
+    if not path.endswith(".keras"):
+        raise ValueError(
+            f"save: the file name must end in '.keras', got {path!r}. For weights only use "
+            "model.save_weights('name.weights.h5'); for a checkpoint use ks.Checkpoint"
+        )
+    if not overwrite and os.path.exists(path):
+        raise FileExistsError(f"save: {path!r} exists and overwrite=False")
+    config = model_config(model)
+    optimizer = model.optimizer if include_optimizer and getattr(model, "compiled", False) else None
+    weights = io.BytesIO()
+    with h5py.File(weights, "w") as h5file:
+        weights_layout.write_weights(h5file, model, optimizer)
+    from kerasish import __version__
+
+    metadata = {
+        "kerasish_version": __version__,
+        "date_saved": datetime.datetime.now().strftime("%Y-%m-%d@%H:%M:%S"),
+    }
+
+    def write(temporary: str) -> None:
+        with zipfile.ZipFile(temporary, "w") as archive:
+            archive.writestr(METADATA_NAME, json.dumps(metadata))
+            archive.writestr(CONFIG_NAME, json.dumps(config))
+            archive.writestr(WEIGHTS_NAME, weights.getvalue())
+
+    atomic_write(path, write)
+    return path
+
+
+def _read_archive(path: str) -> tuple:
+    """(config dict, weights bytes) of a `.keras` file, with every check on the way."""
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"load_model: no such file: {path!r}")
+    if not zipfile.is_zipfile(path):
+        raise KerasFileError(
+            f"{path}: not a .keras file: it is not a zip archive (a truncated file, or another "
+            "kind of file; a weights file is read with model.load_weights)"
+        )
+    try:
+        with zipfile.ZipFile(path) as archive:
+            names = archive.namelist()
+            for name in names:
+                parts = name.replace("\\", "/").split("/")
+                if name.startswith(("/", "\\")) or ".." in parts or ":" in parts[0]:
+                    raise KerasFileError(
+                        f"{path}: refusing to read this archive: entry {name!r} points outside "
+                        "it (an absolute path or '..')"
+                    )
+            missing = [n for n in (CONFIG_NAME, WEIGHTS_NAME) if n not in names]
+            if missing:
+                raise KerasFileError(
+                    f"{path}: not a .keras file: the archive has no {' or '.join(missing)} "
+                    f"(it holds {sorted(names)[:10]})"
+                )
+            config_text = archive.read(CONFIG_NAME)
+            weights = archive.read(WEIGHTS_NAME)
+    except (zipfile.BadZipFile, EOFError, zipfile.LargeZipFile) as exc:
+        raise KerasFileError(f"{path}: the .keras archive is damaged or truncated ({exc})") from exc
+    try:
+        config = json.loads(config_text)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise KerasFileError(f"{path}: config.json is not valid JSON ({exc})") from exc
+    if not isinstance(config, dict) or "class_name" not in config:
+        raise KerasFileError(f"{path}: config.json does not describe a model")
+    return config, weights
+
+
+def load_model(filepath, custom_objects: dict | None = None, compile: bool = True,
+               safe_mode: bool = True):
+    """A model from a `.keras` file: architecture, weights, and (with `compile=True`) the
+    compile settings and optimizer state, so `fit` continues where it stopped.
+
+    Args:
+        filepath: a `.keras` file written by kerasish or by Keras 3.
+        custom_objects: {name: class or function} for your own layers, losses, ...
+            (or register them with `ks.saving.register_keras_serializable`).
+        compile: compile the model as it was when saved.
+        safe_mode: refuse Python code stored in the file (a lambda's bytecode);
+            pass False only for files you trust.
+    """
+    path = os.fspath(filepath)
+    config, weights = _read_archive(path)
+    try:
+        model = deserialize_keras_object(config, custom_objects, safe_mode)
+    except SerializationError as exc:
+        raise type(exc)(f"{path}: {exc}") from exc
+    if not isinstance(model, Layer):
+        raise KerasFileError(f"{path}: config.json describes a {type(model).__name__}, not a model")
+    optimizer = None
+    if compile and config.get("compile_config"):
+        if compile_from_config(model, config["compile_config"], custom_objects, safe_mode):
+            optimizer = model.optimizer
+    try:
+        with h5py.File(io.BytesIO(weights), "r") as h5file:
+            weights_layout.read_weights(h5file, model, optimizer, f"{path} ({WEIGHTS_NAME})")
+    except OSError as exc:
+        raise KerasFileError(f"{path}: {WEIGHTS_NAME} is not a readable HDF5 file ({exc})") from exc
+    return model
+
+
+# ---------------------------------------------------------------- weights files
+
+def save_weights(model, filepath, overwrite: bool = True) -> str:
+    """Write the model's variables (and, when compiled, the optimizer's) to a `.weights.h5`
+    file in Keras 3's layout, atomically; returns the path."""
+    path = os.fspath(filepath)
+    if not overwrite and os.path.exists(path):
+        raise FileExistsError(f"save_weights: {path!r} exists and overwrite=False")
+    optimizer = model.optimizer if getattr(model, "compiled", False) else None
+
+    def write(temporary: str) -> None:
+        with h5py.File(temporary, "w") as h5file:
+            weights_layout.write_weights(h5file, model, optimizer)
+
+    atomic_write(path, write)
+    return path
+
+
+def load_weights(model, filepath) -> None:
+    """Read a `.weights.h5` file in Keras 3's layout into the (built) model, and into its
+    optimizer when it is compiled and the file holds optimizer state."""
+    path = os.fspath(filepath)
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"load_weights: no such file: {path!r}")
+    optimizer = model.optimizer if getattr(model, "compiled", False) else None
+    try:
+        h5file = h5py.File(path, "r")
+    except OSError as exc:
+        raise weights_layout.WeightsFileError(
+            f"{path}: not a weights file (HDF5 cannot open it: {exc})"
+        ) from exc
+    with h5file:
+        weights_layout.read_weights(h5file, model, optimizer, path)
+
+
+# ---------------------------------------------------------------- JSON
+
+def model_to_json(model, **kwargs) -> str:
+    """The model's config (architecture, no weights or compile settings) as JSON text."""
+    return json.dumps(model_config(model, include_compile=False), **kwargs)
+
+
+def model_from_json(json_string: str, custom_objects: dict | None = None):
+    """A new model (fresh weights) from `model.to_json()`'s text, or Keras's."""
+    return deserialize_keras_object(json.loads(json_string), custom_objects)

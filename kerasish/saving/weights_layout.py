@@ -1,0 +1,249 @@
+"""Keras 3's weights layout in HDF5: where each variable of a model and its optimizer goes.
+
+A `.keras` file's `model.weights.h5` (and a `*.weights.h5` file) holds one
+group per object, named by its place in the model, each with a `vars` group
+of datasets `0`, `1`, ... in the object's weight-creation order::
+
+    vars                                    (the model's own variables; attrs: name)
+    layers/dense/vars/0, layers/dense/vars/1
+    layers/dense_1/vars/0, ...              (a list of layers: class name in snake case,
+                                             numbered in order, never the layer's name)
+    layers/bidirectional/forward_layer/...  (a sublayer held by an attribute: its name)
+    optimizer/vars/0 (iterations), 1 (learning rate), 2... (slots, in Keras's order)
+
+Sequential and functional models list `layers` first; other attributes follow,
+public ones in alphabetical order, then private ones, each object written once
+(the first time it is reached), as Keras walks them. Reading walks the model
+the same way, so a file Keras wrote fills a kerasish model and the other way round.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from kerasish.core.errors import KerasishError
+from kerasish.core.tensor import Variable
+from kerasish.layers.base import Layer
+
+
+class WeightsFileError(KerasishError, ValueError):
+    """A weights file does not fit the model, or holds something kerasish refuses to read."""
+
+
+def keras_snake_case(name: str) -> str:
+    """Keras's group names: 'Conv2D' -> 'conv2d', 'MaxPooling2D' -> 'max_pooling2d'."""
+    name = re.sub(r"\W+", "", name)
+    name = re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", name)
+    return re.sub(r"([a-z])([A-Z])", r"\1_\2", name).lower()
+
+
+def own_variables(layer: Layer) -> list:
+    """The variables `layer` created itself (not its sublayers'), in creation order."""
+    result = list(layer._weights)
+    seen = {id(v) for v in result}
+    for _, child in layer._tracked_children():
+        if isinstance(child, Variable) and id(child) not in seen:
+            seen.add(id(child))
+            result.append(child)
+    return result
+
+
+def _is_container_model(layer) -> bool:
+    return type(layer).__name__ in ("Sequential", "Functional") or any(
+        cls.__name__ in ("Sequential", "Functional") and cls.__module__.startswith("kerasish.")
+        for cls in type(layer).__mro__
+    )
+
+
+def _children(layer: Layer) -> list:
+    """(attribute name, layer or list of layers) in Keras's walking order."""
+    result = []
+    if _is_container_model(layer):
+        result.append(("layers", layer.layers))
+    attributes = []
+    for attr, value in vars(layer).items():
+        if attr in layer._untracked_attributes:
+            continue
+        if isinstance(value, Layer):
+            attributes.append((attr, value))
+        elif isinstance(value, (list, tuple, dict)):
+            items = list(value.values()) if isinstance(value, dict) else list(value)
+            if any(isinstance(item, Layer) for item in items):
+                attributes.append((attr, [item for item in items if isinstance(item, Layer)]))
+    attributes.sort(key=lambda pair: ("~" + pair[0]) if pair[0].startswith("_") else pair[0])
+    return result + attributes
+
+
+def layer_paths(model: Layer) -> list:
+    """(group path, layer) for the model and every layer in it, in Keras's order."""
+    result, visited = [], set()
+
+    def visit(layer: Layer, path: str) -> None:
+        if id(layer) in visited:
+            return
+        visited.add(id(layer))
+        result.append((path, layer))
+        for attr, child in _children(layer):
+            base = f"{path}/{attr}" if path else attr
+            if isinstance(child, Layer):
+                visit(child, base)
+                continue
+            used: dict = {}
+            for item in child:
+                name = keras_snake_case(type(item).__name__)
+                if name in used:
+                    used[name] += 1
+                    name = f"{name}_{used[name]}"
+                else:
+                    used[name] = 0
+                visit(item, f"{base}/{name}")
+
+    visit(model, "")
+    return result
+
+
+# Keras creates an optimizer's slots in groups: within a group, for each variable in
+# turn, one slot per name; the groups one after the other. Optimizers not listed keep
+# all their slots in one group (per variable, in `_slot_specs` order).
+_KERAS_SLOT_GROUPS = {
+    "Adam": [("m", "v"), ("vhat",)],
+    "AdamW": [("m", "v"), ("vhat",)],
+    "RMSprop": [("rms",), ("momentum",), ("mg",)],
+}
+
+
+def optimizer_variables(optimizer, trainable_variables: list) -> list:
+    """The optimizer's variables in Keras's order: iterations, the learning rate (when it is
+    a variable), then the slots of `trainable_variables`, created now if missing."""
+    optimizer.build(trainable_variables)
+    names = optimizer.get_slot_names()
+    groups = _KERAS_SLOT_GROUPS.get(type(optimizer).__name__, [tuple(names)])
+    listed = {name for group in groups for name in group}
+    groups = groups + [tuple(name for name in names if name not in listed)]
+    result = [optimizer.iterations]
+    if isinstance(optimizer._learning_rate, Variable):
+        result.append(optimizer._learning_rate)
+    for group in groups:
+        present = [name for name in group if name in names]
+        for var in trainable_variables:
+            result.extend(optimizer.get_slot(var, name) for name in present)
+    return result
+
+
+# ---------------------------------------------------------------- writing
+
+def write_weights(h5file, model: Layer, optimizer=None) -> None:
+    """Write `model`'s variables (and `optimizer`'s, if given) into an open h5py file."""
+    for path, layer in layer_paths(model):
+        group = h5file.require_group(f"{path}/vars" if path else "vars")
+        group.attrs["name"] = layer.name
+        for index, variable in enumerate(own_variables(layer)):
+            group.create_dataset(str(index), data=np.asarray(variable.numpy()))
+    if optimizer is not None:
+        group = h5file.require_group("optimizer/vars")
+        group.attrs["name"] = optimizer.name
+        for index, variable in enumerate(optimizer_variables(optimizer,
+                                                             model.trainable_variables)):
+            group.create_dataset(str(index), data=np.asarray(variable.numpy()))
+
+
+# ---------------------------------------------------------------- reading
+
+def check_safe(h5file, source: str) -> None:
+    """Refuse links to other files, external or virtual datasets and Python-object dtypes."""
+    import h5py
+
+    problems = []
+
+    def visit(name, _obj=None):
+        link = h5file.get(name, getlink=True)
+        if isinstance(link, (h5py.ExternalLink, h5py.SoftLink)):
+            problems.append(f"'{name}' is a {type(link).__name__}")
+            return
+        obj = h5file[name]
+        if isinstance(obj, h5py.Dataset):
+            if obj.external or obj.is_virtual:
+                problems.append(f"dataset '{name}' stores its data in other files")
+            elif obj.dtype.kind not in "biuf" or obj.dtype.hasobject:
+                problems.append(f"dataset '{name}' has dtype {obj.dtype}, not a number type")
+
+    def walk(group, prefix):
+        for key in group:
+            name = f"{prefix}{key}"
+            link = group.get(key, getlink=True)
+            visit(name)
+            if isinstance(link, h5py.HardLink) and isinstance(group[key], h5py.Group):
+                walk(group[key], name + "/")
+
+    walk(h5file, "")
+    if problems:
+        raise WeightsFileError(
+            f"{source}: refusing to read this weights file: " + "; ".join(problems)
+            + ". Weights files only hold numeric arrays."
+        )
+
+
+def _read_group(h5file, path: str, variables: list, what: str, source: str) -> list:
+    """[(variable, array)] for the datasets under `path`/vars, checked against `variables`."""
+    group_path = f"{path}/vars" if path else "vars"
+    group = h5file.get(group_path)
+    count = 0 if group is None else len(group)
+    if count != len(variables):
+        raise WeightsFileError(
+            f"{source}: {what} has {len(variables)} variables but the file has {count} under "
+            f"'{group_path}'"
+            + (" (build the model, e.g. by calling it on a batch, before loading weights)"
+               if count and not variables else "")
+        )
+    pairs = []
+    for index, variable in enumerate(variables):
+        array = group[str(index)][()]
+        if tuple(array.shape) != tuple(variable.shape):
+            raise WeightsFileError(
+                f"{source}: variable {index} of {what} ('{variable.name}') has shape "
+                f"{tuple(variable.shape)} but '{group_path}/{index}' in the file has shape "
+                f"{tuple(array.shape)}"
+            )
+        pairs.append((variable, array))
+    return pairs
+
+
+def _check_no_unused_groups(h5file, expected: set, model: Layer, source: str) -> None:
+    """Refuse a file holding weights this model has no place for (another architecture)."""
+    holders = []
+
+    def visit(name, obj):
+        if name.rsplit("/", 1)[-1] == "vars" and len(obj):
+            holders.append(name[: -len("/vars")] if "/" in name else "")
+
+    h5file.visititems(visit)
+    unused = sorted(path for path in holders
+                    if path not in expected and path.split("/")[0] != "optimizer")
+    if unused:
+        raise WeightsFileError(
+            f"{source}: the file holds weights for {', '.join(repr(p) for p in unused)}, which "
+            f"model '{model.name}' does not have (its layers are at "
+            f"{sorted(p for p in expected if p)}); it was saved from another architecture"
+        )
+
+
+def read_weights(h5file, model: Layer, optimizer=None, source: str = "weights file") -> None:
+    """Assign the variables of `model` (and of `optimizer` when given and the file has its
+    group) from an open h5py file in Keras's layout; nothing is assigned unless all fit."""
+    check_safe(h5file, source)
+    pairs = []
+    paths = layer_paths(model)
+    _check_no_unused_groups(h5file, {path for path, _ in paths}, model, source)
+    for path, layer in paths:
+        what = f"layer '{layer.name}' ({type(layer).__name__}, at '{path or '/'}')"
+        if not path and "vars" not in h5file and not own_variables(layer):
+            continue
+        pairs.extend(_read_group(h5file, path, own_variables(layer), what, source))
+    if optimizer is not None and "optimizer" in h5file:
+        variables = optimizer_variables(optimizer, model.trainable_variables)
+        what = f"optimizer '{optimizer.name}' ({type(optimizer).__name__})"
+        pairs.extend(_read_group(h5file, "optimizer", variables, what, source))
+    for variable, array in pairs:
+        variable.assign(array.astype(variable.dtype, copy=False))
