@@ -1,0 +1,127 @@
+"""Every public class of ks.layers, ks.losses, ks.metrics, ks.optimizers, the schedules,
+ks.initializers and ks.regularizers survives serialize -> JSON -> deserialize -> serialize.
+
+The classes are read from the namespaces, so a class added later is tested at once; one whose
+constructor needs arguments takes them from EXAMPLE_ARGS (add an entry there for a new class).
+"""
+
+import inspect
+import json
+
+import pytest
+
+import kerasish as ks
+from kerasish.saving import deserialize_keras_object, serialize_keras_object
+
+FAMILIES = {
+    "layers": (ks.layers, ks.layers.Layer),
+    "losses": (ks.losses, ks.losses.Loss),
+    "metrics": (ks.metrics, ks.metrics.Metric),
+    "optimizers": (ks.optimizers, ks.optimizers.Optimizer),
+    "schedules": (ks.optimizers.schedules, ks.optimizers.schedules.LearningRateSchedule),
+    "initializers": (ks.initializers, ks.initializers.Initializer),
+    "regularizers": (ks.regularizers, ks.regularizers.Regularizer),
+}
+
+# Constructor arguments for classes that need some: {class name: () -> kwargs}.
+EXAMPLE_ARGS = {
+    "Activation": lambda: {"activation": "tanh"},
+    "AveragePooling1D": lambda: {"pool_size": 2},
+    "Bidirectional": lambda: {"layer": ks.layers.LSTM(3, return_sequences=True)},
+    "Conv1D": lambda: {"filters": 2, "kernel_size": 3},
+    "Conv2D": lambda: {"filters": 2, "kernel_size": (3, 2), "strides": 2, "padding": "same"},
+    "Conv2DTranspose": lambda: {"filters": 2, "kernel_size": 3},
+    "Dense": lambda: {"units": 3, "activation": "relu", "kernel_regularizer": "l2"},
+    "DepthwiseConv2D": lambda: {"kernel_size": 3},
+    "Dot": lambda: {"axes": 1},
+    "Dropout": lambda: {"rate": 0.25, "seed": 3},
+    "Embedding": lambda: {"input_dim": 10, "output_dim": 4},
+    "GRU": lambda: {"units": 3},
+    "GRUCell": lambda: {"units": 3},
+    "GaussianDropout": lambda: {"rate": 0.1},
+    "GaussianNoise": lambda: {"stddev": 0.1},
+    "InputLayer": lambda: {"shape": (3, 4), "name": "features"},
+    "LSTM": lambda: {"units": 3, "return_state": True},
+    "LSTMCell": lambda: {"units": 3},
+    "MultiHeadAttention": lambda: {"num_heads": 2, "key_dim": 4},
+    "RNN": lambda: {"cell": ks.layers.SimpleRNNCell(3)},
+    "Reshape": lambda: {"target_shape": (2, 3)},
+    "SeparableConv2D": lambda: {"filters": 2, "kernel_size": 3},
+    "SimpleRNN": lambda: {"units": 3},
+    "SimpleRNNCell": lambda: {"units": 3},
+    "SpatialDropout1D": lambda: {"rate": 0.1},
+    "SpatialDropout2D": lambda: {"rate": 0.1},
+    "TimeDistributed": lambda: {"layer": ks.layers.Dense(2)},
+    "MeanIoU": lambda: {"num_classes": 3},
+    "PrecisionAtRecall": lambda: {"recall": 0.5},
+    "RecallAtPrecision": lambda: {"precision": 0.5},
+    "SensitivityAtSpecificity": lambda: {"specificity": 0.5},
+    "SpecificityAtSensitivity": lambda: {"sensitivity": 0.5},
+    "Adam": lambda: {"learning_rate": ks.optimizers.schedules.ExponentialDecay(0.1, 10, 0.5)},
+    "SGD": lambda: {"learning_rate": 0.1, "momentum": 0.9, "nesterov": True, "clipnorm": 1.0},
+    "CosineDecay": lambda: {"initial_learning_rate": 0.1, "decay_steps": 100},
+    "ExponentialDecay": lambda: {"initial_learning_rate": 0.1, "decay_steps": 10,
+                                 "decay_rate": 0.5},
+    "PiecewiseConstantDecay": lambda: {"boundaries": [10, 20], "values": [0.1, 0.01, 0.001]},
+    "L1L2": lambda: {"l1": 0.1, "l2": 0.2},
+}
+
+# Bases that wrap a Python function or have nothing to configure, with the reason.
+NOT_SERIALIZED = {
+    "LossFunctionWrapper": "wraps a Python function; its named subclasses are serialized",
+    "MeanMetricWrapper": "wraps a Python function; its named subclasses are serialized",
+    "Optimizer": "abstract base (no update rule)",
+    "LearningRateSchedule": "abstract base (no schedule)",
+}
+
+
+def _classes():
+    cases = []
+    for family, (module, base) in FAMILIES.items():
+        seen = set()
+        for name, cls in sorted(vars(module).items()):
+            if name.startswith("_") or not inspect.isclass(cls) or not issubclass(cls, base):
+                continue
+            if cls in seen or cls.__name__ in NOT_SERIALIZED:
+                continue
+            seen.add(cls)
+            cases.append(pytest.param(family, cls, id=f"{family}.{cls.__name__}"))
+    return cases
+
+
+def _instance(cls):
+    if cls.__name__ in EXAMPLE_ARGS:
+        return cls(**EXAMPLE_ARGS[cls.__name__]())
+    try:
+        return cls()
+    except TypeError as exc:
+        pytest.fail(
+            f"{cls.__module__}.{cls.__name__} needs constructor arguments ({exc}); add an entry "
+            f"'{cls.__name__}': lambda: {{...}} to EXAMPLE_ARGS in {__file__}"
+        )
+
+
+@pytest.mark.parametrize("family, cls", _classes())
+def test_class_round_trips_through_its_serialized_config(family, cls):
+    obj = _instance(cls)
+    config = json.loads(json.dumps(serialize_keras_object(obj)))
+    assert config["class_name"] == cls.__name__
+    assert config["module"].startswith("keras"), config["module"]
+    copy = deserialize_keras_object(config)
+    assert type(copy) is cls
+    assert json.loads(json.dumps(serialize_keras_object(copy))) == config
+
+
+def test_every_family_was_found():
+    found = {param.values[0] for param in _classes()}
+    assert found == set(FAMILIES)
+
+
+def test_a_class_without_example_args_fails_naming_it():
+    class NeedsUnits(ks.layers.Layer):
+        def __init__(self, units, **kwargs):
+            super().__init__(**kwargs)
+
+    with pytest.raises(pytest.fail.Exception, match="NeedsUnits needs constructor arguments.*"
+                       "add an entry 'NeedsUnits'"):
+        _instance(NeedsUnits)
