@@ -200,15 +200,25 @@ class OutputMetric(metrics_module.Metric):
         return self.metric.variables
 
 
-class CompiledMetrics:
+class CompiledMetrics(metrics_module.Metric):
     """The metrics given to `compile`, made into metric objects at the first batch.
 
     `metrics` are updated without sample weights and `weighted_metrics` with them, as in
     Keras. A metric whose name is already taken is renamed: 'weighted_<name>' for a
     weighted one, then '<name>_1', '<name>_2', ...
+
+    Until the first batch it stands for them in `model.metrics` as one metric (Keras's
+    'compile_metrics'), so a custom step that updates every metric builds them; after
+    that the model lists the metric objects themselves.
+
+    Args:
+        metrics, weighted_metrics: as given to `compile`.
+        output_names: the model's declared output names, if any.
+        compiled_loss: the `CompiledLoss` (its losses decide what 'accuracy' means).
     """
 
-    def __init__(self, metrics, weighted_metrics=None, output_names=None):
+    def __init__(self, metrics, weighted_metrics=None, output_names=None, compiled_loss=None):
+        super().__init__(name="compile_metrics")
         for argument, value in (("metrics", metrics), ("weighted_metrics", weighted_metrics)):
             if value is not None and not isinstance(value, (list, tuple, dict)):
                 raise InvalidArgumentError(
@@ -217,6 +227,7 @@ class CompiledMetrics:
                 )
         self._specs = (metrics, weighted_metrics)
         self._declared = output_names
+        self._compiled_loss = compiled_loss
         self.metrics = None  # the metric objects, once built
         self._weighted = set()  # ids of the weighted ones
 
@@ -232,7 +243,8 @@ class CompiledMetrics:
                 result.append(item if isinstance(item, str) else getattr(item, "name", None))
         return [name for name in result if name]
 
-    def build(self, y_true, y_pred, compiled_loss=None) -> None:
+    def build(self, y_true, y_pred) -> None:
+        compiled_loss = self._compiled_loss
         names = output_names_of(y_pred, self._declared)
         predictions = nest.flatten(y_pred)
         targets = align(y_true, names, "the targets y")
@@ -269,15 +281,27 @@ class CompiledMetrics:
             )
         return metrics_module.get(spec)
 
-    def update_state(self, y_true, y_pred, sample_weight=None, compiled_loss=None) -> None:
+    def update_state(self, y_true, y_pred, sample_weight=None) -> None:
         """Update every metric with this batch (building them at the first one)."""
         if self.metrics is None:
-            self.build(y_true, y_pred, compiled_loss)
+            self.build(y_true, y_pred)
         for metric in self.metrics:
             if id(metric) in self._weighted:
                 metric.update_state(y_true, y_pred, sample_weight=sample_weight)
             else:
                 metric.update_state(y_true, y_pred)
+
+    def result(self) -> dict:
+        """Each metric's result by name (empty before the first batch)."""
+        return {metric.name: metric.result() for metric in self.metrics or []}
+
+    def reset_state(self) -> None:
+        for metric in self.metrics or []:
+            metric.reset_state()
+
+    @property
+    def variables(self) -> list:
+        return [v for metric in self.metrics or [] for v in metric.variables]
 
 
 def _unique(label: str, taken: set, weighted: bool) -> str:

@@ -175,7 +175,7 @@ class Model(Layer):
         )
         self.compiled_metrics = (
             None if metrics is None and weighted_metrics is None
-            else CompiledMetrics(metrics, weighted_metrics, output_names)
+            else CompiledMetrics(metrics, weighted_metrics, output_names, self.compiled_loss)
         )
         self._loss_tracker = metrics_module.Mean("loss")
         self.run_eagerly = bool(run_eagerly)
@@ -196,17 +196,19 @@ class Model(Layer):
         """What `fit` resets at every epoch and logs, in this order.
 
         The loss tracker ('loss'); with several outputs, each one's loss
-        ('<output>_loss'); the compiled metrics (made at the first batch); then
-        every metric held as an attribute of the model or of its layers (a
-        custom `train_step`'s trackers). Override it to choose them yourself.
+        ('<output>_loss'); the compiled metrics (before the first batch, one
+        'compile_metrics' object that makes them when first updated); then every
+        metric held as an attribute of the model or of its layers (a custom
+        `train_step`'s trackers). Override it to choose them yourself.
         """
         result = []
         if self.compiled:
             result.append(self._loss_tracker)
             if self.compiled_loss is not None:
                 result.extend(self.compiled_loss.metrics)
-            if self.compiled_metrics is not None and self.compiled_metrics.built:
-                result.extend(self.compiled_metrics.metrics)
+            compiled = self.compiled_metrics
+            if compiled is not None:
+                result.extend(compiled.metrics if compiled.built else [compiled])
         known = {id(m) for m in result}
         result.extend(m for m in self._structure()[2] if id(m) not in known)
         return result
@@ -214,9 +216,12 @@ class Model(Layer):
     @property
     def metrics_names(self) -> list:
         """The names of `metrics` (before the first batch: the names given to `compile`)."""
-        names = [m.name for m in self.metrics]
-        if self.compiled_metrics is not None and not self.compiled_metrics.built:
-            names[1:1] = self.compiled_metrics.names_before_build()
+        names = []
+        for metric in self.metrics:
+            if metric is self.compiled_metrics:  # not built yet
+                names.extend(metric.names_before_build())
+            else:
+                names.append(metric.name)
         return names
 
     def reset_metrics(self) -> None:
@@ -264,7 +269,7 @@ class Model(Layer):
     def compute_metrics(self, x, y, y_pred, sample_weight=None) -> dict:
         """Update the compiled metrics with a batch; returns `get_metrics_result()`."""
         if self.compiled_metrics is not None:
-            self.compiled_metrics.update_state(y, y_pred, sample_weight, self.compiled_loss)
+            self.compiled_metrics.update_state(y, y_pred, sample_weight)
         return self.get_metrics_result()
 
     def get_metrics_result(self) -> dict:
