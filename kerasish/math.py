@@ -22,6 +22,8 @@ from kerasish.core.ops.math_ops import (  # noqa: F401
     cos,
     divide,
     equal,
+    erf,
+    erfc,
     exp,
     expm1,
     floor,
@@ -68,5 +70,7 @@ from kerasish.core.ops.math_ops import (  # noqa: F401
     subtract,
     tanh,
     truediv,
+    truncatediv,
 )
 from kerasish.core.ops.nn_ops import l2_normalize  # noqa: F401
+from kerasish.core.ops.scan_ops import cumprod, cumsum, reduce_prod  # noqa: F401

@@ -349,3 +349,9 @@ def test_conv2d_channel_errors_name_both_shapes():
         ks.nn.conv2d(np.zeros((1, 4, 4, 3)), np.zeros((2, 2, 2, 4)))
     with pytest.raises(ks.InvalidArgumentError, match="depthwise_conv2d: input shape"):
         ks.nn.depthwise_conv2d(np.zeros((1, 4, 4, 3)), np.zeros((2, 2, 2, 1)))
+
+
+def test_tf_math_spellings():
+    assert ks.math.erf is math_ops.erf and ks.math.erfc is math_ops.erfc
+    assert ks.math.cumsum is ks.cumsum and ks.math.cumprod is ks.cumprod
+    assert ks.math.reduce_prod is ks.reduce_prod and ks.math.truncatediv is ks.truncatediv
