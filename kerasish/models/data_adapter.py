@@ -48,17 +48,22 @@ class ArrayBatches:
         self.x = nest.pack_sequence_as(x, [_host(leaf) for leaf in nest.flatten(x)])
         self.y = (None if y is None
                   else nest.pack_sequence_as(y, [_host(leaf) for leaf in nest.flatten(y)]))
-        self.sample_weight = None if sample_weight is None else _host(sample_weight)
+        self.sample_weight = (  # one array, or a dict/list of them (one per output)
+            None if sample_weight is None else nest.pack_sequence_as(
+                sample_weight, [_host(leaf) for leaf in nest.flatten(sample_weight)])
+        )
         self.count = _length(self.x, "x")
         if self.y is not None and _length(self.y, "y") != self.count:
             raise InvalidArgumentError(
                 f"x and y have different numbers of examples: x has {self.count}, "
                 f"y has {_length(self.y, 'y')}"
             )
-        if self.sample_weight is not None and len(self.sample_weight) != self.count:
-            raise InvalidArgumentError(
-                f"sample_weight has {len(self.sample_weight)} entries for {self.count} examples"
-            )
+        if self.sample_weight is not None:
+            weights = _length(self.sample_weight, "sample_weight")
+            if weights != self.count:
+                raise InvalidArgumentError(
+                    f"sample_weight has {weights} entries for {self.count} examples"
+                )
         self.batch_size = int(batch_size)
         self.shuffle = shuffle
 
@@ -71,7 +76,7 @@ class ArrayBatches:
             index = order[start : start + self.batch_size]
             x = _take(self.x, index)
             y = None if self.y is None else _take(self.y, index)
-            w = None if self.sample_weight is None else convert_to_tensor(self.sample_weight[index])
+            w = None if self.sample_weight is None else _take(self.sample_weight, index)
             yield x, y, w
 
     def split(self, fraction: float):
@@ -127,7 +132,9 @@ class IterableBatches:
                 None if y is None else nest.pack_sequence_as(
                     y, [convert_to_tensor(l) for l in nest.flatten(y)]
                 ),
-                None if w is None else convert_to_tensor(w),
+                None if w is None else nest.pack_sequence_as(
+                    w, [convert_to_tensor(l) for l in nest.flatten(w)]
+                ),
             )
 
 

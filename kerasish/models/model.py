@@ -247,7 +247,8 @@ class Model(Layer):
 
         `self.losses` holds the regularization losses and the `add_loss` terms of the
         last call. Override it to compute the loss from `x` too; `train_step` and
-        `test_step` call it.
+        `test_step` call it, with `training` True and False (Keras's flag, for overrides
+        whose loss depends on the mode).
 
         Raises:
             InvalidArgumentError: when there is no loss at all (none compiled, none added).
@@ -331,7 +332,7 @@ class Model(Layer):
                     "x, y, sample_weight = ks.utils.unpack_x_y_sample_weight(data), as in "
                     "Keras 3",
                     DeprecationWarning,
-                    stacklevel=4,
+                    stacklevel=3,  # the line that called fit/evaluate
                 )
             return getattr(self, name)(x, y, sample_weight)
         return getattr(self, name)(pack_x_y_sample_weight(x, y, sample_weight))
@@ -563,6 +564,11 @@ def _apply_class_weight(class_weight, y, sample_weight):
     """Per-example weights from `class_weight` (sparse or one-hot labels), times sample_weight."""
     if not class_weight:
         return sample_weight
+    if not isinstance(y, Tensor):
+        raise InvalidArgumentError(
+            "class_weight needs one target array; for several outputs, pass per-example "
+            "weights with sample_weight (a dict by output name) instead"
+        )
     labels = np.asarray(y.numpy())
     if labels.ndim == 2 and labels.shape[1] > 1:
         labels = labels.argmax(axis=1)

@@ -402,3 +402,18 @@ def test_metrics_ignore_and_weighted_metrics_use_sample_weights():
     assert result["mae"] == pytest.approx(2.5)
     assert result["weighted_mae"] == pytest.approx(1.0)
     assert model.metrics_names == ["loss", "mae", "weighted_mae"]
+
+
+def test_per_output_sample_weights_and_class_weight_with_several_outputs():
+    x, _ = _regression_data(16)
+    score, label = _two_head_targets(x)
+    model = _TwoHeads()
+    model.compile("sgd", loss={"score": "mse", "label": ks.losses.SparseCategoricalCrossentropy(
+        from_logits=True)}, weighted_metrics={"score": ["mae"]})
+    y = {"score": score, "label": label}
+    zero = {"score": np.zeros(16, np.float32), "label": np.ones(16, np.float32)}
+    result = model.evaluate(x, y, sample_weight=zero, return_dict=True)
+    assert result["score_loss"] == 0.0 and result["score_mae"] == 0.0
+    assert result["label_loss"] > 0 and result["loss"] == pytest.approx(result["label_loss"])
+    with pytest.raises(ks.InvalidArgumentError, match="class_weight needs one target array"):
+        model.fit(x, y, class_weight={0: 1.0}, verbose=0)
