@@ -12,6 +12,7 @@ from kerasish import (  # noqa: F401 - the submodules, as ks.layers etc.
     callbacks,
     checkpoint,
     config,
+    constraints,
     data,
     datasets,
     debugging,

@@ -211,7 +211,9 @@ class Variable(Tensor):
         3.0
     """
 
-    __slots__ = ("_name", "_trainable", "_version")
+    # `constraint`: None, or a projection w -> w' every optimizer applies after updating this
+    # variable (set by `Layer.add_weight(constraint=...)`, as Keras's kernel_constraint)
+    __slots__ = ("_name", "_trainable", "_version", "constraint")
     created_count = 0  # variables made so far: lets models cache their variable lists
 
     def __init__(self, initial_value, name=None, trainable=None, dtype=None):
@@ -230,6 +232,7 @@ class Variable(Tensor):
             )
         self._trainable = floating if trainable is None else bool(trainable)
         self._version = 0
+        self.constraint = None
         Variable.created_count += 1
 
     @property

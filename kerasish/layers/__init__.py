@@ -1,5 +1,6 @@
 """`ks.layers`: the Layer base class and the built-in layers."""
 
+from kerasish.layers.activation import ELU, LeakyReLU, PReLU, ReLU, Softmax  # noqa: F401
 from kerasish.layers.attention import AdditiveAttention, Attention, MultiHeadAttention  # noqa: F401
 from kerasish.layers.base import Layer, clear_session  # noqa: F401
 from kerasish.layers.convolutional import (  # noqa: F401
@@ -15,6 +16,24 @@ from kerasish.layers.convolutional import (  # noqa: F401
 )
 from kerasish.layers.core import Activation, Dense, Dropout, Embedding, Flatten, Reshape  # noqa: F401
 from kerasish.layers.masking import Masking  # noqa: F401
+from kerasish.layers.merging import (  # noqa: F401
+    Add,
+    Average,
+    Concatenate,
+    Dot,
+    Maximum,
+    Minimum,
+    Multiply,
+    Subtract,
+    add,
+    average,
+    concatenate,
+    dot,
+    maximum,
+    minimum,
+    multiply,
+    subtract,
+)
 from kerasish.layers.normalization import (  # noqa: F401
     BatchNormalization,
     GroupNormalization,
@@ -49,6 +68,13 @@ from kerasish.layers.recurrent import (  # noqa: F401
     SimpleRNN,
     SimpleRNNCell,
     TimeDistributed,
+)
+from kerasish.layers.regularization import (  # noqa: F401
+    ActivityRegularization,
+    GaussianDropout,
+    GaussianNoise,
+    SpatialDropout1D,
+    SpatialDropout2D,
 )
 from kerasish.layers.reshaping import (  # noqa: F401
     Cropping1D,

@@ -10,7 +10,7 @@ import warnings
 
 import numpy as np
 
-from kerasish import initializers, regularizers, tracking
+from kerasish import constraints, initializers, regularizers, tracking
 from kerasish.core import nest
 from kerasish.core import tape as tape_module
 from kerasish.core.errors import KerasishError
@@ -104,7 +104,15 @@ class Layer(Trackable):
         if build is not None and not getattr(build, "_marks_built", False):
             cls.build = _marking_built(build)
 
-    def __init__(self, name=None, trainable: bool = True, dtype=None, input_shape=None, **kwargs):
+    def __init__(
+        self,
+        name=None,
+        trainable: bool = True,
+        dtype=None,
+        input_shape=None,
+        activity_regularizer=None,
+        **kwargs,
+    ):
         input_dim = kwargs.pop("input_dim", None)
         if kwargs:
             raise TypeError(
@@ -118,6 +126,8 @@ class Layer(Trackable):
         self._weights: list[Variable] = []
         self._regularizers: list = []
         self._added_losses: list = []
+        # penalty on the outputs, added with add_loss at each call (divided by the batch size)
+        self.activity_regularizer = regularizers.get(activity_regularizer)
         self._batch_input_shape = None if input_shape is None else (None,) + tuple(input_shape)
         self.built = False
         self.output_shape_seen = None
@@ -151,7 +161,10 @@ class Layer(Trackable):
         may be initializers, regularizers, constraints, activations or layers, which
         `kerasish.saving` serializes. Weights are not part of the config.
         """
-        return {"name": self.name, "trainable": self.trainable, "dtype": self.dtype.name}
+        config = {"name": self.name, "trainable": self.trainable, "dtype": self.dtype.name}
+        if self.activity_regularizer is not None:
+            config["activity_regularizer"] = self.activity_regularizer
+        return config
 
     @classmethod
     def from_config(cls, config: dict):
@@ -215,6 +228,8 @@ class Layer(Trackable):
             if self._accepts_training():
                 kwargs["training"] = training
             outputs = self.call(inputs, *args, **kwargs)
+            if self.activity_regularizer is not None:
+                self._add_activity_penalty(outputs)
         except KerasishError as exc:
             if str(exc).startswith(f"layer '{self.name}'"):
                 raise
@@ -272,6 +287,7 @@ class Layer(Trackable):
         initializer=None,
         regularizer=None,
         trainable: bool = True,
+        constraint=None,
     ) -> Variable:
         """Create, track and return a weight variable.
 
@@ -284,6 +300,8 @@ class Layer(Trackable):
             regularizer: a name ('l2'), a regularizer or a callable weight -> scalar
                 loss, collected in `layer.losses`.
             trainable: whether optimizers should update it.
+            constraint: a name ('non_neg'), a `ks.constraints` object or a callable
+                w -> w' that optimizers apply after each update (`Variable.constraint`).
         """
         name = name or f"weight_{len(self._weights)}"
         shape = () if shape is None else tuple(int(d) for d in shape)
@@ -298,11 +316,21 @@ class Layer(Trackable):
         regularizer = regularizers.get(regularizer)
         if regularizer is not None:
             self._regularizers.append((regularizer, variable))
+        variable.constraint = constraints.get(constraint)
         return variable
 
     def add_variable(self, name=None, shape=None, dtype=None, initializer=None, **kwargs):
         """The seeds' (TF1) name for `add_weight`."""
         return self.add_weight(name, shape, dtype, initializer, **kwargs)
+
+    def _add_activity_penalty(self, outputs) -> None:
+        """add_loss(activity_regularizer(y) / batch size) for each output y (Keras 3's rule)."""
+        for output in nest.flatten(outputs):
+            if isinstance(output, Tensor):
+                penalty = self.activity_regularizer(output)
+                if output.ndim and output.shape[0]:
+                    penalty = penalty / float(output.shape[0])
+                self.add_loss(penalty)
 
     def add_loss(self, loss) -> None:
         """Add a loss term (e.g. an activity penalty) to `losses`.

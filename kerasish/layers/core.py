@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from kerasish import activations, initializers, regularizers
+from kerasish import activations, constraints, initializers, regularizers
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.ops import array_ops, math_ops, nn_ops
 from kerasish.initializers import RandomUniform
@@ -36,6 +36,8 @@ class Dense(Layer):
         bias_initializer="zeros",
         kernel_regularizer=None,
         bias_regularizer=None,
+        kernel_constraint=None,
+        bias_constraint=None,
         **kwargs,
     ):
         super().__init__(**kwargs)
@@ -48,6 +50,8 @@ class Dense(Layer):
         self.bias_initializer = bias_initializer
         self.kernel_regularizer = kernel_regularizer
         self.bias_regularizer = bias_regularizer
+        self.kernel_constraint = constraints.get(kernel_constraint)
+        self.bias_constraint = constraints.get(bias_constraint)
 
     def build(self, input_shape):
         if not input_shape or input_shape[-1] is None:
@@ -60,6 +64,7 @@ class Dense(Layer):
             (input_shape[-1], self.units),
             initializer=self.kernel_initializer,
             regularizer=self.kernel_regularizer,
+            constraint=self.kernel_constraint,
         )
         self.bias = (
             self.add_weight(
@@ -67,6 +72,7 @@ class Dense(Layer):
                 (self.units,),
                 initializer=self.bias_initializer,
                 regularizer=self.bias_regularizer,
+                constraint=self.bias_constraint,
             )
             if self.use_bias
             else None
@@ -94,6 +100,8 @@ class Dense(Layer):
             "bias_initializer": initializers.get(self.bias_initializer),
             "kernel_regularizer": regularizers.get(self.kernel_regularizer),
             "bias_regularizer": regularizers.get(self.bias_regularizer),
+            "kernel_constraint": self.kernel_constraint,
+            "bias_constraint": self.bias_constraint,
         }
 
 
@@ -109,6 +117,7 @@ class Embedding(Layer):
         output_dim: int,
         embeddings_initializer=None,
         embeddings_regularizer=None,
+        embeddings_constraint=None,
         mask_zero: bool = False,
         **kwargs,
     ):
@@ -118,6 +127,7 @@ class Embedding(Layer):
         self.output_dim = int(output_dim)
         self.embeddings_initializer = embeddings_initializer or RandomUniform(-0.05, 0.05)
         self.embeddings_regularizer = embeddings_regularizer
+        self.embeddings_constraint = constraints.get(embeddings_constraint)
         # mask_zero: id 0 is padding; the output carries a mask (ids != 0) for later layers
         self.mask_zero = self.supports_masking = bool(mask_zero)
 
@@ -127,6 +137,7 @@ class Embedding(Layer):
             (self.input_dim, self.output_dim),
             initializer=self.embeddings_initializer,
             regularizer=self.embeddings_regularizer,
+            constraint=self.embeddings_constraint,
         )
 
     def call(self, inputs):
@@ -142,6 +153,7 @@ class Embedding(Layer):
             "output_dim": self.output_dim,
             "embeddings_initializer": initializers.get(self.embeddings_initializer),
             "embeddings_regularizer": regularizers.get(self.embeddings_regularizer),
+            "embeddings_constraint": self.embeddings_constraint,
             "mask_zero": self.mask_zero,
         }
 

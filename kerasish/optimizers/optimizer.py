@@ -12,7 +12,8 @@ on both backends, no tape ever records an update, and no parameter or slot
 array is reallocated per step. Sparse gradients (`ks.IndexedSlices`, from
 `gather` and `Embedding`) go through the same rule on the touched rows only:
 duplicates are summed, the rows of the variable and of its slots are
-gathered, updated, and written back.
+gathered, updated, and written back. A variable with a `constraint` (from
+`kernel_constraint=` and the like) is then projected by it, after every update.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import numpy as np
 
 from kerasish import tracking
 from kerasish.core import backend
+from kerasish.core import tape as tape_module
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.tape import GradientTape
 from kerasish.core.tensor import IndexedSlices, Tensor, Variable, constant, convert_to_tensor
@@ -419,6 +421,7 @@ class Optimizer(Trackable):
                 self.sparse_update_step(grad.values, grad.indices, var, lr)
             else:
                 self.update_step(grad, var, lr)
+        _apply_constraints([var for _, var in prepared])
         self._iterations._value += 1
         self._iterations._version += 1
 
@@ -622,6 +625,16 @@ class Optimizer(Trackable):
 
 
 # -- helpers ------------------------------------------------------------------------
+
+
+def _apply_constraints(variables) -> None:
+    """var <- var.constraint(var) for each updated variable with a constraint (Keras applies
+    them after every update), off the tape."""
+    constrained = [var for var in variables if var.constraint is not None]
+    if constrained:
+        with tape_module.paused():
+            for var in constrained:
+                var.assign(var.constraint(var))
 
 
 def _reject_unknown(kind: str, kwargs: dict) -> None:

@@ -1,0 +1,209 @@
+"""Regularization and noise layers: SpatialDropout1D/2D, GaussianNoise, GaussianDropout,
+ActivityRegularization.
+
+The random layers act only when training (``layer(x, training=True)``, or inside
+a model called with ``training=True``) and are the identity otherwise. Their
+draws come from `ks.random`, so `ks.random.set_seed` reproduces them; a layer's
+own `seed` gives it a separate reproducible stream.
+
+Example:
+    >>> import kerasish as ks
+    >>> layer = ks.layers.GaussianNoise(0.1)
+    >>> bool((layer(ks.ones([2, 3])) == 1.0).numpy().all())  # inference: unchanged
+    True
+"""
+
+from __future__ import annotations
+
+import math
+
+from kerasish import random as ks_random
+from kerasish import regularizers
+from kerasish.core.errors import InvalidArgumentError
+from kerasish.core.ops import nn_ops
+from kerasish.layers.base import Layer, in_training_mode
+
+__all__ = [
+    "ActivityRegularization",
+    "GaussianDropout",
+    "GaussianNoise",
+    "SpatialDropout1D",
+    "SpatialDropout2D",
+]
+
+
+def _rate(layer: str, rate) -> float:
+    rate = float(rate)
+    if not 0.0 <= rate < 1.0:
+        raise InvalidArgumentError(f"{layer}: rate must be in [0, 1), got {rate}")
+    return rate
+
+
+class _SameShape(Layer):
+    """A layer whose output has its input's shape, passing masks through."""
+
+    supports_masking = True
+
+    def compute_output_shape(self, input_shape):
+        return tuple(input_shape)
+
+
+class _SpatialDropout(_SameShape):
+    """Dropout of whole feature maps: one keep/drop draw per (example, channel)."""
+
+    _rank = 0  # the input rank the layer expects
+
+    def __init__(self, rate: float, seed=None, **kwargs):
+        super().__init__(**kwargs)
+        self.rate = _rate(type(self).__name__, rate)
+        self.seed = seed
+
+    def _noise_shape(self, shape) -> tuple:
+        raise NotImplementedError
+
+    def call(self, inputs, training=None):
+        if inputs.ndim != self._rank:
+            raise InvalidArgumentError(
+                f"expects inputs of rank {self._rank}, got shape {inputs.shape}"
+            )
+        if not in_training_mode(self, training) or self.rate == 0:
+            return inputs
+        return nn_ops.dropout(inputs, self.rate, self._noise_shape(inputs.shape), self.seed)
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "rate": self.rate, "seed": self.seed}
+
+
+class SpatialDropout1D(_SpatialDropout):
+    """Drop entire channels of (batch, steps, channels) inputs with probability `rate`.
+
+    Neighbouring steps of one channel are strongly correlated, so dropping
+    single elements regularizes little; this drops a channel at every step at
+    once (and scales the kept ones by 1 / (1 - rate)), only when training.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.random.set_seed(0)
+        >>> y = ks.layers.SpatialDropout1D(0.5)(ks.ones([1, 4, 3]), training=True).numpy()
+        >>> bool((y == y[:, :1]).all())  # each channel kept or dropped at every step
+        True
+    """
+
+    _rank = 3
+
+    def _noise_shape(self, shape) -> tuple:
+        return (shape[0], 1, shape[2])
+
+
+class SpatialDropout2D(_SpatialDropout):
+    """Drop entire feature maps of 4-D image inputs with probability `rate`, when training.
+
+    Args:
+        rate: the probability of dropping a channel, in [0, 1).
+        data_format: 'channels_last' (default, (batch, rows, cols, channels)) or
+            'channels_first' ((batch, channels, rows, cols)).
+        seed: an op seed for a separate reproducible stream.
+    """
+
+    _rank = 4
+
+    def __init__(self, rate: float, data_format=None, seed=None, **kwargs):
+        super().__init__(rate, seed, **kwargs)
+        data_format = data_format or "channels_last"
+        if data_format not in ("channels_last", "channels_first"):
+            raise InvalidArgumentError(
+                "SpatialDropout2D: data_format must be 'channels_last' or 'channels_first', "
+                f"got {data_format!r}"
+            )
+        self.data_format = data_format
+
+    def _noise_shape(self, shape) -> tuple:
+        if self.data_format == "channels_first":
+            return (shape[0], shape[1], 1, 1)
+        return (shape[0], 1, 1, shape[3])
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "data_format": self.data_format}
+
+
+class GaussianNoise(_SameShape):
+    """Add zero-mean Gaussian noise of standard deviation `stddev`, only when training.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.random.set_seed(1)
+        >>> y = ks.layers.GaussianNoise(0.5)(ks.zeros([1000]), training=True).numpy()
+        >>> 0.45 < float(y.std()) < 0.55
+        True
+    """
+
+    def __init__(self, stddev: float, seed=None, **kwargs):
+        super().__init__(**kwargs)
+        stddev = float(stddev)
+        if not stddev >= 0:
+            raise InvalidArgumentError(f"GaussianNoise: stddev must be >= 0, got {stddev}")
+        self.stddev = stddev
+        self.seed = seed
+
+    def call(self, inputs, training=None):
+        if not in_training_mode(self, training) or self.stddev == 0:
+            return inputs
+        noise = ks_random.normal(inputs.shape, 0.0, self.stddev, inputs.dtype, seed=self.seed)
+        return inputs + noise
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "stddev": self.stddev, "seed": self.seed}
+
+
+class GaussianDropout(_SameShape):
+    """Multiply by Gaussian noise of mean 1 and variance rate / (1 - rate), only when training.
+
+    The multiplicative-noise counterpart of `Dropout` with the same `rate`
+    (the same mean and variance of the mask), as in Srivastava et al. (2014).
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.random.set_seed(2)
+        >>> y = ks.layers.GaussianDropout(0.2)(ks.ones([4000]), training=True).numpy()
+        >>> round(float(y.mean()), 1), round(float(y.var()), 2)  # 1 and 0.2 / 0.8
+        (1.0, 0.25)
+    """
+
+    def __init__(self, rate: float, seed=None, **kwargs):
+        super().__init__(**kwargs)
+        self.rate = _rate("GaussianDropout", rate)
+        self.seed = seed
+
+    def call(self, inputs, training=None):
+        if not in_training_mode(self, training) or self.rate == 0:
+            return inputs
+        stddev = math.sqrt(self.rate / (1.0 - self.rate))
+        noise = ks_random.normal(inputs.shape, 1.0, stddev, inputs.dtype, seed=self.seed)
+        return inputs * noise
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "rate": self.rate, "seed": self.seed}
+
+
+class ActivityRegularization(_SameShape):
+    """The identity that adds ``(l1 * sum|x| + l2 * sum x**2) / batch size`` to `losses`.
+
+    The penalty is added at every call (training or not), as Keras does for
+    any layer's `activity_regularizer`; `model.losses` (and `fit`) include it.
+
+    Example:
+        >>> import kerasish as ks
+        >>> layer = ks.layers.ActivityRegularization(l1=0.5)
+        >>> _ = layer(ks.constant([[1.0, -2.0], [3.0, 0.0]]))
+        >>> [float(loss) for loss in layer.losses]  # 0.5 * 6 / 2
+        [1.5]
+    """
+
+    def __init__(self, l1: float = 0.0, l2: float = 0.0, **kwargs):
+        super().__init__(activity_regularizer=regularizers.L1L2(l1=l1, l2=l2), **kwargs)
+        self.l1, self.l2 = float(l1), float(l2)
+
+    def get_config(self) -> dict:
+        config = super().get_config()
+        config.pop("activity_regularizer", None)
+        return {**config, "l1": self.l1, "l2": self.l2}
