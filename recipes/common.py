@@ -25,7 +25,8 @@ class _HelpFormatter(argparse.HelpFormatter):
     def _get_help_string(self, action):
         text = action.help or ""
         if (not action.option_strings or "default" in text.lower()
-                or action.default in (None, False, argparse.SUPPRESS)):
+                or action.default is None or action.default is False
+                or action.default == argparse.SUPPRESS):
             return text
         return f"{text} (default: %(default)s)"
 

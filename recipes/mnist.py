@@ -118,6 +118,10 @@ def train_with_tape(model, optimizer, session, metrics, train, test, args, log) 
         with progress_bar(steps_per_epoch, f"epoch {epoch + 1}/{args.epochs}", args.quiet,
                           initial=done) as bar:
             for xb, yb in data:
+                step = int(session.step)
+                logging = step % args.log_every == 0
+                if logging:  # the rate this step uses
+                    ks.summary.scalar("learning_rate", _current_rate(optimizer), step=step)
                 with ks.GradientTape() as tape:
                     logits = model(xb, training=True)
                     loss = ks.reduce_mean(
@@ -126,10 +130,8 @@ def train_with_tape(model, optimizer, session, metrics, train, test, args, log) 
                 optimizer.apply_gradients(zip(grads, model.trainable_variables))
                 train_loss.update_state(loss)
                 train_accuracy.update_state(yb, logits)
-                step = int(session.step)
-                if step % args.log_every == 0:
+                if logging:
                     ks.summary.scalar("batch_loss", loss, step=step)
-                    ks.summary.scalar("learning_rate", _current_rate(optimizer), step=step)
                 session.step.assign_add(1)
                 if not bar.disable:
                     bar.update(1)
