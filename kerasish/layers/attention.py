@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 
-from kerasish import initializers, regularizers
+from kerasish import activations, constraints, initializers, regularizers
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.ops import array_ops, math_ops, nn_ops
 from kerasish.core.tensor import convert_to_tensor
@@ -45,25 +45,24 @@ class _HeadProjection(Layer):
 
     supports_masking = True  # as Dense: a mask on the positions passes through
 
-    def __init__(self, contracted: int, out_shape, use_bias, kernel_initializer, bias_initializer,
-                 kernel_regularizer, bias_regularizer, **kwargs):
+    def __init__(self, contracted: int, out_shape, settings: dict, activation=None, **kwargs):
         super().__init__(**kwargs)
         self.contracted, self.out_shape = contracted, tuple(out_shape)
-        self.use_bias = use_bias
-        self.kernel_initializer, self.bias_initializer = kernel_initializer, bias_initializer
-        self.kernel_regularizer, self.bias_regularizer = kernel_regularizer, bias_regularizer
+        self.settings = settings  # use_bias and the kernel/bias initializers, ... of the owner
+        self.activation = activations.get(activation)
 
     def build(self, input_shape):
         in_shape = tuple(input_shape[-self.contracted:])
+        settings = self.settings
         self.kernel = self.add_weight(
-            "kernel", in_shape + self.out_shape, initializer=self.kernel_initializer,
-            regularizer=self.kernel_regularizer,
+            "kernel", in_shape + self.out_shape, initializer=settings["kernel_initializer"],
+            regularizer=settings["kernel_regularizer"], constraint=settings["kernel_constraint"],
         )
         self.bias = None
-        if self.use_bias:
+        if settings["use_bias"]:
             self.bias = self.add_weight(
-                "bias", self.out_shape, initializer=self.bias_initializer,
-                regularizer=self.bias_regularizer,
+                "bias", self.out_shape, initializer=settings["bias_initializer"],
+                regularizer=settings["bias_regularizer"], constraint=settings["bias_constraint"],
             )
 
     def call(self, inputs):
@@ -79,7 +78,7 @@ class _HeadProjection(Layer):
         out = math_ops.matmul(flat, array_ops.reshape(self.kernel, (size_in, size_out)))
         if self.bias is not None:
             out = out + array_ops.reshape(self.bias, (size_out,))
-        return array_ops.reshape(out, lead + self.out_shape)
+        return self.activation(array_ops.reshape(out, lead + self.out_shape))
 
 
 class MultiHeadAttention(Layer):
@@ -116,6 +115,10 @@ class MultiHeadAttention(Layer):
         bias_initializer="zeros",
         kernel_regularizer=None,
         bias_regularizer=None,
+        kernel_constraint=None,
+        bias_constraint=None,
+        use_gate: bool = False,
+        sliding_window=None,
         seed=None,
         **kwargs,
     ):
@@ -128,6 +131,13 @@ class MultiHeadAttention(Layer):
         if not 0.0 <= float(dropout) < 1.0:
             raise InvalidArgumentError(
                 f"MultiHeadAttention: dropout must be in [0, 1), got {dropout}"
+            )
+        if sliding_window is not None and (
+            not isinstance(sliding_window, (int, np.integer)) or sliding_window <= 0
+        ):
+            raise InvalidArgumentError(
+                f"MultiHeadAttention: sliding_window must be a positive integer or None, "
+                f"got {sliding_window!r}"
             )
         super().__init__(**kwargs)
         self.num_heads, self.key_dim = int(num_heads), int(key_dim)
@@ -143,14 +153,21 @@ class MultiHeadAttention(Layer):
         self.bias_initializer = initializers.get(bias_initializer)
         self.kernel_regularizer = regularizers.get(kernel_regularizer)
         self.bias_regularizer = regularizers.get(bias_regularizer)
-        self._query_dense = self._key_dense = self._value_dense = self._output_dense = None
+        self.kernel_constraint = constraints.get(kernel_constraint)
+        self.bias_constraint = constraints.get(bias_constraint)
+        self.use_gate = bool(use_gate)
+        self.sliding_window = None if sliding_window is None else int(sliding_window)
+        # the projections, created at build (in Keras's order: their weights' order)
+        self._query_dense = self._key_dense = self._gate_dense = None
+        self._value_dense = self._output_dense = None
 
     # -- weights ------------------------------------------------------------------
-    def _projection(self, contracted: int, out_shape, name: str) -> _HeadProjection:
-        return _HeadProjection(
-            contracted, out_shape, self.use_bias, self.kernel_initializer, self.bias_initializer,
-            self.kernel_regularizer, self.bias_regularizer, name=name, dtype=self.dtype,
-        )
+    def _projection(self, contracted: int, out_shape, name: str, activation=None):
+        settings = {key: getattr(self, key) for key in (
+            "use_bias", "kernel_initializer", "bias_initializer", "kernel_regularizer",
+            "bias_regularizer", "kernel_constraint", "bias_constraint")}
+        return _HeadProjection(contracted, out_shape, settings, activation, name=name,
+                               dtype=self.dtype)
 
     def build(self, query_shape, value_shape=None, key_shape=None):
         """Create the projections; without `value_shape` that waits for the first call."""
@@ -166,11 +183,15 @@ class MultiHeadAttention(Layer):
         output_shape = self.output_shape_arg or (query_shape[-1],)
         self._query_dense = self._projection(1, (heads, self.key_dim), "query")
         self._key_dense = self._projection(1, (heads, self.key_dim), "key")
+        if self.use_gate:
+            self._gate_dense = self._projection(1, (heads, self.value_dim), "gate", "sigmoid")
         self._value_dense = self._projection(1, (heads, self.value_dim), "value")
         self._output_dense = self._projection(2, output_shape, "attention_output")
         for layer, shape in ((self._query_dense, query_shape), (self._key_dense, key_shape),
-                             (self._value_dense, value_shape),
+                             (self._gate_dense, query_shape), (self._value_dense, value_shape),
                              (self._output_dense, (None, heads, self.value_dim))):
+            if layer is None:
+                continue
             layer.build(tuple(shape))
             layer.built = True
 
@@ -219,6 +240,10 @@ class MultiHeadAttention(Layer):
             combined = both(array_ops.expand_dims(_as_bool(key_mask), -2))
         if use_causal_mask:
             combined = both(_causal_mask(query.shape[1], value.shape[1]))
+        if self.sliding_window is not None:
+            rows = np.arange(query.shape[1])[:, None]
+            cols = np.arange(value.shape[1])[None, :]
+            combined = both(convert_to_tensor((np.abs(rows - cols) < self.sliding_window)[None]))
         if attention_mask is not None:
             combined = both(_as_bool(attention_mask))
         return combined
@@ -242,6 +267,8 @@ class MultiHeadAttention(Layer):
         k = self._key_dense(key)
         v = self._value_dense(value)
         output, scores = self._attend(q, k, v, mask, training)
+        if self._gate_dense is not None:
+            output = output * self._gate_dense(query)
         output = self._output_dense(output)
         if query_mask is not None:
             output._keras_mask = _as_bool(query_mask)
@@ -317,6 +344,10 @@ class MultiHeadAttention(Layer):
             "bias_initializer": self.bias_initializer,
             "kernel_regularizer": self.kernel_regularizer,
             "bias_regularizer": self.bias_regularizer,
+            "kernel_constraint": self.kernel_constraint,
+            "bias_constraint": self.bias_constraint,
+            "use_gate": self.use_gate,
+            "sliding_window": self.sliding_window,
             "seed": self.seed,
         }
 

@@ -3,7 +3,9 @@ LayerNormalization, GroupNormalization and UnitNormalization."""
 
 from __future__ import annotations
 
-from kerasish import initializers, regularizers
+import warnings
+
+from kerasish import constraints, initializers, regularizers
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.ops import array_ops, math_ops, nn_ops
 from kerasish.layers.base import Layer, in_training_mode
@@ -88,6 +90,7 @@ class BatchNormalization(Layer):
             "moving_variance_initializer": initializers.get(self.moving_variance_initializer),
         }
 
+
 def _normalized_axes(layer: Layer, axis, rank: int) -> list:
     """`axis` (an int or a list of ints) as sorted non-negative axes of a rank-`rank` input."""
     axes = list(axis) if isinstance(axis, (list, tuple)) else [axis]
@@ -136,9 +139,18 @@ class LayerNormalization(Layer):
         gamma_initializer="ones",
         beta_regularizer=None,
         gamma_regularizer=None,
+        beta_constraint=None,
+        gamma_constraint=None,
+        rms_scaling: bool = False,
         **kwargs,
     ):
         super().__init__(**kwargs)
+        if rms_scaling:
+            warnings.warn(
+                "LayerNormalization(rms_scaling=True) is deprecated in Keras: it scales by the "
+                "variance, not the root mean square (kept only to load such models)",
+                stacklevel=2,
+            )
         if not isinstance(axis, (int, list, tuple)):
             raise TypeError(
                 f"LayerNormalization: axis must be an int or a list of ints, got {axis!r}"
@@ -149,19 +161,23 @@ class LayerNormalization(Layer):
         self.gamma_initializer = initializers.get(gamma_initializer)
         self.beta_regularizer = regularizers.get(beta_regularizer)
         self.gamma_regularizer = regularizers.get(gamma_regularizer)
+        self.beta_constraint = constraints.get(beta_constraint)
+        self.gamma_constraint = constraints.get(gamma_constraint)
+        self.rms_scaling = bool(rms_scaling)
 
     def build(self, input_shape):
         self._axes = _normalized_axes(self, self.axis, len(input_shape))
         shape = tuple(input_shape[a] for a in self._axes)
         self.gamma = self.beta = None
-        if self.scale:
+        if self.scale or self.rms_scaling:
             self.gamma = self.add_weight(
                 "gamma", shape, initializer=self.gamma_initializer,
-                regularizer=self.gamma_regularizer,
+                regularizer=self.gamma_regularizer, constraint=self.gamma_constraint,
             )
-        if self.center:
+        if self.center and not self.rms_scaling:
             self.beta = self.add_weight(
-                "beta", shape, initializer=self.beta_initializer, regularizer=self.beta_regularizer
+                "beta", shape, initializer=self.beta_initializer,
+                regularizer=self.beta_regularizer, constraint=self.beta_constraint,
             )
 
     def call(self, inputs):
@@ -174,6 +190,8 @@ class LayerNormalization(Layer):
             return array_ops.reshape(weight, broadcast)
 
         mean, variance = nn_ops.moments(inputs, tuple(self._axes), keepdims=True)
+        if self.rms_scaling:  # Keras's (deprecated) form: no centering, no beta
+            return inputs * math_ops.rsqrt(variance + self.epsilon) * spread(self.gamma)
         return _affine_normalize(
             inputs, mean, variance, self.epsilon, spread(self.gamma), spread(self.beta)
         )
@@ -193,6 +211,9 @@ class LayerNormalization(Layer):
             "gamma_initializer": self.gamma_initializer,
             "beta_regularizer": self.beta_regularizer,
             "gamma_regularizer": self.gamma_regularizer,
+            "beta_constraint": self.beta_constraint,
+            "gamma_constraint": self.gamma_constraint,
+            "rms_scaling": self.rms_scaling,
         }
 
 
@@ -221,6 +242,8 @@ class GroupNormalization(Layer):
         gamma_initializer="ones",
         beta_regularizer=None,
         gamma_regularizer=None,
+        beta_constraint=None,
+        gamma_constraint=None,
         **kwargs,
     ):
         super().__init__(**kwargs)
@@ -230,6 +253,8 @@ class GroupNormalization(Layer):
         self.gamma_initializer = initializers.get(gamma_initializer)
         self.beta_regularizer = regularizers.get(beta_regularizer)
         self.gamma_regularizer = regularizers.get(gamma_regularizer)
+        self.beta_constraint = constraints.get(beta_constraint)
+        self.gamma_constraint = constraints.get(gamma_constraint)
 
     def _check(self, input_shape) -> tuple:
         """(channel axis, number of groups) for an input shape, or a clear error."""
@@ -256,11 +281,12 @@ class GroupNormalization(Layer):
         if self.scale:
             self.gamma = self.add_weight(
                 "gamma", shape, initializer=self.gamma_initializer,
-                regularizer=self.gamma_regularizer,
+                regularizer=self.gamma_regularizer, constraint=self.gamma_constraint,
             )
         if self.center:
             self.beta = self.add_weight(
-                "beta", shape, initializer=self.beta_initializer, regularizer=self.beta_regularizer
+                "beta", shape, initializer=self.beta_initializer,
+                regularizer=self.beta_regularizer, constraint=self.beta_constraint,
             )
 
     def call(self, inputs):
@@ -297,6 +323,8 @@ class GroupNormalization(Layer):
             "gamma_initializer": self.gamma_initializer,
             "beta_regularizer": self.beta_regularizer,
             "gamma_regularizer": self.gamma_regularizer,
+            "beta_constraint": self.beta_constraint,
+            "gamma_constraint": self.gamma_constraint,
         }
 
 

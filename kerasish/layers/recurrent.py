@@ -20,7 +20,7 @@ so weights carry over to and from Keras.
 
 from __future__ import annotations
 
-from kerasish import activations, initializers, regularizers
+from kerasish import activations, constraints, initializers, regularizers
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.ops import array_ops, math_ops, nn_ops
 from kerasish.core.tensor import Tensor, convert_to_tensor
@@ -70,6 +70,9 @@ class _BuiltinCell(Layer):
         kernel_regularizer=None,
         recurrent_regularizer=None,
         bias_regularizer=None,
+        kernel_constraint=None,
+        recurrent_constraint=None,
+        bias_constraint=None,
         dropout: float = 0.0,
         recurrent_dropout: float = 0.0,
         seed=None,
@@ -91,6 +94,9 @@ class _BuiltinCell(Layer):
         self.kernel_regularizer = regularizers.get(kernel_regularizer)
         self.recurrent_regularizer = regularizers.get(recurrent_regularizer)
         self.bias_regularizer = regularizers.get(bias_regularizer)
+        self.kernel_constraint = constraints.get(kernel_constraint)
+        self.recurrent_constraint = constraints.get(recurrent_constraint)
+        self.bias_constraint = constraints.get(bias_constraint)
         self.dropout, self.recurrent_dropout = float(dropout), float(recurrent_dropout)
         self.seed = seed
         self._dropout_mask = self._recurrent_dropout_mask = None
@@ -118,17 +124,17 @@ class _BuiltinCell(Layer):
         width = self._blocks * self.units
         self.kernel = self.add_weight(
             "kernel", (input_shape[-1], width), initializer=self.kernel_initializer,
-            regularizer=self.kernel_regularizer,
+            regularizer=self.kernel_regularizer, constraint=self.kernel_constraint,
         )
         self.recurrent_kernel = self.add_weight(
             "recurrent_kernel", (self.units, width), initializer=self.recurrent_initializer,
-            regularizer=self.recurrent_regularizer,
+            regularizer=self.recurrent_regularizer, constraint=self.recurrent_constraint,
         )
         self.bias = None
         if self.use_bias:
             self.bias = self.add_weight(
                 "bias", self._bias_shape(), initializer=self._bias_initializer(),
-                regularizer=self.bias_regularizer,
+                regularizer=self.bias_regularizer, constraint=self.bias_constraint,
             )
 
     # -- dropout masks, fixed across the steps of one sequence -------------------
@@ -207,6 +213,9 @@ class _BuiltinCell(Layer):
             "kernel_regularizer": self.kernel_regularizer,
             "recurrent_regularizer": self.recurrent_regularizer,
             "bias_regularizer": self.bias_regularizer,
+            "kernel_constraint": self.kernel_constraint,
+            "recurrent_constraint": self.recurrent_constraint,
+            "bias_constraint": self.bias_constraint,
             "dropout": self.dropout,
             "recurrent_dropout": self.recurrent_dropout,
             "seed": self.seed,
@@ -624,7 +633,8 @@ def _delegate(name: str):
 
 for _name in ("units", "activation", "use_bias", "kernel_initializer", "recurrent_initializer",
               "bias_initializer", "kernel_regularizer", "recurrent_regularizer",
-              "bias_regularizer", "dropout", "recurrent_dropout", "seed"):
+              "bias_regularizer", "kernel_constraint", "recurrent_constraint", "bias_constraint",
+              "dropout", "recurrent_dropout", "seed"):
     setattr(_CellLayer, _name, _delegate(_name))
 
 

@@ -95,6 +95,17 @@ def test_mha_causal_mask_hides_the_future():
                                layer(x, x, use_causal_mask=True).numpy()[:, :3], rtol=1e-5)
 
 
+def test_mha_sliding_window_limits_the_band_and_gate_adds_weights():
+    layer = ks.layers.MultiHeadAttention(num_heads=1, key_dim=2, sliding_window=2, use_gate=True)
+    x = normal(1, 5, 4)
+    _, scores = layer(x, x, return_attention_scores=True)
+    band = np.abs(np.arange(5)[:, None] - np.arange(5)[None, :]) < 2
+    assert np.all(scores.numpy()[0, 0][~band] < 1e-6)
+    assert [w.name for w in layer.weights][4:6] == ["gate/kernel", "gate/bias"]
+    with pytest.raises(ks.InvalidArgumentError, match="sliding_window must be a positive"):
+        ks.layers.MultiHeadAttention(1, 2, sliding_window=0)
+
+
 def test_mha_attention_over_other_axes():
     layer = ks.layers.MultiHeadAttention(num_heads=2, key_dim=3, attention_axes=(1, 2))
     x = normal(2, 3, 4, 6)
@@ -188,6 +199,8 @@ def test_configs_round_trip(make):
     ({"value_dim": 3, "output_shape": 7}, {"attention_mask": True}),
     ({"use_bias": False}, {"use_causal_mask": True}),
     ({"attention_axes": (2,)}, {"rank4": True}),
+    ({"use_gate": True}, {}),
+    ({"sliding_window": 2}, {"use_causal_mask": True}),
 ])
 def test_mha_matches_keras(kwargs, call):
     keras = pytest.importorskip("keras")

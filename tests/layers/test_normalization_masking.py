@@ -57,6 +57,18 @@ def test_layer_normalization_gradients_and_errors():
     assert ks.layers.LayerNormalization().compute_output_shape((None, 7)) == (None, 7)
 
 
+def test_layer_normalization_constraints_and_keras_rms_scaling():
+    layer = ks.layers.LayerNormalization(gamma_constraint="non_neg", beta_constraint="max_norm")
+    layer(normal(2, 3))
+    assert [type(w.constraint).__name__ for w in layer.weights] == ["NonNeg", "MaxNorm"]
+    with pytest.warns(UserWarning, match="deprecated"):
+        rms = ks.layers.LayerNormalization(rms_scaling=True, dtype="float64")
+    x = normal(2, 5, dtype=np.float64) + 3.0
+    y = rms(x).numpy()  # Keras's form: x / sqrt(variance + epsilon), not centred; gamma only
+    np.testing.assert_allclose(y, x / np.sqrt(x.var(-1, keepdims=True) + 1e-3), rtol=1e-12)
+    assert [w.name.split("/")[-1] for w in rms.weights] == ["gamma"]
+
+
 # ---------------------------------------------------------------- GroupNormalization
 
 
@@ -153,6 +165,21 @@ def test_a_layer_without_mask_support_drops_the_mask_with_a_warning():
     assert getattr(y, "_keras_mask", None) is None
 
 
+def test_masks_reach_pooling_and_recurrent_layers_inside_models():
+    ids = np.array([[1, 2, 0, 0], [3, 0, 0, 0]])
+    embedding = ks.layers.Embedding(5, 3, mask_zero=True)
+    pooled = ks.layers.GlobalAveragePooling1D()(embedding(ids)).numpy()
+    np.testing.assert_allclose(pooled[1], embedding(ids[1:, :1]).numpy()[0, 0], rtol=1e-6)
+
+    lstm = ks.layers.LSTM(4)
+    sequential = ks.Sequential([embedding, lstm])
+    np.testing.assert_allclose(sequential(ids).numpy()[1], lstm(embedding(ids[1:, :1])).numpy()[0],
+                               rtol=1e-6)
+    inputs = ks.Input((4,), dtype="int32")
+    functional = ks.Model(inputs, lstm(embedding(inputs)))
+    np.testing.assert_allclose(functional(ids).numpy(), sequential(ids).numpy(), rtol=1e-6)
+
+
 def test_configs_round_trip():
     for layer in (
         ks.layers.LayerNormalization(axis=[1, 2], epsilon=0.01, center=False),
@@ -172,6 +199,7 @@ def test_configs_round_trip():
 @pytest.mark.parametrize("name,kwargs,shape", [
     ("LayerNormalization", {}, (3, 7)),
     ("LayerNormalization", {"axis": [1, 2], "epsilon": 1e-5}, (2, 3, 4)),
+    ("LayerNormalization", {"rms_scaling": True}, (3, 7)),
     ("GroupNormalization", {"groups": 2}, (2, 5, 6)),
     ("GroupNormalization", {"groups": -1, "axis": 1}, (2, 3, 4)),
     ("UnitNormalization", {"axis": -1}, (3, 5)),

@@ -315,6 +315,15 @@ def test_config_round_trip_rebuilds_an_equivalent_layer(make):
         np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-6)
 
 
+def test_constraints_reach_the_cell_weights():
+    layer = ks.layers.LSTM(2, kernel_constraint="non_neg", recurrent_constraint="unit_norm",
+                           bias_constraint="max_norm")
+    layer(sequences(1, 2, 3))
+    kinds = [type(w.constraint).__name__ for w in layer.weights]
+    assert kinds == ["NonNeg", "UnitNorm", "MaxNorm"]
+    assert type(layer.get_config()["recurrent_constraint"]).__name__ == "UnitNorm"
+
+
 def test_cell_layer_config_has_keras_keys():
     config = ks.layers.LSTM(3).get_config()
     for key in ("units", "activation", "recurrent_activation", "use_bias", "unit_forget_bias",
@@ -365,3 +374,26 @@ def test_bidirectional_and_time_distributed_match_keras():
     ours(x)
     ours.set_weights(theirs.get_weights())
     np.testing.assert_allclose(ours(x).numpy(), expected, atol=1e-6)
+
+
+def test_configs_written_by_keras_load():
+    keras = pytest.importorskip("keras")
+    import json
+
+    from kerasish.saving import deserialize_keras_object
+
+    k = keras.layers
+    for layer in [k.LSTM(3, return_sequences=True, go_backwards=True), k.GRU(2, reset_after=False),
+                  k.SimpleRNN(2), k.RNN(k.LSTMCell(2)), k.Bidirectional(k.LSTM(2)),
+                  k.TimeDistributed(k.Dense(2)), k.MultiHeadAttention(2, 3, use_gate=True),
+                  k.LayerNormalization(), k.GroupNormalization(4), k.UnitNormalization(),
+                  k.Masking(), k.Attention(score_mode="concat"), k.AdditiveAttention(),
+                  k.Embedding(5, 2, mask_zero=True)]:
+        config = json.loads(json.dumps(keras.saving.serialize_keras_object(layer)))
+        ours = deserialize_keras_object(config)
+        assert type(ours).__name__ == type(layer).__name__
+        for key in ("return_sequences", "go_backwards", "reset_after", "use_gate", "score_mode",
+                    "mask_zero", "groups"):
+            if hasattr(layer, key) and hasattr(ours, key):
+                assert getattr(ours, key) == getattr(layer, key), (type(layer).__name__, key)
+
