@@ -10,7 +10,7 @@ gradients come from the patch primitives.
 
 from __future__ import annotations
 
-from kerasish import activations, initializers, regularizers
+from kerasish import activations, constraints, initializers, regularizers
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.ops import array_ops, nn_ops
 from kerasish.layers.base import Layer
@@ -115,6 +115,7 @@ class _Convolution(Layer):
         use_bias: bool = True,
         bias_initializer="zeros",
         bias_regularizer=None,
+        bias_constraint=None,
         **kwargs,
     ):
         super().__init__(**kwargs)
@@ -133,6 +134,7 @@ class _Convolution(Layer):
         self.use_bias = bool(use_bias)
         self.bias_initializer = initializers.get(bias_initializer)
         self.bias_regularizer = regularizers.get(bias_regularizer)
+        self.bias_constraint = constraints.get(bias_constraint)
 
     def _input_channels(self, input_shape) -> int:
         what = f"{type(self).__name__} '{self.name}'"
@@ -142,7 +144,7 @@ class _Convolution(Layer):
         self.bias = (
             self.add_weight(
                 "bias", (units,), initializer=self.bias_initializer,
-                regularizer=self.bias_regularizer,
+                regularizer=self.bias_regularizer, constraint=self.bias_constraint,
             )
             if self.use_bias
             else None
@@ -178,6 +180,7 @@ class _Convolution(Layer):
             "use_bias": self.use_bias,
             "bias_initializer": self.bias_initializer,
             "bias_regularizer": self.bias_regularizer,
+            "bias_constraint": self.bias_constraint,
         }
 
 
@@ -199,11 +202,13 @@ class _Conv(_Convolution):
         bias_initializer="zeros",
         kernel_regularizer=None,
         bias_regularizer=None,
+        kernel_constraint=None,
+        bias_constraint=None,
         **kwargs,
     ):
         super().__init__(
             kernel_size, strides, padding, data_format, dilation_rate, activation, use_bias,
-            bias_initializer, bias_regularizer, **kwargs,
+            bias_initializer, bias_regularizer, bias_constraint, **kwargs,
         )
         what = type(self).__name__
         if int(filters) <= 0 or int(groups) <= 0 or int(filters) % int(groups):
@@ -214,6 +219,7 @@ class _Conv(_Convolution):
         self.groups = int(groups)
         self.kernel_initializer = initializers.get(kernel_initializer)
         self.kernel_regularizer = regularizers.get(kernel_regularizer)
+        self.kernel_constraint = constraints.get(kernel_constraint)
 
     def build(self, input_shape):
         channels = self._input_channels(input_shape)
@@ -227,6 +233,7 @@ class _Conv(_Convolution):
             self.kernel_size + (channels // self.groups, self.filters),
             initializer=self.kernel_initializer,
             regularizer=self.kernel_regularizer,
+            constraint=self.kernel_constraint,
         )
         self._build_bias(self.filters)
 
@@ -240,6 +247,7 @@ class _Conv(_Convolution):
             "groups": self.groups,
             "kernel_initializer": self.kernel_initializer,
             "kernel_regularizer": self.kernel_regularizer,
+            "kernel_constraint": self.kernel_constraint,
         }
 
 
@@ -313,11 +321,13 @@ class Conv2DTranspose(_Convolution):
         bias_initializer="zeros",
         kernel_regularizer=None,
         bias_regularizer=None,
+        kernel_constraint=None,
+        bias_constraint=None,
         **kwargs,
     ):
         super().__init__(
             kernel_size, strides, padding, data_format, dilation_rate, activation, use_bias,
-            bias_initializer, bias_regularizer, **kwargs,
+            bias_initializer, bias_regularizer, bias_constraint, **kwargs,
         )
         if int(filters) <= 0:
             raise InvalidArgumentError(
@@ -337,6 +347,7 @@ class Conv2DTranspose(_Convolution):
             self.output_padding = values
         self.kernel_initializer = initializers.get(kernel_initializer)
         self.kernel_regularizer = regularizers.get(kernel_regularizer)
+        self.kernel_constraint = constraints.get(kernel_constraint)
 
     def build(self, input_shape):
         channels = self._input_channels(input_shape)
@@ -345,6 +356,7 @@ class Conv2DTranspose(_Convolution):
             self.kernel_size + (self.filters, channels),
             initializer=self.kernel_initializer,
             regularizer=self.kernel_regularizer,
+            constraint=self.kernel_constraint,
         )
         self._build_bias(self.filters)
 
@@ -380,6 +392,7 @@ class Conv2DTranspose(_Convolution):
             "output_padding": self.output_padding,
             "kernel_initializer": self.kernel_initializer,
             "kernel_regularizer": self.kernel_regularizer,
+            "kernel_constraint": self.kernel_constraint,
         }
 
 
@@ -410,11 +423,13 @@ class DepthwiseConv2D(_Convolution):
         bias_initializer="zeros",
         depthwise_regularizer=None,
         bias_regularizer=None,
+        depthwise_constraint=None,
+        bias_constraint=None,
         **kwargs,
     ):
         super().__init__(
             kernel_size, strides, padding, data_format, dilation_rate, activation, use_bias,
-            bias_initializer, bias_regularizer, **kwargs,
+            bias_initializer, bias_regularizer, bias_constraint, **kwargs,
         )
         if int(depth_multiplier) <= 0:
             raise InvalidArgumentError(
@@ -424,6 +439,7 @@ class DepthwiseConv2D(_Convolution):
         self.depth_multiplier = int(depth_multiplier)
         self.depthwise_initializer = initializers.get(depthwise_initializer)
         self.depthwise_regularizer = regularizers.get(depthwise_regularizer)
+        self.depthwise_constraint = constraints.get(depthwise_constraint)
 
     def _build_depthwise(self, input_shape) -> int:
         channels = self._input_channels(input_shape)
@@ -432,6 +448,7 @@ class DepthwiseConv2D(_Convolution):
             self.kernel_size + (channels, self.depth_multiplier),
             initializer=self.depthwise_initializer,
             regularizer=self.depthwise_regularizer,
+            constraint=self.depthwise_constraint,
         )
         return channels
 
@@ -453,6 +470,7 @@ class DepthwiseConv2D(_Convolution):
             "depth_multiplier": self.depth_multiplier,
             "depthwise_initializer": self.depthwise_initializer,
             "depthwise_regularizer": self.depthwise_regularizer,
+            "depthwise_constraint": self.depthwise_constraint,
         }
 
 
@@ -485,12 +503,16 @@ class SeparableConv2D(DepthwiseConv2D):
         depthwise_regularizer=None,
         pointwise_regularizer=None,
         bias_regularizer=None,
+        depthwise_constraint=None,
+        pointwise_constraint=None,
+        bias_constraint=None,
         **kwargs,
     ):
         super().__init__(
             kernel_size, strides, padding, depth_multiplier, data_format, dilation_rate,
             activation, use_bias, depthwise_initializer, bias_initializer,
-            depthwise_regularizer, bias_regularizer, **kwargs,
+            depthwise_regularizer, bias_regularizer, depthwise_constraint, bias_constraint,
+            **kwargs,
         )
         if int(filters) <= 0:
             raise InvalidArgumentError(
@@ -499,6 +521,7 @@ class SeparableConv2D(DepthwiseConv2D):
         self.filters = int(filters)
         self.pointwise_initializer = initializers.get(pointwise_initializer)
         self.pointwise_regularizer = regularizers.get(pointwise_regularizer)
+        self.pointwise_constraint = constraints.get(pointwise_constraint)
 
     def build(self, input_shape):
         channels = self._build_depthwise(input_shape)
@@ -507,6 +530,7 @@ class SeparableConv2D(DepthwiseConv2D):
             (1, 1, channels * self.depth_multiplier, self.filters),
             initializer=self.pointwise_initializer,
             regularizer=self.pointwise_regularizer,
+            constraint=self.pointwise_constraint,
         )
         self._build_bias(self.filters)
 
@@ -525,6 +549,7 @@ class SeparableConv2D(DepthwiseConv2D):
             "filters": self.filters,
             "pointwise_initializer": self.pointwise_initializer,
             "pointwise_regularizer": self.pointwise_regularizer,
+            "pointwise_constraint": self.pointwise_constraint,
         }
 
 

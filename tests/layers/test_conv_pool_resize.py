@@ -252,3 +252,34 @@ def test_masked_average_matches_keras():
     ours = L.GlobalAveragePooling1D()(x, mask=mask).numpy()
     theirs = np.asarray(keras.layers.GlobalAveragePooling1D()(x, mask=mask))
     np.testing.assert_allclose(ours, theirs, rtol=1e-6, atol=1e-6)
+
+
+def test_constraints_and_activity_regularizer_reach_the_weights():
+    layer = L.SeparableConv2D(
+        3, 2, depthwise_constraint="non_neg", pointwise_constraint="non_neg",
+        bias_constraint="non_neg", activity_regularizer="l2",
+    )
+    x = _inputs((2, 5, 5, 2))
+    layer(x)
+    optimizer = ks.optimizers.SGD(1.0)
+    with ks.GradientTape() as tape:
+        loss = ks.reduce_sum(layer(x))
+    optimizer.apply_gradients(zip(tape.gradient(loss, layer.trainable_variables),
+                                  layer.trainable_variables))
+    for variable in layer.trainable_variables:  # the sum is lowered by negative weights
+        assert variable.numpy().min() >= 0, variable.name
+    assert len(layer.losses) == 1  # the activity penalty of the last call
+    config = layer.get_config()
+    assert type(layer).from_config(config).get_config() == config
+    conv = L.Conv2DTranspose(2, 2, kernel_constraint="non_neg")
+    conv(x)
+    assert conv.kernel.constraint is not None and conv.bias.constraint is None
+
+
+@pytest.mark.parametrize("name,kwargs,shape", CASES, ids=_ids())
+def test_config_keys_match_keras(name, kwargs, shape):
+    keras = pytest.importorskip("keras")
+    ours = set(getattr(L, name)(**kwargs).get_config())
+    theirs = set(getattr(keras.layers, name)(**kwargs).get_config())
+    assert theirs - ours <= {"activity_regularizer"}  # written by the base layer when set
+    assert ours <= theirs
