@@ -575,7 +575,18 @@ class Checkpoint(Trackable):
         return path
 
     def read(self, path) -> LoadStatus:
-        """Restore from exactly `path`; values for objects not yet created wait for them."""
+        """Restore from exactly `path`; values for objects not yet created wait for them.
+
+        Args:
+            path: a checkpoint file (as returned by `write` or `save`).
+
+        Returns:
+            A `LoadStatus` (see `restore`).
+
+        Raises:
+            CheckpointError: for a missing, damaged or foreign file, or values
+                that do not fit the program (nothing is assigned then).
+        """
         path = os.fspath(path)
         handle, datasets = _open(path)
         try:
@@ -594,6 +605,24 @@ class Checkpoint(Trackable):
         nothing and returns a status whose assertions fail with that reason,
         so `ckpt.restore(manager.latest_checkpoint)` starts a fresh run or
         resumes an old one, as in TF.
+
+        Values are matched to variables by object path. Those whose variables
+        do not exist yet (a model not built, optimizer slots not made) are kept
+        and assigned when the variables are created.
+
+        Args:
+            save_path: a checkpoint file, or None.
+
+        Returns:
+            A status: `assert_consumed()` checks that every value in the file
+            was used and every variable restored, `assert_existing_objects_matched()`
+            that every variable existing now got a value, `expect_partial()`
+            silences the note about values never used.
+
+        Raises:
+            CheckpointError: for a missing, damaged or foreign file, or values
+                whose shape or dtype do not fit their variables (naming each path
+                and both shapes; nothing is assigned then).
 
         Example:
             >>> import kerasish as ks

@@ -256,6 +256,21 @@ class GradientTape:
         Returns:
             Gradients in the structure of `sources`. The gradient for the params
             of a `gather`/`embedding_lookup` is an `ks.IndexedSlices`.
+
+        Raises:
+            RuntimeError: on a second call to a non-persistent tape, or if a
+                variable the recorded ops read was changed in place since.
+            InvalidArgumentError: if a source is not a tensor, or with
+                `unconnected_gradients='raise'` when a source is not connected
+                (the message says why).
+
+        Example:
+            >>> import kerasish as ks
+            >>> x, y = ks.Variable(3.0), ks.Variable(4.0)
+            >>> with ks.GradientTape() as tape:
+            ...     z = x * x + 2.0 * y
+            >>> [float(g) for g in tape.gradient(z, [x, y])]
+            [6.0, 2.0]
         """
         if unconnected_gradients not in UNCONNECTED:
             raise InvalidArgumentError(

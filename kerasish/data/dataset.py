@@ -108,7 +108,17 @@ class Dataset:
 
     Build one with `Dataset.from_tensor_slices`, `from_tensors`,
     `from_generator`, `range` or `zip`, then chain transformations; iterate
-    it with a `for` loop or pass it to `Model.fit`.
+    it with a `for` loop or pass it to `Model.fit`. Each transformation returns
+    a new dataset and leaves its input unchanged; nothing runs until iteration.
+
+    Example:
+        >>> import numpy as np
+        >>> import kerasish as ks
+        >>> features, labels = np.arange(10.0).reshape(5, 2), np.arange(5)
+        >>> dataset = (ks.data.Dataset.from_tensor_slices((features, labels))
+        ...            .map(lambda x, y: (x * 2.0, y)).batch(2))
+        >>> [(tuple(x.shape), y.numpy().tolist()) for x, y in dataset]
+        [((2, 2), [0, 1]), ((2, 2), [2, 3]), ((1, 2), [4])]
     """
 
     # -- what subclasses provide --------------------------------------------
@@ -131,6 +141,17 @@ class Dataset:
     @staticmethod
     def from_tensor_slices(tensors) -> Dataset:
         """One element per row of `tensors` (an array, or a tuple/dict of arrays of equal length).
+
+        Args:
+            tensors: an array, tensor or list, or a tuple/dict (nested) of them,
+                all with the same first dimension.
+
+        Returns:
+            A dataset whose elements are the rows, in the structure of `tensors`.
+
+        Raises:
+            ValueError: if the components have different first dimensions, or one
+                is a scalar.
 
         Example:
             >>> from kerasish.data import Dataset

@@ -19,10 +19,35 @@ def _floating_input(layer: Layer, inputs):
 class Dense(Layer):
     """activation(inputs @ kernel + bias) over the last axis.
 
+    The weights are made on the first call, from the size of the input's last
+    axis: `kernel` of shape (input_dim, units) and `bias` of shape (units,).
+    Inputs of rank above 2 are multiplied along their last axis (the leading
+    axes are kept).
+
+    Args:
+        units: the size of the output's last axis (a positive integer).
+        activation: an activation name ('relu', 'softmax', ...) or function;
+            None applies none.
+        use_bias: whether to add `bias`.
+        kernel_initializer, bias_initializer: initializer names or objects
+            (defaults: 'glorot_uniform' and 'zeros', as in Keras).
+        kernel_regularizer, bias_regularizer: penalties added to the model's
+            losses (e.g. `ks.regularizers.L2(1e-4)`).
+        kernel_constraint, bias_constraint: projections applied after every
+            optimizer update.
+        **kwargs: `name`, `trainable`, `dtype`, `input_shape` (see `Layer`).
+
+    Raises:
+        InvalidArgumentError: if `units` is not positive, or (at the first call)
+            the input's last dimension is unknown.
+
     Example:
         >>> import kerasish as ks
-        >>> ks.layers.Dense(10)(ks.zeros([1, 1, 784])).shape
+        >>> layer = ks.layers.Dense(10, activation="relu")
+        >>> layer(ks.zeros([1, 1, 784])).shape
         (1, 1, 10)
+        >>> [tuple(w.shape) for w in layer.weights]
+        [(784, 10), (10,)]
     """
 
     supports_masking = True

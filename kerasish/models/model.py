@@ -367,11 +367,48 @@ class Model(Layer):
     ):
         """Train for `epochs` epochs, one `train_step` per batch; returns a `History`.
 
-        `validation_split` holds out the LAST fraction of the arrays (before
-        shuffling), as Keras does. `class_weight` maps class index -> weight,
-        for sparse or one-hot labels. `metrics` are reset at every epoch.
-        `steps_per_epoch` ends each epoch after that many batches, continuing
-        from the same iterator (needed for an infinite dataset, e.g. `.repeat()`).
+        Args:
+            x: the inputs: an array, tensor, list/dict of them, or a dataset or
+                iterable yielding `(x, y)` or `(x, y, sample_weight)` batches.
+            y: the targets when `x` holds arrays (None for a dataset).
+            batch_size: examples per batch for arrays (default 32); must not be
+                given for a dataset, which already batches.
+            epochs: the epoch to stop before (counting from 0, so with
+                `initial_epoch` it is an end, not a count).
+            verbose: 0 silent, 1 a progress bar in a terminal (a line per epoch
+                otherwise), 2 a line per epoch.
+            callbacks: `ks.callbacks.Callback` objects called during training.
+            validation_split: the LAST fraction of the arrays (taken before
+                shuffling, as Keras does) held out for validation.
+            validation_data: `(x, y)`, `(x, y, sample_weight)` or a dataset,
+                evaluated after every `validation_freq` epochs.
+            shuffle: reshuffle the arrays every epoch (from `ks.random`'s stream).
+            class_weight: class index -> weight, for sparse or one-hot labels.
+            sample_weight: per-example weights for arrays.
+            initial_epoch: the epoch to start at (to continue an earlier run).
+            validation_batch_size: batch size for array validation data.
+            validation_freq: validate every this many epochs.
+            steps_per_epoch: end each epoch after this many batches, continuing
+                from the same iterator (needed for an infinite `.repeat()` dataset).
+
+        Returns:
+            A `History` whose `history` dict maps each log name ("loss", the
+            metrics, "val_..." values) to its value per epoch.
+
+        Raises:
+            RuntimeError: if the model was not compiled.
+            InvalidArgumentError: for inputs that cannot be batched (different
+                lengths, `y` or `batch_size` with a dataset, a bad validation split).
+
+        Example:
+            >>> import numpy as np
+            >>> import kerasish as ks
+            >>> model = ks.Sequential([ks.layers.Dense(1)])
+            >>> model.compile(ks.optimizers.SGD(0.1), "mse")
+            >>> x = np.linspace(-1, 1, 32, dtype="float32")[:, None]
+            >>> history = model.fit(x, 3 * x + 1, batch_size=8, epochs=20, verbose=0)
+            >>> history.history["loss"][-1] < 0.01
+            True
         """
         self._require_compiled("fit")
         data = data_adapter.batches(x, y, sample_weight, batch_size, shuffle)
