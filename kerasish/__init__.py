@@ -152,6 +152,7 @@ from kerasish.core.tensor import (  # noqa: F401
 )
 from kerasish.core.tensor_shape import TensorShape  # noqa: F401
 from kerasish.layers.base import clear_session  # noqa: F401
+from kerasish.layers.input_layer import Input  # noqa: F401
 from kerasish.models import Model, Sequential  # noqa: F401
 from kerasish.module import Module  # noqa: F401
 from kerasish.optimizers import get_or_create_global_step  # noqa: F401

@@ -26,6 +26,7 @@ import numpy as np
 
 from kerasish.core import backend
 from kerasish.core.errors import DeviceError, InvalidArgumentError, KerasishError
+from kerasish.core.keras_tensor import SymbolicValue
 from kerasish.core.tape import _state as _tape_state
 from kerasish.core.tensor import Tensor, Variable, convert_to_tensor
 
@@ -104,6 +105,10 @@ def apply(prim: Primitive, inputs: tuple, attrs: dict = _EMPTY):
     except KerasishError:
         raise
     except Exception as exc:
+        if SymbolicValue in {t._value.__class__ for t in inputs if isinstance(t, Tensor)}:
+            from kerasish.models import symbolic  # the functional API: record an op node
+
+            return symbolic.primitive_call(prim, inputs, attrs)
         raise op_error(prim, exc, inputs, attrs) from exc
     if prim.plain:
         result = Tensor(out)

@@ -15,6 +15,7 @@ from kerasish.layers.convolutional import (  # noqa: F401
     SeparableConvolution2D,
 )
 from kerasish.layers.core import Activation, Dense, Dropout, Embedding, Flatten, Reshape  # noqa: F401
+from kerasish.layers.input_layer import Input, InputLayer  # noqa: F401
 from kerasish.layers.masking import Masking  # noqa: F401
 from kerasish.layers.merging import (  # noqa: F401
     Add,

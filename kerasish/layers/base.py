@@ -14,6 +14,7 @@ from kerasish import constraints, initializers, regularizers, tracking
 from kerasish.core import nest
 from kerasish.core import tape as tape_module
 from kerasish.core.errors import KerasishError
+from kerasish.core.keras_tensor import KerasTensor, any_symbolic
 from kerasish.core.tensor import Tensor, Variable, as_dtype, convert_to_tensor
 from kerasish.tracking import Trackable
 
@@ -92,7 +93,9 @@ class Layer(Trackable):
         (2, 3)
     """
 
-    _untracked_attributes = frozenset({"_weights", "_regularizers", "_added_losses"})
+    _untracked_attributes = frozenset(
+        {"_weights", "_regularizers", "_added_losses", "_inbound_nodes"}
+    )
     # Keras masking: a layer that supports masking passes a mask on its inputs on to its
     # outputs (through `compute_mask`); one that does not drops it, with a warning.
     supports_masking = False
@@ -153,6 +156,27 @@ class Layer(Trackable):
     def __repr__(self) -> str:
         return f"<{type(self).__name__} '{self.name}'>"
 
+    # -- the functional API ----------------------------------------------------
+    @property
+    def input(self):
+        """The symbolic input(s) of this layer's first call on symbolic tensors."""
+        from kerasish.models import symbolic
+
+        return symbolic.node_attribute(self, "input")
+
+    @property
+    def output(self):
+        """The symbolic output(s) of this layer's first call on symbolic tensors."""
+        from kerasish.models import symbolic
+
+        return symbolic.node_attribute(self, "output")
+
+    @property
+    def output_shape(self):
+        """The shape of `output` (a list of shapes for several outputs)."""
+        output = self.output
+        return [t.shape for t in output] if isinstance(output, list) else output.shape
+
     # -- serialization --------------------------------------------------------
     def get_config(self) -> dict:
         """The constructor arguments that rebuild this layer (Keras 3 key names).
@@ -208,6 +232,12 @@ class Layer(Trackable):
         return mask
 
     def __call__(self, inputs, *args, **kwargs):
+        if inputs.__class__ is KerasTensor or (
+            not isinstance(inputs, Tensor) and any_symbolic((inputs, args, kwargs))
+        ):
+            from kerasish.models import symbolic  # the functional API: record a node
+
+            return symbolic.layer_call(self, inputs, args, kwargs)
         inputs = _convert_inputs(inputs)
         previous_mask = kwargs.get("mask")  # a mask given explicitly wins over one attached
         if previous_mask is None:

@@ -115,6 +115,9 @@ class Dense(Layer):
             outputs = outputs + self.bias
         return self.activation(outputs)
 
+    def compute_output_shape(self, input_shape):
+        return tuple(input_shape[:-1]) + (self.units,)
+
     def get_config(self) -> dict:
         return {
             **super().get_config(),
@@ -168,6 +171,9 @@ class Embedding(Layer):
     def call(self, inputs):
         return nn_ops.embedding_lookup(self.embeddings, inputs)
 
+    def compute_output_shape(self, input_shape):
+        return tuple(input_shape) + (self.output_dim,)
+
     def compute_mask(self, inputs, mask=None):
         return math_ops.not_equal(inputs, 0) if self.mask_zero else None
 
@@ -195,6 +201,9 @@ class Activation(Layer):
     def call(self, inputs):
         return self.activation(inputs)
 
+    def compute_output_shape(self, input_shape):
+        return tuple(input_shape)
+
     def get_config(self) -> dict:
         return {**super().get_config(), "activation": self.activation}
 
@@ -207,6 +216,10 @@ class Flatten(Layer):
             raise InvalidArgumentError("Flatten: needs a batch axis, got a scalar")
         return array_ops.reshape(inputs, (inputs.shape[0], int(np.prod(inputs.shape[1:]))))
 
+    def compute_output_shape(self, input_shape):
+        rest = input_shape[1:]
+        return (input_shape[0], None if None in rest else int(np.prod(rest)))
+
 
 class Reshape(Layer):
     """Reshape each example to `target_shape` (the batch axis is kept)."""
@@ -217,6 +230,14 @@ class Reshape(Layer):
 
     def call(self, inputs):
         return array_ops.reshape(inputs, (inputs.shape[0],) + self.target_shape)
+
+    def compute_output_shape(self, input_shape):
+        target = list(self.target_shape)
+        if -1 in target:  # the one free dimension, when the input's size is known
+            rest = input_shape[1:]
+            known = -int(np.prod(target))
+            target[target.index(-1)] = None if None in rest else int(np.prod(rest)) // known
+        return (input_shape[0],) + tuple(target)
 
     def get_config(self) -> dict:
         return {**super().get_config(), "target_shape": list(self.target_shape)}
@@ -237,6 +258,9 @@ class Dropout(Layer):
         if not in_training_mode(self, training) or self.rate == 0:
             return inputs
         return nn_ops.dropout(inputs, self.rate, self.noise_shape, self.seed)
+
+    def compute_output_shape(self, input_shape):
+        return tuple(input_shape)
 
     def get_config(self) -> dict:
         return {**super().get_config(), "rate": self.rate, "seed": self.seed,

@@ -76,6 +76,9 @@ class BatchNormalization(Layer):
             outputs = outputs + array_ops.reshape(self.beta, shape)
         return outputs
 
+    def compute_output_shape(self, input_shape):
+        return tuple(input_shape)
+
     def get_config(self) -> dict:
         return {
             **super().get_config(),

@@ -50,6 +50,16 @@ class Model(Layer):
         "_compile_config", "_structure_cache",  # a cache of variables would rename them
     }
 
+    def __new__(cls, *args, **kwargs):
+        # ks.Model(inputs, outputs) builds a functional model, as in Keras 3
+        if cls is Model and (
+            len(args) >= 2 or ("outputs" in kwargs and (args or "inputs" in kwargs))
+        ):
+            from kerasish.models.functional import Functional
+
+            return super().__new__(Functional)
+        return super().__new__(cls)
+
     def __init__(self, name=None, **kwargs):
         super().__init__(name=name, **kwargs)
         self.optimizer = None
@@ -72,6 +82,38 @@ class Model(Layer):
                 seen.add(id(child))
                 result.append(child)
         return result
+
+    def get_layer(self, name: str | None = None, index: int | None = None) -> Layer:
+        """One of `layers`, by name or by position (give exactly one)."""
+        layers = self.layers
+        if (name is None) == (index is None):
+            raise InvalidArgumentError(
+                f"model '{self.name}': get_layer needs a name or an index (exactly one), "
+                f"got name={name!r}, index={index!r}"
+            )
+        if index is not None:
+            if not -len(layers) <= index < len(layers):
+                raise InvalidArgumentError(
+                    f"model '{self.name}': get_layer(index={index}) is out of range; the model "
+                    f"has {len(layers)} layers"
+                )
+            return layers[index]
+        for layer in layers:
+            if layer.name == name:
+                return layer
+        raise InvalidArgumentError(
+            f"model '{self.name}' has no layer named {name!r}; its layers are "
+            f"{[layer.name for layer in layers]}"
+        )
+
+    @classmethod
+    def from_config(cls, config: dict, custom_objects=None):
+        """A model from `get_config()`; a functional model's config rebuilds its graph."""
+        if "layers" in config and "input_layers" in config:
+            from kerasish.models.functional import Functional
+
+            return Functional.from_config(config, custom_objects)
+        return super().from_config(config)
 
     def build(self, input_shape) -> None:
         """Build by calling the model on a zero batch of `input_shape` (a None batch size is 1)."""

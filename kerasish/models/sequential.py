@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 from kerasish.core.errors import InvalidArgumentError
+from kerasish.core.keras_tensor import KerasTensor
 from kerasish.layers.base import Layer
+from kerasish.layers.input_layer import InputLayer
 from kerasish.models.model import Model
 
 
 class Sequential(Model):
     """Layers applied one after the other.
 
-    Give the first layer an `input_shape` to build at once (so `summary()`
-    works before any data is seen); otherwise it builds on the first call.
+    Start with `ks.Input(shape)` (or give the first layer an `input_shape`) to
+    build at once, so `summary()` works before any data is seen; otherwise it
+    builds on the first call. With an Input, each added layer is called on the
+    symbolic output of the previous one, so shapes are known without data.
 
     Example:
         >>> import kerasish as ks
@@ -21,11 +25,17 @@ class Sequential(Model):
         ... ])
         >>> model.count_params()
         7960
+        >>> ks.Sequential([ks.Input((784,)), ks.layers.Dense(10)]).layers[0].output_shape
+        (None, 10)
     """
+
+    _untracked_attributes = Model._untracked_attributes | {"_input_layer", "_symbolic_outputs"}
 
     def __init__(self, layers=None, name=None):
         super().__init__(name=name)
         self._layers = []
+        self._input_layer = None  # the InputLayer of ks.Input, when the model starts with one
+        self._symbolic_outputs = []  # with an Input: each layer's symbolic output
         for layer in layers or []:
             self.add(layer)
 
@@ -34,12 +44,37 @@ class Sequential(Model):
         return list(self._layers)
 
     def add(self, layer: Layer) -> None:
-        """Append a layer; builds the model if the first layer declares an input shape."""
+        """Append a layer; builds the model if it starts with an Input or an input shape."""
+        if isinstance(layer, KerasTensor):  # Sequential([ks.Input(...), ...])
+            if not isinstance(layer._keras_history.operation, InputLayer):
+                raise InvalidArgumentError(
+                    f"Sequential.add: got the symbolic output of layer "
+                    f"'{layer._keras_history.operation.name}'; add layers, or a ks.Input first"
+                )
+            layer = layer._keras_history.operation
+        if isinstance(layer, InputLayer):
+            if self._layers or self._input_layer is not None:
+                raise InvalidArgumentError(
+                    f"Sequential '{self.name}': an Input can only come first, before any layer"
+                )
+            self._input_layer = layer
+            self.built = True
+            return
         if not isinstance(layer, Layer):
             raise InvalidArgumentError(
                 f"Sequential.add expects a layer, got {type(layer).__name__}"
             )
         self._layers.append(layer)
+        if self._input_layer is not None:
+            previous = self._symbolic_outputs[-1] if self._symbolic_outputs else (
+                self._input_layer.output
+            )
+            try:
+                self._symbolic_outputs.append(layer(previous))
+            except Exception:
+                self._layers.pop()
+                raise
+            return
         first_shape = self._layers[0]._batch_input_shape
         if first_shape is not None:
             self.built = False
@@ -49,7 +84,31 @@ class Sequential(Model):
         """Remove and return the last layer."""
         if not self._layers:
             raise InvalidArgumentError("Sequential.pop: there are no layers")
+        if self._symbolic_outputs:
+            self._symbolic_outputs.pop()
         return self._layers.pop()
+
+    @property
+    def inputs(self) -> list:
+        """The symbolic input (a one-item list) when the model starts with ks.Input."""
+        return [self.input]
+
+    @property
+    def outputs(self) -> list:
+        """The symbolic output of the last layer (a one-item list), with ks.Input."""
+        return [self.output]
+
+    @property
+    def input(self):
+        if self._input_layer is None:
+            raise AttributeError(
+                f"Sequential '{self.name}' has no symbolic input: start it with ks.Input(shape)"
+            )
+        return self._input_layer.output
+
+    @property
+    def output(self):
+        return self._symbolic_outputs[-1] if self._symbolic_outputs else self.input
 
     def call(self, inputs, training=None):
         outputs = inputs

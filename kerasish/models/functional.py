@@ -1,0 +1,460 @@
+"""Functional models: `ks.Model(inputs, outputs)` over a graph of recorded layer calls.
+
+`ks.Input` and the layers and ops called on it record nodes (see
+`kerasish.models.symbolic`); `Functional` walks back from the outputs to the
+inputs once, keeps the nodes in topological order, and, when called on data,
+runs them in that order with eager ops, so gradients flow through the normal
+tape and `training` reaches every layer as in any other call. Shared layers
+(one layer called on two inputs) keep one set of weights; a functional model
+called on symbolic tensors records one node, like any layer.
+
+Checkpoint paths name each layer: `layers/<layer name>/<weight>`, so they do not
+depend on the order in which the graph was walked.
+
+Example:
+    >>> import kerasish as ks
+    >>> inputs = ks.Input((4,), name="features")
+    >>> hidden = ks.layers.Dense(8, activation="relu", name="hidden")(inputs)
+    >>> outputs = ks.layers.Dense(1, name="score")(hidden)
+    >>> model = ks.Model(inputs, outputs, name="scorer")
+    >>> [layer.name for layer in model.layers]
+    ['features', 'hidden', 'score']
+    >>> model(ks.ones([2, 4])).shape
+    (2, 1)
+"""
+
+from __future__ import annotations
+
+from kerasish.core import nest
+from kerasish.core.errors import InvalidArgumentError
+from kerasish.core.keras_tensor import KerasTensor, inbound_nodes, producing_node
+from kerasish.core.ops import array_ops, math_ops
+from kerasish.core.tensor import Tensor
+from kerasish.layers.base import Layer
+from kerasish.layers.input_layer import InputLayer
+from kerasish.models.model import Model
+
+
+class _NotYetCalled(Exception):
+    """A node of a config reads a layer call that has not been rebuilt yet."""
+
+
+def _describe(tensor) -> str:
+    return f"'{tensor.name}' (shape {tensor.shape})"
+
+
+def _check_symbolic(what: str, structure) -> list:
+    flat = nest.flatten(structure)
+    if not flat:
+        raise InvalidArgumentError(f"Model: `{what}` is empty; pass at least one ks.Input")
+    for index, item in enumerate(flat):
+        if not isinstance(item, KerasTensor):
+            raise InvalidArgumentError(
+                f"Model: every value of `{what}` must be a symbolic tensor (from ks.Input or a "
+                f"layer called on one); {what}[{index}] is a {type(item).__name__}"
+            )
+    return flat
+
+
+def _operations_by_depth(nodes: list, entry_order: dict, flat_inputs: list) -> list:
+    """The graph's operations ordered as Keras orders `model.layers`: by depth (the longest
+    path to an output) from the inputs down, ties in the order the walk first met them."""
+    node_depth: dict = {}
+    operation_depth: dict = {}
+    operations: dict = {}
+    for node in reversed(nodes):
+        depth = max(node_depth.get(id(node), 0), operation_depth.get(id(node.operation), 0))
+        operation_depth[id(node.operation)] = node_depth[id(node)] = depth
+        operations[id(node.operation)] = node.operation
+        for tensor in node.input_tensors:
+            parent = id(producing_node(tensor))
+            node_depth[parent] = max(depth + 1, node_depth.get(parent, 0))
+    for tensor in flat_inputs:  # inputs no output depends on still belong to the model
+        operation = tensor._keras_history.operation
+        if id(operation) not in operations and isinstance(operation, InputLayer):
+            operations[id(operation)] = operation
+            operation_depth[id(operation)], entry_order[id(operation)] = 0, -1
+    return sorted(
+        operations.values(),
+        key=lambda op: (-operation_depth[id(op)], entry_order[id(op)]),
+    )
+
+
+class Functional(Model):
+    """A model defined by its inputs and outputs; made by `ks.Model(inputs, outputs)`.
+
+    Args:
+        inputs: a symbolic tensor from `ks.Input`, or a list or dict of them.
+        outputs: a symbolic tensor computed from the inputs, or a list or dict.
+        name: the model name.
+    """
+
+    _untracked_attributes = Model._untracked_attributes | {
+        "_inputs_struct", "_outputs_struct", "_flat_inputs", "_flat_outputs", "_nodes",
+        "_operations", "output_names", "input_names",
+    }
+
+    def __init__(self, inputs, outputs, name=None, **kwargs):
+        super().__init__(name=name, **kwargs)
+        flat_inputs = _check_symbolic("inputs", inputs)
+        flat_outputs = _check_symbolic("outputs", outputs)
+        self._inputs_struct = nest.pack_sequence_as(inputs, flat_inputs)
+        self._outputs_struct = nest.pack_sequence_as(outputs, flat_outputs)
+        self._flat_inputs, self._flat_outputs = flat_inputs, flat_outputs
+        graph_nodes, entry_order = self._walk_graph()
+        self._nodes = [n for n in graph_nodes if not isinstance(n.operation, InputLayer)]
+        operations = _operations_by_depth(graph_nodes, entry_order, flat_inputs)
+        names: dict = {}
+        for operation in operations:
+            if operation.name in names:
+                raise InvalidArgumentError(
+                    f"model '{self.name}': the name '{operation.name}' is used by two layers "
+                    f"({names[operation.name]!r} and {operation!r}); names in a model must be "
+                    "unique: pass name=... to one of them"
+                )
+            names[operation.name] = operation
+        self._operations = operations
+        self.input_names = [t._keras_history.operation.name for t in flat_inputs]
+        self.output_names = [t._keras_history.operation.name for t in flat_outputs]
+        self.built = True
+
+    def _walk_graph(self) -> tuple:
+        """(the graph's nodes, each after the nodes it reads; {operation id: order of first
+        visit}), walking back from the outputs depth first, as Keras does."""
+        input_ids = {id(t) for t in self._flat_inputs}
+        done: set = set()
+        order: list = []
+        entry_order: dict = {}
+
+        def enter(tensor, stack, index, output) -> None:
+            node = producing_node(tensor)
+            if id(node) in done:
+                return
+            is_input = isinstance(node.operation, InputLayer)
+            if id(tensor) in input_ids and not is_input:
+                done.add(id(node))  # an intermediate tensor given as an input: a graph edge
+                return
+            if is_input and id(tensor) not in input_ids:
+                self._raise_disconnected(tensor, [n for n, _ in stack], index, output)
+            entry_order.setdefault(id(node.operation), len(entry_order))
+            stack.append((node, 0))
+
+        for index, output in enumerate(self._flat_outputs):
+            stack: list = []
+            enter(output, stack, index, output)
+            while stack:
+                node, next_input = stack[-1]
+                if next_input == len(node.input_tensors):
+                    stack.pop()
+                    done.add(id(node))
+                    order.append(node)
+                    continue
+                stack[-1] = (node, next_input + 1)
+                enter(node.input_tensors[next_input], stack, index, output)
+        return order, entry_order
+
+    def _raise_disconnected(self, tensor, path_nodes, index, output) -> None:
+        path = " -> ".join([tensor.name] + [n.operation.name for n in reversed(path_nodes)])
+        given = ", ".join(repr(t.name) for t in self._flat_inputs)
+        raise InvalidArgumentError(
+            f"model '{self.name}': output {index} {_describe(output)} depends on the input "
+            f"{_describe(tensor)}, which is not among the model's inputs ({given}); it is read "
+            f"by layer '{path_nodes[-1].operation.name}', on the path {path}. Add it to "
+            "`inputs`, or compute the output from the given inputs only"
+        )
+
+    # -- structure ------------------------------------------------------------
+    @property
+    def layers(self) -> list:
+        """The layers of the graph in topological order, the InputLayers first (ops excluded)."""
+        return [op for op in self._operations if isinstance(op, Layer)]
+
+    @property
+    def inputs(self) -> list:
+        """The symbolic inputs, as a flat list."""
+        return list(self._flat_inputs)
+
+    @property
+    def outputs(self) -> list:
+        """The symbolic outputs, as a flat list."""
+        return list(self._flat_outputs)
+
+    @property
+    def input(self):
+        """The symbolic inputs in the structure given to the constructor."""
+        return self._inputs_struct
+
+    @property
+    def output(self):
+        """The symbolic outputs in the structure given to the constructor."""
+        return self._outputs_struct
+
+    @property
+    def input_shape(self):
+        shapes = [t.shape for t in self._flat_inputs]
+        return shapes[0] if len(shapes) == 1 else shapes
+
+    @property
+    def output_shape(self):
+        shapes = [t.shape for t in self._flat_outputs]
+        return shapes[0] if len(shapes) == 1 else shapes
+
+    def _tracked_children(self) -> list:
+        children = super()._tracked_children()
+        children.extend((f"layers/{layer.name}", layer) for layer in self.layers)
+        return children
+
+    # -- running --------------------------------------------------------------
+    def call(self, inputs, training=None, mask=None):
+        # `mask` is accepted for Keras's signature; masks travel on the tensors themselves
+        values = {id(t): v for t, v in zip(self._flat_inputs, self._match_inputs(inputs))}
+        for node in self._nodes:
+            leaves = nest.flatten((node.args, node.kwargs))
+            args, kwargs = nest.pack_sequence_as(
+                (node.args, node.kwargs),
+                [values[id(x)] if isinstance(x, KerasTensor) else x for x in leaves],
+            )
+            outputs = node.operation(*args, **kwargs)
+            for tensor, value in zip(node.output_tensors, nest.flatten(outputs)):
+                values[id(tensor)] = value
+        return nest.pack_sequence_as(
+            self._outputs_struct, [values[id(t)] for t in self._flat_outputs]
+        )
+
+    def compute_output_spec(self, inputs, training=None, mask=None):
+        """Symbolic outputs for symbolic `inputs` (checked like data), used when nesting."""
+        self._match_inputs(inputs)
+        return nest.pack_sequence_as(
+            self._outputs_struct, [KerasTensor(t.shape, t.dtype) for t in self._flat_outputs]
+        )
+
+    def _expected(self) -> str:
+        return ", ".join(_describe(t) for t in self._flat_inputs)
+
+    def _match_inputs(self, inputs) -> list:
+        """The given inputs in the order of `self.inputs`, checked and cast to their dtypes."""
+        expected = self._inputs_struct
+        if isinstance(expected, dict):
+            given = self._by_name(inputs, dict(expected), "keys")
+            flat = nest.flatten({key: given[key] for key in expected})
+        elif isinstance(inputs, dict):
+            names = {t.name: t for t in self._flat_inputs}
+            given = self._by_name(inputs, names, "input names")
+            flat = [given[t.name] for t in self._flat_inputs]
+        else:
+            flat = nest.flatten(inputs)
+            if len(flat) != len(self._flat_inputs):
+                shapes = ", ".join(
+                    str(x.shape) if hasattr(x, "shape") else type(x).__name__ for x in flat
+                )
+                raise InvalidArgumentError(
+                    f"expects {len(self._flat_inputs)} input(s): {self._expected()}; got "
+                    f"{len(flat)}: {shapes or 'nothing'}"
+                )
+        return [self._conform(t, x) for t, x in zip(self._flat_inputs, flat)]
+
+    def _by_name(self, inputs, expected: dict, what: str) -> dict:
+        if not isinstance(inputs, dict):
+            raise InvalidArgumentError(
+                f"expects a dict of inputs with {what} {sorted(expected)}, got a "
+                f"{type(inputs).__name__}"
+            )
+        missing = [key for key in expected if key not in inputs]
+        unexpected = [key for key in inputs if key not in expected]
+        if missing or unexpected:
+            raise InvalidArgumentError(
+                f"expects inputs with {what} {sorted(expected)}; got {sorted(inputs)} "
+                f"(missing: {missing or 'none'}; unexpected: {unexpected or 'none'})"
+            )
+        return inputs
+
+    def _conform(self, expected: KerasTensor, value):
+        """`value` with the rank and dtype of `expected`, or an error naming both shapes."""
+        if not isinstance(value, Tensor):
+            raise InvalidArgumentError(
+                f"input {_describe(expected)} was given a {type(value).__name__}, not a tensor"
+            )
+        shape = value.shape
+        symbolic = isinstance(value, KerasTensor)  # a nested call: check only, record nothing
+        if not symbolic and len(shape) == len(expected.shape) - 1 and expected.shape[-1] == 1:
+            value = array_ops.expand_dims(value, -1)  # (batch,) for (None, 1), as Keras does
+        elif not symbolic and len(shape) == len(expected.shape) + 1 and shape[-1] == 1:
+            value = array_ops.squeeze(value, -1)
+        if len(value.shape) != len(expected.shape) or any(
+            want is not None and got is not None and want != got
+            for want, got in zip(expected.shape, value.shape)
+        ):
+            raise InvalidArgumentError(
+                f"input {_describe(expected)} was given shape {shape}; expected shape "
+                f"{expected.shape} (None: any size)"
+            )
+        if value.dtype != expected.dtype and not symbolic:
+            value = math_ops.cast(value, expected.dtype)
+        return value
+
+    # -- serialization ------------------------------------------------------------
+    def get_config(self) -> dict:
+        """The graph in Keras 3's functional config: layers with their inbound nodes.
+
+        Each layer is serialized with `ks.saving.serialize_keras_object`; a symbolic
+        argument of a node is `{"class_name": "__keras_tensor__", "config": {"shape",
+        "dtype", "keras_history": [layer name, node index, tensor index]}}`, with node
+        indices counted over this model's nodes only (a shared layer may have others).
+        """
+        from kerasish.saving import serialize_keras_object
+
+        own = {id(node) for node in self._nodes}
+        own.update(id(producing_node(t)) for t in self._flat_inputs)
+
+        def reference(tensor, endpoint: bool) -> list:
+            operation, node_index, tensor_index = tensor._keras_history
+            index = sum(1 for node in inbound_nodes(operation)[:node_index] if id(node) in own)
+            if endpoint and isinstance(operation, Functional):
+                index += 1  # Keras counts a nested model's own graph as its node 0 here
+            return [operation.name, index, tensor_index]
+
+        def serialize_argument(value):
+            if isinstance(value, KerasTensor):
+                return {"class_name": "__keras_tensor__", "config": {
+                    "shape": list(value.shape), "dtype": value.dtype.name,
+                    "keras_history": reference(value, endpoint=False)}}
+            if isinstance(value, (list, tuple)):
+                return [serialize_argument(item) for item in value]
+            if isinstance(value, dict):
+                return {key: serialize_argument(item) for key, item in value.items()}
+            return serialize_keras_object(value)
+
+        def endpoints(structure):
+            if isinstance(structure, KerasTensor):
+                return reference(structure, endpoint=True)
+            if isinstance(structure, dict):
+                return {key: endpoints(item) for key, item in structure.items()}
+            return [endpoints(item) for item in structure]
+
+        layers = []
+        for operation in self._operations:
+            layer_config = serialize_keras_object(operation)
+            layer_config["name"] = operation.name
+            layer_config["inbound_nodes"] = [
+                {"args": serialize_argument(list(node.args)),
+                 "kwargs": serialize_argument(node.kwargs)}
+                for node in inbound_nodes(operation) if id(node) in own and node.input_tensors
+            ]
+            layers.append(layer_config)
+        return {
+            "name": self.name,
+            "trainable": self.trainable,
+            "layers": layers,
+            "input_layers": endpoints(self._inputs_struct),
+            "output_layers": endpoints(self._outputs_struct),
+        }
+
+    @classmethod
+    def from_config(cls, config: dict, custom_objects=None):
+        """Rebuild the graph of `get_config()` (ours or Keras 3's): new, unbuilt-from-data
+        layers called on each other in the recorded order."""
+        from kerasish.saving import deserialize_keras_object
+
+        created: dict = {}
+        pending: dict = {}
+        for layer_config in config["layers"]:
+            name = layer_config["name"]
+            operation = deserialize_keras_object(layer_config, custom_objects=custom_objects)
+            created[name] = operation
+            pending[name] = list(layer_config.get("inbound_nodes") or [])
+
+        def revive(value):
+            if isinstance(value, list):
+                return [revive(item) for item in value]
+            if not isinstance(value, dict):
+                return value
+            if value.get("class_name") == "__keras_tensor__":
+                name, node_index, tensor_index = value["config"]["keras_history"]
+                if name not in created:
+                    raise InvalidArgumentError(
+                        f"model config '{config.get('name')}': a node reads layer '{name}', "
+                        "which is not in the config's layers"
+                    )
+                nodes = inbound_nodes(created[name])
+                if node_index >= len(nodes):
+                    raise _NotYetCalled(name)
+                return nodes[node_index].output_tensors[tensor_index]
+            if "class_name" in value:
+                return deserialize_keras_object(value, custom_objects=custom_objects)
+            return {key: revive(item) for key, item in value.items()}
+
+        while any(pending.values()):
+            progressed = False
+            for name, node_configs in pending.items():
+                while node_configs:
+                    try:
+                        args = revive(node_configs[0].get("args", []))
+                        kwargs = revive(node_configs[0].get("kwargs", {}))
+                    except _NotYetCalled:
+                        break
+                    created[name](*args, **kwargs)
+                    node_configs.pop(0)
+                    progressed = True
+            if not progressed:
+                waiting = sorted(name for name, nodes in pending.items() if nodes)
+                raise InvalidArgumentError(
+                    f"model config '{config.get('name')}': the calls of {waiting} read "
+                    "outputs no layer produces (a cycle or a missing layer)"
+                )
+
+        def tensors(structure):
+            if (isinstance(structure, list) and len(structure) == 3
+                    and isinstance(structure[0], str)):
+                name, node_index, tensor_index = structure
+                operation = created[name]
+                if isinstance(operation, Functional):
+                    node_index -= 1
+                return inbound_nodes(operation)[node_index].output_tensors[tensor_index]
+            if isinstance(structure, dict):
+                return {key: tensors(item) for key, item in structure.items()}
+            return [tensors(item) for item in structure]
+
+        model = cls(tensors(config["input_layers"]), tensors(config["output_layers"]),
+                    name=config.get("name"))
+        if config.get("trainable") is False:
+            model.trainable = False
+        return model
+
+    # -- display ----------------------------------------------------------------
+    def summary(self, print_fn=print, line_length: int = 98) -> None:
+        """Print every layer and op of the graph: output shape, parameters, inputs it reads."""
+        own = {id(node) for node in self._nodes}
+        widths = (line_length * 30 // 100, line_length * 22 // 100, line_length * 12 // 100)
+        rule = "_" * line_length
+
+        def row(*cells):
+            first = "".join(f"{cell:<{width}}" for cell, width in zip(cells, widths))
+            return first + cells[3]
+
+        print_fn(f'Model: "{self.name}"')
+        print_fn(rule)
+        print_fn(row("Layer (type)", "Output Shape", "Param #", "Connected to"))
+        print_fn("=" * line_length)
+        for operation in self._operations:
+            nodes = [node for node in inbound_nodes(operation) if id(node) in own]
+            if not nodes:  # an input layer
+                nodes = inbound_nodes(operation)[:1]
+            shapes = [t.shape for t in nodes[0].output_tensors]
+            params = operation.count_params() if isinstance(operation, Layer) else 0
+            sources = [
+                f"{t._keras_history.operation.name}[{t._keras_history.node_index}]"
+                f"[{t._keras_history.tensor_index}]"
+                for node in nodes for t in node.input_tensors
+            ]
+            print_fn(row(
+                f"{operation.name} ({type(operation).__name__})",
+                str(shapes[0] if len(shapes) == 1 else shapes), f"{params:,}",
+                ", ".join(sources) or "-",
+            ))
+        print_fn("=" * line_length)
+        trainable = sum(v.size for v in self.trainable_variables)
+        non_trainable = sum(v.size for v in self.non_trainable_variables)
+        print_fn(f"Total params: {trainable + non_trainable:,}")
+        print_fn(f"Trainable params: {trainable:,}")
+        print_fn(f"Non-trainable params: {non_trainable:,}")
+        print_fn(rule)

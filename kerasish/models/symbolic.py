@@ -1,0 +1,280 @@
+"""Symbolic calls of the functional API: `ks.Input`, nodes, op nodes and shape inference.
+
+Calling a layer on a `KerasTensor` (from `ks.Input`) does not compute: it records
+a `Node` (the layer, the call's arguments with their symbolic tensors, and new
+symbolic outputs) and returns the outputs. An op applied to a symbolic tensor
+(`x + 1`, `x[:, 0]`, `ks.concat`, `ks.nn.relu`) reaches `primitive.apply`, whose
+error path sees the symbolic input and comes here: each primitive becomes a
+`PrimitiveOp` node, so composite ops and plain Python arithmetic mix freely with
+layers.
+
+How output shapes are inferred (without running the model on data):
+
+1. A layer with `compute_output_spec(*args, **kwargs)` (symbolic tensors in,
+   symbolic tensors out, as in Keras 3) or `compute_output_shape(input_shape)`
+   answers directly; the built-in layers have the latter. Its weights are built
+   first, from the symbolic input shape, as Keras does. The output dtype is the
+   layer's dtype when the layer has weights (it casts its inputs, as Dense does
+   for integers), else the dtype of its first input.
+2. Any other layer, and every primitive, is run once on zero arrays where each
+   unknown (None) dimension is given a small sentinel size, then again with a
+   second sentinel size if there are unknown dimensions; an output dimension that
+   differs between the two runs is unknown (None). This runs under no tape, in
+   inference mode (`training=False`), and `add_loss` terms it adds are dropped.
+   It costs one call on a few examples, and it builds the layer's weights.
+
+Example:
+    >>> import kerasish as ks
+    >>> x = ks.Input((3,))
+    >>> y = ks.layers.Dense(4)(x) * 2.0
+    >>> y.shape
+    (None, 4)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kerasish.core import backend, nest
+from kerasish.core import tape as tape_module
+from kerasish.core.errors import InvalidArgumentError, KerasishError
+from kerasish.core.keras_tensor import KerasTensor, Node, any_symbolic
+from kerasish.core.tensor import Tensor, as_dtype, convert_to_tensor
+from kerasish.layers.base import Layer, unique_name
+
+# The sizes an unknown dimension takes in the two inference runs: small (cheap), above 1
+# (so broadcasting cannot hide them), and with common factors (so reshapes with -1 work).
+SENTINEL_SIZES = (4, 8)
+
+
+def node_attribute(layer, which: str):
+    """`layer.input` / `layer.output`: the tensors of its first call, as Keras 3 returns them."""
+    nodes = getattr(layer, "_inbound_nodes", None)
+    if not nodes:
+        raise AttributeError(
+            f"layer '{layer.name}' has never been called on a symbolic tensor (ks.Input), "
+            f"so it has no {which}"
+        )
+    tensors = nodes[0].input_tensors if which == "input" else nodes[0].output_tensors
+    return tensors[0] if len(tensors) == 1 else list(tensors)
+
+
+# -- op nodes ------------------------------------------------------------------------
+
+
+class PrimitiveOp:
+    """An op node: one primitive with fixed attributes, applied to symbolic tensors.
+
+    Calling it on tensors runs the primitive eagerly (recorded on tapes as usual);
+    calling it on symbolic tensors records another node of this op.
+
+    Args:
+        primitive: a registered primitive, or its name ('add').
+        attrs: the primitive's attributes (an axis, a shape, an index).
+        name: the node name in a model (default: the primitive's name, made unique).
+    """
+
+    def __init__(self, primitive, attrs: dict | None = None, name: str | None = None):
+        if isinstance(primitive, str):
+            from kerasish.core.primitive import REGISTRY
+
+            if primitive not in REGISTRY:
+                raise InvalidArgumentError(f"PrimitiveOp: there is no primitive {primitive!r}")
+            primitive = REGISTRY[primitive]
+        self.primitive = primitive
+        self.attrs = dict(attrs or {})
+        self.name = name or unique_name(primitive.name)
+        self._inbound_nodes: list = []
+
+    def __call__(self, *inputs):
+        from kerasish.core.primitive import apply
+
+        inputs = tuple(x if isinstance(x, Tensor) else convert_to_tensor(x) for x in inputs)
+        if any_symbolic(inputs):
+            return self.symbolic_call(inputs)
+        return apply(self.primitive, inputs, self.attrs)
+
+    def symbolic_call(self, inputs: tuple):
+        """Record a node of this op on `inputs` (some symbolic) and return its outputs."""
+        prim, attrs = self.primitive, self.attrs
+
+        def run(*tensors):
+            out = prim.forward(*[t._value for t in tensors], **attrs)
+            return tuple(out) if prim.multi_output else out
+
+        try:
+            specs = infer_output_specs(run, inputs, {})
+        except KerasishError:
+            raise
+        except Exception as exc:
+            from kerasish.core.primitive import op_error
+
+            raise op_error(prim, exc, inputs, attrs) from exc
+        return Node(self, inputs, {}, specs).outputs
+
+    def get_config(self) -> dict:
+        return {"name": self.name, "primitive": self.primitive.name,
+                "attrs": _encode_attr(self.attrs)}
+
+    @classmethod
+    def from_config(cls, config: dict):
+        return cls(config["primitive"], _decode_attr(config["attrs"]), config["name"])
+
+    def __repr__(self) -> str:
+        return f"<PrimitiveOp '{self.name}' ({self.primitive.name})>"
+
+
+def primitive_call(prim, inputs: tuple, attrs: dict):
+    """Record `prim(inputs, attrs)` on symbolic inputs as a new op node; return its outputs."""
+    return PrimitiveOp(prim, attrs).symbolic_call(tuple(inputs))
+
+
+def _encode_attr(value):
+    """A primitive attribute as JSON data (tuples, slices, Ellipsis and arrays tagged)."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.dtype):
+        return {"dtype": value.name}
+    if isinstance(value, type) and issubclass(value, np.generic):
+        return {"dtype": np.dtype(value).name}
+    if value is Ellipsis:
+        return {"ellipsis": True}
+    if isinstance(value, slice):
+        return {"slice": [_encode_attr(v) for v in (value.start, value.stop, value.step)]}
+    if isinstance(value, tuple):
+        return {"tuple": [_encode_attr(v) for v in value]}
+    if isinstance(value, list):
+        return [_encode_attr(v) for v in value]
+    if isinstance(value, dict):
+        return {"dict": {key: _encode_attr(v) for key, v in value.items()}}
+    if isinstance(value, Tensor):
+        value = value.numpy()
+    if hasattr(value, "dtype") and hasattr(value, "shape"):
+        array = np.asarray(backend.to_numpy(value))
+        return {"array": array.tolist(), "dtype": array.dtype.name}
+    raise InvalidArgumentError(
+        f"cannot serialize the op attribute {value!r} ({type(value).__name__})"
+    )
+
+
+def _decode_attr(value):
+    if isinstance(value, list):
+        return [_decode_attr(v) for v in value]
+    if not isinstance(value, dict):
+        return value
+    if "array" in value:
+        return np.asarray(value["array"], dtype=value["dtype"])
+    if "dtype" in value:
+        return np.dtype(value["dtype"])
+    if "ellipsis" in value:
+        return Ellipsis
+    if "slice" in value:
+        return slice(*[_decode_attr(v) for v in value["slice"]])
+    if "tuple" in value:
+        return tuple(_decode_attr(v) for v in value["tuple"])
+    return {key: _decode_attr(v) for key, v in value["dict"].items()}
+
+
+# -- layers --------------------------------------------------------------------------
+
+
+def layer_call(layer: Layer, inputs, args: tuple, kwargs: dict):
+    """Record a call of `layer` on symbolic tensors: build it, infer outputs, add a node."""
+    try:
+        if not layer.built:
+            layer._build_from(inputs)
+        specs = _layer_output_specs(layer, inputs, args, kwargs)
+    except KerasishError as exc:
+        if str(exc).startswith(f"layer '{layer.name}'"):
+            raise
+        raise type(exc)(f"layer '{layer.name}' ({type(layer).__name__}): {exc}") from exc
+    node = Node(layer, (inputs,) + tuple(args), kwargs, specs)
+    layer.output_shape_seen = node.output_tensors[0].shape
+    return node.outputs
+
+
+def _layer_output_specs(layer: Layer, inputs, args: tuple, kwargs: dict):
+    compute_spec = getattr(layer, "compute_output_spec", None)
+    if compute_spec is not None:
+        return compute_spec(inputs, *args, **kwargs)
+    compute_shape = getattr(layer, "compute_output_shape", None)
+    if compute_shape is not None:
+        shapes = compute_shape(nest.pack_sequence_as(
+            inputs, [t.shape for t in nest.flatten(inputs)]
+        ))
+        first = nest.flatten(inputs)[0]
+        dtype = layer.dtype if layer.weights or not isinstance(first, Tensor) else first.dtype
+        return _specs_from_shapes(shapes, dtype)
+
+    def run(*call_args, **call_kwargs):
+        watched = [(each, len(each._added_losses)) for each in [layer] + layer.submodules]
+        try:
+            return layer(*call_args, **call_kwargs, training=False)
+        finally:
+            for each, count in watched:
+                del each._added_losses[count:]
+
+    kwargs = {k: v for k, v in kwargs.items() if k != "training"}
+    try:
+        return infer_output_specs(run, (inputs,) + tuple(args), kwargs)
+    except KerasishError as exc:
+        shapes = ", ".join(str(t.shape) for t in nest.flatten(inputs))
+        raise type(exc)(
+            f"while inferring the output of a call on symbolic inputs of shape {shapes} "
+            f"(run on zeros, unknown dimensions set to {SENTINEL_SIZES[0]}): {exc}"
+        ) from exc
+
+
+def _is_shape(value) -> bool:
+    return isinstance(value, (tuple, list)) and all(
+        d is None or isinstance(d, (int, np.integer)) for d in value
+    )
+
+
+def _specs_from_shapes(shapes, dtype):
+    """KerasTensors (no history) for a shape or a nested list/tuple/dict of shapes."""
+    if _is_shape(shapes):
+        return KerasTensor(tuple(shapes), dtype)
+    if isinstance(shapes, dict):
+        return {key: _specs_from_shapes(value, dtype) for key, value in shapes.items()}
+    return type(shapes)(_specs_from_shapes(value, dtype) for value in shapes)
+
+
+# -- shape inference by evaluation ---------------------------------------------------
+
+
+def _zeros_for(tensor: KerasTensor, size: int) -> Tensor:
+    shape = tuple(size if d is None else d for d in tensor.shape)
+    return Tensor(backend.to_device(np.zeros(shape, tensor.dtype)))
+
+
+def infer_output_specs(run, args: tuple, kwargs: dict):
+    """Output KerasTensors of `run(*args, **kwargs)`, found by running it on zeros.
+
+    Symbolic arguments become zero tensors whose unknown dimensions take a
+    sentinel size; with unknown dimensions it runs twice, and an output
+    dimension that differs between the runs is unknown.
+    """
+    flat = nest.flatten((args, kwargs))
+    symbolic = [t for t in flat if isinstance(t, KerasTensor)]
+    unknown = any(d is None for t in symbolic for d in t.shape)
+    runs = []
+    for size in SENTINEL_SIZES if unknown else SENTINEL_SIZES[:1]:
+        concrete = [_zeros_for(t, size) if isinstance(t, KerasTensor) else t for t in flat]
+        call_args, call_kwargs = nest.pack_sequence_as((args, kwargs), concrete)
+        with tape_module.paused(), np.errstate(all="ignore"):
+            runs.append(run(*call_args, **call_kwargs))
+    first = nest.flatten(runs[0])
+    last = nest.flatten(runs[-1])
+    specs = []
+    for index, (a, b) in enumerate(zip(first, last)):
+        if not hasattr(a, "shape") or not hasattr(a, "dtype"):
+            raise InvalidArgumentError(
+                f"output {index} is a {type(a).__name__}, not a tensor; a layer called on "
+                "symbolic tensors must return tensors"
+            )
+        shape = tuple(d if d == e else None for d, e in zip(a.shape, b.shape))
+        specs.append(KerasTensor(shape, as_dtype(a.dtype)))
+    return nest.pack_sequence_as(runs[0], specs)

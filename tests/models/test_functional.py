@@ -1,0 +1,392 @@
+"""The functional API: ks.Input, symbolic layer and op calls, ks.Model(inputs, outputs)."""
+
+import json
+import re
+
+import numpy as np
+import pytest
+
+import kerasish as ks
+from kerasish.core.keras_tensor import KerasTensor
+from kerasish.models.functional import Functional
+from kerasish.tracking import named_variables
+
+
+def rand(*shape, seed=0):
+    return np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
+
+
+def two_input_model():
+    a = ks.Input((3,), name="a")
+    b = ks.Input((3,), name="b")
+    shared = ks.layers.Dense(4, activation="relu", name="shared")
+    joined = ks.concat([shared(a), shared(b)], -1)
+    score = ks.layers.Dense(1, name="score")(joined * 0.5 + 1.0)
+    return ks.Model([a, b], score, name="pair"), shared
+
+
+# -- symbolic tensors -----------------------------------------------------------------------
+
+
+def test_input_is_a_symbolic_tensor_with_keras_history():
+    x = ks.Input((28, 28, 1), name="image", dtype="float32")
+    assert isinstance(x, KerasTensor)
+    assert x.shape == (None, 28, 28, 1) and x.dtype == np.float32 and x.name == "image"
+    layer, node_index, tensor_index = x._keras_history
+    assert isinstance(layer, ks.layers.InputLayer) and (node_index, tensor_index) == (0, 0)
+    assert ks.layers.Input((2,), batch_size=8).shape == (8, 2)
+    assert ks.Input(batch_shape=(None, None), dtype="int32").dtype == np.int32
+
+
+def test_input_errors_name_the_problem():
+    with pytest.raises(ks.InvalidArgumentError, match="give the shape of one example"):
+        ks.layers.InputLayer()
+    with pytest.raises(ks.InvalidArgumentError, match="sparse inputs are not supported"):
+        ks.Input((3,), sparse=True)
+
+
+def test_symbolic_tensor_refuses_values_with_a_clear_message():
+    x = ks.Input((3,))
+    with pytest.raises(TypeError, match="has no values"):
+        x.numpy()
+    with pytest.raises(TypeError, match="has no values"):
+        np.asarray(x)
+    with pytest.raises(TypeError, match="cannot be used as a Python bool"):
+        bool(x)
+    with pytest.raises(TypeError, match="only known when the model runs"):
+        float(x)
+
+
+@pytest.mark.parametrize(
+    "layer, in_shape, dtype",
+    [
+        (lambda: ks.layers.Dense(5), (7,), "float32"),
+        (lambda: ks.layers.Dense(5), (2, 7), "int32"),
+        (lambda: ks.layers.Embedding(10, 4), (6,), "int32"),
+        (lambda: ks.layers.Conv2D(3, 3), (9, 8, 2), "float32"),
+        (lambda: ks.layers.Conv2D(3, (3, 2), strides=2, padding="same"), (9, 8, 2), "float32"),
+        (lambda: ks.layers.MaxPooling2D(), (9, 8, 2), "float32"),
+        (lambda: ks.layers.AveragePooling2D(3, strides=2, padding="same"), (9, 8, 2), "float32"),
+        (lambda: ks.layers.Flatten(), (3, 4), "float32"),
+        (lambda: ks.layers.Reshape((2, -1)), (3, 4), "float32"),
+        (lambda: ks.layers.Dropout(0.3), (3,), "float32"),
+        (lambda: ks.layers.BatchNormalization(), (3, 4), "float32"),
+        (lambda: ks.layers.Activation("softmax"), (4,), "float32"),
+    ],
+)
+def test_builtin_layers_infer_the_shape_and_dtype_they_produce(layer, in_shape, dtype):
+    symbolic_layer, eager_layer = layer(), layer()
+    out = symbolic_layer(ks.Input(in_shape, dtype=dtype))
+    assert symbolic_layer.built and len(symbolic_layer.weights) == len(eager_layer.weights) or (
+        not eager_layer.weights
+    )
+    data = np.ones((2,) + in_shape, dtype=dtype)
+    eager = eager_layer(data)
+    assert out.shape == (None,) + eager.shape[1:]
+    assert out.dtype == eager.dtype
+
+
+def test_layer_without_compute_output_shape_is_inferred_on_zeros_without_side_effects():
+    class Pairs(ks.layers.Layer):
+        def build(self, input_shape):
+            self.w = self.add_weight("w", (input_shape[-1], 2))
+
+        def call(self, inputs):
+            self.add_loss(ks.reduce_sum(inputs))
+            return ks.reshape(inputs @ self.w, (-1, 1, 2))
+
+    layer = Pairs()
+    x = ks.Input((None, 3))
+    out = layer(x)
+    assert out.shape == (None, 1, 2)  # a dimension that differs between the runs is unknown
+    assert layer.w.shape == (3, 2)  # built from the symbolic shape
+    assert layer.losses == []  # the inference run leaves no loss behind
+
+
+def test_ops_on_symbolic_tensors_become_nodes():
+    x = ks.Input((4,), name="x")
+    y = ks.nn.relu(x) * 2 + x
+    picked = y[:, 0]
+    joined = ks.concat([y, ks.reshape(picked, (-1, 1))], -1)
+    assert picked.shape == (None,) and joined.shape == (None, 5)
+    model = ks.Model(x, [picked, joined])
+    data = rand(3, 4)
+    expected = np.maximum(data, 0) * 2 + data
+    got_picked, got_joined = model(data)
+    np.testing.assert_allclose(got_picked.numpy(), expected[:, 0], rtol=1e-6)
+    np.testing.assert_allclose(
+        got_joined.numpy(), np.concatenate([expected, expected[:, :1]], -1), rtol=1e-6
+    )
+    assert [layer.name for layer in model.layers] == ["x"]  # ops are not layers, as in Keras 3
+
+
+def test_op_errors_on_symbolic_tensors_name_the_op_and_shapes():
+    with pytest.raises(ks.InvalidArgumentError, match=r"matmul: .*\(None, 3\)"):
+        ks.Input((3,)) @ ks.ones([4, 2])
+
+
+# -- building and running models ------------------------------------------------------------
+
+
+def test_model_constructor_dispatches_to_functional_only_for_inputs_and_outputs():
+    x = ks.Input((2,))
+    y = ks.layers.Dense(1)(x)
+    assert type(ks.Model(x, y)) is Functional
+    assert type(ks.Model(inputs=x, outputs=y)) is Functional
+    assert type(ks.Model()) is ks.Model
+    assert type(ks.Model(name="plain")) is ks.Model
+
+    class Sub(ks.Model):
+        def call(self, inputs):
+            return inputs
+
+    assert type(Sub()) is Sub
+
+
+def test_model_runs_the_graph_like_the_eager_code():
+    model, shared = two_input_model()
+    a, b = rand(5, 3, seed=1), rand(5, 3, seed=2)
+    out = model([a, b])
+    score = model.get_layer("score")
+    joined = np.concatenate([shared(a).numpy(), shared(b).numpy()], -1) * 0.5 + 1.0
+    np.testing.assert_allclose(out.numpy(), score(joined).numpy(), rtol=1e-5)
+    np.testing.assert_allclose(model({"a": a, "b": b}).numpy(), out.numpy())
+
+
+def test_shared_layer_shares_weights_and_gets_gradients_from_both_calls():
+    model, shared = two_input_model()
+    assert len(model.trainable_variables) == 4  # shared kernel and bias once, then score's
+    assert sum(v is shared.kernel for v in model.trainable_variables) == 1
+    a, b = rand(5, 3, seed=1), rand(5, 3, seed=2)
+    with ks.GradientTape() as tape:
+        loss = ks.reduce_sum(model([a, b]))
+    grads = tape.gradient(loss, model.trainable_variables)
+    assert all(g is not None for g in grads)
+    with ks.GradientTape() as tape:  # the same loss written eagerly
+        joined = ks.concat([shared(a), shared(b)], -1) * 0.5 + 1.0
+        eager_loss = ks.reduce_sum(model.get_layer("score")(joined))
+    eager = tape.gradient(eager_loss, model.trainable_variables)
+    for got, want in zip(grads, eager):
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5)
+
+
+def test_dict_inputs_and_outputs_and_names():
+    a = ks.Input((2,), name="left")
+    b = ks.Input((3,), name="right")
+    total = ks.layers.Dense(1, name="total")(ks.concat([a, b], -1))
+    double = ks.layers.Activation("linear", name="double")(total * 2.0)
+    model = ks.Model({"left": a, "right": b}, {"sum": total, "twice": double})
+    assert model.input_names == ["left", "right"]
+    assert model.output_names == ["total", "double"]  # layer names, in sorted-key order
+    out = model({"left": rand(4, 2), "right": rand(4, 3)})
+    assert set(out) == {"sum", "twice"}
+    np.testing.assert_allclose(out["twice"].numpy(), 2 * out["sum"].numpy(), rtol=1e-6)
+
+
+def test_model_structure_properties():
+    model, shared = two_input_model()
+    assert [layer.name for layer in model.layers] == ["a", "b", "shared", "score"]
+    assert model.get_layer(index=2) is shared and model.get_layer("shared") is shared
+    assert [t.name for t in model.inputs] == ["a", "b"] and len(model.outputs) == 1
+    assert model.output_shape == (None, 1) and model.input_shape == [(None, 3), (None, 3)]
+    assert shared.input is model.inputs[0]  # the first call, as Keras 3
+    assert model.get_layer("score").output_shape == (None, 1)
+    with pytest.raises(ks.InvalidArgumentError, match="has no layer named 'nope'"):
+        model.get_layer("nope")
+    with pytest.raises(ks.InvalidArgumentError, match="out of range; the model has 4 layers"):
+        model.get_layer(index=9)
+    with pytest.raises(AttributeError, match="never been called on a symbolic tensor"):
+        ks.layers.Dense(2).output  # noqa: B018
+
+
+def test_feature_extraction_shares_weights():
+    model, _ = two_input_model()
+    features = ks.Model(model.inputs, [layer.output for layer in model.layers])
+    a, b = rand(2, 3), rand(2, 3, seed=3)
+    outs = features([a, b])
+    assert [o.shape for o in outs] == [(2, 3), (2, 3), (2, 4), (2, 1)]
+    np.testing.assert_allclose(outs[-1].numpy(), model([a, b]).numpy())
+    assert [id(v) for v in features.variables] == [id(v) for v in model.variables]
+    model.get_layer("score").bias.assign([3.0])
+    np.testing.assert_allclose(features([a, b])[-1].numpy(), model([a, b]).numpy())
+
+
+def test_nested_model_records_one_node_and_shares_weights():
+    inner_in = ks.Input((3,))
+    inner = ks.Model(inner_in, ks.layers.Dense(3, name="inner_dense")(inner_in), name="inner")
+    x = ks.Input((3,))
+    twice = inner(inner(x))
+    outer = ks.Model(x, twice)
+    assert len(inner._inbound_nodes) == 2 and twice.shape == (None, 3)
+    assert [layer.name for layer in outer.layers][1:] == ["inner"]
+    assert outer.variables == inner.variables
+    data = rand(4, 3)
+    np.testing.assert_allclose(outer(data).numpy(), inner(inner(data)).numpy(), rtol=1e-6)
+    with pytest.raises(ks.InvalidArgumentError, match=r"'inner'.*was given shape \(None, 5\)"):
+        inner(ks.Input((5,)))
+
+
+def test_training_flag_reaches_the_layers():
+    x = ks.Input((200,))
+    model = ks.Model(x, ks.layers.Dropout(0.5)(x))
+    ones = np.ones((1, 200), np.float32)
+    np.testing.assert_array_equal(model(ones).numpy(), ones)
+    dropped = model(ones, training=True).numpy()
+    assert set(np.unique(dropped)) <= {0.0, 2.0} and (dropped == 0).any()
+
+
+def test_rank_one_data_for_a_one_feature_input_and_dtype_cast():
+    x = ks.Input((1,))
+    model = ks.Model(x, x * 1.0)
+    out = model(np.arange(3, dtype=np.float64))
+    assert out.shape == (3, 1) and out.dtype == np.float32
+
+
+# -- errors ---------------------------------------------------------------------------------
+
+
+def test_disconnected_output_names_the_input_the_layer_and_the_path():
+    a = ks.Input((3,), name="a")
+    b = ks.Input((3,), name="b")
+    hidden = ks.layers.Dense(2, name="reads_b")(b)
+    out = ks.layers.Dense(1, name="head")(ks.concat([a, hidden], -1))
+    with pytest.raises(ks.InvalidArgumentError) as info:
+        ks.Model(a, out, name="broken")
+    message = str(info.value)
+    assert "model 'broken'" in message and "the input 'b' (shape (None, 3))" in message
+    assert "read by layer 'reads_b'" in message
+    assert re.search(r"on the path b -> reads_b -> concat(_\d+)? -> head", message)
+    assert "model's inputs ('a')" in message
+
+
+def test_calling_with_wrong_inputs_says_what_was_expected_and_given():
+    model, _ = two_input_model()
+    with pytest.raises(ks.InvalidArgumentError, match=r"expects 2 input\(s\): 'a' \(shape "
+                       r"\(None, 3\)\), 'b' \(shape \(None, 3\)\); got 1: \(2, 3\)"):
+        model(rand(2, 3))
+    with pytest.raises(ks.InvalidArgumentError,
+                       match=r"input 'b' \(shape \(None, 3\)\) was given shape \(2, 4\)"):
+        model([rand(2, 3), rand(2, 4)])
+    with pytest.raises(ks.InvalidArgumentError, match=r"missing: \['b'\]; unexpected: \['c'\]"):
+        model({"a": rand(2, 3), "c": rand(2, 3)})
+
+
+def test_constructor_errors():
+    x = ks.Input((2,))
+    with pytest.raises(ks.InvalidArgumentError, match=r"outputs\[0\] is a Tensor"):
+        ks.Model(x, ks.ones([2]))
+    y = ks.layers.Dense(1, name="same")(ks.layers.Dense(1, name="same")(x))
+    with pytest.raises(ks.InvalidArgumentError, match="the name 'same' is used by two layers"):
+        ks.Model(x, y)
+
+
+# -- Sequential, summary, checkpoints, fit ----------------------------------------------------
+
+
+def test_sequential_with_input_builds_at_once_and_summarizes_before_data():
+    model = ks.Sequential([ks.Input((784,)), ks.layers.Dense(10), ks.layers.Dense(3)])
+    assert model.built and [type(layer).__name__ for layer in model.layers] == ["Dense", "Dense"]
+    assert model.count_params() == 784 * 10 + 10 + 10 * 3 + 3
+    lines = []
+    model.summary(print_fn=lines.append)
+    assert any("(None, 10)" in line and "7,850" in line for line in lines)
+    assert model.output.shape == (None, 3) and model.inputs[0].shape == (None, 784)
+    assert model(rand(2, 784)).shape == (2, 3)
+    with pytest.raises(ks.InvalidArgumentError, match="an Input can only come first"):
+        model.add(ks.Input((3,)))
+
+
+def test_functional_summary_has_a_connected_to_column():
+    model, _ = two_input_model()
+    lines = []
+    model.summary(print_fn=lines.append)
+    text = "\n".join(lines)
+    assert "Connected to" in text
+    shared_row = next(line for line in lines if line.startswith("shared (Dense)"))
+    assert "(None, 4)" in shared_row and "16" in shared_row and "a[0][0], b[0][0]" in shared_row
+    assert "Total params: 25" in text
+
+
+def test_checkpoint_paths_name_layers_and_weights_round_trip(tmp_path):
+    model, _ = two_input_model()
+    names = [path for path, _ in named_variables(model)]
+    assert names == ["layers/shared/kernel", "layers/shared/bias",
+                     "layers/score/kernel", "layers/score/bias"]
+    path = model.save_weights(str(tmp_path / "pair.h5"))
+    saved = [v.numpy() for v in model.variables]
+    for variable in model.variables:
+        variable.assign(np.zeros(variable.shape))
+    model.load_weights(path)
+    for variable, value in zip(model.variables, saved):
+        np.testing.assert_array_equal(variable.numpy(), value)
+
+
+def test_fit_trains_a_functional_model():
+    ks.random.set_seed(1)
+    x = ks.Input((2,))
+    model = ks.Model(x, ks.layers.Dense(1)(x))
+    model.compile(optimizer=ks.optimizers.SGD(0.1), loss="mse")
+    data = rand(64, 2)
+    target = data @ np.array([[2.0], [-1.0]], np.float32)
+    history = model.fit(data, target, epochs=5, batch_size=16, verbose=0)
+    assert history.history["loss"][-1] < history.history["loss"][0] / 4
+
+
+# -- configs --------------------------------------------------------------------------------
+
+
+def test_get_config_round_trip_gives_equal_predictions():
+    inner_in = ks.Input((4,), name="inner_in")
+    inner = ks.Model(inner_in, ks.layers.Dense(2, name="inner_dense")(inner_in), name="inner")
+    a = ks.Input((3,), name="a")
+    b = ks.Input((3,), name="b")
+    shared = ks.layers.Dense(4, activation="tanh", name="shared")
+    merged = ks.concat([shared(a)[:, 1:], shared(b)[..., :1]], axis=-1) * 2.0
+    outputs = {"head": inner(merged), "sum": ks.reduce_sum(merged, axis=1)}
+    model = ks.Model({"a": a, "b": b}, outputs, name="multi")
+    config = json.loads(json.dumps(model.get_config()))  # plain JSON
+    assert config["input_layers"] == {"a": ["a", 0, 0], "b": ["b", 0, 0]}
+    assert config["output_layers"]["head"] == ["inner", 1, 0]  # Keras counts nested nodes so
+    shared_config = next(layer for layer in config["layers"] if layer["name"] == "shared")
+    assert [node["args"][0]["config"]["keras_history"] for node in shared_config["inbound_nodes"]] \
+        == [["a", 0, 0], ["b", 0, 0]]
+
+    rebuilt = ks.Model.from_config(config)
+    assert type(rebuilt) is Functional and rebuilt.name == "multi"
+    assert [layer.name for layer in rebuilt.layers] == [layer.name for layer in model.layers]
+    rebuilt.set_weights(model.get_weights())
+    data = {"a": rand(5, 3, seed=4), "b": rand(5, 3, seed=5)}
+    want, got = model(data), rebuilt(data)
+    for key in want:
+        np.testing.assert_allclose(got[key].numpy(), want[key].numpy(), rtol=1e-6)
+
+
+def test_keras_functional_config_loads_and_ours_loads_in_keras():
+    keras = pytest.importorskip("keras")
+    a = keras.Input((4,), name="a")
+    b = keras.Input((4,), name="b")
+    shared = keras.layers.Dense(3, activation="relu", name="shared")
+    inner_in = keras.Input((3,), name="inner_in")
+    inner = keras.Model(inner_in, keras.layers.Dense(2, name="g")(inner_in), name="inner")
+    outputs = [inner(shared(a)), keras.layers.Dense(5, name="side")(shared(b))]
+    keras_model = keras.Model([a, b], outputs, name="outer")
+    weights = {layer.name: layer.get_weights() for layer in keras_model.layers}
+    data = [rand(3, 4, seed=6), rand(3, 4, seed=7)]
+    want = keras_model.predict(data, verbose=0)
+
+    ours = ks.saving.deserialize_keras_object(
+        json.loads(json.dumps(keras.saving.serialize_keras_object(keras_model)))
+    )
+    assert [layer.name for layer in ours.layers] == [layer.name for layer in keras_model.layers]
+    for layer in ours.layers:
+        layer.set_weights(weights[layer.name])
+    for got, expected in zip(ours(data), want):
+        np.testing.assert_allclose(got.numpy(), expected, atol=1e-6)
+
+    back = keras.saving.deserialize_keras_object(
+        json.loads(json.dumps(ks.saving.serialize_keras_object(ours)))
+    )
+    for layer in back.layers:
+        layer.set_weights(weights[layer.name])
+    for got, expected in zip(back.predict(data, verbose=0), want):
+        np.testing.assert_allclose(got, expected, atol=1e-6)
