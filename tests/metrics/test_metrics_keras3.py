@@ -410,12 +410,16 @@ def test_matches_keras3_on_random_inputs():
     compared = []
     for class_name, kwargs, y_true, y_pred in _keras_parity_cases(rng):
         weights = rng.uniform(0.1, 2, len(y_true)).astype(np.float32)
-        use_weights = class_name not in ("MeanIoU", "BinaryIoU")  # Keras's IoU state is int
-        theirs = getattr(keras.metrics, class_name)(**kwargs)
+        iou = class_name in ("MeanIoU", "BinaryIoU")
+        if iou and np.ndim(y_true) > 1 and kwargs.get("sparse_y_true", True):
+            weights = rng.uniform(0.1, 2, np.shape(y_true)).astype(np.float32)  # one per label
+        # Keras's IoU state is int unless asked otherwise (float weights would be truncated)
+        theirs = getattr(keras.metrics, class_name)(**kwargs, **({"dtype": "float32"} if iou
+                                                                 else {}))
         ours = getattr(metrics, class_name)(**kwargs)
         half = len(y_true) // 2
         for part in (slice(0, half), slice(half, None)):
-            sw = weights[part] if use_weights else None
+            sw = weights[part]
             theirs.update_state(y_true[part].astype(np.float32), y_pred[part].astype(np.float32),
                                 sample_weight=sw)
             ours.update_state(y_true[part].astype(np.float32), y_pred[part].astype(np.float32),
