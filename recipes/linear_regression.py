@@ -1,4 +1,4 @@
-"""Linear regression on the seeds' toy set: y = 3x + 2 + noise, fitted with a GradientTape loop.
+"""Linear regression on TF eager's toy set: y = 3x + 2 + noise, fitted with a GradientTape loop.
 
 W and B start at 5 and 10 as in the seeds and end near W = 3, B = 2 with a
 loss near 1.0 (the noise variance).
@@ -7,7 +7,7 @@ loss near 1.0 (the noise variance).
 from __future__ import annotations
 
 import kerasish as ks
-from recipes.common import Session, check_device, parser_for, tensorboard_hint
+from .common import Session, check_device, parser_for, tensorboard_hint
 
 
 def make_data(num_examples: int, seed: int):

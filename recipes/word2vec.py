@@ -1,4 +1,4 @@
-"""word2vec: skip-gram word embeddings with NCE (the seeds' recipe) or negative sampling.
+"""word2vec: skip-gram word embeddings with NCE (the TF eager recipe) or negative sampling.
 
 `--loss nce` is the CS20 lecture's eager word2vec: vocabulary 50,000 ('UNK' at
 id 0), batches of 128 (center, target) pairs from a skip window of 1, 128-d
@@ -37,7 +37,7 @@ import numpy as np
 
 import kerasish as ks
 from kerasish.datasets import text as text_data
-from recipes.common import (
+from .common import (
     Session,
     blas_threads,
     check_device,
@@ -742,7 +742,7 @@ def finish(args, model, word_to_id, id_to_word, session, step, log) -> dict:
 def build_parser():
     parser = parser_for("word2vec", __doc__.splitlines()[0])
     parser.add_argument("--loss", choices=("nce", "neg"), default="nce",
-                        help="nce: the seeds' recipe; neg: negative sampling (gensim-style)")
+                        help="nce: the TF eager recipe; neg: negative sampling (gensim-style)")
     parser.add_argument("--corpus", default=None, metavar="FILE",
                         help="a plain-text corpus (.txt, .gz or .zip); default: text8, "
                         "downloaded once and cached")
@@ -790,7 +790,7 @@ def build_parser():
     parser.add_argument("--log-every", type=int, default=argparse_default(),
                         help="write TensorBoard scalars every N steps (nce: 100; neg: 50)")
     parser.add_argument("--print-every", type=int, default=argparse_default(),
-                        help="print the average loss every N steps (nce: 5000, as the seeds)")
+                        help="print the average loss every N steps (nce: 5000, as TF's recipe)")
     parser.add_argument("--save-every", type=int, default=argparse_default(),
                         help="checkpoint every N steps (nce: 10000; neg: 2000; 0: only at the "
                         "end and on Ctrl-C)")
