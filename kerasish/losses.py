@@ -21,6 +21,11 @@ Weighted reduction (the one definition, `compute_weighted_loss`, used by every
   N, as in Keras. An empty batch gives 0.
 - ``'sum'``: ``sum(w * l)``.
 - ``'none'``: ``w * l``, unreduced.
+- ``'mean_with_sample_weight'``: ``sum(w * l) / sum(w)`` (Keras 3: the weights as
+  given, not broadcast), ``'sum_over_batch_size'`` when no weights are given.
+
+A mask (``SparseCategoricalCrossentropy(ignore_class=...)`` makes one) leaves
+its False positions out of the sum, of N and of ``sum(w)``.
 
 Huber: `huber` and `Huber` follow the standard definition (and Keras's):
 ``0.5 * t**2`` for ``|t| <= delta`` and ``delta * (|t| - 0.5 * delta)`` outside,
