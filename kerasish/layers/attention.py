@@ -18,11 +18,11 @@ import math
 
 import numpy as np
 
-from kerasish import activations, constraints, initializers, regularizers
+from kerasish import activations, constraints, initializers, regularizers, tracking
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.ops import array_ops, math_ops, nn_ops
 from kerasish.core.tensor import convert_to_tensor
-from kerasish.layers.base import Layer, in_training_mode
+from kerasish.layers.base import Layer, _with_unknown_batch, in_training_mode
 
 _MASKED_SCORE = 1e9  # what a masked position's score loses before the softmax (as Keras)
 
@@ -179,6 +179,10 @@ class MultiHeadAttention(Layer):
                 f"MultiHeadAttention '{self.name}': value and key must have the same shape "
                 f"except the last axis, got value {tuple(value_shape)} and key {tuple(key_shape)}"
             )
+        self._build_shapes = {"query_shape": _with_unknown_batch(query_shape),
+                              "value_shape": _with_unknown_batch(value_shape)}
+        if key_shape is not value_shape:
+            self._build_shapes["key_shape"] = _with_unknown_batch(key_shape)
         heads = self.num_heads
         output_shape = self.output_shape_arg or (query_shape[-1],)
         self._query_dense = self._projection(1, (heads, self.key_dim), "query")
@@ -194,6 +198,19 @@ class MultiHeadAttention(Layer):
                 continue
             layer.build(tuple(shape))
             layer.built = True
+
+    def get_build_config(self):
+        """Keras's form for a layer built from several shapes: {"shapes_dict": {...}}."""
+        shapes = getattr(self, "_build_shapes", None)
+        return None if shapes is None else {"shapes_dict": shapes}
+
+    def build_from_config(self, config: dict) -> None:
+        if self._query_dense is None:
+            shapes = config.get("shapes_dict") or {"query_shape": config["input_shape"],
+                                                   "value_shape": config["input_shape"]}
+            self.build(**shapes)
+            self.built = True
+            tracking.notify_created()
 
     @property
     def query_dense(self):
@@ -260,7 +277,7 @@ class MultiHeadAttention(Layer):
         if key_mask is None:
             key_mask = getattr(key, "_keras_mask", None)
         if self._query_dense is None:
-            self.build(query.shape, value.shape, key.shape)
+            self.build(query.shape, value.shape, None if key is value else key.shape)
         mask = self._attention_mask(query, value, key, query_mask, value_mask, key_mask,
                                     attention_mask, use_causal_mask)
         q = self._query_dense(query)  # (B, *Tq, H, key_dim)

@@ -36,6 +36,13 @@ def _clone(layer: Layer, **overrides) -> Layer:
     return type(layer).from_config({**layer.get_config(), **overrides})
 
 
+def _build_child(layer: Layer, input_shape) -> None:
+    """Build a wrapped layer from a shape (so a wrapper's weights exist after its build)."""
+    if not layer.built:
+        layer.build(tuple(input_shape))
+        layer.built = True
+
+
 def _nested_layer(value) -> Layer:
     """A config's nested layer: a serialized dict is deserialized, a Layer object cloned."""
     if isinstance(value, dict):
@@ -456,9 +463,7 @@ class RNN(Layer):
                 f"{type(self).__name__} '{self.name}': expected inputs of shape "
                 f"(batch, time, features), got {tuple(sequences_shape)}"
             )
-        if not self.cell.built:
-            self.cell.build((sequences_shape[0],) + tuple(sequences_shape[2:]))
-            self.cell.built = True
+        _build_child(self.cell, (sequences_shape[0],) + tuple(sequences_shape[2:]))
 
     def get_initial_state(self, batch_size: int) -> list:
         make = getattr(self.cell, "get_initial_state", None)
@@ -749,6 +754,10 @@ class Bidirectional(Layer):
         self.return_sequences = forward.return_sequences
         self.return_state = forward.return_state
 
+    def build(self, sequences_shape):
+        _build_child(self.forward_layer, sequences_shape)
+        _build_child(self.backward_layer, sequences_shape)
+
     def call(self, sequences, initial_state=None, mask=None, training=None):
         forward_state = backward_state = None
         if initial_state is not None:
@@ -846,6 +855,13 @@ class TimeDistributed(Layer):
             raise InvalidArgumentError(f"TimeDistributed: layer must be a Layer, got {layer!r}")
         super().__init__(**kwargs)
         self.layer = layer
+
+    def build(self, input_shape):
+        if len(input_shape) < 3:
+            raise InvalidArgumentError(
+                f"TimeDistributed: inputs need shape (batch, time, ...), got {tuple(input_shape)}"
+            )
+        _build_child(self.layer, (input_shape[0],) + tuple(input_shape[2:]))
 
     def call(self, inputs, training=None, mask=None):
         if inputs.ndim < 3:
