@@ -12,6 +12,7 @@ Example:
     True
 """
 
+from kerasish.core.ops.array_ops import unsorted_segment_sum  # noqa: F401
 from kerasish.core.ops.math_ops import (  # noqa: F401
     abs,
     add,
@@ -72,5 +73,5 @@ from kerasish.core.ops.math_ops import (  # noqa: F401
     truediv,
     truncatediv,
 )
-from kerasish.core.ops.nn_ops import l2_normalize  # noqa: F401
+from kerasish.core.ops.nn_ops import l2_normalize, log_softmax  # noqa: F401
 from kerasish.core.ops.scan_ops import cumprod, cumsum, reduce_prod  # noqa: F401
