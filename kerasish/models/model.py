@@ -332,6 +332,22 @@ class Model(Layer):
         `data` is what the data yields: `(x, y)` for `fit(x, y)`, `(x, y, sample_weight)`
         with weights, `x` alone for `fit(x)`; split it with
         `ks.utils.unpack_x_y_sample_weight(data)`. Returns the logs (a dict of values).
+
+        Example:
+            >>> import numpy as np, kerasish as ks
+            >>> class Doubled(ks.Model):
+            ...     def __init__(self):
+            ...         super().__init__()
+            ...         self.dense = ks.layers.Dense(1)
+            ...     def call(self, x):
+            ...         return self.dense(x)
+            ...     def train_step(self, data):
+            ...         logs = super().train_step(data)
+            ...         return {**logs, "double_loss": 2 * logs["loss"]}
+            >>> model = Doubled()
+            >>> model.compile("sgd", "mse")
+            >>> sorted(model.fit(np.ones((8, 2)), np.ones((8, 1)), verbose=0).history)
+            ['double_loss', 'loss']
         """
         x, y, sample_weight = unpack_x_y_sample_weight(data)
         with GradientTape() as tape:
