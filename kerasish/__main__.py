@@ -7,7 +7,7 @@ import sys
 
 
 def main(argv=None) -> None:
-    from recipes import NAMES
+    from kerasish.recipes import NAMES
 
     argv = sys.argv[1:] if argv is None else list(argv)
     if not argv or argv[0] in ("-h", "--help"):
@@ -17,7 +17,7 @@ def main(argv=None) -> None:
     name = argv[0].replace("-", "_")
     if name not in NAMES:
         sys.exit(f"kerasish: unknown recipe {argv[0]!r}; choose one of: {', '.join(NAMES)}")
-    importlib.import_module(f"recipes.{name}").main(argv[1:])
+    importlib.import_module(f"kerasish.recipes.{name}").main(argv[1:])
 
 
 if __name__ == "__main__":

@@ -19,7 +19,8 @@ import os
 import numpy as np
 
 import kerasish as ks
-from recipes.common import Session, check_device, parser_for, tensorboard_hint
+
+from .common import Session, check_device, parser_for, tensorboard_hint
 
 TRUE_W, TRUE_B = -6.0, 85.0  # the generated data's line (like life expectancy vs birth rate)
 

@@ -7,6 +7,7 @@ loss near 1.0 (the noise variance).
 from __future__ import annotations
 
 import kerasish as ks
+
 from .common import Session, check_device, parser_for, tensorboard_hint
 
 

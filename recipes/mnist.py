@@ -20,7 +20,8 @@ import time
 import numpy as np
 
 import kerasish as ks
-from recipes.common import (
+
+from .common import (
     Session,
     blas_threads,
     check_device,

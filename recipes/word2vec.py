@@ -37,6 +37,7 @@ import numpy as np
 
 import kerasish as ks
 from kerasish.datasets import text as text_data
+
 from .common import (
     Session,
     blas_threads,
