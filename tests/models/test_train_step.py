@@ -417,3 +417,31 @@ def test_per_output_sample_weights_and_class_weight_with_several_outputs():
     assert result["label_loss"] > 0 and result["loss"] == pytest.approx(result["label_loss"])
     with pytest.raises(ks.InvalidArgumentError, match="class_weight needs one target array"):
         model.fit(x, y, class_weight={0: 1.0}, verbose=0)
+
+
+def test_functional_model_with_named_inputs_and_outputs_trains_by_name():
+    left, right = ks.Input((2,), name="left"), ks.Input((2,), name="right")
+    merged = ks.ops.concatenate([left, right], axis=1)
+    hidden = ks.layers.Dense(8, activation="relu")(merged)
+    score = ks.layers.Dense(1, name="score")(hidden)
+    label = ks.layers.Dense(3, name="label")(hidden)
+    model = ks.Model({"left": left, "right": right}, [score, label])
+    assert model.output_names == ["score", "label"]
+    model.compile(ks.optimizers.Adam(0.02),
+                  loss={"score": "mse",
+                        "label": ks.losses.SparseCategoricalCrossentropy(from_logits=True)},
+                  loss_weights={"label": 0.5, "score": 1.0},
+                  metrics={"label": ["accuracy"]})
+    x, _ = _regression_data(96)
+    score_y, label_y = _two_head_targets(x)
+    inputs = {"left": x[:, :2], "right": x[:, 2:]}
+    history = model.fit(inputs, {"score": score_y, "label": label_y}, batch_size=32, epochs=5,
+                        verbose=0)
+    assert set(history.history) == {"loss", "score_loss", "label_loss", "label_accuracy"}
+    assert history.history["loss"][-1] < history.history["loss"][0]
+    out = model.predict(inputs)
+    assert isinstance(out, list) and [o.shape for o in out] == [(96, 1), (96, 3)]
+    # targets given as a list follow the outputs' order
+    result = model.evaluate(inputs, [score_y, label_y], return_dict=True)
+    assert result["loss"] == pytest.approx(result["score_loss"] + 0.5 * result["label_loss"],
+                                           rel=1e-5)
