@@ -426,7 +426,8 @@ class ReduceLROnPlateau(Callback):
         factor: the multiplier, in [0, 1).
         patience: epochs without improvement before the rate is reduced.
         verbose: 1 prints a line at each reduction.
-        mode: "min", "max", or "auto" ("max" when the name contains "acc").
+        mode: "min", "max", or "auto" ("max" for accuracies, AUC, precision
+            and recall, as `EarlyStopping` decides; "min" otherwise).
         min_delta: the smallest change that counts as an improvement.
         cooldown: epochs to wait after a reduction before counting again.
         min_lr: the rate never goes below this.
@@ -452,14 +453,10 @@ class ReduceLROnPlateau(Callback):
         super().__init__()
         if not 0.0 <= factor < 1.0:
             raise ValueError(f"ReduceLROnPlateau: factor must be in [0, 1), got {factor!r}")
-        if mode not in ("auto", "min", "max"):
-            raise ValueError(
-                f"ReduceLROnPlateau: mode must be 'auto', 'min' or 'max', got {mode!r}"
-            )
+        self.maximize = _improvement(mode, monitor) is np.greater
         self.monitor, self.factor, self.patience, self.verbose = monitor, factor, patience, verbose
         self.mode, self.min_delta = mode, abs(min_delta)
         self.cooldown, self.min_lr = cooldown, min_lr
-        self.maximize = mode == "max" or (mode == "auto" and "acc" in monitor)
         self._reset()
 
     def _reset(self) -> None:
