@@ -355,3 +355,18 @@ def test_tf_math_spellings():
     assert ks.math.erf is math_ops.erf and ks.math.erfc is math_ops.erfc
     assert ks.math.cumsum is ks.cumsum and ks.math.cumprod is ks.cumprod
     assert ks.math.reduce_prod is ks.reduce_prod and ks.math.truncatediv is ks.truncatediv
+
+
+def test_pointwise_and_depthwise_paths_match_reference_and_gradients():
+    x = RNG.standard_normal((2, 4, 5, 3))
+    pointwise = RNG.standard_normal((1, 1, 3, 4))
+    for padding in ("SAME", "VALID"):
+        np.testing.assert_allclose(
+            ks.nn.conv2d(x, pointwise, 1, padding).numpy(),
+            _reference_conv(x, pointwise, (1, 1), padding, (1, 1)), rtol=1e-12, atol=1e-12,
+        )
+    check_gradients(lambda x, w: ks.tanh(ks.nn.conv2d(x, w)), [x, pointwise])
+    depthwise = RNG.standard_normal((2, 3, 3, 2)) * 0.5  # multiplier 2
+    check_gradients(
+        lambda x, w: ks.tanh(ks.nn.depthwise_conv2d(x, w, 1, "SAME")), [x[:1], depthwise]
+    )

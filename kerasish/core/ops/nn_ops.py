@@ -449,14 +449,30 @@ def conv2d(input, filters, strides=1, padding: str = "VALID", dilations=1):  # n
             f"that divides the {cout} filters into groups)"
         )
     groups = channels // cin
+    if (kh, kw) == (1, 1) and _pair(strides, "conv2d") == (1, 1) and groups == 1:
+        # a 1x1 convolution is a matmul over the channels (no patch copy)
+        n, h, wd = x.shape[:3]
+        flat = math_ops.matmul(array_ops.reshape(x, (n * h * wd, cin)),
+                               array_ops.reshape(w, (cin, cout)))
+        return array_ops.reshape(flat, (n, h, wd, cout))
     patches = extract_patches(x, (kh, kw), strides, padding, dilations=dilations)
     n, ho, wo = patches.shape[:3]
     if groups == 1:
         columns = array_ops.reshape(patches, (n * ho * wo, kh * kw * cin))
         out = math_ops.matmul(columns, array_ops.reshape(w, (kh * kw * cin, cout)))
         return array_ops.reshape(out, (n, ho, wo, cout))
-    # per group g: (windows, kh*kw*cin) @ (kh*kw*cin, cout / groups), as one batched matmul
     per_group = cout // groups
+    if cin == 1:  # depthwise: for each of the per_group filters of a channel, a product and
+        # a sum over the window, with the channels as the last, contiguous axis (a batched
+        # matmul of inner size kh*kw spends its time in strided copies)
+        columns = array_ops.reshape(patches, (n * ho * wo, kh * kw, groups))
+        kernels = array_ops.reshape(w, (kh * kw, groups, per_group))
+        outs = [
+            math_ops.reduce_sum(columns * kernels[:, :, j], axis=1) for j in range(per_group)
+        ]
+        out = outs[0] if per_group == 1 else array_ops.stack(outs, axis=-1)
+        return array_ops.reshape(out, (n, ho, wo, cout))
+    # per group g: (windows, kh*kw*cin) @ (kh*kw*cin, cout / groups), as one batched matmul
     columns = array_ops.reshape(patches, (n * ho * wo, kh * kw, groups, cin))
     columns = array_ops.reshape(
         array_ops.transpose(columns, (2, 0, 1, 3)), (groups, n * ho * wo, kh * kw * cin)
