@@ -27,6 +27,7 @@ from kerasish import (  # noqa: F401 - the submodules, as ks.layers etc.
     optimizers,
     random,
     regularizers,
+    saving,
     summary,
     testing,
     train,

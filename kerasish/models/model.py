@@ -122,6 +122,7 @@ class Model(Layer):
         if input_shape is None:
             raise InvalidArgumentError(f"model '{self.name}': build() needs an input_shape")
         shape = tuple(1 if d is None else int(d) for d in input_shape)
+        self._build_input_shape = tuple(input_shape)
         self.built = True  # so that __call__ does not come back here
         try:
             self(array_ops.zeros(shape, self.dtype), training=False)
@@ -130,6 +131,9 @@ class Model(Layer):
             raise
 
     def _build_from(self, inputs) -> None:
+        self._build_input_shape = nest.pack_sequence_as(
+            inputs, [x.shape for x in nest.flatten(inputs)]
+        )
         self.built = True  # a model is built by running call(); its layers build themselves
 
     def summary(self, print_fn=print, line_length: int = 72) -> None:
@@ -165,19 +169,47 @@ class Model(Layer):
         print_fn(f"Non-trainable params: {non_trainable:,}")
         print_fn(rule)
 
+    # -- whole-model files ------------------------------------------------------
+    def save(self, filepath, overwrite: bool = True, include_optimizer: bool = True) -> str:
+        """Save architecture, weights and (when compiled) compile settings and optimizer state
+        to a Keras 3 `.keras` file, atomically; returns the path. See `ks.models.load_model`."""
+        from kerasish.saving import keras_file
+
+        return keras_file.save_model(self, filepath, overwrite, include_optimizer)
+
+    def to_json(self, **kwargs) -> str:
+        """The architecture (Keras 3 config, no weights) as JSON (`ks.models.model_from_json`)."""
+        from kerasish.saving import keras_file
+
+        return keras_file.model_to_json(self, **kwargs)
+
     # -- weights files --------------------------------------------------------
-    def save_weights(self, filepath) -> str:
-        """Write this model's variables (not the optimizer's) to an HDF5 checkpoint at
-        `filepath`, atomically; returns the path."""
+    def save_weights(self, filepath, overwrite: bool = True) -> str:
+        """Write this model's variables to `filepath`, atomically; returns the path.
+
+        A name ending in `.weights.h5` gets Keras 3's weights layout (with the optimizer's
+        state when compiled), readable by Keras; any other name a kerasish HDF5 checkpoint
+        of the model's variables (not the optimizer's).
+        """
+        if str(filepath).endswith(".weights.h5"):
+            from kerasish.saving import keras_file
+
+            return keras_file.save_weights(self, filepath, overwrite)
         from kerasish.checkpoint import Checkpoint
 
         return Checkpoint(model=self).write(filepath)
 
     def load_weights(self, filepath):
-        """Restore variables written by `save_weights`; returns the load status.
+        """Restore variables written by `save_weights` (or Keras 3's `*.weights.h5`).
 
-        Values for layers not built yet are applied when they are built.
+        From a kerasish checkpoint, returns the load status, and values for layers not
+        built yet are applied when they are built; a `.weights.h5` file needs the model
+        built, and also restores the optimizer's state when compiled.
         """
+        if str(filepath).endswith(".weights.h5"):
+            from kerasish.saving import keras_file
+
+            return keras_file.load_weights(self, filepath)
         from kerasish.checkpoint import Checkpoint
 
         return Checkpoint(model=self).read(filepath).expect_partial()

@@ -110,6 +110,44 @@ class Sequential(Model):
     def output(self):
         return self._symbolic_outputs[-1] if self._symbolic_outputs else self.input
 
+    # -- serialization ------------------------------------------------------------
+    def get_config(self) -> dict:
+        """Keras 3's Sequential config: the layers' serialized configs (an InputLayer first when
+        the model starts with ks.Input) and `build_input_shape` once it is known."""
+        from kerasish.saving import serialize_keras_object
+
+        layers = ([self._input_layer] if self._input_layer is not None else []) + self._layers
+        config = {
+            **super().get_config(),
+            "layers": [serialize_keras_object(layer) for layer in layers],
+        }
+        build_config = self.get_build_config()
+        if build_config is not None:
+            config["build_input_shape"] = build_config["input_shape"]
+        return config
+
+    def get_build_config(self) -> dict | None:
+        if self._input_layer is not None:
+            return {"input_shape": list(self._input_layer.batch_shape)}
+        if self._layers and self._layers[0]._batch_input_shape is not None:
+            return {"input_shape": list(self._layers[0]._batch_input_shape)}
+        return super().get_build_config()
+
+    @classmethod
+    def from_config(cls, config: dict, custom_objects=None):
+        """A new Sequential (fresh weights) from `get_config()`'s dict or Keras 3's; built when
+        the config gives its input shape."""
+        from kerasish.saving import deserialize_keras_object
+
+        model = cls(name=config.get("name"))
+        for layer_config in config.get("layers", []):
+            model.add(deserialize_keras_object(layer_config, custom_objects))
+        shape = config.get("build_input_shape")
+        if not model.built and shape:
+            model.build(shape)
+        model.trainable = config.get("trainable", True)
+        return model
+
     def call(self, inputs, training=None):
         outputs = inputs
         for layer in self._layers:

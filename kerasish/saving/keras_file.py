@@ -233,10 +233,32 @@ def load_model(filepath, custom_objects: dict | None = None, compile: bool = Tru
             optimizer = model.optimizer
     try:
         with h5py.File(io.BytesIO(weights), "r") as h5file:
+            if weights_layout.unused_groups(h5file, model):
+                _create_lazy_weights(model)
             weights_layout.read_weights(h5file, model, optimizer, f"{path} ({WEIGHTS_NAME})")
     except OSError as exc:
         raise KerasFileError(f"{path}: {WEIGHTS_NAME} is not a readable HDF5 file ({exc})") from exc
     return model
+
+
+def _create_lazy_weights(model) -> None:
+    """Run a model with symbolic inputs once on zeros (inference mode), so layers that create
+    weights only when first called on data (e.g. MultiHeadAttention) have them."""
+    import numpy as np
+
+    from kerasish.core import nest
+
+    try:
+        inputs = model.inputs
+    except AttributeError:
+        return
+    shapes = [tuple(t.shape) for t in inputs]
+    if not inputs or any(d is None for shape in shapes for d in shape[1:]):
+        return
+    zeros = [np.zeros((1,) + shape[1:], dtype=t.dtype) for shape, t in zip(shapes, inputs)]
+    structure = getattr(model, "input", zeros)
+    model(nest.pack_sequence_as(structure, zeros) if len(zeros) > 1 else zeros[0],
+          training=False)
 
 
 # ---------------------------------------------------------------- weights files

@@ -57,14 +57,30 @@ def _is_container_model(layer) -> bool:
     )
 
 
+def _base_attributes(layer: Layer) -> set:
+    """Names every layer (or model) has: never walked for sublayers (Keras's skip set)."""
+    from kerasish.models.model import Model
+
+    return set(dir(Model if isinstance(layer, Model) else Layer))
+
+
 def _children(layer: Layer) -> list:
-    """(attribute name, layer or list of layers) in Keras's walking order."""
+    """(attribute name, layer or list of layers) in Keras's walking order: instance attributes
+    and properties of the layer's own class (as `dir()` lists them), public ones in
+    alphabetical order, then private ones."""
     result = []
     if _is_container_model(layer):
         result.append(("layers", layer.layers))
+    skip = _base_attributes(layer) | set(layer._untracked_attributes)
+    names = set(vars(layer)) | {
+        name for name in dir(type(layer))
+        if isinstance(getattr(type(layer), name, None), property) and name not in skip
+    }
     attributes = []
-    for attr, value in vars(layer).items():
-        if attr in layer._untracked_attributes:
+    for attr in sorted(names - skip, key=lambda n: ("~" + n) if n.startswith("_") else n):
+        try:
+            value = getattr(layer, attr)
+        except Exception:  # a property that cannot be read now holds nothing to save
             continue
         if isinstance(value, Layer):
             attributes.append((attr, value))
@@ -72,7 +88,6 @@ def _children(layer: Layer) -> list:
             items = list(value.values()) if isinstance(value, dict) else list(value)
             if any(isinstance(item, Layer) for item in items):
                 attributes.append((attr, [item for item in items if isinstance(item, Layer)]))
-    attributes.sort(key=lambda pair: ("~" + pair[0]) if pair[0].startswith("_") else pair[0])
     return result + attributes
 
 
@@ -210,8 +225,10 @@ def _read_group(h5file, path: str, variables: list, what: str, source: str) -> l
     return pairs
 
 
-def _check_no_unused_groups(h5file, expected: set, model: Layer, source: str) -> None:
-    """Refuse a file holding weights this model has no place for (another architecture)."""
+def unused_groups(h5file, model: Layer) -> list:
+    """Paths of the file's non-empty `vars` groups that `model` has no layer for (optimizer
+    groups aside)."""
+    expected = {path for path, _ in layer_paths(model)}
     holders = []
 
     def visit(name, obj):
@@ -219,13 +236,20 @@ def _check_no_unused_groups(h5file, expected: set, model: Layer, source: str) ->
             holders.append(name[: -len("/vars")] if "/" in name else "")
 
     h5file.visititems(visit)
-    unused = sorted(path for path in holders
-                    if path not in expected and path.split("/")[0] != "optimizer")
+    return sorted(path for path in holders
+                  if path not in expected and path.split("/")[0] != "optimizer")
+
+
+def _check_no_unused_groups(h5file, model: Layer, source: str) -> None:
+    """Refuse a file holding weights this model has no place for (another architecture)."""
+    unused = unused_groups(h5file, model)
     if unused:
+        expected = sorted(path for path, _ in layer_paths(model) if path)
         raise WeightsFileError(
             f"{source}: the file holds weights for {', '.join(repr(p) for p in unused)}, which "
-            f"model '{model.name}' does not have (its layers are at "
-            f"{sorted(p for p in expected if p)}); it was saved from another architecture"
+            f"model '{model.name}' does not have (its layers are at {expected}); it was saved "
+            "from another architecture, or a layer creates its weights only when first called "
+            "(call the model on a batch before loading)"
         )
 
 
@@ -234,9 +258,8 @@ def read_weights(h5file, model: Layer, optimizer=None, source: str = "weights fi
     group) from an open h5py file in Keras's layout; nothing is assigned unless all fit."""
     check_safe(h5file, source)
     pairs = []
-    paths = layer_paths(model)
-    _check_no_unused_groups(h5file, {path for path, _ in paths}, model, source)
-    for path, layer in paths:
+    _check_no_unused_groups(h5file, model, source)
+    for path, layer in layer_paths(model):
         what = f"layer '{layer.name}' ({type(layer).__name__}, at '{path or '/'}')"
         if not path and "vars" not in h5file and not own_variables(layer):
             continue

@@ -50,6 +50,7 @@ EXAMPLE_ARGS = {
     "SimpleRNN": lambda: {"units": 3},
     "SimpleRNNCell": lambda: {"units": 3},
     "SpatialDropout1D": lambda: {"rate": 0.1},
+    "StackedRNNCells": lambda: {"cells": [ks.layers.LSTMCell(3), ks.layers.GRUCell(2)]},
     "SpatialDropout2D": lambda: {"rate": 0.1},
     "TimeDistributed": lambda: {"layer": ks.layers.Dense(2)},
     "MeanIoU": lambda: {"num_classes": 3},

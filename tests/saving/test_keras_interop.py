@@ -1,0 +1,184 @@
+"""Two-way `.keras` interop with Keras 3: a file either side writes loads on the other side and
+predicts the same (float32 tolerance), with the optimizer state carried over.
+
+Skipped without keras; run with the Keras 3 + tensorflow-cpu environment:
+    /tmp/kvenv/bin/python -m pytest tests/saving/test_keras_interop.py
+Each model is built by one function from either library's namespaces, so both sides build
+the same architecture. Results are recorded in COMPATIBILITY.md.
+"""
+
+import os
+
+import numpy as np
+import pytest
+
+os.environ.setdefault("KERAS_BACKEND", "tensorflow")
+keras = pytest.importorskip("keras")
+
+import kerasish as ks  # noqa: E402
+from kerasish.saving import weights_layout  # noqa: E402
+
+TOLERANCE = 2e-5
+
+
+def cnn(lib):
+    L = lib.layers
+    return lib.Sequential([
+        lib.Input((8, 8, 1)),
+        L.Conv2D(4, 3, padding="same", activation="relu"),
+        L.BatchNormalization(),
+        L.MaxPooling2D(),
+        L.Conv2D(3, 2, strides=1, activation="tanh", use_bias=False),
+        L.AveragePooling2D(pool_size=1),
+        L.Flatten(),
+        L.Dropout(0.2),
+        L.Dense(5, activation="softmax"),
+    ])
+
+
+def two_headed(lib):
+    L = lib.layers
+    a = lib.Input((4,), name="a")
+    b = lib.Input((6,), name="b")
+    h = L.Concatenate()([L.Dense(5, name="from_a")(a), L.Dense(5, activation="relu")(b)])
+    out = L.Dense(2, name="out")(L.LayerNormalization()(h))
+    prob = L.Dense(1, activation="sigmoid", name="prob")(h)
+    return lib.Model([a, b], [out, prob])
+
+
+def recurrent(lib):
+    L = lib.layers
+    tokens = lib.Input((5,), dtype="int32")
+    h = L.Embedding(20, 4)(tokens)
+    h = L.LSTM(6, return_sequences=True)(h)
+    h = L.GRU(3)(h)
+    return lib.Model(tokens, L.Dense(2)(h))
+
+
+def attention(lib):
+    L = lib.layers
+    x = lib.Input((5, 4))
+    h = L.Bidirectional(L.SimpleRNN(3, return_sequences=True))(x)
+    h = L.MultiHeadAttention(num_heads=2, key_dim=3)(h, h)
+    h = L.GlobalAveragePooling1D()(h)
+    return lib.Model(x, L.Dense(1)(h))
+
+
+def conv1d(lib):
+    L = lib.layers
+    return lib.Sequential([
+        lib.Input((10, 3)),
+        L.Conv1D(4, 3, activation="relu"),
+        L.MaxPooling1D(2),
+        L.LayerNormalization(),
+        L.GlobalMaxPooling1D(),
+        L.Dense(2),
+    ])
+
+
+def _data(name):
+    rng = np.random.default_rng(0)
+    if name == "cnn":
+        return rng.normal(size=(8, 8, 8, 1)).astype("float32"), rng.integers(0, 5, 8)
+    if name == "two_headed":
+        x = [rng.normal(size=(8, 4)).astype("float32"), rng.normal(size=(8, 6)).astype("float32")]
+        return x, [rng.normal(size=(8, 2)).astype("float32"),
+                   rng.integers(0, 2, (8, 1)).astype("float32")]
+    if name == "recurrent":
+        return rng.integers(0, 20, (8, 5)).astype("int32"), rng.normal(size=(8, 2)).astype("f4")
+    if name == "attention":
+        return rng.normal(size=(8, 5, 4)).astype("float32"), rng.normal(size=(8, 1)).astype("f4")
+    return rng.normal(size=(8, 10, 3)).astype("float32"), rng.normal(size=(8, 2)).astype("f4")
+
+
+BUILDERS = {f.__name__: f for f in (cnn, two_headed, recurrent, attention, conv1d)}
+
+
+def _compile_args(lib, name):
+    if name == "cnn":
+        return {"optimizer": lib.optimizers.Adam(0.01), "loss": "sparse_categorical_crossentropy",
+                "metrics": ["accuracy"]}
+    if name == "two_headed":
+        return {"optimizer": lib.optimizers.RMSprop(0.01, momentum=0.5),
+                "loss": ["mse", "binary_crossentropy"], "loss_weights": [1.0, 0.5]}
+    return {"optimizer": lib.optimizers.SGD(0.05, momentum=0.9), "loss": "mse"}
+
+
+def _predictions(model, x):
+    out = model.predict(x, verbose=0) if hasattr(model, "make_predict_function") \
+        else model.predict(x)
+    return [np.asarray(o) for o in (out if isinstance(out, (list, tuple)) else [out])]
+
+
+def _max_difference(a, b):
+    return max(float(np.max(np.abs(p - q))) for p, q in zip(a, b, strict=True))
+
+
+def _optimizer_state(model):
+    """The optimizer's variables in Keras's order (kerasish keeps its slots per variable)."""
+    if isinstance(model, ks.Model):
+        variables = weights_layout.optimizer_variables(model.optimizer, model.trainable_variables)
+    else:
+        variables = model.optimizer.variables
+    return [np.asarray(v.numpy()) for v in variables]
+
+
+@pytest.mark.parametrize("name", sorted(BUILDERS))
+def test_keras_file_loads_in_kerasish(name, tmp_path):
+    keras.utils.set_random_seed(1)
+    model = BUILDERS[name](keras)
+    model.compile(**_compile_args(keras, name))
+    x, y = _data(name)
+    model.fit(x, y, batch_size=4, epochs=1, verbose=0)
+    model.save(tmp_path / "keras_made.keras")
+    loaded = ks.models.load_model(tmp_path / "keras_made.keras")
+    difference = _max_difference(_predictions(loaded, x), _predictions(model, x))
+    print(f"\nkeras -> kerasish {name}: max |difference| {difference:.3g}")
+    assert difference < TOLERANCE
+    theirs, ours = _optimizer_state(model), _optimizer_state(loaded)
+    assert len(theirs) == len(ours)
+    for a, b in zip(theirs, ours):
+        np.testing.assert_allclose(b, a, rtol=1e-6, atol=1e-7)
+    loaded.fit(x, y, batch_size=4, epochs=1, verbose=0)  # training goes on
+
+
+@pytest.mark.parametrize("name", sorted(BUILDERS))
+def test_kerasish_file_loads_in_keras(name, tmp_path):
+    ks.random.set_seed(1)
+    model = BUILDERS[name](ks)
+    model.compile(**_compile_args(ks, name))
+    x, y = _data(name)
+    model.fit(x, y, batch_size=4, epochs=1, verbose=0)
+    model.save(tmp_path / "kerasish_made.keras")
+    loaded = keras.models.load_model(tmp_path / "kerasish_made.keras")
+    difference = _max_difference(_predictions(loaded, x), _predictions(model, x))
+    print(f"\nkerasish -> keras {name}: max |difference| {difference:.3g}")
+    assert difference < TOLERANCE
+    ours, theirs = _optimizer_state(model), _optimizer_state(loaded)
+    assert len(theirs) == len(ours)
+    for a, b in zip(ours, theirs):
+        np.testing.assert_allclose(b, a, rtol=1e-6, atol=1e-7)
+
+
+def test_weights_files_both_ways(tmp_path):
+    keras.utils.set_random_seed(2)
+    theirs = cnn(keras)
+    ours = cnn(ks)
+    x, _ = _data("cnn")
+    theirs.save_weights(tmp_path / "keras.weights.h5")
+    ours.load_weights(tmp_path / "keras.weights.h5")
+    assert _max_difference(_predictions(ours, x), _predictions(theirs, x)) < TOLERANCE
+    ks.random.set_seed(3)
+    ours = cnn(ks)
+    ours.save_weights(tmp_path / "kerasish.weights.h5")
+    theirs.load_weights(tmp_path / "kerasish.weights.h5")
+    assert _max_difference(_predictions(ours, x), _predictions(theirs, x)) < TOLERANCE
+
+
+def test_keras_layer_kerasish_lacks_is_named(tmp_path):
+    model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(2),
+                              keras.layers.RandomFlip()])
+    model.save(tmp_path / "m.keras")
+    with pytest.raises(ks.saving.SerializationError,
+                       match="unsupported layer class 'RandomFlip'"):
+        ks.models.load_model(tmp_path / "m.keras")
