@@ -5,9 +5,11 @@ Keras 3 code writes `ops.sum(x, axis=1)`, `ops.concatenate([a, b])`,
 ops`) those names are here. Each is the kerasish op that already computes it
 (same gradient, same checks), renamed, or a thin adapter where only the
 argument spelling differs (`axes` for `perm`, `num_classes` for `depth`, NumPy's
-split points, `x_min`/`x_max`). The few Keras names kerasish had no op for
-(`dot`, `full`, `take` with no axis, `elu` with an `alpha`) are compositions
-of existing ops, so their gradients come for free.
+split points, `x_min`/`x_max`). The Keras names kerasish had no op for (`dot`,
+`full`, `take` with no axis, `repeat`, `flip`, `tril`, `triu`, `isnan`, `elu`
+with an `alpha`) are compositions of existing ops, so their gradients come for
+free. Not here yet: `einsum`, `sort`/`argsort`/`top_k`, and the control-flow ops
+(`cond`, `scan`, `fori_loop`): write Python control flow, which runs eagerly.
 
 Example:
     >>> import numpy as np
@@ -213,6 +215,56 @@ def segment_sum(data, segment_ids, num_segments=None) -> Tensor:
     if num_segments is None:
         num_segments = int(convert_to_numpy(segment_ids).max()) + 1
     return array_ops.unsorted_segment_sum(data, segment_ids, num_segments)
+
+
+def repeat(x, repeats, axis=None) -> Tensor:
+    """Each element repeated `repeats` times along `axis` (of the flattened `x` when None)."""
+    x = convert_to_tensor(x)
+    if axis is None:
+        x, axis = reshape(x, [-1]), 0
+    index = np.repeat(np.arange(x.shape[axis]), repeats)
+    return array_ops.gather(x, index, axis=axis)
+
+
+def flip(x, axis=None) -> Tensor:
+    """`x` with the order of its elements reversed along `axis` (an int, a tuple, or all)."""
+    x = convert_to_tensor(x)
+    axes = range(x.ndim) if axis is None else [axis] if isinstance(axis, int) else axis
+    for a in axes:
+        x = array_ops.gather(x, np.arange(x.shape[a] - 1, -1, -1), axis=a)
+    return x
+
+
+def tril(x, k: int = 0) -> Tensor:
+    """`x` with the elements above the k-th diagonal of its last two axes set to zero."""
+    return _band(x, k, lower=True)
+
+
+def triu(x, k: int = 0) -> Tensor:
+    """`x` with the elements below the k-th diagonal of its last two axes set to zero."""
+    return _band(x, k, lower=False)
+
+
+def _band(x, k, lower):
+    x = convert_to_tensor(x)
+    rows, cols = np.arange(x.shape[-2])[:, None], np.arange(x.shape[-1])[None, :]
+    keep = cols - rows <= k if lower else cols - rows >= k
+    return where(keep, x, zeros_like(x))
+
+
+def isnan(x) -> Tensor:
+    """Where `x` is NaN."""
+    return not_equal(x, x)
+
+
+def isinf(x) -> Tensor:
+    """Where `x` is +inf or -inf."""
+    return equal(abs(x), np.inf)
+
+
+def isfinite(x) -> Tensor:
+    """Where `x` is neither NaN nor infinite."""
+    return logical_not(logical_or(isnan(x), isinf(x)))
 
 
 def one_hot(x, num_classes: int, axis: int = -1, dtype=None) -> Tensor:

@@ -38,6 +38,11 @@ CASES = [
     ("hard_sigmoid", (A,), {}), ("log_sigmoid", (A,), {}), ("normalize", (A,), {}),
     ("arange", (1, 9, 2), {}), ("linspace", (0.0, 1.0, 5), {}), ("full", ((2, 3), 1.5), {}),
     ("zeros", ((2, 3),), {}), ("eye", (3, 4), {}),
+    ("repeat", (A, 2), {"axis": 1}), ("repeat", (A, 2), {}), ("flip", (A,), {"axis": 0}),
+    ("tril", (A,), {"k": -1}), ("triu", (A,), {"k": 1}),
+    ("isnan", (np.array([0.0, np.nan, np.inf], np.float32),), {}),
+    ("isinf", (np.array([0.0, np.nan, -np.inf], np.float32),), {}),
+    ("isfinite", (np.array([0.0, np.nan, np.inf], np.float32),), {}),
 ]
 
 

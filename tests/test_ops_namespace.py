@@ -132,3 +132,23 @@ def test_keras_style_import():
 
     assert ops_again is ops and layers is keras.layers
     assert keras.ops.matmul is ks.matmul
+
+
+def test_composed_layout_and_predicates_follow_numpy():
+    t3 = RNG.standard_normal((2, 3, 4))
+    np.testing.assert_array_equal(_np(ops.repeat(X, 2, axis=1)), np.repeat(X, 2, axis=1))
+    np.testing.assert_array_equal(_np(ops.repeat(X, [1, 0, 2], axis=0)),
+                                  np.repeat(X, [1, 0, 2], axis=0))
+    np.testing.assert_array_equal(_np(ops.repeat(X, 3)), np.repeat(X, 3))
+    np.testing.assert_array_equal(_np(ops.flip(t3, axis=1)), np.flip(t3, axis=1))
+    np.testing.assert_array_equal(_np(ops.flip(t3, axis=(0, 2))), np.flip(t3, axis=(0, 2)))
+    np.testing.assert_array_equal(_np(ops.flip(t3)), np.flip(t3))
+    for k in (-1, 0, 2):
+        np.testing.assert_array_equal(_np(ops.tril(t3, k)), np.tril(t3, k))
+        np.testing.assert_array_equal(_np(ops.triu(t3, k)), np.triu(t3, k))
+    special = np.array([0.0, np.nan, np.inf, -np.inf, 1.0], np.float32)
+    np.testing.assert_array_equal(_np(ops.isnan(special)), np.isnan(special))
+    np.testing.assert_array_equal(_np(ops.isinf(special)), np.isinf(special))
+    np.testing.assert_array_equal(_np(ops.isfinite(special)), np.isfinite(special))
+    check_gradients(lambda x: ops.tril(ops.flip(ops.repeat(x, 2, axis=0), axis=1)),
+                    [RNG.standard_normal((3, 3))])
