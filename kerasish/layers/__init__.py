@@ -68,6 +68,7 @@ from kerasish.layers.recurrent import (  # noqa: F401
     LSTMCell,
     SimpleRNN,
     SimpleRNNCell,
+    StackedRNNCells,
     TimeDistributed,
 )
 from kerasish.layers.regularization import (  # noqa: F401

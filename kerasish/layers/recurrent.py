@@ -21,6 +21,7 @@ so weights carry over to and from Keras.
 from __future__ import annotations
 
 from kerasish import activations, constraints, initializers, regularizers
+from kerasish.core import nest
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.ops import array_ops, math_ops, nn_ops
 from kerasish.core.tensor import Tensor, convert_to_tensor
@@ -34,6 +35,22 @@ def _as_list(states) -> list:
 def _clone(layer: Layer, **overrides) -> Layer:
     """A new, unbuilt layer with `layer`'s config (nested layers cloned too), some keys changed."""
     return type(layer).from_config({**layer.get_config(), **overrides})
+
+
+def _zero_states(size, batch: int, dtype):
+    """Zero states for a `state_size` (an int, or a list of them, nested for stacked cells)."""
+    if isinstance(size, (list, tuple)):
+        return [_zero_states(s, batch, dtype) for s in size]
+    return array_ops.zeros((batch, int(size)), dtype=dtype)
+
+
+def _reset_dropout_masks(cell) -> None:
+    """Forget the dropout masks drawn for one sequence (the next one draws new masks)."""
+    if isinstance(cell, _BuiltinCell):
+        cell.reset_dropout_mask()
+        cell.reset_recurrent_dropout_mask()
+    for inner in getattr(cell, "cells", ()):
+        _reset_dropout_masks(inner)
 
 
 def _build_child(layer: Layer, input_shape) -> None:
@@ -377,6 +394,76 @@ class GRUCell(_BuiltinCell):
         }
 
 
+class StackedRNNCells(Layer):
+    """Several cells as one: each step runs them in order, each cell's output the next one's
+    input; the states are one list per cell. `RNN([cell1, cell2])` makes one.
+
+    Example:
+        >>> import kerasish as ks
+        >>> cells = [ks.layers.LSTMCell(4), ks.layers.GRUCell(3)]
+        >>> output, lstm_states, gru_states = ks.layers.RNN(cells, return_state=True)(
+        ...     ks.ones([2, 5, 6]))
+        >>> output.shape, len(lstm_states), len(gru_states)
+        ((2, 3), 2, 1)
+    """
+
+    def __init__(self, cells, **kwargs):
+        super().__init__(**kwargs)
+        cells = list(cells)
+        for i, cell in enumerate(cells):
+            if not isinstance(cell, Layer) or not hasattr(cell, "state_size"):
+                raise InvalidArgumentError(
+                    f"StackedRNNCells: cells[{i}] must be a Layer with a `state_size` attribute "
+                    f"and a `call(inputs, states)` method, got {cell!r}"
+                )
+        if not cells:
+            raise InvalidArgumentError("StackedRNNCells: needs at least one cell")
+        self.cells = cells
+
+    @property
+    def state_size(self) -> list:
+        """One list of state sizes per cell (as the states are passed and returned)."""
+        return [_as_list(cell.state_size) for cell in self.cells]
+
+    @property
+    def output_size(self) -> int:
+        last = self.cells[-1]
+        size = getattr(last, "output_size", None)
+        return size if size is not None else nest.flatten(_as_list(last.state_size))[0]
+
+    def build(self, input_shape):
+        shape = tuple(input_shape)
+        for cell in self.cells:
+            _build_child(cell, shape)
+            size = getattr(cell, "output_size", None)
+            shape = (shape[0], size if size is not None else nest.flatten(
+                _as_list(cell.state_size))[0])
+
+    def get_initial_state(self, batch_size: int) -> list:
+        states = []
+        for cell in self.cells:
+            make = getattr(cell, "get_initial_state", None)
+            states.append(_as_list(make(batch_size)) if make is not None
+                          else _zero_states(_as_list(cell.state_size), batch_size, cell.dtype))
+        return states
+
+    def call(self, inputs, states, training=None):
+        new_states = []
+        for cell, cell_states in zip(self.cells, states):
+            inputs, cell_states = cell(inputs, _as_list(cell_states), training=training)
+            new_states.append(_as_list(cell_states))
+        return inputs, new_states
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "cells": list(self.cells)}
+
+    @classmethod
+    def from_config(cls, config: dict):
+        config = dict(config)
+        config["cells"] = [_nested_layer(cell) for cell in config["cells"]]
+        return cls(**config)
+
+
 # ---------------------------------------------------------------- the loop
 
 
@@ -426,9 +513,7 @@ class RNN(Layer):
         **kwargs,
     ):
         if isinstance(cell, (list, tuple)):
-            raise InvalidArgumentError(
-                "RNN: a list of cells (stacked cells) is not supported; stack RNN layers instead"
-            )
+            cell = StackedRNNCells(cell)
         if not isinstance(cell, Layer) or not hasattr(cell, "state_size"):
             raise InvalidArgumentError(
                 f"RNN: cell must be a Layer with a `state_size` attribute and a "
@@ -469,25 +554,25 @@ class RNN(Layer):
         make = getattr(self.cell, "get_initial_state", None)
         if make is not None:
             return _as_list(make(batch_size))
-        return [array_ops.zeros((batch_size,) + tuple(_as_list(size)), dtype=self.cell.dtype)
-                for size in self.state_size]
+        return _zero_states(self.state_size, batch_size, self.cell.dtype)
 
-    def _check_initial_state(self, initial_state, batch: int) -> list:
-        states = [convert_to_tensor(s) for s in _as_list(initial_state)]
-        expected = self.state_size
-        if len(states) != len(expected):
+    def _check_initial_state(self, initial_state, template: list) -> list:
+        """`initial_state` (flat or nested) in the structure of the zero states `template`."""
+        given = [convert_to_tensor(s) for s in nest.flatten(initial_state)]
+        expected = nest.flatten(template)
+        if len(given) != len(expected):
             raise InvalidArgumentError(
-                f"{type(self).__name__} '{self.name}': initial_state has {len(states)} "
-                f"tensor(s) but the cell has {len(expected)} state(s) of sizes {expected}"
+                f"{type(self).__name__} '{self.name}': initial_state has {len(given)} "
+                f"tensor(s) but the cell has {len(expected)} state(s) of shapes "
+                f"{[t.shape for t in expected]}"
             )
-        for i, (state, size) in enumerate(zip(states, expected)):
-            want = (batch,) + tuple(_as_list(size))
-            if state.shape != want:
+        for i, (state, want) in enumerate(zip(given, expected)):
+            if state.shape != want.shape:
                 raise InvalidArgumentError(
                     f"{type(self).__name__} '{self.name}': initial_state[{i}] has shape "
-                    f"{state.shape}, expected {want}"
+                    f"{state.shape}, expected {want.shape}"
                 )
-        return states
+        return nest.pack_sequence_as(template, given)
 
     def call(self, sequences, initial_state=None, mask=None, training=None):
         batch, steps = sequences.shape[0], sequences.shape[1]
@@ -501,16 +586,16 @@ class RNN(Layer):
             uses_dropout = bool(cell.dropout or cell.recurrent_dropout)
             training = uses_dropout and in_training_mode(self, training)
         if initial_state is not None:
-            states = self._check_initial_state(initial_state, batch)
+            states = self._check_initial_state(initial_state, self.get_initial_state(batch))
         elif self.stateful and self._carried_states is not None:
-            carried = self._carried_states[0].shape[0]
+            carried = nest.flatten(self._carried_states)[0].shape[0]
             if carried != batch:
                 raise InvalidArgumentError(
                     f"{type(self).__name__} '{self.name}' is stateful and its states are for "
                     f"batch size {carried}, but the input has batch size {batch}; keep the batch "
                     "size fixed or call reset_states()"
                 )
-            states = list(self._carried_states)
+            states = self._carried_states
         else:
             states = self.get_initial_state(batch)
         step_masks = self._step_masks(mask, batch, steps)
@@ -535,16 +620,18 @@ class RNN(Layer):
                     if previous is None or self.zero_output_for_mask:
                         previous = array_ops.zeros_like(output)
                     output = math_ops.where(keep, output, previous)
-                    new_states = [math_ops.where(keep, new, old)
-                                  for new, old in zip(new_states, states)]
+                    new_states = nest.pack_sequence_as(new_states, [
+                        math_ops.where(keep, new, old)
+                        for new, old in zip(nest.flatten(new_states), nest.flatten(states))
+                    ])
                 states, previous = new_states, output
                 outputs.append(output)
         finally:
-            if isinstance(cell, _BuiltinCell):
-                cell.reset_dropout_mask()
-                cell.reset_recurrent_dropout_mask()
+            _reset_dropout_masks(cell)
         if self.stateful:
-            self._carried_states = [array_ops.stop_gradient(s) for s in states]
+            self._carried_states = nest.pack_sequence_as(
+                states, [array_ops.stop_gradient(s) for s in nest.flatten(states)]
+            )
         result = array_ops.stack(outputs, axis=1) if self.return_sequences else outputs[-1]
         return (result, *states) if self.return_state else result
 
@@ -574,14 +661,20 @@ class RNN(Layer):
 
     def _output_size(self) -> int:
         size = getattr(self.cell, "output_size", None)
-        return size if size is not None else _as_list(self.state_size[0])[0]
+        return size if size is not None else nest.flatten(self.state_size)[0]
 
     def compute_output_shape(self, input_shape):
         batch, steps = input_shape[0], input_shape[1]
         units = self._output_size()
         output = (batch, steps, units) if self.return_sequences else (batch, units)
         if self.return_state:
-            return [output] + [(batch,) + tuple(_as_list(s)) for s in self.state_size]
+
+            def shapes(size):
+                if isinstance(size, (list, tuple)):
+                    return [shapes(s) for s in size]
+                return (batch, size)
+
+            return [output] + shapes(self.state_size)
         return output
 
     def get_config(self) -> dict:

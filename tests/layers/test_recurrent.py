@@ -233,6 +233,26 @@ def test_user_cell_in_rnn_gets_states_training_and_masks():
     assert layer.compute_output_shape((1, 4, 2)) == [(1, 2), (1, 1), (1, 2)]
 
 
+def test_stacked_cells_equal_stacked_layers():
+    x = sequences(2, 5, 3)
+    stacked = ks.layers.RNN([ks.layers.LSTMCell(4), ks.layers.GRUCell(3)], return_sequences=True,
+                            return_state=True)
+    first = ks.layers.LSTM(4, return_sequences=True)
+    second = ks.layers.GRU(3, return_sequences=True)
+    outputs, lstm_states, gru_states = stacked(x)
+    second(first(x))
+    first.set_weights(stacked.get_weights()[:3])
+    second.set_weights(stacked.get_weights()[3:])
+    np.testing.assert_allclose(outputs.numpy(), second(first(x)).numpy(), rtol=1e-5, atol=1e-6)
+    assert [s.shape for s in lstm_states] == [(2, 4), (2, 4)] and gru_states[0].shape == (2, 3)
+    assert stacked.compute_output_shape((2, 5, 3)) == [(2, 5, 3), [(2, 4), (2, 4)], [(2, 3)]]
+    resumed = stacked(x[:, 2:], initial_state=[s for states in stacked(x[:, :2])[1:]
+                                               for s in states])
+    np.testing.assert_allclose(resumed[0].numpy(), outputs.numpy()[:, 2:], rtol=1e-5, atol=1e-6)
+    clone = ks.layers.RNN.from_config(stacked.get_config())
+    assert type(clone.cell).__name__ == "StackedRNNCells" and len(clone.cell.cells) == 2
+
+
 def test_rnn_rejects_objects_that_are_not_cells():
     with pytest.raises(ks.InvalidArgumentError, match="state_size"):
         ks.layers.RNN(ks.layers.Dense(3))
@@ -342,6 +362,7 @@ def test_cell_layer_config_has_keras_keys():
     ("LSTM", {"return_sequences": True, "go_backwards": True}),
     ("GRU", {"return_sequences": True}),
     ("GRU", {"reset_after": False}),
+    ("stacked", {"return_sequences": True}),
 ])
 def test_forward_matches_keras_with_masks(name, kwargs):
     keras = pytest.importorskip("keras")
@@ -349,8 +370,12 @@ def test_forward_matches_keras_with_masks(name, kwargs):
     mask = np.ones((3, 6), bool)
     mask[0, 4:] = False
     mask[2, :2] = False
-    theirs = getattr(keras.layers, name)(4, **kwargs)
-    ours = getattr(ks.layers, name)(4, **kwargs)
+    if name == "stacked":
+        theirs = keras.layers.RNN([keras.layers.GRUCell(3), keras.layers.LSTMCell(4)], **kwargs)
+        ours = ks.layers.RNN([ks.layers.GRUCell(3), ks.layers.LSTMCell(4)], **kwargs)
+    else:
+        theirs = getattr(keras.layers, name)(4, **kwargs)
+        ours = getattr(ks.layers, name)(4, **kwargs)
     expected = np.asarray(theirs(x, mask=mask))
     ours(x)
     ours.set_weights(theirs.get_weights())
