@@ -33,6 +33,7 @@ from kerasish.core.tensor import Tensor
 from kerasish.layers.base import Layer
 from kerasish.layers.input_layer import InputLayer
 from kerasish.models.model import Model
+from kerasish.models.symbolic import KerasOp, PrimitiveOp, keras_op_form
 
 
 class _NotYetCalled(Exception):
@@ -322,6 +323,11 @@ class Functional(Model):
                 return [serialize_argument(item) for item in value]
             if isinstance(value, dict):
                 return {key: serialize_argument(item) for key, item in value.items()}
+            if isinstance(value, slice):  # an index of a GetItem node, in Keras's form
+                return {"class_name": "__slice__", "config": {
+                    "start": value.start, "stop": value.stop, "step": value.step}}
+            if value is Ellipsis:
+                return {"class_name": "__ellipsis__", "config": {}}
             return serialize_keras_object(value)
 
         def endpoints(structure):
@@ -333,12 +339,23 @@ class Functional(Model):
 
         layers = []
         for operation in self._operations:
-            layer_config = serialize_keras_object(operation)
+            nodes = [node for node in inbound_nodes(operation)
+                     if id(node) in own and node.input_tensors]
+            node_args = [node.args for node in nodes]
+            if isinstance(operation, KerasOp):
+                layer_config = operation.keras_form()
+            elif isinstance(operation, PrimitiveOp) and nodes and (
+                keras_op_form(operation, nodes[0].args) is not None
+            ):  # an op Keras 3 has too: written as Keras writes it, so Keras can load it
+                layer_config = keras_op_form(operation, nodes[0].args)[0]
+                node_args = [keras_op_form(operation, node.args)[1] for node in nodes]
+            else:
+                layer_config = serialize_keras_object(operation)
             layer_config["name"] = operation.name
             layer_config["inbound_nodes"] = [
-                {"args": serialize_argument(list(node.args)),
+                {"args": serialize_argument(list(args)),
                  "kwargs": serialize_argument(node.kwargs)}
-                for node in inbound_nodes(operation) if id(node) in own and node.input_tensors
+                for node, args in zip(nodes, node_args)
             ]
             layers.append(layer_config)
         return {
@@ -359,7 +376,10 @@ class Functional(Model):
         pending: dict = {}
         for layer_config in config["layers"]:
             name = layer_config["name"]
-            operation = deserialize_keras_object(layer_config, custom_objects=custom_objects)
+            if str(layer_config.get("module", "")).startswith("keras.src.ops."):
+                operation = KerasOp(layer_config)  # keras.ops.add, x[:, 0], ...
+            else:
+                operation = deserialize_keras_object(layer_config, custom_objects=custom_objects)
             created[name] = operation
             pending[name] = list(layer_config.get("inbound_nodes") or [])
 
@@ -379,6 +399,10 @@ class Functional(Model):
                 if node_index >= len(nodes):
                     raise _NotYetCalled(name)
                 return nodes[node_index].output_tensors[tensor_index]
+            if value.get("class_name") == "__slice__":
+                return slice(*(value["config"][k] for k in ("start", "stop", "step")))
+            if value.get("class_name") == "__ellipsis__":
+                return Ellipsis
             if "class_name" in value:
                 return deserialize_keras_object(value, custom_objects=custom_objects)
             return {key: revive(item) for key, item in value.items()}

@@ -124,6 +124,140 @@ class PrimitiveOp:
         return f"<PrimitiveOp '{self.name}' ({self.primitive.name})>"
 
 
+# Primitives that are one Keras 3 op (same arguments and meaning), so that a config we write
+# loads in Keras: primitive -> (Keras module, class name, {attr: Keras config key}).
+_NUMPY, _NN, _CORE = "keras.src.ops.numpy", "keras.src.ops.nn", "keras.src.ops.core"
+_KERAS_OPS = {
+    **{name: (_NUMPY, cls, {}) for name, cls in [
+        ("add", "Add"), ("subtract", "Subtract"), ("multiply", "Multiply"),
+        ("divide", "TrueDivide"), ("pow", "Power"), ("maximum", "Maximum"),
+        ("minimum", "Minimum"), ("exp", "Exp"), ("log", "Log"), ("log1p", "Log1p"),
+        ("expm1", "Expm1"), ("sqrt", "Sqrt"), ("square", "Square"), ("abs", "Absolute"),
+        ("negative", "Negative"), ("sign", "Sign"), ("tanh", "Tanh"), ("sin", "Sin"),
+        ("cos", "Cos"), ("floor", "Floor"), ("ceil", "Ceil"), ("equal", "Equal"),
+        ("not_equal", "NotEqual"), ("greater", "Greater"), ("greater_equal", "GreaterEqual"),
+        ("less", "Less"), ("less_equal", "LessEqual"),
+    ]},
+    "relu": (_NN, "Relu", {}), "sigmoid": (_NN, "Sigmoid", {}),
+    "softplus": (_NN, "Softplus", {}), "softmax": (_NN, "Softmax", {"axis": "axis"}),
+    "concat": (_NUMPY, "Concatenate", {"axis": "axis"}),
+    "reshape": (_NUMPY, "Reshape", {"shape": "newshape"}),
+    "transpose": (_NUMPY, "Transpose", {"perm": "axes"}),
+    "cast": (_CORE, "Cast", {"dtype": "dtype"}),
+    "getitem": (_NUMPY, "GetItem", {}),
+    "matmul": (_NUMPY, "Matmul", {}),
+}
+
+
+def _keras_index(key):
+    """A NumPy index in Keras's serialized form (slices and Ellipsis tagged), or None if it
+    holds arrays (which Keras's configs do not carry)."""
+    if isinstance(key, tuple):
+        parts = [_keras_index(k) for k in key]
+        return None if any(p is _NO_INDEX for p in parts) else parts
+    if isinstance(key, slice):
+        return {"class_name": "__slice__",
+                "config": {"start": key.start, "stop": key.stop, "step": key.step}}
+    if key is Ellipsis:
+        return {"class_name": "__ellipsis__", "config": {}}
+    if key is None or isinstance(key, (int, np.integer)):
+        return None if key is None else int(key)
+    return _NO_INDEX
+
+
+_NO_INDEX = object()
+
+
+def keras_op_form(operation, args: tuple):
+    """(Keras 3's serialized op, node args) for a `PrimitiveOp` Keras has an op for, else None.
+
+    Matmul qualifies only without transposes, GetItem only for basic indices.
+    """
+    entry = _KERAS_OPS.get(operation.primitive.name)
+    if entry is None:
+        return None
+    module, class_name, renames = entry
+    attrs = operation.attrs
+    if class_name == "Matmul" and (attrs.get("transpose_a") or attrs.get("transpose_b")):
+        return None
+    config = {"name": operation.name}
+    for attr, key in renames.items():
+        value = attrs[attr]
+        config[key] = value.name if isinstance(value, np.dtype) else (
+            list(value) if isinstance(value, tuple) else value
+        )
+    if class_name == "GetItem":
+        key = attrs["key"]
+        index = _keras_index(key)
+        if index is _NO_INDEX or (key is None):
+            return None
+        args = tuple(args) + (index,)
+    if class_name == "Concatenate":
+        args = (list(args),)
+    return {"module": module, "class_name": class_name, "config": config,
+            "registered_name": class_name}, args
+
+
+class KerasOp:
+    """An op node read from a Keras 3 config (`keras.ops.add`, `x[:, 0]`, ...), run by `ks.ops`.
+
+    Args:
+        layer_config: Keras's serialized op (`module`, `class_name`, `config`).
+    """
+
+    _RENAMED = {"newshape": "shape"}
+
+    def __init__(self, layer_config: dict):
+        from kerasish import ops
+
+        self.keras_module = layer_config.get("module")
+        self.keras_class = layer_config["class_name"]
+        config = dict(layer_config.get("config") or {})
+        self.name = config.pop("name", None) or unique_name(_snake(self.keras_class))
+        self.config = config
+        self._kwargs = {self._RENAMED.get(key, key): value for key, value in config.items()}
+        if self.keras_class == "GetItem":
+            self._function = _get_item
+        else:
+            self._function = getattr(ops, _snake(self.keras_class), None)
+            if self._function is None:
+                raise InvalidArgumentError(
+                    f"unsupported Keras op {self.keras_class!r} (module {self.keras_module!r}) "
+                    f"in node '{self.name}': ks.ops has no {_snake(self.keras_class)}"
+                )
+        self._inbound_nodes: list = []
+
+    def _run(self, *args):
+        return self._function(*args, **self._kwargs)
+
+    def __call__(self, *args):
+        if any_symbolic(args):
+            try:
+                specs = infer_output_specs(self._run, args, {})
+            except KerasishError as exc:
+                raise type(exc)(f"Keras op '{self.name}' ({self.keras_class}): {exc}") from exc
+            return Node(self, args, {}, specs).outputs
+        return self._run(*args)
+
+    def keras_form(self) -> dict:
+        return {"module": self.keras_module, "class_name": self.keras_class,
+                "config": {"name": self.name, **self.config},
+                "registered_name": self.keras_class}
+
+    def __repr__(self) -> str:
+        return f"<KerasOp '{self.name}' ({self.keras_class})>"
+
+
+def _snake(class_name: str) -> str:
+    from kerasish.layers.base import _snake_case
+
+    return _snake_case(class_name)
+
+
+def _get_item(x, key):
+    return x[tuple(key) if isinstance(key, list) else key]
+
+
 def primitive_call(prim, inputs: tuple, attrs: dict):
     """Record `prim(inputs, attrs)` on symbolic inputs as a new op node; return its outputs."""
     return PrimitiveOp(prim, attrs).symbolic_call(tuple(inputs))
