@@ -329,13 +329,19 @@ def dropout(inputs, rate: float, noise_shape=None, seed=None) -> Tensor:
     return nn_dropout(inputs, rate, noise_shape=noise_shape, seed=seed)
 
 
-def shuffle(value, seed=None) -> Tensor:
-    """A copy of `value` with its first axis randomly permuted."""
+def shuffle(value, seed=None, axis: int = 0) -> Tensor:
+    """A copy of `value` with the slices along `axis` (Keras 3's argument; default the first)
+    randomly permuted; `seed` as in `normal`."""
     x = convert_to_tensor(value)
     if x.ndim == 0:
         raise InvalidArgumentError("random.shuffle: needs a tensor of rank >= 1, got a scalar")
-    order = _generator(seed).permutation(x.shape[0])
-    return Tensor(x._value[backend.to_device(order, backend.device_of(x._value))])
+    if not -x.ndim <= axis < x.ndim:
+        raise InvalidArgumentError(
+            f"random.shuffle: axis {axis} is out of range for a tensor of shape {x.shape}"
+        )
+    order = backend.to_device(_generator(seed).permutation(x.shape[axis]),
+                              backend.device_of(x._value))
+    return Tensor(backend.array_module(x._value).take(x._value, order, axis=axis))
 
 
 def categorical(logits, num_samples: int, dtype=np.int64, seed=None) -> Tensor:

@@ -72,3 +72,12 @@ def test_randint_and_dropout():
     np.testing.assert_array_equal(dropped, again)
     shuffled = ks.random.shuffle(np.arange(10), seed=ks.random.SeedGenerator(2)).numpy()
     assert sorted(shuffled.tolist()) == list(range(10))
+
+
+def test_shuffle_along_an_axis():
+    x = np.arange(12).reshape(3, 4)
+    shuffled = ks.random.shuffle(x, seed=ks.random.SeedGenerator(3), axis=1).numpy()
+    np.testing.assert_array_equal(shuffled, x[:, shuffled[0]])  # whole columns moved
+    assert sorted(shuffled[0].tolist()) == [0, 1, 2, 3]
+    with pytest.raises(ks.InvalidArgumentError, match=r"axis 2 is out of range .* \(3, 4\)"):
+        ks.random.shuffle(x, axis=2)
