@@ -347,6 +347,25 @@ class MultiHeadAttention(Layer):
             return query_shape[:-1] + self.output_shape_arg
         return query_shape
 
+    def compute_output_spec(self, query, value, key=None, query_mask=None, value_mask=None,
+                            key_mask=None, attention_mask=None, return_attention_scores=False,
+                            training=None, use_causal_mask=False):
+        """Symbolic outputs for the functional API (the scores too, when asked for)."""
+        from kerasish.core.keras_tensor import KerasTensor
+
+        key_shape = None if key is None else key.shape
+        if self._query_dense is None:
+            self.build(query.shape, value.shape, key_shape)
+        output = KerasTensor(self.compute_output_shape(query.shape), self.dtype)
+        if not return_attention_scores:
+            return output
+        rank = len(query.shape)
+        axes = self._axes(rank)
+        others = tuple(query.shape[a] for a in range(1, rank - 1) if a not in axes)
+        scores_shape = ((query.shape[0],) + others + (self.num_heads,)
+                        + tuple(query.shape[a] for a in axes) + tuple(value.shape[a] for a in axes))
+        return output, KerasTensor(scores_shape, self.dtype)
+
     def get_config(self) -> dict:
         return {
             **super().get_config(),
@@ -461,6 +480,18 @@ class Attention(Layer):
     def compute_output_shape(self, input_shape):
         query_shape, value_shape = input_shape[0], input_shape[1]
         return tuple(query_shape[:-1]) + (value_shape[-1],)
+
+    def compute_output_spec(self, inputs, mask=None, training=None, return_attention_scores=False,
+                            use_causal_mask=False):
+        """Symbolic outputs for the functional API (the scores too, when asked for)."""
+        from kerasish.core.keras_tensor import KerasTensor
+
+        self._check_inputs(inputs)
+        query, value = inputs[0], inputs[1]
+        output = KerasTensor(self.compute_output_shape([query.shape, value.shape]), self.dtype)
+        if not return_attention_scores:
+            return output
+        return output, KerasTensor(tuple(query.shape[:-1]) + (value.shape[-2],), self.dtype)
 
     def get_config(self) -> dict:
         return {

@@ -238,3 +238,16 @@ def test_attention_matches_keras_with_masks(name, kwargs):
     expected = theirs([query, value], mask=masks, use_causal_mask=True)
     np.testing.assert_allclose(ours([query, value], mask=masks, use_causal_mask=True).numpy(),
                                np.asarray(expected), atol=2e-6)
+
+
+def test_symbolic_calls_give_the_output_and_score_shapes():
+    inputs = ks.Input((5, 3))
+    mha_out, mha_scores = ks.layers.MultiHeadAttention(2, 4)(inputs, inputs,
+                                                             return_attention_scores=True)
+    att_out, att_scores = ks.layers.Attention()([inputs, inputs], return_attention_scores=True)
+    assert [t.shape for t in (mha_out, mha_scores, att_out, att_scores)] == [
+        (None, 5, 3), (None, 2, 5, 5), (None, 5, 3), (None, 5, 5)]
+    model = ks.Model(inputs, [mha_out, mha_scores, att_out, att_scores])
+    assert len(model.weights) == 8  # the projections exist before the first real call
+    outputs = model(np.ones((2, 5, 3), np.float32))
+    assert [o.shape for o in outputs] == [(2, 5, 3), (2, 2, 5, 5), (2, 5, 3), (2, 5, 5)]
