@@ -446,35 +446,42 @@ class Functional(Model):
 
     # -- display ----------------------------------------------------------------
     def summary(self, print_fn=print, line_length: int = 98) -> None:
-        """Print every layer and op of the graph: output shape, parameters, inputs it reads."""
+        """Print every layer and op of the graph: output shape, parameters, inputs it reads.
+
+        Columns widen to fit their longest entry, so nothing is cut or run together.
+        """
         own = {id(node) for node in self._nodes}
-        widths = (line_length * 30 // 100, line_length * 22 // 100, line_length * 12 // 100)
-        rule = "_" * line_length
-
-        def row(*cells):
-            first = "".join(f"{cell:<{width}}" for cell, width in zip(cells, widths))
-            return first + cells[3]
-
-        print_fn(f'Model: "{self.name}"')
-        print_fn(rule)
-        print_fn(row("Layer (type)", "Output Shape", "Param #", "Connected to"))
-        print_fn("=" * line_length)
+        rows = [("Layer (type)", "Output Shape", "Param #", "Connected to")]
         for operation in self._operations:
             nodes = [node for node in inbound_nodes(operation) if id(node) in own]
             if not nodes:  # an input layer
                 nodes = inbound_nodes(operation)[:1]
             shapes = [t.shape for t in nodes[0].output_tensors]
             params = operation.count_params() if isinstance(operation, Layer) else 0
+            kind = operation.primitive.name if isinstance(operation, PrimitiveOp) else (
+                type(operation).__name__
+            )
             sources = [
                 f"{t._keras_history.operation.name}[{t._keras_history.node_index}]"
                 f"[{t._keras_history.tensor_index}]"
                 for node in nodes for t in node.input_tensors
             ]
-            print_fn(row(
-                f"{operation.name} ({type(operation).__name__})",
-                str(shapes[0] if len(shapes) == 1 else shapes), f"{params:,}",
-                ", ".join(sources) or "-",
-            ))
+            rows.append((f"{operation.name} ({kind})",
+                         str(shapes[0] if len(shapes) == 1 else shapes), f"{params:,}",
+                         ", ".join(sources) or "-"))
+        widths = [max(len(row[i]) for row in rows) + 2 for i in range(3)]
+        line_length = max(line_length, sum(widths) + max(len(row[3]) for row in rows))
+        rule = "_" * line_length
+
+        def line(cells) -> str:
+            return "".join(f"{c:<{w}}" for c, w in zip(cells, widths)) + cells[3]
+
+        print_fn(f'Model: "{self.name}"')
+        print_fn(rule)
+        print_fn(line(rows[0]))
+        print_fn("=" * line_length)
+        for row in rows[1:]:
+            print_fn(line(row))
         print_fn("=" * line_length)
         trainable = sum(v.size for v in self.trainable_variables)
         non_trainable = sum(v.size for v in self.non_trainable_variables)

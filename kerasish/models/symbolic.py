@@ -33,6 +33,8 @@ Example:
 
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 
 from kerasish.core import backend, nest
@@ -335,9 +337,8 @@ def _layer_output_specs(layer: Layer, inputs, args: tuple, kwargs: dict):
         return compute_spec(inputs, *args, **kwargs)
     compute_shape = getattr(layer, "compute_output_shape", None)
     if compute_shape is not None:
-        shapes = compute_shape(nest.pack_sequence_as(
-            inputs, [t.shape for t in nest.flatten(inputs)]
-        ))
+        shapes = compute_shape(_shapes_of(inputs), **_other_shapes(layer, compute_shape,
+                                                                   inputs, args, kwargs))
         first = nest.flatten(inputs)[0]
         dtype = layer.dtype if layer.weights or not isinstance(first, Tensor) else first.dtype
         return _specs_from_shapes(shapes, dtype)
@@ -359,6 +360,29 @@ def _layer_output_specs(layer: Layer, inputs, args: tuple, kwargs: dict):
             f"while inferring the output of a call on symbolic inputs of shape {shapes} "
             f"(run on zeros, unknown dimensions set to {SENTINEL_SIZES[0]}): {exc}"
         ) from exc
+
+
+def _shapes_of(structure):
+    return nest.pack_sequence_as(
+        structure, [getattr(t, "shape", None) for t in nest.flatten(structure)]
+    )
+
+
+def _other_shapes(layer, compute_shape, inputs, args: tuple, kwargs: dict) -> dict:
+    """Shapes of the call's other symbolic arguments, as `<argument>_shape` keywords that
+    `compute_output_shape` takes (as Keras passes `value_shape` to MultiHeadAttention)."""
+    if not args and not any_symbolic(kwargs):
+        return {}
+    try:
+        bound = inspect.signature(layer.call).bind(inputs, *args, **kwargs).arguments
+    except TypeError:
+        return {}
+    accepted = inspect.signature(compute_shape).parameters
+    return {
+        f"{name}_shape": _shapes_of(value)
+        for name, value in list(bound.items())[1:]
+        if any_symbolic(value) and f"{name}_shape" in accepted
+    }
 
 
 def _is_shape(value) -> bool:

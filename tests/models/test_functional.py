@@ -452,3 +452,29 @@ def test_unknown_keras_op_in_a_config_is_named():
     with pytest.raises(ks.InvalidArgumentError,
                        match="unsupported Keras op 'Frobnicate' .* ks.ops has no frobnicate"):
         ks.Model.from_config(config)
+
+
+def test_an_intermediate_tensor_can_be_an_input():
+    x = ks.Input((3,), name="x")
+    hidden = ks.layers.Dense(4, name="hidden")(x)
+    out = ks.layers.Dense(2, name="out")(hidden)
+    head = ks.Model(hidden, out)  # the sub-graph from `hidden` on, sharing `out`'s weights
+    assert [layer.name for layer in head.layers] == ["out"]
+    features = rand(5, 4)
+    np.testing.assert_allclose(head(features).numpy(),
+                               head.get_layer("out")(features).numpy(), rtol=1e-6)
+
+
+def test_other_symbolic_arguments_reach_compute_output_shape_by_name():
+    class Pair(ks.layers.Layer):
+        def call(self, first, second):
+            return ks.concat([first, second], -1)
+
+        def compute_output_shape(self, first_shape, second_shape):
+            return first_shape[:-1] + (first_shape[-1] + second_shape[-1],)
+
+    a, b = ks.Input((2,)), ks.Input((3,))
+    joined = Pair()(a, b)
+    assert joined.shape == (None, 5)
+    model = ks.Model([a, b], joined)
+    assert model([rand(1, 2), rand(1, 3)]).shape == (1, 5)
