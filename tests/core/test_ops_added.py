@@ -370,3 +370,33 @@ def test_pointwise_and_depthwise_paths_match_reference_and_gradients():
     check_gradients(
         lambda x, w: ks.tanh(ks.nn.depthwise_conv2d(x, w, 1, "SAME")), [x[:1], depthwise]
     )
+
+
+def test_mirror_unpad_is_the_adjoint_of_mirror_pad():
+    x = RNG.standard_normal((3, 4))
+    for mode, paddings in (("REFLECT", [[2, 1], [3, 0]]), ("SYMMETRIC", [[3, 3], [1, 4]])):
+        padded = ks.pad(x, paddings, mode=mode).numpy()
+        g = RNG.standard_normal(padded.shape)
+        back = _grad(lambda t, p=paddings, m=mode, g=g: ks.reduce_sum(ks.pad(t, p, mode=m) * g),
+                     x)
+        np.testing.assert_allclose((padded * g).sum(), (x * back).sum(), rtol=1e-12)
+
+
+@pytest.mark.parametrize("call,message", [
+    (lambda: ks.gather(np.zeros((2, 3)), np.zeros((2, 1), np.int32), batch_dims=3),
+     "gather: batch_dims=3 is out of range for indices of rank 2"),
+    (lambda: ks.gather_nd(np.zeros((2, 3)), np.zeros((3, 1), np.int32), batch_dims=1),
+     r"gather_nd: with batch_dims=1, params shape \(2, 3\) and indices shape \(3, 1\)"),
+    (lambda: ks.gather_nd(np.zeros((2, 3)), 1), "gather_nd: indices must have rank >= 1"),
+    (lambda: ks.pad(np.zeros((2, 3)), [[1, -1], [0, 0]]),
+     r"pad: paddings must be non-negative, got \(\(1, -1\), \(0, 0\)\)"),
+    (lambda: ks.nn.conv1d(np.zeros((2, 5)), np.zeros((3, 1, 2))),
+     r"conv1d: input must be NWC \(rank 3\) .* got shapes \(2, 5\) and \(3, 1, 2\)"),
+    (lambda: ks.nn.conv1d(np.zeros((2, 5, 1)), np.zeros((3, 1, 2)), stride=(1, 2)),
+     r"conv1d: expected an int or 1 value, got \(1, 2\)"),
+    (lambda: ks.nn.conv2d_transpose(np.zeros((1, 2, 2, 1)), np.zeros((3, 3, 1)), (1, 4, 4, 1)),
+     r"conv2d_transpose: filters must be \(height, width, out, in\) \(rank 4\), got shape"),
+])
+def test_op_argument_errors(call, message):
+    with pytest.raises(ks.InvalidArgumentError, match=message):
+        call()

@@ -283,3 +283,25 @@ def test_config_keys_match_keras(name, kwargs, shape):
     theirs = set(getattr(keras.layers, name)(**kwargs).get_config())
     assert theirs - ours <= {"activity_regularizer"}  # written by the base layer when set
     assert ours <= theirs
+
+
+@pytest.mark.parametrize("make,message", [
+    (lambda: L.Conv2DTranspose(0, 3), "Conv2DTranspose: filters must be a positive integer"),
+    (lambda: L.DepthwiseConv2D(3, depth_multiplier=0),
+     "DepthwiseConv2D: depth_multiplier must be a positive integer, got 0"),
+    (lambda: L.SeparableConv2D(-1, 3), "SeparableConv2D: filters must be a positive integer"),
+    (lambda: L.Conv1D(2, (3, 3)), r"Conv1D: kernel_size must be a positive int or 1 positive "
+                                  r"ints, got \(3, 3\)"),
+    (lambda: L.MaxPooling1D(0), "MaxPooling1D: pool_size must be a positive int"),
+    (lambda: L.UpSampling2D(size=(2, 0)), "UpSampling2D: size must be a positive int or 2"),
+    (lambda: L.Cropping2D(-1), "Cropping2D: cropping must be a non-negative int"),
+])
+def test_constructor_errors(make, message):
+    with pytest.raises(ks.InvalidArgumentError, match=message):
+        make()
+
+
+def test_unknown_channel_axis_is_refused_at_shape_inference():
+    with pytest.raises(ks.InvalidArgumentError, match=r"Conv2D 'c': the channel axis of the "
+                       r"input must be known, got shape \(None, 5, 5, None\)"):
+        L.Conv2D(2, 3, name="c").compute_output_shape((None, 5, 5, None))
