@@ -76,7 +76,12 @@ def progress_bar(total: int | None, desc: str, quiet: bool, initial: int = 0,
     exception (Ctrl-C) clears it before anything else is printed. `options` go to tqdm.
     """
     return tqdm(total=total, initial=initial, desc=desc, unit=unit, leave=False,
-                dynamic_ncols=True, disable=quiet or not sys.stderr.isatty(), **options)
+                dynamic_ncols=True, disable=not bars_shown(quiet), **options)
+
+
+def bars_shown(quiet: bool) -> bool:
+    """Whether progress bars are drawn: on a terminal (stderr), without --quiet."""
+    return not quiet and sys.stderr.isatty()
 
 
 def tensorboard_hint(logdir: str) -> str:

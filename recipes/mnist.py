@@ -23,6 +23,7 @@ import kerasish as ks
 
 from .common import (
     Session,
+    bars_shown,
     blas_threads,
     check_device,
     parser_for,
@@ -160,13 +161,12 @@ def train_with_fit(model, optimizer, session, train, test, args, log) -> dict:
         """The recipe's own output for fit (fit's is off): the same bar and lines as the loop."""
 
         bar = None
-        wants_batch_logs = True
+        wants_batch_logs = bars_shown(args.quiet)  # the bar shows the running loss/accuracy
 
         def on_epoch_begin(self, epoch, logs=None):
             self.started = time.perf_counter()
             self.bar = progress_bar(steps_per_epoch, f"epoch {epoch + 1}/{args.epochs}",
                                     args.quiet)
-            self.wants_batch_logs = not self.bar.disable
 
         def on_train_batch_end(self, batch, logs=None):
             if logs and not self.bar.disable:

@@ -167,7 +167,9 @@ def test_every_recipe_ends_with_the_tensorboard_hint(tmp_path, idx_dir, capsys):
     word2vec.main(["--loss", "neg", "--corpus", str(corpus), "--min-count", "1", "--epochs", "1",
                    "--dim", "4", "--quiet", "--probe-words", "cat",
                    "--logdir", str(logs / "word2vec")])
-    summaries = [line for line in capsys.readouterr().out.splitlines() if "TensorBoard:" in line]
+    out = capsys.readouterr().out
+    assert "epoch 1/1: mean loss per pair " in out  # word2vec neg: a line per epoch
+    summaries = [line for line in out.splitlines() if "TensorBoard:" in line]
     assert [s.rsplit("--logdir ", 1)[1] for s in summaries] == [
         str(logs / name) for name in ("linear", "huber", "mnist", "word2vec")]
 
