@@ -1,8 +1,9 @@
 """What `Model.compile` attaches: the loss over the model's outputs and the compiled metrics.
 
 A model has one output or several (a list, tuple or dict of tensors). Each output
-has a name: the key of a dict output, else the model's `output_names` (functional
-models), else `output_1`, `output_2`, ... by position. `loss`, `loss_weights`,
+has a name: the key of a dict output (outputs in the dict's order, as Keras keeps
+them), else the model's `output_names` (functional models), else `output_1`,
+`output_2`, ... by position. `loss`, `loss_weights`,
 `metrics` and `weighted_metrics` may be given once (for every output), as a list
 (by position) or as a dict (by output name); targets `y` and sample weights
 likewise. Logs follow Keras 3: `loss` is the weighted total, and with several
@@ -23,14 +24,14 @@ from kerasish.core.ops import math_ops
 
 
 def output_names_of(y_pred, declared=None) -> list:
-    """The name of each output of `y_pred`, in `nest.flatten` order.
+    """The name of each output of `y_pred`: a dict's keys in its order, else by position.
 
     Args:
         y_pred: what the model returned (a tensor, or a list/tuple/dict of them).
         declared: the model's `output_names`, if it has them (functional models).
     """
     if isinstance(y_pred, dict):
-        return sorted(y_pred)
+        return list(y_pred)
     count = len(nest.flatten(y_pred))
     if declared is not None and len(declared) == count:
         return list(declared)
@@ -138,7 +139,7 @@ class CompiledLoss:
         """The weighted total over the outputs (None when no output has a loss)."""
         if self._losses is None:
             self.build(y_pred)
-        predictions = nest.flatten(y_pred)
+        predictions = align(y_pred, self.names, "the predictions")
         targets = align(y_true, self.names, "the targets y")
         weights = (align(sample_weight, self.names, "sample_weight")
                    if isinstance(sample_weight, dict) else [sample_weight] * len(self.names))
@@ -246,7 +247,7 @@ class CompiledMetrics(metrics_module.Metric):
     def build(self, y_true, y_pred) -> None:
         compiled_loss = self._compiled_loss
         names = output_names_of(y_pred, self._declared)
-        predictions = nest.flatten(y_pred)
+        predictions = align(y_pred, names, "the predictions")
         targets = align(y_true, names, "the targets y")
         built, taken = [], set()
         for weighted, spec in zip((False, True), self._specs):

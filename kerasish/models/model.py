@@ -19,7 +19,7 @@ from kerasish.core.tape import GradientTape
 from kerasish.core.tensor import Tensor, Variable, convert_to_tensor
 from kerasish.layers.base import Layer, _losses_of
 from kerasish.models import data_adapter
-from kerasish.models.compile_utils import CompiledLoss, CompiledMetrics
+from kerasish.models.compile_utils import CompiledLoss, CompiledMetrics, OutputMetric
 from kerasish.utils import pack_x_y_sample_weight, unpack_x_y_sample_weight
 
 
@@ -607,8 +607,16 @@ class Model(Layer):
             print(" - ".join(f"{k}: {v:.4f}" for k, v in logs.items()))
         if return_dict:
             return logs
-        values = list(logs.values())
+        values = self._logs_in_order(logs)
         return values[0] if len(values) == 1 else values
+
+    def _logs_in_order(self, logs) -> list:
+        """Keras's order of `evaluate`'s list: the logs named by `metrics` in that order
+        (a multi-output model's compiled metrics excepted, as Keras names those without
+        their output), then the others sorted by name."""
+        named = [m.name for m in self.metrics if not isinstance(m, OutputMetric)]
+        first = [logs[name] for name in named if name in logs]
+        return first + [logs[key] for key in sorted(logs) if key not in named]
 
     def predict(self, x, batch_size=None, verbose: int = 0, callbacks=None):
         """Outputs for every example, computed in batches by `predict_step`.

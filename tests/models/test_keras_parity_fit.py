@@ -92,6 +92,8 @@ def test_multi_output_fit_and_evaluate_match_keras(ours):
     assert set(got) == set(want)
     for key in want:
         np.testing.assert_allclose(got[key], want[key], rtol=2e-5, atol=1e-6, err_msg=key)
+    np.testing.assert_allclose(ours.evaluate(x, y, batch_size=16),  # the list, in Keras's order
+                               theirs.evaluate(x, y, batch_size=16, verbose=0), rtol=2e-5)
     got = ours.predict(x, batch_size=16)
     want = theirs.predict(x, batch_size=16, verbose=0)
     assert type(got) is type(want) and len(got) == len(want)

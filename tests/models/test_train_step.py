@@ -344,6 +344,11 @@ def test_multi_output_losses_metrics_and_log_names(as_dict):
         0.5 * result[f"{names[0]}_loss"] + 2.0 * result[f"{names[1]}_loss"], rel=1e-5)
     metric_types = {m.name: type(m.metric).__name__ for m in model.metrics[3:]}
     assert metric_types[f"{names[1]}_accuracy"] == "SparseCategoricalAccuracy"
+    # evaluate's list in Keras's order: loss, each output's loss in output order, then the
+    # per-output metrics sorted by name
+    order = ["loss", f"{names[0]}_loss", f"{names[1]}_loss",
+             *sorted([f"{names[0]}_mae", f"{names[1]}_accuracy"])]
+    assert model.evaluate(x, y, batch_size=128) == [result[key] for key in order]
 
 
 def test_multi_output_one_loss_for_all_and_list_targets():
@@ -361,7 +366,7 @@ def test_multi_output_errors_name_the_outputs():
     model = _TwoHeads()
     model.compile("sgd", loss={"scores": "mse"})
     with pytest.raises(ks.InvalidArgumentError,
-                       match=r"key\(s\) \['scores'\] name no output.*\['label', 'score'\]"):
+                       match=r"key\(s\) \['scores'\] name no output.*\['score', 'label'\]"):
         model.fit(x, {"score": score, "label": label}, verbose=0)
     model.compile("sgd", loss=["mse", "mse", "mse"])
     with pytest.raises(ks.InvalidArgumentError, match="a list of 3 entries for a model with 2"):
