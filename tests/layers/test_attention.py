@@ -251,3 +251,15 @@ def test_symbolic_calls_give_the_output_and_score_shapes():
     assert len(model.weights) == 8  # the projections exist before the first real call
     outputs = model(np.ones((2, 5, 3), np.float32))
     assert [o.shape for o in outputs] == [(2, 5, 3), (2, 2, 5, 5), (2, 5, 3), (2, 5, 5)]
+
+
+def test_mha_axis_and_mask_errors():
+    layer = ks.layers.MultiHeadAttention(1, 2, attention_axes=(3,))
+    with pytest.raises(ks.InvalidArgumentError, match=r"attention_axes \(3,\) must name axes"):
+        layer(normal(1, 2, 3, 4), normal(1, 2, 3, 4))
+    layer = ks.layers.MultiHeadAttention(1, 2)
+    with pytest.raises(ks.InvalidArgumentError, match=r"attention_mask of shape \(1, 1, 1, 2, 2\)"):
+        layer(normal(1, 2, 4), normal(1, 2, 4), attention_mask=np.ones((1, 1, 1, 2, 2), bool))
+    layer(normal(1, 2, 4), normal(1, 2, 4))
+    with pytest.raises(ks.InvalidArgumentError, match=r"query.*ending in \(4,\).*\(1, 2, 5\)"):
+        layer(normal(1, 2, 5), normal(1, 2, 4))

@@ -422,3 +422,22 @@ def test_configs_written_by_keras_load():
             if hasattr(layer, key) and hasattr(ours, key):
                 assert getattr(ours, key) == getattr(layer, key), (type(layer).__name__, key)
 
+
+
+def test_argument_and_input_errors_name_the_problem():
+    with pytest.raises(ks.InvalidArgumentError, match="LSTMCell: units must be a positive"):
+        ks.layers.LSTM(0)
+    with pytest.raises(ks.InvalidArgumentError, match=r"GRUCell: recurrent_dropout must be in"):
+        ks.layers.GRU(2, recurrent_dropout=1.0)
+    with pytest.raises(ks.InvalidArgumentError, match=r"expected inputs of shape \(batch, time"):
+        ks.layers.SimpleRNN(2)(np.ones((2, 3), np.float32))
+    with pytest.raises(ks.InvalidArgumentError, match="has no time steps"):
+        ks.layers.SimpleRNN(2)(np.ones((2, 0, 3), np.float32))
+    with pytest.raises(ks.InvalidArgumentError, match=r"cells\[1\] must be a Layer"):
+        ks.layers.RNN([ks.layers.LSTMCell(2), ks.layers.Dense(2)])
+    with pytest.raises(ks.InvalidArgumentError, match="at least one cell"):
+        ks.layers.StackedRNNCells([])
+    with pytest.raises(ks.InvalidArgumentError, match=r"TimeDistributed: inputs need shape"):
+        ks.layers.TimeDistributed(ks.layers.Dense(2))(np.ones((2, 3), np.float32))
+    with pytest.raises(ks.InvalidArgumentError, match="Orthogonal: needs a shape of rank >= 2"):
+        ks.initializers.Orthogonal()((3,))
