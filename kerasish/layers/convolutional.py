@@ -10,6 +10,8 @@ gradients come from the patch primitives.
 
 from __future__ import annotations
 
+import numpy as np
+
 from kerasish import activations, constraints, initializers, regularizers
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.ops import array_ops, nn_ops
@@ -19,12 +21,18 @@ from kerasish.layers.core import _floating_input
 
 def normalize_tuple(value, rank: int, what: str, layer: str) -> tuple:
     """`value` (an int or `rank` ints, each >= 1) as a tuple of `rank` ints."""
-    values = (value,) * rank if isinstance(value, int) else tuple(value)
-    if len(values) != rank or not all(isinstance(v, int) and v >= 1 for v in values):
+    values = (value,) * rank if isinstance(value, (int, np.integer)) else value
+    try:
+        values = tuple(values)
+    except TypeError:  # neither an int nor a sequence (a float, None)
+        values = ()
+    if len(values) != rank or not all(
+        isinstance(v, (int, np.integer)) and not isinstance(v, bool) and v >= 1 for v in values
+    ):
         raise InvalidArgumentError(
             f"{layer}: {what} must be a positive int or {rank} positive ints, got {value!r}"
         )
-    return values
+    return tuple(int(v) for v in values)
 
 
 def normalize_data_format(value, layer: str) -> str:

@@ -106,6 +106,11 @@ def test_layer_gradients(name, kwargs, shape):
     check_layer_gradients(layer, x)
 
 
+def test_numpy_integers_are_accepted_as_sizes():
+    layer = L.Conv2D(np.int64(2), np.int64(3), strides=(np.int32(1), 1))
+    assert layer.kernel_size == (3, 3) and type(layer.kernel_size[0]) is int
+
+
 def test_weight_names_and_layouts():
     x = _inputs((1, 6, 6, 4))
     conv = L.Conv2D(6, (3, 2), groups=2, name="conv2d")
@@ -293,6 +298,8 @@ def test_config_keys_match_keras(name, kwargs, shape):
     (lambda: L.Conv1D(2, (3, 3)), r"Conv1D: kernel_size must be a positive int or 1 positive "
                                   r"ints, got \(3, 3\)"),
     (lambda: L.MaxPooling1D(0), "MaxPooling1D: pool_size must be a positive int"),
+    (lambda: L.Conv2D(2, 2.5), "Conv2D: kernel_size must be a positive int or 2 positive ints, "
+                               "got 2.5"),
     (lambda: L.UpSampling2D(size=(2, 0)), "UpSampling2D: size must be a positive int or 2"),
     (lambda: L.Cropping2D(-1), "Cropping2D: cropping must be a non-negative int"),
 ])
