@@ -35,6 +35,7 @@ import contextlib
 import json
 import os
 import re
+import reprlib
 import socket
 import tempfile
 import time
@@ -681,11 +682,11 @@ def _check_index(path: str, index: dict) -> None:
     names = [("latest", index["latest"])] if index["latest"] is not None else []
     for field in ("checkpoints", "preserved"):
         if not isinstance(index[field], list):
-            bad(f"{field!r} must be a list of file names, got {index[field]!r}")
+            bad(f"{field!r} must be a list of file names, got {reprlib.repr(index[field])}")
         names += [(f"{field}[{i}]", name) for i, name in enumerate(index[field])]
     for where, name in names:
         if not isinstance(name, str):
-            bad(f"entry {where} = {name!r} is not a file name")
+            bad(f"entry {where} = {reprlib.repr(name)} is not a file name")
         separators = {"/", os.sep, os.altsep or "/", "\\", "\0"}
         if name in ("", ".", "..") or any(sep in name for sep in separators):
             bad(f"entry {where} = {name!r} is not a file name inside the directory (no path "
@@ -693,10 +694,10 @@ def _check_index(path: str, index: dict) -> None:
     times = index["times"]
     if (not isinstance(times, list) or len(times) != len(index["checkpoints"])
             or not all(isinstance(t, (int, float)) and not isinstance(t, bool) for t in times)):
-        bad(f"'times' must list one save time per checkpoint, got {times!r}")
+        bad(f"'times' must list one save time per checkpoint, got {reprlib.repr(times)}")
     last = index.get("last_preserved_time", 0.0)
     if not isinstance(last, (int, float)) or isinstance(last, bool):
-        bad(f"'last_preserved_time' must be a number, got {last!r}")
+        bad(f"'last_preserved_time' must be a number, got {reprlib.repr(last)}")
 
 
 def write_index(directory, index: dict) -> None:
