@@ -16,6 +16,7 @@ not change the values); the final drain uses a second generator, `tail_rng`.
 
 from __future__ import annotations
 
+import operator
 import threading
 
 import numpy as np
@@ -43,9 +44,7 @@ class ShuffleSeed:
     def __init__(self, seed=None, reshuffle_each_iteration: bool = True):
         global_seed = ks_random.get_seed()
         if seed is not None:
-            if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-                raise ValueError(f"shuffle: seed must be a non-negative integer, got {seed!r}")
-            self.base = [_EXPLICIT, int(seed)]
+            self.base = [_EXPLICIT, _seed_value(seed)]
         elif global_seed is None:
             self.base = [int(np.random.SeedSequence().entropy)]
         else:
@@ -65,6 +64,17 @@ class ShuffleSeed:
         return np.random.Generator(np.random.PCG64(slot_seq)), np.random.Generator(
             np.random.PCG64(tail_seq)
         )
+
+
+def _seed_value(seed) -> int:
+    """`seed` as a non-negative int (Python and NumPy integers, integer scalar tensors)."""
+    try:
+        value = None if isinstance(seed, bool) else operator.index(seed)
+    except TypeError:
+        value = None
+    if value is None or value < 0:
+        raise ValueError(f"shuffle: seed must be a non-negative integer, got {seed!r}")
+    return value
 
 
 def shuffle_elements(source, buffer_size: int, slot_rng, tail_rng):

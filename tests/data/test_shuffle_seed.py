@@ -4,6 +4,7 @@ A training loop rebuilds its pipeline after restoring a checkpoint, usually afte
 other code has called `ks.random.set_seed`; the order must not change with that.
 """
 
+import numpy as np
 import pytest
 
 import kerasish as ks
@@ -48,6 +49,12 @@ def test_seedless_shuffles_still_follow_the_global_seed():
     a = _order(Dataset.range(20).shuffle(20))
     ks.random.set_seed(12)
     assert _order(Dataset.range(20).shuffle(20)) == a
+
+
+def test_integer_tensors_and_numpy_integers_are_seeds_too():
+    expected = _order(Dataset.range(10).shuffle(10, seed=6))
+    assert _order(Dataset.range(10).shuffle(10, seed=ks.constant(6))) == expected
+    assert _order(Dataset.range(10).shuffle(10, seed=np.int64(6))) == expected
 
 
 @pytest.mark.parametrize("seed", [-1, 2.5, "3", True])
