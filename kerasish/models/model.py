@@ -646,12 +646,14 @@ _warned_old_steps: set = set()
 
 @functools.lru_cache(maxsize=None)
 def _takes_x_y(cls, name: str) -> bool:
-    """Whether `cls.<name>` is written in the old `(self, x, y, sample_weight=None)` form."""
-    positional = [
+    """Whether `cls.<name>` is written in the old `(self, x, y, sample_weight=None)` form: two
+    required arguments after self, where Keras 3's `(self, data)` has one."""
+    required = [
         p for p in inspect.signature(getattr(cls, name)).parameters.values()
         if p.kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+        and p.default is inspect.Parameter.empty
     ]
-    return len(positional) >= 3  # self, x, y[, sample_weight]
+    return len(required) >= 3  # self, x, y
 
 
 def _batch_size(x) -> int:

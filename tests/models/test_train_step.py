@@ -1,5 +1,7 @@
 """Keras 3 training steps: train_step(data), compute_loss, metrics, and the porting defects."""
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -450,3 +452,25 @@ def test_functional_model_with_named_inputs_and_outputs_trains_by_name():
     result = model.evaluate(inputs, [score_y, label_y], return_dict=True)
     assert result["loss"] == pytest.approx(result["score_loss"] + 0.5 * result["label_loss"],
                                            rel=1e-5)
+
+
+def test_a_new_form_step_with_an_optional_argument_is_not_taken_for_the_old_form():
+    class Model(ks.Model):
+        def __init__(self):
+            super().__init__()
+            self.dense = ks.layers.Dense(1)
+
+        def call(self, x):
+            return self.dense(x)
+
+        def train_step(self, data, scale=1.0):
+            logs = super().train_step(data)
+            return {"scaled": scale * logs["loss"]}
+
+    x, y = _regression_data(16)
+    model = Model()
+    model.compile("sgd", "mse")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)
+        history = model.fit(x, y, batch_size=16, verbose=0)
+    assert list(history.history) == ["scaled"]
