@@ -1264,13 +1264,10 @@ name='sparse_categorical_crossentropy', from_logits=False, ignore_class=None)
                 "or pass a ks.losses.Loss object or a function fn(y_true, y_pred)"
             )
         return cls()
-    if isinstance(identifier, dict):
-        if set(identifier) != {"class_name", "config"} or identifier["class_name"] not in _CLASSES:
-            raise InvalidArgumentError(
-                f"cannot build a loss from {identifier!r}; expected {{'class_name': one of "
-                f"{sorted(_CLASSES)}, 'config': {{...}}}}"
-            )
-        return _CLASSES[identifier["class_name"]].from_config(identifier["config"])
+    if isinstance(identifier, dict):  # `serialize`'s form, or Keras 3's (through the registry)
+        from kerasish.saving import deserialize_keras_object
+
+        return get(deserialize_keras_object(identifier, module_objects=_CLASSES))
     if isinstance(identifier, type) and issubclass(identifier, Loss):
         return identifier()
     if callable(identifier) and identifier in _FUNCTIONS:

@@ -138,14 +138,10 @@ def get(identifier):
         return identifier
     if isinstance(identifier, type) and issubclass(identifier, Metric):
         return identifier()
-    if isinstance(identifier, dict):
-        cls = _BY_CLASS_NAME.get(identifier.get("class_name"))
-        if cls is None:
-            raise InvalidArgumentError(
-                f"unknown metric class {identifier.get('class_name')!r} in {identifier!r}; "
-                f"known classes: {', '.join(sorted(_BY_CLASS_NAME))}"
-            )
-        return cls(**identifier.get("config", {}))
+    if isinstance(identifier, dict):  # `serialize`'s form, or Keras 3's (through the registry)
+        from kerasish.saving import deserialize_keras_object
+
+        return get(deserialize_keras_object(identifier, module_objects=_BY_CLASS_NAME))
     if isinstance(identifier, str):
         key = identifier.strip()
         if key.lower() in _BY_NAME:

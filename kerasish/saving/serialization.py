@@ -313,6 +313,9 @@ def _serialize_object(obj, config) -> dict:
             config["dtype"] = {"module": "keras", "class_name": "DTypePolicy",
                                "config": {"name": config["dtype"]}, "registered_name": None}
     if family is not None:
+        for key, default in _KERASISH_ONLY_DEFAULTS.get(family, {}).items():
+            if isinstance(config, dict) and key in config and config[key] == default:
+                del config[key]  # Keras's class has no such argument; the default restores it
         module = _FAMILIES[family][1]
         registered = None
         if family == "models" and cls.__name__ in ("Model", "Functional"):
@@ -326,6 +329,11 @@ def _serialize_object(obj, config) -> dict:
         if build_config:
             result["build_config"] = serialize_keras_object(build_config)
     return result
+
+
+# Arguments of kerasish's built-in classes that Keras's classes of the same name lack, by
+# family, with their default: left out of a config at the default, so Keras reads the file.
+_KERASISH_ONLY_DEFAULTS = {"metrics": {"from_logits": False}}
 
 
 def _keras_class_name(cls) -> str:
@@ -543,6 +551,9 @@ _KERAS_ONLY_DEFAULTS = {
     "loss_scale_factor": None,
     "gradient_accumulation_steps": None,
     "input_length": None,
+    "multi_label": False,
+    "num_labels": None,
+    "label_weights": None,
 }
 
 

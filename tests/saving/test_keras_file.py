@@ -4,6 +4,12 @@ compile settings, safety checks and error messages, JSON, clone_model, `.weights
 import io
 import json
 import os
+import random
+import signal
+import subprocess
+import sys
+import textwrap
+import time
 import zipfile
 
 import h5py
@@ -12,6 +18,8 @@ import pytest
 
 import kerasish as ks
 from kerasish.saving import KerasFileError, SerializationError, WeightsFileError
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def _data(n=16, features=4, classes=3, seed=0):
@@ -346,3 +354,60 @@ def test_load_weights_into_a_different_model_names_the_layer(tmp_path):
     not_h5.write_text("nope")
     with pytest.raises(WeightsFileError, match="x.weights.h5: not a weights file"):
         smaller.load_weights(not_h5)
+
+
+# ---------------------------------------------------------------- crash safety
+
+SAVER = textwrap.dedent("""
+    import sys
+    import numpy as np
+    import kerasish as ks
+
+    path = sys.argv[1]
+    model = ks.Sequential([ks.layers.Dense(2000, input_shape=(2000,))])  # a 16 MB kernel
+    n = 0
+    print("ready", flush=True)
+    while True:
+        n += 1
+        model.layers[0].kernel.assign(np.full((2000, 2000), n, np.float32))
+        model.layers[0].bias.assign(np.full((2000,), -n, np.float32))
+        model.save(path)
+        print("saved", flush=True)
+""")
+
+
+def _saved_number(path):
+    """The n of a complete save of the child's: kernel all n, bias all -n."""
+    model = ks.models.load_model(path)
+    kernel, bias = model.layers[0].kernel.numpy(), model.layers[0].bias.numpy()
+    n = kernel[0, 0]
+    assert kernel.min() == kernel.max() == n and bias.min() == bias.max() == -n, "torn file"
+    return int(n)
+
+
+@pytest.mark.slow
+def test_sigkill_during_save_leaves_the_previous_file_loadable(tmp_path):
+    path = str(tmp_path / "model.keras")
+    script = tmp_path / "saver.py"
+    script.write_text(SAVER)
+    env = dict(os.environ, PYTHONPATH=REPO + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    rng = random.Random(5)
+    last, kills, cycle, start = 0, 0, None, time.monotonic()
+    while kills < 10 and time.monotonic() - start < 40:
+        child = subprocess.Popen([sys.executable, str(script), path], env=env,
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        assert child.stdout.readline().strip() == "ready", child.stderr.read()
+        if cycle is None:  # the first child saves once untouched: how long a save takes here
+            began = time.monotonic()
+            assert child.stdout.readline().strip() == "saved", child.stderr.read()
+            cycle = time.monotonic() - began
+        time.sleep(rng.uniform(0.0, 2.5 * cycle))  # anywhere in the next two or three saves
+        child.send_signal(signal.SIGKILL)
+        child.wait()
+        child.stdout.close()
+        child.stderr.close()
+        kills += 1
+        last = max(last, _saved_number(path))  # always a complete, loadable file
+    assert kills >= 5 and last >= 1
+    leftovers = [name for name in os.listdir(tmp_path) if name.endswith(".tmp")]
+    assert len(leftovers) <= kills  # killed writers' temporaries; never the file itself

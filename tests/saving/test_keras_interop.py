@@ -7,6 +7,7 @@ Each model is built by one function from either library's namespaces, so both si
 the same architecture. Results are recorded in COMPATIBILITY.md.
 """
 
+import json
 import os
 
 import numpy as np
@@ -182,3 +183,57 @@ def test_keras_layer_kerasish_lacks_is_named(tmp_path):
     with pytest.raises(ks.saving.SerializationError,
                        match="unsupported layer class 'RandomFlip'"):
         ks.models.load_model(tmp_path / "m.keras")
+
+
+def _default_instances(namespace, base, other):
+    """(name, instance) for the classes of `namespace` that `other` also has, made with their
+    default arguments (classes that need arguments are left to the model tests)."""
+    for name in sorted(set(dir(namespace)) & set(dir(other))):
+        cls = getattr(namespace, name)
+        if name.startswith("_") or not isinstance(cls, type) or not issubclass(cls, base):
+            continue
+        if cls is base:
+            continue
+        try:
+            yield name, cls()
+        except (TypeError, ValueError):  # needs arguments: covered by the model tests
+            continue
+
+
+FAMILY_PAIRS = {
+    "layers": (keras.layers, "Layer", ks.layers, ks.layers.Layer),
+    "losses": (keras.losses, "Loss", ks.losses, ks.losses.Loss),
+    "metrics": (keras.metrics, "Metric", ks.metrics, ks.metrics.Metric),
+    "optimizers": (keras.optimizers, "Optimizer", ks.optimizers, ks.optimizers.Optimizer),
+    "initializers": (keras.initializers, "Initializer", ks.initializers,
+                     ks.initializers.Initializer),
+    "regularizers": (keras.regularizers, "Regularizer", ks.regularizers,
+                     ks.regularizers.Regularizer),
+}
+
+
+@pytest.mark.parametrize("family", sorted(FAMILY_PAIRS))
+def test_keras_configs_of_classes_both_have_load_here(family):
+    keras_namespace, base_name, ours, _ = FAMILY_PAIRS[family]
+    failures = []
+    for name, obj in _default_instances(keras_namespace, getattr(keras_namespace, base_name),
+                                        ours):
+        config = keras.saving.serialize_keras_object(obj)
+        try:
+            ks.saving.deserialize_keras_object(config)
+        except Exception as exc:  # collected, so one run lists every class that fails
+            failures.append(f"{name}: {exc}")
+    assert not failures, "\n".join(failures)
+
+
+@pytest.mark.parametrize("family", sorted(FAMILY_PAIRS))
+def test_kerasish_configs_of_classes_both_have_load_in_keras(family):
+    keras_namespace, _, ours, base = FAMILY_PAIRS[family]
+    failures = []
+    for name, obj in _default_instances(ours, base, keras_namespace):
+        config = json.loads(json.dumps(ks.saving.serialize_keras_object(obj)))
+        try:
+            keras.saving.deserialize_keras_object(config)
+        except Exception as exc:  # collected, so one run lists every class that fails
+            failures.append(f"{name}: {str(exc).splitlines()[0]}")
+    assert not failures, "\n".join(failures)

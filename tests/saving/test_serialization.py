@@ -209,3 +209,22 @@ def test_object_without_get_config_cannot_be_serialized():
 
     with pytest.raises(SerializationError, match="Opaque.*no get_config"):
         serialize_keras_object(Opaque())
+
+
+def test_losses_and_metrics_get_accept_keras_form_dicts():
+    loss = ks.losses.Huber(delta=2.0, name="robust")
+    copy = ks.losses.get(_through_json(loss))
+    assert type(copy) is ks.losses.Huber and copy.get_config() == loss.get_config()
+    keras_written = {
+        "module": "keras.losses", "class_name": "SparseCategoricalCrossentropy",
+        "config": {"name": "scce", "reduction": "sum_over_batch_size", "from_logits": True,
+                   "ignore_class": None},
+        "registered_name": None,
+    }
+    assert ks.losses.get(keras_written).get_config()["from_logits"] is True
+    metric = ks.metrics.SparseCategoricalAccuracy(name="acc")
+    config = _through_json(metric)
+    assert "from_logits" not in config["config"]  # left out at its default: Keras has no such key
+    copy = ks.metrics.get(config)
+    assert type(copy) is ks.metrics.SparseCategoricalAccuracy and copy.name == "acc"
+    assert ks.metrics.get({"class_name": "MeanSquaredError", "config": {"name": "m"}}).name == "m"
