@@ -25,6 +25,8 @@ Example:
 
 from __future__ import annotations
 
+import inspect
+
 from kerasish.core import nest
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.keras_tensor import KerasTensor, inbound_nodes, producing_node
@@ -38,6 +40,18 @@ from kerasish.models.symbolic import KerasOp, PrimitiveOp, keras_op_form
 
 class _NotYetCalled(Exception):
     """A node of a config reads a layer call that has not been rebuilt yet."""
+
+
+def _accepted_kwargs(operation, kwargs: dict) -> dict:
+    """`kwargs` without the None-valued ones the layer's `call` does not take (Keras records
+    e.g. `mask=None` for layers whose Keras `call` has a mask argument)."""
+    call = getattr(operation, "call", None)
+    if call is None or not kwargs:
+        return kwargs
+    parameters = inspect.signature(call).parameters
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()):
+        return kwargs
+    return {k: v for k, v in kwargs.items() if v is not None or k in parameters}
 
 
 def _describe(tensor) -> str:
@@ -413,7 +427,9 @@ class Functional(Model):
                 while node_configs:
                     try:
                         args = revive(node_configs[0].get("args", []))
-                        kwargs = revive(node_configs[0].get("kwargs", {}))
+                        kwargs = _accepted_kwargs(
+                            created[name], revive(node_configs[0].get("kwargs", {}))
+                        )
                     except _NotYetCalled:
                         break
                     created[name](*args, **kwargs)

@@ -478,3 +478,33 @@ def test_other_symbolic_arguments_reach_compute_output_shape_by_name():
     assert joined.shape == (None, 5)
     model = ks.Model([a, b], joined)
     assert model([rand(1, 2), rand(1, 3)]).shape == (1, 5)
+
+
+def test_none_keyword_arguments_a_layer_does_not_take_are_dropped_on_load():
+    x = ks.Input((3,), name="x")
+    model = ks.Model(x, ks.layers.BatchNormalization(name="bn")(x))
+    config = model.get_config()
+    bn = next(layer for layer in config["layers"] if layer["name"] == "bn")
+    bn["inbound_nodes"][0]["kwargs"] = {"mask": None}  # as Keras 3 writes it
+    rebuilt = ks.Model.from_config(config)
+    assert rebuilt(rand(2, 3)).shape == (2, 3)
+
+
+def test_keras_file_of_a_functional_model_loads_both_ways(tmp_path):
+    keras = pytest.importorskip("keras")
+    a = keras.Input((4,), name="a")
+    b = keras.Input((4,), name="b")
+    shared = keras.layers.Dense(3, activation="relu", name="shared")
+    inner_in = keras.Input((3,), name="inner_in")
+    inner = keras.Model(inner_in, keras.layers.Dense(2, name="g")(inner_in), name="inner")
+    merged = keras.layers.Concatenate()([inner(shared(a)), shared(b) * 2.0])
+    keras_model = keras.Model([a, b], keras.layers.BatchNormalization()(merged))
+    keras_model.save(tmp_path / "keras.keras")
+    data = [rand(3, 4, seed=9), rand(3, 4, seed=10)]
+    want = keras_model.predict(data, verbose=0)
+
+    ours = ks.models.load_model(str(tmp_path / "keras.keras"))
+    np.testing.assert_allclose(ours(data).numpy(), want, atol=1e-6)
+    ours.save(str(tmp_path / "ours.keras"))
+    back = keras.models.load_model(tmp_path / "ours.keras")
+    np.testing.assert_allclose(back.predict(data, verbose=0), want, atol=1e-6)
