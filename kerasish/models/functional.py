@@ -106,7 +106,7 @@ class Functional(Model):
 
     _untracked_attributes = Model._untracked_attributes | {
         "_inputs_struct", "_outputs_struct", "_flat_inputs", "_flat_outputs", "_nodes",
-        "_operations", "output_names", "input_names",
+        "_operations", "_plan", "output_names", "input_names",
     }
 
     def __init__(self, inputs, outputs, name=None, **kwargs):
@@ -118,6 +118,7 @@ class Functional(Model):
         self._flat_inputs, self._flat_outputs = flat_inputs, flat_outputs
         graph_nodes, entry_order = self._walk_graph()
         self._nodes = [n for n in graph_nodes if not isinstance(n.operation, InputLayer)]
+        self._plan = self._execution_plan()
         operations = _operations_by_depth(graph_nodes, entry_order, flat_inputs)
         names: dict = {}
         for operation in operations:
@@ -220,18 +221,45 @@ class Functional(Model):
         return children
 
     # -- running --------------------------------------------------------------
+    def _execution_plan(self) -> list:
+        """Per node: how to fill in its arguments, worked out once (the call runs it per batch).
+
+        Kinds: 0, one symbolic argument; 1, flat positional arguments; 2, anything else.
+        """
+        plan = []
+        for node in self._nodes:
+            leaves = nest.flatten((node.args, node.kwargs))
+            slots = [(i, id(x)) for i, x in enumerate(leaves) if isinstance(x, KerasTensor)]
+            if not node.kwargs and len(node.args) == 1 and isinstance(node.args[0], KerasTensor):
+                kind, leaves = 0, list(node.args)
+            elif not node.kwargs and not any(isinstance(a, (list, tuple, dict)) for a in node.args):
+                kind, leaves = 1, list(node.args)
+            else:
+                kind = 2
+            single = isinstance(node.outputs, KerasTensor)
+            plan.append((node, kind, leaves, slots, [id(t) for t in node.output_tensors], single))
+        return plan
+
     def call(self, inputs, training=None, mask=None):
         # `mask` is accepted for Keras's signature; masks travel on the tensors themselves
         values = {id(t): v for t, v in zip(self._flat_inputs, self._match_inputs(inputs))}
-        for node in self._nodes:
-            leaves = nest.flatten((node.args, node.kwargs))
-            args, kwargs = nest.pack_sequence_as(
-                (node.args, node.kwargs),
-                [values[id(x)] if isinstance(x, KerasTensor) else x for x in leaves],
-            )
-            outputs = node.operation(*args, **kwargs)
-            for tensor, value in zip(node.output_tensors, nest.flatten(outputs)):
-                values[id(tensor)] = value
+        for node, kind, leaves, slots, output_ids, single in self._plan:
+            if kind == 0:
+                outputs = node.operation(values[slots[0][1]])
+            else:
+                filled = list(leaves)
+                for index, key in slots:
+                    filled[index] = values[key]
+                if kind == 1:
+                    outputs = node.operation(*filled)
+                else:
+                    args, kwargs = nest.pack_sequence_as((node.args, node.kwargs), filled)
+                    outputs = node.operation(*args, **kwargs)
+            if single:
+                values[output_ids[0]] = outputs
+            else:
+                for key, value in zip(output_ids, nest.flatten(outputs)):
+                    values[key] = value
         return nest.pack_sequence_as(
             self._outputs_struct, [values[id(t)] for t in self._flat_outputs]
         )
