@@ -66,7 +66,7 @@ def _assert_same_weights(a_dir, b_dir):
 MNIST_CASES = [  # model, loop, where the run is stopped
     ("mlp", "tape", "epoch boundary"), ("mlp", "tape", "mid-epoch"),
     ("cnn", "tape", "mid-epoch"),  # dropout: the generator is in the checkpoint
-    ("mlp", "fit", "epoch boundary"), ("mlp", "fit", "mid-epoch"),
+    ("mlp", "fit", "epoch boundary"), ("mlp", "fit", "mid-epoch"), ("cnn", "fit", "mid-epoch"),
 ]
 
 
