@@ -8,7 +8,9 @@ argument spelling differs (`axes` for `perm`, `num_classes` for `depth`, NumPy's
 split points, `x_min`/`x_max`). The Keras names kerasish had no op for (`dot`,
 `full`, `take` with no axis, `repeat`, `flip`, `tril`, `triu`, `isnan`, `elu`
 with an `alpha`) are compositions of existing ops, so their gradients come for
-free. Not here yet: `einsum`, `sort`/`argsort`/`top_k`, and the control-flow ops
+free. Ops with real results (`exp`, `sqrt`, `mean`, `softmax`, ...) turn integer
+inputs into float32, as Keras does (kerasish's own ops follow NumPy's float64). Not
+here yet: `einsum`, `sort`/`argsort`/`top_k`, and the control-flow ops
 (`cond`, `scan`, `fori_loop`): write Python control flow, which runs eagerly.
 
 Example:
@@ -22,6 +24,8 @@ Example:
 """
 
 from __future__ import annotations
+
+import functools
 
 import numpy as np
 
@@ -41,22 +45,12 @@ from kerasish.core.ops.array_ops import (  # noqa: F401 - the same op under the 
 from kerasish.core.ops.math_ops import (  # noqa: F401
     abs,
     add,
-    ceil,
-    cos,
     divide,
     equal,
-    erf,
-    exp,
-    expm1,
-    floor,
-    gelu,
     greater,
     greater_equal,
     less,
     less_equal,
-    log,
-    log1p,
-    log_sigmoid,
     logical_and,
     logical_not,
     logical_or,
@@ -68,33 +62,49 @@ from kerasish.core.ops.math_ops import (  # noqa: F401
     multiply,
     negative,
     not_equal,
-    reciprocal,
     relu,
     relu6,
-    round,
-    rsqrt,
-    selu,
-    sigmoid,
     sign,
-    silu,
-    sin,
-    softplus,
-    softsign,
-    sqrt,
     square,
     subtract,
-    tanh,
     where,
 )
-from kerasish.core.ops.nn_ops import log_softmax, moments, softmax  # noqa: F401
+from kerasish.core.ops.nn_ops import moments  # noqa: F401
 from kerasish.core.tensor import Tensor, as_dtype, convert_to_tensor  # noqa: F401
 
+
+def _floating(x) -> Tensor:
+    """Keras 3's dtype rule for ops with real results: integer and bool inputs become float32
+    (kerasish's own ops follow NumPy, which gives float64)."""
+    x = convert_to_tensor(x)
+    return x if x.dtype.kind in "fc" else math_ops.cast(x, np.float32)
+
+
+def _on_floats(op):
+    """`op` with its first argument put through `_floating`."""
+
+    @functools.wraps(op)
+    def keras_dtypes(x, *args, **kwargs):
+        return op(_floating(x), *args, **kwargs)
+
+    return keras_dtypes
+
+
+exp, expm1, log, log1p, sqrt, rsqrt, reciprocal = map(_on_floats, (
+    math_ops.exp, math_ops.expm1, math_ops.log, math_ops.log1p, math_ops.sqrt, math_ops.rsqrt,
+    math_ops.reciprocal))
+floor, ceil = map(_on_floats, (math_ops.floor, math_ops.ceil))
+sin, cos, tanh, erf = map(_on_floats, (math_ops.sin, math_ops.cos, math_ops.tanh, math_ops.erf))
+sigmoid, log_sigmoid, softplus, softsign, silu, selu, gelu = map(_on_floats, (
+    math_ops.sigmoid, math_ops.log_sigmoid, math_ops.softplus, math_ops.softsign, math_ops.silu,
+    math_ops.selu, math_ops.gelu))
+softmax, log_softmax = map(_on_floats, (nn_ops.softmax, nn_ops.log_softmax))
+hard_sigmoid = _on_floats(activations.hard_sigmoid)
 absolute = abs
 power = math_ops.pow
 true_divide = divide
 floor_divide = math_ops.floordiv
 swish = silu
-hard_sigmoid = activations.hard_sigmoid
 
 
 # -- conversion ------------------------------------------------------------------------------
@@ -139,9 +149,8 @@ def ones(shape, dtype=None) -> Tensor:  # noqa: A002
 
 
 def full(shape, fill_value, dtype=None) -> Tensor:  # noqa: A002
-    """`shape` filled with `fill_value` (dtype: `dtype`, else the value's; Python floats are
-    float32)."""
-    return array_ops.fill(shape, fill_value, dtype=dtype)
+    """`shape` filled with `fill_value` (float32 unless `dtype` says otherwise, as in Keras)."""
+    return array_ops.fill(shape, fill_value, dtype=dtype or np.float32)
 
 
 def full_like(x, fill_value, dtype=None) -> Tensor:
@@ -286,8 +295,8 @@ def sum(x, axis=None, keepdims: bool = False) -> Tensor:  # noqa: A001
 
 
 def mean(x, axis=None, keepdims: bool = False) -> Tensor:
-    """Mean over `axis` (all axes when None)."""
-    return math_ops.reduce_mean(x, axis, keepdims)
+    """Mean over `axis` (all axes when None); integers give float32, as in Keras."""
+    return math_ops.reduce_mean(_floating(x), axis, keepdims)
 
 
 def max(x, axis=None, keepdims: bool = False) -> Tensor:  # noqa: A001
@@ -307,17 +316,17 @@ def prod(x, axis=None, keepdims: bool = False) -> Tensor:
 
 def var(x, axis=None, keepdims: bool = False) -> Tensor:
     """Variance over `axis` (all axes when None)."""
-    return math_ops.reduce_variance(x, axis, keepdims)
+    return math_ops.reduce_variance(_floating(x), axis, keepdims)
 
 
 def std(x, axis=None, keepdims: bool = False) -> Tensor:
     """Standard deviation over `axis` (all axes when None)."""
-    return math_ops.reduce_std(x, axis, keepdims)
+    return math_ops.reduce_std(_floating(x), axis, keepdims)
 
 
 def logsumexp(x, axis=None, keepdims: bool = False) -> Tensor:
     """log(sum(exp(x))) over `axis`, computed stably."""
-    return math_ops.reduce_logsumexp(x, axis, keepdims)
+    return math_ops.reduce_logsumexp(_floating(x), axis, keepdims)
 
 
 def all(x, axis=None, keepdims: bool = False) -> Tensor:  # noqa: A001
@@ -361,7 +370,18 @@ def cumprod(x, axis=None) -> Tensor:
 
 def norm(x, ord=None, axis=None, keepdims: bool = False) -> Tensor:  # noqa: A002
     """The 2-norm (default, also 'fro') or the 1-norm over `axis` (all axes when None)."""
-    return math_ops.norm(x, "euclidean" if ord is None else ord, axis, keepdims)
+    return math_ops.norm(_floating(x), "euclidean" if ord is None else ord, axis, keepdims)
+
+
+def round(x, decimals: int = 0) -> Tensor:  # noqa: A001
+    """`x` rounded half to even to `decimals` places; integers are returned as they are."""
+    x = convert_to_tensor(x)
+    if x.dtype.kind not in "fc":
+        return x
+    if decimals == 0:
+        return math_ops.round(x)
+    scale = 10.0**decimals
+    return divide(math_ops.round(multiply(x, scale)), scale)
 
 
 # -- products ---------------------------------------------------------------------------------
@@ -395,9 +415,9 @@ def dot(x1, x2) -> Tensor:
 
 def elu(x, alpha: float = 1.0) -> Tensor:
     """x for x > 0, alpha * (exp(x) - 1) otherwise."""
+    x = _floating(x)
     if alpha == 1.0:
         return math_ops.elu(x)
-    x = convert_to_tensor(x)
     return where(greater(x, 0), x, multiply(alpha, expm1(minimum(x, 0))))
 
 

@@ -55,6 +55,23 @@ def test_ops_match_keras(name, args, kwargs):
     np.testing.assert_allclose(got, want, rtol=2e-5, atol=2e-6)
 
 
+INTS = np.array([[1, 2], [4, 9]], np.int32)
+DTYPE_CASES = [("exp", (INTS,), {}), ("sqrt", (INTS,), {}), ("log1p", (INTS,), {}),
+               ("tanh", (INTS,), {}), ("floor", (INTS,), {}), ("mean", (INTS,), {"axis": 0}),
+               ("var", (INTS,), {}), ("std", (INTS,), {}), ("norm", (INTS,), {}),
+               ("full", ((2,), 3), {}), ("round", (INTS,), {}), ("square", (INTS,), {}),
+               ("round", (A,), {"decimals": 2}), ("sum", (INTS,), {}), ("argmax", (INTS,), {})]
+
+
+@pytest.mark.parametrize("name, args, kwargs", DTYPE_CASES,
+                         ids=[f"{c[0]}-{i}" for i, c in enumerate(DTYPE_CASES)])
+def test_result_dtypes_match_keras(name, args, kwargs):
+    want = keras.ops.convert_to_numpy(getattr(keras.ops, name)(*args, **kwargs))
+    got = ks.ops.convert_to_numpy(getattr(ks.ops, name)(*args, **kwargs))
+    assert got.dtype == want.dtype
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
 def test_split_and_shape_match_keras():
     for sections in (2, [1, 3]):
         got = ks.ops.split(A, sections, axis=1)

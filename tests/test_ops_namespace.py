@@ -152,3 +152,16 @@ def test_composed_layout_and_predicates_follow_numpy():
     np.testing.assert_array_equal(_np(ops.isfinite(special)), np.isfinite(special))
     check_gradients(lambda x: ops.tril(ops.flip(ops.repeat(x, 2, axis=0), axis=1)),
                     [RNG.standard_normal((3, 3))])
+
+
+def test_integer_inputs_follow_keras_dtype_rules():
+    ints = np.array([1, 2, 4], np.int32)
+    for name in ("exp", "log", "sqrt", "sin", "tanh", "sigmoid", "softmax", "floor", "erf"):
+        assert getattr(ops, name)(ints).dtype == np.float32, name
+    assert float(ops.mean(ints)) == pytest.approx(7 / 3) and ops.mean(ints).dtype == np.float32
+    assert ops.var(ints).dtype == np.float32 and ops.norm(ints).dtype == np.float32
+    assert ops.full((2,), 3).dtype == np.float32 and ops.full((2,), 3, dtype="int32").dtype == \
+        np.int32
+    assert ops.round(ints).dtype == np.int32 and ops.abs(ints).dtype == np.int32
+    np.testing.assert_allclose(_np(ops.round(np.array([1.234, -5.678]), 1)), [1.2, -5.7])
+    assert ops.exp(np.ones(2)).dtype == np.float64  # floats keep their precision
