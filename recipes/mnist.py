@@ -112,7 +112,7 @@ def train_with_tape(model, optimizer, session, metrics, train, test, args, log) 
     history = {}
     while int(session.step) < args.epochs * steps_per_epoch:
         epoch, done = divmod(int(session.step), steps_per_epoch)
-        if done == 0:  # mid-epoch, the restored metrics carry the epoch so far
+        if done == 0:  # a new epoch (resumed mid-epoch, the restored metrics hold its start)
             train_loss.reset_state()
             train_accuracy.reset_state()
         data = batches(x, y, args.batch_size, epoch_seed(args.seed, epoch)).skip(done)
@@ -264,8 +264,8 @@ def main(argv=None) -> dict:
                         help="train on the first N examples (and test on N/6) for quick runs")
     parser.add_argument("--fit", action="store_true", help="train with model.fit")
     parser.add_argument("--log-every", type=int, default=50,
-                        help="log the training loss and learning rate to TensorBoard every N "
-                        "steps")
+                        help="log each N-th step's training loss and learning rate to "
+                        "TensorBoard (the GradientTape loop; --fit logs per epoch)")
     parser.add_argument("--blas-threads", type=int, default=0,
                         help="BLAS threads (needs threadpoolctl; 0: leave as is). On a small "
                         "or busy machine 1 can be several times faster")
