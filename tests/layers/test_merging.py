@@ -153,7 +153,6 @@ def test_masks_follow_keras():
     assert getattr(plain, "_keras_mask", None) is None
 
 
-@pytest.mark.skipif(not hasattr(ks, "Input"), reason="no functional API (ks.Input) in this tree")
 def test_layers_in_a_functional_model():
     inputs = ks.Input((4,))
     branch = ks.layers.Dense(4)(inputs)
