@@ -2,9 +2,10 @@
 
 Label and sequence preparation (`to_categorical`, `pad_sequences`,
 `normalize`), image conversion (`img_to_array`; `array_to_img` needs Pillow,
-which kerasish does not depend on), `set_random_seed`, and the packing of
+which kerasish does not depend on), `set_random_seed`, the packing of
 what a dataset yields for `train_step(self, data)`
-(`unpack_x_y_sample_weight`, `pack_x_y_sample_weight`).
+(`unpack_x_y_sample_weight`, `pack_x_y_sample_weight`), and, as in Keras, the
+serialization helpers of `ks.saving` (`register_keras_serializable`, ...).
 """
 
 from __future__ import annotations
@@ -17,6 +18,15 @@ from kerasish import random as ks_random
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.ops import array_ops, math_ops, nn_ops
 from kerasish.core.tensor import Tensor, as_dtype, convert_to_tensor
+from kerasish.saving.serialization import (  # noqa: F401 - Keras 3 exports them here too
+    CustomObjectScope,
+    custom_object_scope,
+    deserialize_keras_object,
+    get_registered_name,
+    get_registered_object,
+    register_keras_serializable,
+    serialize_keras_object,
+)
 
 
 def unpack_x_y_sample_weight(data):

@@ -109,3 +109,17 @@ def test_set_random_seed_makes_every_source_repeat():
     assert draws() == first
     with pytest.raises(ks.InvalidArgumentError, match="must be an integer, got float"):
         utils.set_random_seed(1.5)
+
+
+def test_serialization_helpers_are_reachable_as_in_keras():
+    @utils.register_keras_serializable(package="utils_test")
+    class Doubling(ks.layers.Layer):
+        def call(self, inputs):
+            return 2 * inputs
+
+    config = utils.serialize_keras_object(Doubling(name="twice"))
+    assert config["registered_name"] == "utils_test>Doubling"
+    again = utils.deserialize_keras_object(config)
+    assert isinstance(again, Doubling) and again.name == "twice"
+    assert utils.get_registered_object("utils_test>Doubling") is Doubling
+    assert utils.custom_object_scope is ks.saving.custom_object_scope
