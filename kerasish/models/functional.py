@@ -37,6 +37,21 @@ from kerasish.layers.input_layer import InputLayer
 from kerasish.models.model import Model
 from kerasish.models.symbolic import KerasOp, PrimitiveOp, keras_op_form
 
+_functional_subclasses: dict = {}
+
+
+def functional_subclass(cls: type) -> type:
+    """`cls` (a Model subclass) with Functional mixed in, made once per class: what a subclass
+    given `(inputs, outputs)` becomes, keeping its own methods (a `train_step`, say)."""
+    made = _functional_subclasses.get(cls)
+    if made is None:
+        made = type(cls.__name__, (cls, Functional), {
+            "__module__": cls.__module__, "__qualname__": cls.__qualname__,
+            "__doc__": cls.__doc__,
+        })
+        _functional_subclasses[cls] = made
+    return made
+
 
 class _NotYetCalled(Exception):
     """A node of a config reads a layer call that has not been rebuilt yet."""

@@ -14,6 +14,7 @@ from kerasish import optimizers as optimizers_module
 from kerasish import summary
 from kerasish.core import nest
 from kerasish.core.errors import InvalidArgumentError
+from kerasish.core.keras_tensor import any_symbolic
 from kerasish.core.ops import array_ops, math_ops
 from kerasish.core.tape import GradientTape
 from kerasish.core.tensor import Tensor, Variable, convert_to_tensor
@@ -51,16 +52,26 @@ class Model(Layer):
     }
 
     def __new__(cls, *args, **kwargs):
-        # ks.Model(inputs, outputs) builds a functional model, as in Keras 3
-        if cls is Model and (
-            len(args) >= 2 or ("outputs" in kwargs and (args or "inputs" in kwargs))
-        ):
-            from kerasish.models.functional import Functional
+        # ks.Model(inputs, outputs) builds a functional model, as in Keras 3, and so does a
+        # subclass given inputs and outputs (one that overrides train_step, say)
+        if _functional_arguments(args, kwargs):
+            from kerasish.models.functional import Functional, functional_subclass
 
-            return super().__new__(Functional)
+            if cls is Model:
+                return super().__new__(Functional)
+            if not issubclass(cls, Functional):
+                return super().__new__(functional_subclass(cls))
         return super().__new__(cls)
 
-    def __init__(self, name=None, **kwargs):
+    def __init__(self, *args, **kwargs):
+        from kerasish.models.functional import Functional, functional_subclass
+
+        if _functional_arguments(args, kwargs) and not isinstance(self, Functional):
+            # a subclass whose __init__ calls super().__init__(inputs, outputs), as Keras allows
+            self.__class__ = functional_subclass(type(self))
+            Functional.__init__(self, *args, **kwargs)
+            return
+        name = args[0] if args else kwargs.pop("name", None)
         super().__init__(name=name, **kwargs)
         self.optimizer = None
         self.compiled = False
@@ -674,6 +685,14 @@ def _pythonify_logs(logs) -> dict:
             value = float(value) if value.ndim == 0 else value
         result[key] = value
     return result
+
+
+def _functional_arguments(args: tuple, kwargs: dict) -> bool:
+    """Whether a Model constructor was given (inputs, outputs) of the functional API."""
+    if not (len(args) >= 2 or "outputs" in kwargs):
+        return False
+    inputs = args[0] if args else kwargs.get("inputs")
+    return inputs is not None and any_symbolic(inputs)
 
 
 class _EpochBatches:

@@ -508,3 +508,29 @@ def test_keras_file_of_a_functional_model_loads_both_ways(tmp_path):
     ours.save(str(tmp_path / "ours.keras"))
     back = keras.models.load_model(tmp_path / "ours.keras")
     np.testing.assert_allclose(back.predict(data, verbose=0), want, atol=1e-6)
+
+
+def test_subclasses_given_inputs_and_outputs_are_functional_and_keep_their_methods():
+    class CountingModel(ks.Model):
+        def train_step(self, data):
+            self.steps_run = getattr(self, "steps_run", 0) + 1
+            return super().train_step(data)
+
+    x = ks.Input((3,))
+    model = CountingModel(x, ks.layers.Dense(1)(x))
+    assert isinstance(model, CountingModel) and isinstance(model, Functional)
+    assert type(model).__name__ == "CountingModel"
+    model.compile(optimizer="sgd", loss="mse")
+    model.fit(np.ones((8, 3)), np.ones((8, 1)), batch_size=4, verbose=0)
+    assert model.steps_run == 2
+
+    class Wrapped(ks.Model):
+        def __init__(self, units):
+            inputs = ks.Input((4,))
+            super().__init__(inputs, ks.layers.Dense(units, name="inside")(inputs), name="wrapped")
+            self.units = units
+
+    wrapped = Wrapped(2)
+    assert isinstance(wrapped, Functional) and wrapped.name == "wrapped" and wrapped.units == 2
+    assert wrapped(rand(1, 4)).shape == (1, 2) and wrapped.get_layer("inside").units == 2
+    assert ks.Sequential([ks.layers.Dense(2)], "stack").name == "stack"  # not functional
