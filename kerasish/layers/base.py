@@ -96,9 +96,6 @@ class Layer(Trackable):
     _untracked_attributes = frozenset(
         {"_weights", "_regularizers", "_added_losses", "_inbound_nodes"}
     )
-    # Keras masking: a layer that supports masking passes a mask on its inputs on to its
-    # outputs (through `compute_mask`); one that does not drops it, with a warning.
-    supports_masking = False
     trainable_changes = 0  # `trainable` flips so far (with Variable.created_count: cache keys)
 
     def __init_subclass__(cls, **kwargs):
@@ -223,6 +220,23 @@ class Layer(Trackable):
     def call(self, inputs, *args, **kwargs):
         """The computation; the default passes inputs through."""
         return inputs
+
+    @property
+    def supports_masking(self) -> bool:
+        """Whether a mask on the inputs is passed on to the outputs (through `compute_mask`).
+
+        A layer that does not support masking drops the mask, with a warning. By default
+        (as in Keras 3) a layer supports masking when its class defines `compute_mask`;
+        layers that keep positions as they are set it to True (Dense, LayerNormalization).
+        """
+        explicit = self.__dict__.get("_supports_masking")
+        if explicit is not None:
+            return explicit
+        return type(self).compute_mask is not Layer.compute_mask
+
+    @supports_masking.setter
+    def supports_masking(self, value: bool) -> None:
+        self._supports_masking = bool(value)
 
     def compute_mask(self, inputs, mask=None):
         """The mask of the outputs, given the inputs and their mask (None: no mask).

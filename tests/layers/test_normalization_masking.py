@@ -225,3 +225,16 @@ def test_masking_matches_keras():
     ours = ks.layers.Masking()(x)
     np.testing.assert_array_equal(ours.numpy(), np.asarray(theirs))
     np.testing.assert_array_equal(ours._keras_mask.numpy(), np.asarray(theirs._keras_mask))
+
+
+def test_a_layer_defining_compute_mask_supports_masking_by_default():
+    class FirstFeatureNonZero(ks.layers.Layer):
+        def compute_mask(self, inputs, mask=None):
+            return ks.not_equal(inputs[..., 0], 0.0)
+
+    layer = FirstFeatureNonZero()
+    assert layer.supports_masking and not ks.layers.Flatten().supports_masking
+    out = layer(np.array([[[1.0], [0.0]]], np.float32))
+    np.testing.assert_array_equal(out._keras_mask.numpy(), [[True, False]])
+    layer.supports_masking = False
+    assert getattr(layer(np.ones((1, 2, 1), np.float32)), "_keras_mask", None) is None
