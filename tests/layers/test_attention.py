@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import kerasish as ks
-from kerasish.testing import check_gradients
+from kerasish.testing import check_gradients, check_layer_gradients
 
 RNG = np.random.default_rng(5)
 
@@ -263,3 +263,26 @@ def test_mha_axis_and_mask_errors():
     layer(normal(1, 2, 4), normal(1, 2, 4))
     with pytest.raises(ks.InvalidArgumentError, match=r"query.*ending in \(4,\).*\(1, 2, 5\)"):
         layer(normal(1, 2, 5), normal(1, 2, 4))
+
+
+class _SelfAttention(ks.layers.Layer):
+    """Calls an attention layer on (x, x), so check_layer_gradients (one input) can drive it."""
+
+    def __init__(self, inner, as_list=False, **kwargs):
+        super().__init__(**kwargs)
+        self.inner, self.as_list = inner, as_list
+
+    def call(self, x):
+        return self.inner([x, x]) if self.as_list else self.inner(x, x, use_causal_mask=True)
+
+
+@pytest.mark.parametrize("make,as_list", [
+    (lambda: ks.layers.MultiHeadAttention(2, 2, dtype="float64"), False),
+    (lambda: ks.layers.MultiHeadAttention(2, 2, use_gate=True, output_shape=3, dtype="float64"),
+     False),
+    (lambda: ks.layers.Attention(use_scale=True, score_mode="concat", dtype="float64"), True),
+    (lambda: ks.layers.AdditiveAttention(dtype="float64"), True),
+])
+def test_weight_gradients_match_finite_differences(make, as_list):
+    check_layer_gradients(_SelfAttention(make(), as_list, dtype="float64"),
+                          normal(2, 3, 4, dtype=np.float64))
