@@ -441,3 +441,11 @@ def test_argument_and_input_errors_name_the_problem():
         ks.layers.TimeDistributed(ks.layers.Dense(2))(np.ones((2, 3), np.float32))
     with pytest.raises(ks.InvalidArgumentError, match="Orthogonal: needs a shape of rank >= 2"):
         ks.initializers.Orthogonal()((3,))
+
+
+def test_second_order_gradients_through_a_masked_lstm():
+    from kerasish.testing import check_gradients
+
+    layer = ks.layers.LSTM(2, return_sequences=True, dtype="float64")
+    mask = np.array([[True, True, False], [True, True, True]])
+    check_gradients(lambda x: layer(x, mask=mask), [sequences(2, 3, 2, np.float64)], order=2)
