@@ -1,5 +1,5 @@
-"""Recurrent layers: the cells SimpleRNNCell, LSTMCell, GRUCell; RNN(cell) for any cell;
-SimpleRNN, LSTM, GRU; and the wrappers Bidirectional and TimeDistributed.
+"""Recurrent layers: the cells SimpleRNNCell, LSTMCell, GRUCell (and StackedRNNCells);
+RNN(cell) for any cell; SimpleRNN, LSTM, GRU; the wrappers Bidirectional and TimeDistributed.
 
 How a sequence runs. A built-in cell splits its step in two: `project` multiplies
 the inputs of ALL time steps by the input kernel in one matrix product (and adds
