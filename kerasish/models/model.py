@@ -410,8 +410,9 @@ class Model(Layer):
         """Loss and metrics on a batch, in inference mode (`evaluate` and validation)."""
         x, y, sample_weight = unpack_x_y_sample_weight(data)
         y_pred = self(x, training=False)
+        inference = {"training": False} if _compute_loss_takes_training(type(self)) else {}
         loss = self.compute_loss(
-            x=x, y=y, y_pred=y_pred, sample_weight=sample_weight, training=False
+            x=x, y=y, y_pred=y_pred, sample_weight=sample_weight, **inference
         )
         self._loss_tracker.update_state(loss, sample_weight=_batch_size(x))
         return self.compute_metrics(x, y, y_pred, sample_weight=sample_weight)
@@ -665,6 +666,15 @@ def _takes_x_y(cls, name: str) -> bool:
         and p.default is inspect.Parameter.empty
     ]
     return len(required) >= 3  # self, x, y
+
+
+@functools.lru_cache(maxsize=None)
+def _compute_loss_takes_training(cls) -> bool:
+    """Whether `cls.compute_loss` takes `training` (an override written for Keras 3.0 may not)."""
+    parameters = inspect.signature(cls.compute_loss).parameters
+    return "training" in parameters or any(
+        p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()
+    )
 
 
 def _batch_size(x) -> int:

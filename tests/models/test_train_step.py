@@ -474,3 +474,24 @@ def test_a_new_form_step_with_an_optional_argument_is_not_taken_for_the_old_form
         warnings.simplefilter("error", DeprecationWarning)
         history = model.fit(x, y, batch_size=16, verbose=0)
     assert list(history.history) == ["scaled"]
+
+
+def test_an_overridden_compute_loss_is_used_by_fit_and_evaluate():
+    class Model(ks.Model):
+        def __init__(self):
+            super().__init__()
+            self.dense = ks.layers.Dense(1)
+
+        def call(self, x):
+            return self.dense(x)
+
+        def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None):  # no training
+            return ks.ops.mean(ks.ops.abs(y_pred - y)) + ks.ops.sum(self.losses)
+
+    x, y = _regression_data(64)
+    model = Model()
+    model.compile(ks.optimizers.SGD(0.05))
+    history = model.fit(x, y, batch_size=16, epochs=3, verbose=0)
+    assert history.history["loss"][-1] < history.history["loss"][0]
+    mae = float(np.mean(np.abs(model.predict(x) - y)))
+    assert model.evaluate(x, y, batch_size=64) == pytest.approx(mae, rel=1e-5)
