@@ -150,6 +150,7 @@ from kerasish.core.tensor import (  # noqa: F401
     as_dtype,
     constant,
     convert_to_tensor,
+    name_scope,
 )
 from kerasish.core.tensor_shape import TensorShape  # noqa: F401
 from kerasish.layers.base import clear_session  # noqa: F401

@@ -7,14 +7,17 @@ in assignment order (TF sorts by attribute name instead). A `ks.Checkpoint`
 saves a module's variables under their attribute paths, like any other tracked
 object. Layers count as modules (as they do in TF); optimizers and metrics held
 by a module are tracked for checkpoints but their variables are not the
-module's own.
+module's own. `with module.name_scope:` prefixes the names of the variables
+created inside it with the module's name (names are labels; checkpoints use
+object paths).
 """
 
 from __future__ import annotations
 
+import functools
 import re
 
-from kerasish.core.tensor import Variable
+from kerasish.core.tensor import Variable, name_scope
 from kerasish.tracking import Trackable
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*")
@@ -72,6 +75,34 @@ class Module(Trackable):
     def name(self) -> str:
         """The name given at construction."""
         return self._name
+
+    @property
+    def name_scope(self):
+        """A context manager naming the variables created inside it `<name>/...`.
+
+        Example:
+            >>> import kerasish as ks
+            >>> class Bias(ks.Module):
+            ...     def __init__(self):
+            ...         super().__init__()
+            ...         with self.name_scope:
+            ...             self.b = ks.Variable(0.0, name="b")
+            >>> Bias().b.name
+            'bias/b'
+        """
+        return name_scope(self._name)
+
+    @staticmethod
+    def with_name_scope(method):
+        """Decorate a method so that it runs inside its module's `name_scope` (TF's
+        `tf.Module.with_name_scope`)."""
+
+        @functools.wraps(method)
+        def run_in_scope(self, *args, **kwargs):
+            with self.name_scope:
+                return method(self, *args, **kwargs)
+
+        return run_in_scope
 
     def _module_variables(self, want) -> list:
         """Variables of this module and its submodules, each once; want = None, True or False."""

@@ -247,3 +247,39 @@ def test_module_gradients_and_checkpoint_round_trip(tmp_path):
 def test_module_rejects_bad_names():
     with pytest.raises(ValueError, match=r"'has space' is not a valid module name"):
         ks.Module(name="has space")
+
+
+def test_name_scopes_prefix_variable_names_and_nest():
+    with ks.name_scope("outer") as outer:
+        a = ks.Variable(1.0, name="a")
+        with ks.name_scope("inner") as inner:
+            b = ks.Variable(1.0)
+            dense = ks.layers.Dense(2)
+            dense.build((None, 3))
+    c = ks.Variable(1.0, name="c")
+    assert (outer, inner) == ("outer/", "outer/inner/")
+    assert (a.name, b.name, c.name) == ("outer/a", "outer/inner/Variable", "c")
+    assert dense.kernel.name.startswith("outer/inner/")
+    with pytest.raises(ValueError, match=r"name_scope: 'a/b' is not a scope name"):
+        with ks.name_scope("a/b"):
+            pass
+
+
+def test_module_name_scope_and_with_name_scope():
+    class Linear(ks.Module):
+        def __init__(self, name=None):
+            super().__init__(name=name)
+            self.w = None
+
+        @ks.Module.with_name_scope
+        def __call__(self, x):
+            if self.w is None:
+                self.w = ks.Variable(np.ones((2, 2)), name="w")
+            return ks.matmul(x, self.w)
+
+    layer = Linear(name="proj")
+    layer(ks.ones([1, 2]))
+    assert layer.w.name == "proj/w"
+    assert Linear.__call__.__name__ == "__call__"
+    with layer.name_scope as scope:
+        assert scope == "proj/"

@@ -6,6 +6,9 @@ Operators (`+`, `*`, `@`, indexing, comparisons) are attached to `Tensor` by
 
 from __future__ import annotations
 
+import contextlib
+import threading
+
 import numpy as np
 
 from kerasish.core import backend
@@ -192,6 +195,45 @@ class Tensor:
         return f"ks.Tensor({value}, shape={self.shape}, dtype={self.dtype})"
 
 
+class _NameScope(threading.local):
+    def __init__(self):
+        self.prefix = ""  # "outer/inner/" inside nested name scopes
+
+
+_scope = _NameScope()
+
+
+@contextlib.contextmanager
+def name_scope(name: str):
+    """Prefix `name/` to the names of the variables created inside the block (TF's
+    `tf.name_scope`); nested scopes add up. Names are labels only: checkpoints and
+    optimizer slots use object paths, so a scope never changes what is saved where.
+
+    Args:
+        name: the scope's name (no "/").
+
+    Raises:
+        ValueError: if `name` is empty or contains "/".
+
+    Example:
+        >>> import kerasish as ks
+        >>> with ks.name_scope("encoder") as scope:
+        ...     with ks.name_scope("block1"):
+        ...         w = ks.Variable(1.0, name="w")
+        >>> scope, w.name
+        ('encoder/', 'encoder/block1/w')
+    """
+    name = str(name)
+    if not name or "/" in name:
+        raise ValueError(f"name_scope: {name!r} is not a scope name (non-empty, without '/')")
+    saved = _scope.prefix
+    _scope.prefix = f"{saved}{name}/"
+    try:
+        yield _scope.prefix
+    finally:
+        _scope.prefix = saved
+
+
 class Variable(Tensor):
     """Mutable, named state read as a tensor by every op.
 
@@ -222,7 +264,7 @@ class Variable(Tensor):
         value = convert_to_tensor(initial_value, dtype=dtype, _allow_cast=True)._value
         xp = backend.array_module(value)
         super().__init__(xp.array(value, copy=True))  # own the memory: assign is in place
-        self._name = "Variable" if name is None else str(name)
+        self._name = _scope.prefix + ("Variable" if name is None else str(name))
         floating = value.dtype.kind == "f"
         if trainable and not floating:
             raise InvalidArgumentError(
