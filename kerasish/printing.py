@@ -44,6 +44,9 @@ def print(*inputs, output_stream=None, summarize: int = 3, sep: str = " ",  # no
         sep, end: as for the built-in `print`.
         name: accepted for TF compatibility; unused.
 
+    Raises:
+        ValueError: if `output_stream` is a string other than "file://<path>".
+
     Example:
         >>> import sys
         >>> import kerasish as ks
