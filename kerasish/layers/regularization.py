@@ -71,7 +71,9 @@ class _SpatialDropout(_SameShape):
         return nn_ops.dropout(inputs, self.rate, self._noise_shape(inputs.shape), self.seed)
 
     def get_config(self) -> dict:
-        return {**super().get_config(), "rate": self.rate, "seed": self.seed}
+        config = super().get_config()
+        del config["trainable"]  # not an argument of Keras's spatial dropouts: Keras refuses it
+        return {**config, "rate": self.rate, "seed": self.seed}
 
 
 class SpatialDropout1D(_SpatialDropout):
