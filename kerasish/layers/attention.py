@@ -19,9 +19,10 @@ import math
 import numpy as np
 
 from kerasish import activations, constraints, initializers, regularizers, tracking
+from kerasish.core import backend
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.ops import array_ops, math_ops, nn_ops
-from kerasish.core.tensor import convert_to_tensor
+from kerasish.core.tensor import Tensor, convert_to_tensor
 from kerasish.layers.base import Layer, _with_unknown_batch, in_training_mode
 
 _MASKED_SCORE = 1e9  # what a masked position's score loses before the softmax (as Keras)
@@ -32,11 +33,16 @@ def _as_bool(mask):
     return mask if mask.dtype.kind == "b" else math_ops.cast(mask, "bool")
 
 
-def _causal_mask(query_length: int, key_length: int):
-    """(1, Tq, Tk): query position i may attend to key positions j <= i."""
+def _position_mask(query_length: int, key_length: int, allowed, like):
+    """(1, Tq, Tk) boolean `allowed(rows, cols)` of the positions, on the device of `like`."""
     rows = np.arange(query_length)[:, None]
     cols = np.arange(key_length)[None, :]
-    return convert_to_tensor((rows >= cols)[None])
+    return Tensor(backend.to_device(allowed(rows, cols)[None], backend.device_of(like._value)))
+
+
+def _causal_mask(query_length: int, key_length: int, like):
+    """(1, Tq, Tk): query position i may attend to key positions j <= i."""
+    return _position_mask(query_length, key_length, np.greater_equal, like)
 
 
 class _HeadProjection(Layer):
@@ -256,11 +262,11 @@ class MultiHeadAttention(Layer):
         if key_mask is not None and key is not value:
             combined = both(array_ops.expand_dims(_as_bool(key_mask), -2))
         if use_causal_mask:
-            combined = both(_causal_mask(query.shape[1], value.shape[1]))
+            combined = both(_causal_mask(query.shape[1], value.shape[1], query))
         if self.sliding_window is not None:
-            rows = np.arange(query.shape[1])[:, None]
-            cols = np.arange(value.shape[1])[None, :]
-            combined = both(convert_to_tensor((np.abs(rows - cols) < self.sliding_window)[None]))
+            window = self.sliding_window
+            combined = both(_position_mask(query.shape[1], value.shape[1],
+                                           lambda rows, cols: np.abs(rows - cols) < window, query))
         if attention_mask is not None:
             combined = both(_as_bool(attention_mask))
         return combined
@@ -458,7 +464,7 @@ class Attention(Layer):
         if value_mask is not None:
             allowed = array_ops.expand_dims(_as_bool(value_mask), -2)
         if use_causal_mask:
-            causal = _causal_mask(scores.shape[-2], scores.shape[-1])
+            causal = _causal_mask(scores.shape[-2], scores.shape[-1], scores)
             allowed = causal if allowed is None else math_ops.logical_and(allowed, causal)
         if allowed is not None:
             scores = math_ops.where(allowed, scores, scores - _MASKED_SCORE)
