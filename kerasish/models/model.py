@@ -617,8 +617,10 @@ class Model(Layer):
         callback_list.on_test_end(logs)
         if verbose:
             print(" - ".join(f"{k}: {v:.4f}" for k, v in logs.items()))
-        if return_dict:
-            return logs
+        return logs if return_dict else self._logs_as_list(logs)
+
+    def _logs_as_list(self, logs):
+        """`evaluate`'s answer without `return_dict`: one float, or a list in Keras's order."""
         values = self._logs_in_order(logs)
         return values[0] if len(values) == 1 else values
 
@@ -644,13 +646,42 @@ class Model(Layer):
             callback_list.on_predict_batch_begin(step)
             out = self.predict_step(pack_x_y_sample_weight(xb, yb, wb))
             structure = out
-            outputs.append([o.numpy() if isinstance(o, Tensor) else np.asarray(o)
-                            for o in nest.flatten(out)])
+            outputs.append([_to_numpy(o) for o in nest.flatten(out)])
             callback_list.on_predict_batch_end(step, {"outputs": out})
         callback_list.on_predict_end()
         if not outputs:
             raise InvalidArgumentError("predict: the input holds no examples")
         return nest.pack_sequence_as(structure, [np.concatenate(parts) for parts in zip(*outputs)])
+
+    def train_on_batch(self, x, y=None, sample_weight=None, class_weight=None,
+                       return_dict: bool = False):
+        """One `train_step` on one batch, as in Keras: no callbacks, and the metrics keep
+        accumulating over calls until `reset_metrics()`. Returns what `evaluate` returns.
+
+        Example:
+            >>> import numpy as np, kerasish as ks
+            >>> model = ks.Sequential([ks.layers.Dense(1)])
+            >>> model.compile("sgd", "mse", metrics=["mae"])
+            >>> sorted(model.train_on_batch(np.ones((4, 2)), np.ones((4, 1)), return_dict=True))
+            ['loss', 'mae']
+        """
+        self._require_compiled("train_on_batch")
+        x, y, sample_weight = _as_tensors(x), _as_tensors(y), _as_tensors(sample_weight)
+        sample_weight = _apply_class_weight(class_weight, y, sample_weight)
+        logs = self._epoch_logs(self._run_step("train_step", x, y, sample_weight))
+        return logs if return_dict else self._logs_as_list(logs)
+
+    def test_on_batch(self, x, y=None, sample_weight=None, return_dict: bool = False):
+        """One `test_step` on one batch (metrics accumulate as in `train_on_batch`)."""
+        self._require_compiled("test_on_batch")
+        x, y, sample_weight = _as_tensors(x), _as_tensors(y), _as_tensors(sample_weight)
+        logs = self._epoch_logs(self._run_step("test_step", x, y, sample_weight))
+        return logs if return_dict else self._logs_as_list(logs)
+
+    def predict_on_batch(self, x):
+        """`predict_step` on one batch: NumPy arrays in the model's output structure."""
+        out = self.predict_step(pack_x_y_sample_weight(_as_tensors(x)))
+        return nest.pack_sequence_as(out, [_to_numpy(o) for o in nest.flatten(out)])
 
 
 _warned_old_steps: set = set()
@@ -675,6 +706,19 @@ def _compute_loss_takes_training(cls) -> bool:
     return "training" in parameters or any(
         p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()
     )
+
+
+def _as_tensors(structure):
+    """A structure of arrays as the same structure of tensors (None stays None)."""
+    if structure is None:
+        return None
+    return nest.pack_sequence_as(
+        structure, [convert_to_tensor(leaf) for leaf in nest.flatten(structure)]
+    )
+
+
+def _to_numpy(value) -> np.ndarray:
+    return value.numpy() if isinstance(value, Tensor) else np.asarray(value)
 
 
 def _batch_size(x) -> int:

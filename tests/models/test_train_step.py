@@ -495,3 +495,24 @@ def test_an_overridden_compute_loss_is_used_by_fit_and_evaluate():
     assert history.history["loss"][-1] < history.history["loss"][0]
     mae = float(np.mean(np.abs(model.predict(x) - y)))
     assert model.evaluate(x, y, batch_size=64) == pytest.approx(mae, rel=1e-5)
+
+
+def test_on_batch_methods_run_the_steps_and_accumulate_metrics():
+    x, y = _regression_data(32)
+    model = ks.Sequential([ks.layers.Dense(1)])
+    model.compile(ks.optimizers.SGD(0.05), "mse", metrics=["mae"])
+    first = model.train_on_batch(x[:16], y[:16])
+    assert isinstance(first, list) and len(first) == 2
+    logs = model.train_on_batch(x[16:], y[16:], return_dict=True)
+    assert float(model.metrics[0].count) == 32  # both batches of 16, as in Keras
+    assert set(logs) == {"loss", "mae"}
+    assert int(model.optimizer.iterations.numpy()) == 2
+    model.reset_metrics()
+    loss, mae = model.test_on_batch(x, y)
+    assert (loss, mae) == tuple(model.evaluate(x, y, batch_size=32))
+    np.testing.assert_allclose(model.predict_on_batch(x), model.predict(x), rtol=1e-6)
+    heads = _TwoHeads()
+    out = heads.predict_on_batch(x)
+    assert set(out) == {"score", "label"} and out["label"].shape == (32, 3)
+    with pytest.raises(RuntimeError, match=r"before train_on_batch\(\)"):
+        _TwoHeads().train_on_batch(x, y)
