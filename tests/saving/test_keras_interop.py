@@ -77,6 +77,33 @@ def conv1d(lib):
     ])
 
 
+def image_catalogue(lib):
+    L = lib.layers
+    x = lib.Input((8, 8, 2))
+    h = L.ZeroPadding2D(1)(x)
+    h = L.SeparableConv2D(4, 3, activation="relu")(h)
+    h = L.DepthwiseConv2D(3, padding="same")(h)
+    skip = L.Conv2DTranspose(4, 2, strides=2)(h)
+    h = L.UpSampling2D(2)(h)
+    h = L.Add()([h, skip])
+    h = L.Cropping2D(2)(h)
+    h = L.GroupNormalization(groups=2)(h)
+    h = L.PReLU()(h)
+    h = L.GlobalAveragePooling2D()(h)
+    return lib.Model(x, L.Dense(3, activation="softmax")(h))
+
+
+def sequence_catalogue(lib):
+    L = lib.layers
+    x = lib.Input((6, 3))
+    h = L.Masking(0.0)(x)
+    h = L.TimeDistributed(L.Dense(4, activation="relu"))(h)
+    h = L.GRU(5, return_sequences=True)(h)
+    h = L.Conv1D(3, 2, padding="same")(h)
+    h = L.LSTM(4)(h)
+    return lib.Model(x, L.Dense(2)(h))
+
+
 def _data(name):
     rng = np.random.default_rng(0)
     if name == "cnn":
@@ -89,14 +116,21 @@ def _data(name):
         return rng.integers(0, 20, (8, 5)).astype("int32"), rng.normal(size=(8, 2)).astype("f4")
     if name == "attention":
         return rng.normal(size=(8, 5, 4)).astype("float32"), rng.normal(size=(8, 1)).astype("f4")
+    if name == "image_catalogue":
+        return rng.normal(size=(8, 8, 8, 2)).astype("float32"), rng.integers(0, 3, 8)
+    if name == "sequence_catalogue":
+        x = rng.normal(size=(8, 6, 3)).astype("float32")
+        x[:, 4:] = 0.0  # masked steps
+        return x, rng.normal(size=(8, 2)).astype("f4")
     return rng.normal(size=(8, 10, 3)).astype("float32"), rng.normal(size=(8, 2)).astype("f4")
 
 
-BUILDERS = {f.__name__: f for f in (cnn, two_headed, recurrent, attention, conv1d)}
+BUILDERS = {f.__name__: f for f in (cnn, two_headed, recurrent, attention, conv1d,
+                                     image_catalogue, sequence_catalogue)}
 
 
 def _compile_args(lib, name):
-    if name == "cnn":
+    if name in ("cnn", "image_catalogue"):
         return {"optimizer": lib.optimizers.Adam(0.01), "loss": "sparse_categorical_crossentropy",
                 "metrics": ["accuracy"]}
     if name == "two_headed":
