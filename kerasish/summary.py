@@ -190,8 +190,28 @@ class SummaryFileWriter:
 
 def create_file_writer(logdir, max_queue: int = 10, flush_millis: int = 120_000,
                        filename_suffix: str = "", purge_step=None) -> SummaryFileWriter:
-    """A writer for `logdir`. Pass `purge_step=S` when resuming from a checkpoint at step S:
-    TensorBoard then hides events an interrupted run wrote at steps >= S."""
+    """A writer of a new event file in `logdir` (created if needed).
+
+    Args:
+        logdir: the directory; TensorBoard shows each directory as a run.
+        max_queue: events written between two flushes to the file, at most.
+        flush_millis: the longest time between flushes (checked as events are written).
+        filename_suffix: appended to the event file's name.
+        purge_step: when resuming from a checkpoint at step S, pass S: TensorBoard
+            then hides the events an interrupted run wrote at steps >= S.
+
+    Returns:
+        A `SummaryFileWriter`; use it with `with writer.as_default():`.
+
+    Example:
+        >>> import tempfile
+        >>> import kerasish as ks
+        >>> writer = ks.summary.create_file_writer(tempfile.mkdtemp())
+        >>> with writer.as_default():
+        ...     ks.summary.scalar("accuracy", 0.9, step=3)
+        True
+        >>> writer.close()
+    """
     return SummaryFileWriter(logdir, max_queue, flush_millis, filename_suffix, purge_step)
 
 
@@ -289,7 +309,28 @@ def _host(value):
 
 
 def scalar(name: str, data, step=None, description=None) -> bool:
-    """Write a scalar; returns whether it was written."""
+    """Write one number to the default writer.
+
+    Args:
+        name: the tag (the chart's title in TensorBoard).
+        data: a Python number, or a tensor or array with one element.
+        step: default: the default step (see the module docstring).
+        description: optional Markdown shown with the chart.
+
+    Returns:
+        Whether it was written (False without a default writer or when
+        recording is off; the data is then not even read).
+
+    Raises:
+        InvalidArgumentError: if `data` has more than one element.
+
+    Example:
+        >>> import tempfile
+        >>> import kerasish as ks
+        >>> with ks.summary.create_file_writer(tempfile.mkdtemp()).as_default(step=1):
+        ...     ks.summary.scalar("loss", ks.constant(0.25), description="training loss")
+        True
+    """
     target = _target(step)
     if target is None:
         return False
@@ -304,12 +345,29 @@ def scalar(name: str, data, step=None, description=None) -> bool:
             )
         value = float(array.reshape(()))
     Summary = writer._Summary
-    writer.add_summary(Summary(value=[Summary.Value(tag=name, simple_value=value)]), step)
+    entry = Summary.Value(tag=name, simple_value=value)
+    if description:
+        entry.metadata.summary_description = description
+    writer.add_summary(Summary(value=[entry]), step)
     return True
 
 
 def histogram(name: str, data, step=None, buckets: int | None = None) -> bool:
-    """Write a histogram of `data` with `buckets` (default 30) equal-width bins."""
+    """Write a histogram of `data` with `buckets` (default 30) equal-width bins.
+
+    Args:
+        name: the tag.
+        data: a tensor or array of any shape (e.g. a weight variable).
+        step: default: the default step (see the module docstring).
+        buckets: the number of bins.
+
+    Returns:
+        Whether it was written.
+
+    Raises:
+        InvalidArgumentError: if `data` is empty or holds NaN or infinite values
+            (saying how many).
+    """
     target = _target(step)
     if target is None:
         return False

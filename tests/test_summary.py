@@ -81,6 +81,16 @@ def test_scalar(writer, tmp_path):
     assert scalars(tmp_path / "run", "variable") == [(9, 4.0)]
 
 
+def test_scalar_description_reaches_tensorboard(writer, tmp_path):
+    from tensorboard.backend.event_processing import plugin_event_accumulator
+
+    with writer.as_default(step=0):
+        ks.summary.scalar("loss", 1.0, description="the *training* loss")
+    acc = plugin_event_accumulator.EventAccumulator(str(tmp_path / "run"))
+    acc.Reload()
+    assert acc.SummaryMetadata("loss").summary_description == "the *training* loss"
+
+
 def test_scalar_needs_one_value(writer):
     with writer.as_default(), pytest.raises(ks.InvalidArgumentError, match="one value"):
         ks.summary.scalar("loss", [1.0, 2.0], step=0)
