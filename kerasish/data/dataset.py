@@ -233,6 +233,19 @@ class Dataset:
         `seed`, the order is reproducible after `ks.random.set_seed` (from the
         number of seed-less shuffles built since), else random.
 
+        Args:
+            buffer_size: how many elements are drawn from at a time (positive).
+            seed: a non-negative integer, or None.
+            reshuffle_each_iteration: a new order every pass (else every pass
+                repeats the first one's order).
+
+        Returns:
+            The shuffled dataset.
+
+        Raises:
+            ValueError: for a non-positive `buffer_size` or a negative or
+                non-integer `seed`.
+
         Example:
             >>> import kerasish as ks
             >>> first = ks.data.Dataset.range(5).shuffle(5, seed=3)
@@ -250,7 +263,27 @@ class Dataset:
         num_parallel_calls=None,
         deterministic=None,
     ) -> Dataset:
-        """Stack `batch_size` consecutive elements; the last batch may be smaller unless dropped."""
+        """Stack `batch_size` consecutive elements; the last batch may be smaller unless dropped.
+
+        Args:
+            batch_size: elements per batch (a positive integer).
+            drop_remainder: drop a last batch smaller than `batch_size` (so every
+                batch has the same shape).
+            num_parallel_calls, deterministic: accepted for TF compatibility.
+
+        Returns:
+            A dataset of batches: each component gains a leading batch axis.
+
+        Raises:
+            ValueError: if `batch_size` is not a positive integer.
+
+        Example:
+            >>> import kerasish as ks
+            >>> [b.numpy().tolist() for b in ks.data.Dataset.range(5).batch(2)]
+            [[0, 1], [2, 3], [4]]
+            >>> [b.numpy().tolist() for b in ks.data.Dataset.range(5).batch(2, drop_remainder=True)]
+            [[0, 1], [2, 3]]
+        """
         return _transforms.BatchDataset(self, batch_size, drop_remainder)
 
     def unbatch(self) -> Dataset:
@@ -270,6 +303,19 @@ class Dataset:
         a tuple. `num_parallel_calls` is accepted for TF compatibility; elements
         are mapped in order on the iterating thread (use `prefetch` to move the
         work off the training loop).
+
+        Args:
+            map_func: the function applied to each element.
+            num_parallel_calls, deterministic: accepted for TF compatibility.
+
+        Returns:
+            A dataset of `map_func`'s results.
+
+        Example:
+            >>> import kerasish as ks
+            >>> pairs = ks.data.Dataset.from_tensor_slices(([1, 2], [10, 20]))
+            >>> [int(v) for v in pairs.map(lambda x, y: x + y)]
+            [11, 22]
         """
         return _transforms.MapDataset(self, map_func)
 
