@@ -608,7 +608,30 @@ class Model(Layer):
         self, x=None, y=None, batch_size=None, verbose: int = 0, sample_weight=None,
         callbacks=None, return_dict: bool = False,
     ):
-        """Loss and metrics over the data: a float, a list [loss, metric...], or a dict."""
+        """Loss and metrics over the data, in inference mode.
+
+        Args:
+            x, y, sample_weight: as for `fit` (arrays, or a dataset yielding batches).
+            batch_size: examples per batch for arrays (default 32); not with a dataset.
+            verbose: 1 prints the results.
+            callbacks: callbacks whose `on_test_*` hooks are called.
+            return_dict: return {name: value} instead of a float or list.
+
+        Returns:
+            The loss alone (a float) when no metric is compiled, else a list
+            [loss, metric, ...] in `metrics_names` order, or a dict.
+
+        Raises:
+            RuntimeError: if the model was not compiled.
+
+        Example:
+            >>> import numpy as np
+            >>> import kerasish as ks
+            >>> model = ks.Sequential([ks.layers.Dense(1, kernel_initializer="ones")])
+            >>> model.compile("sgd", "mse", metrics=["mae"])
+            >>> model.evaluate(np.ones((4, 2)), np.full((4, 1), 3.0), return_dict=True)
+            {'loss': 1.0, 'mae': 1.0}
+        """
         self._require_compiled("evaluate")
         data = data_adapter.batches(x, y, sample_weight, batch_size, shuffle=False)
         callback_list = callbacks_module.CallbackList(callbacks or [], self, {"verbose": verbose})
@@ -637,6 +660,25 @@ class Model(Layer):
 
         NumPy arrays in the structure the model returns: one array, or a list, tuple
         or dict of them for several outputs.
+
+        Args:
+            x: inputs (arrays, or a dataset yielding batches).
+            batch_size: examples per batch for arrays (default 32); not with a dataset.
+            verbose: accepted for Keras compatibility.
+            callbacks: callbacks whose `on_predict_*` hooks are called.
+
+        Returns:
+            The outputs, concatenated over the batches.
+
+        Raises:
+            InvalidArgumentError: if `x` holds no examples.
+
+        Example:
+            >>> import numpy as np
+            >>> import kerasish as ks
+            >>> model = ks.Sequential([ks.layers.Dense(3)])
+            >>> model.predict(np.ones((10, 4)), batch_size=4).shape
+            (10, 3)
         """
         data = data_adapter.batches(x, None, None, batch_size, shuffle=False)
         callback_list = callbacks_module.CallbackList(callbacks or [], self, {"verbose": verbose})
