@@ -740,6 +740,30 @@ class CheckpointManager:
     With `keep_checkpoint_every_n_hours=H`, a checkpoint about to be pruned
     is kept for good instead if it was saved at least H hours after the last
     one kept that way (it leaves the `checkpoints` list and is never deleted).
+
+    Args:
+        checkpoint: the `ks.Checkpoint` to save.
+        directory: where the numbered files and the index go (created if needed).
+        max_to_keep: how many recent checkpoints to keep (None keeps all).
+        keep_checkpoint_every_n_hours: see above.
+        checkpoint_name: the files' prefix.
+
+    Raises:
+        CheckpointError: if the directory's index is damaged or names files
+            outside the directory.
+
+    Example:
+        >>> import os, tempfile
+        >>> import kerasish as ks
+        >>> step = ks.Variable(0, trainable=False)
+        >>> checkpoint = ks.Checkpoint(step=step)
+        >>> manager = ks.CheckpointManager(checkpoint, tempfile.mkdtemp(), max_to_keep=2)
+        >>> for _ in range(3):
+        ...     _ = step.assign_add(1)
+        ...     _ = manager.save()
+        >>> [os.path.basename(path) for path in manager.checkpoints]
+        ['ckpt-2.h5', 'ckpt-3.h5']
+        >>> _ = checkpoint.restore(manager.latest_checkpoint)
     """
 
     def __init__(self, checkpoint: Checkpoint, directory, max_to_keep: int | None = 5,
