@@ -117,6 +117,17 @@ class AdamW(Adam):
         weight_decay: the decay coefficient (default 0.004, as Keras).
         beta_1, beta_2, epsilon, amsgrad: as for `Adam`.
         **kwargs: clipnorm, clipvalue, global_clipnorm, name.
+
+    Raises:
+        ValueError: if `weight_decay` is None (use `Adam` for no decay) or negative.
+
+    Example:
+        >>> import kerasish as ks
+        >>> w = ks.Variable([1.0, -1.0])
+        >>> opt = ks.optimizers.AdamW(learning_rate=0.1, weight_decay=0.5)
+        >>> _ = opt.apply_gradients([(ks.constant([0.0, 0.0]), w)])  # decay alone
+        >>> [round(v, 4) for v in w.numpy().tolist()]  # 1 - 0.1 * 0.5 * 1
+        [0.95, -0.95]
     """
 
     def __init__(

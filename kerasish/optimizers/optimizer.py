@@ -92,6 +92,11 @@ class Optimizer(Trackable):
             on the touched rows only). See `exclude_from_weight_decay`.
         name: the optimizer's name (default: its class name in lower case, e.g. 'adamw').
 
+    Raises:
+        ValueError: if more than one clipping argument is set, or a clipping or
+            decay value is negative or not finite (naming the argument and value).
+        TypeError: for an argument the optimizer does not have.
+
     Writing an optimizer: subclass, set hyperparameters in `__init__`, declare
     the slots in `_slot_specs()` as `(name, initial_value)` pairs, and
     implement `update_arrays(grad, param, slots, lr)`, which changes `param`
