@@ -58,7 +58,7 @@ def per_output(spec, names: list, argument: str, many=False) -> list:
                 return list(spec.values())
             raise InvalidArgumentError(
                 f"compile({argument}=...): key(s) {unknown} name no output of the model; "
-                f"its outputs are {names}"
+                f"its outputs are {_describe(names)}"
             )
         return [spec.get(name) for name in names]
     if isinstance(spec, (list, tuple)):
@@ -82,7 +82,8 @@ def align(values, names: list, what: str) -> list:
         unknown = [key for key in values if key not in names]
         if unknown:
             raise InvalidArgumentError(
-                f"{what}: key(s) {unknown} name no output of the model; its outputs are {names}"
+                f"{what}: key(s) {unknown} name no output of the model; its outputs are "
+                f"{_describe(names)}"
             )
         return [values.get(name) for name in names]
     flat = nest.flatten(values)
@@ -91,6 +92,10 @@ def align(values, names: list, what: str) -> list:
             f"{what}: got {len(flat)} arrays for a model with {len(names)} outputs {names}"
         )
     return flat
+
+
+def _describe(names: list) -> str:
+    return "one output without a name" if names == [None] else str(names)
 
 
 def _batch_size(tensor) -> int:

@@ -516,3 +516,12 @@ def test_on_batch_methods_run_the_steps_and_accumulate_metrics():
     assert set(out) == {"score", "label"} and out["label"].shape == (32, 3)
     with pytest.raises(RuntimeError, match=r"before train_on_batch\(\)"):
         _TwoHeads().train_on_batch(x, y)
+
+
+def test_dict_targets_for_an_unnamed_single_output_say_so():
+    model = ks.Sequential([ks.layers.Dense(1)])
+    model.compile("sgd", "mse")
+    x, y = _regression_data(8)
+    with pytest.raises(ks.InvalidArgumentError,
+                       match=r"key\(s\) \['out'\] name no output .* one output without a name"):
+        model.fit(x, {"out": y}, verbose=0)
