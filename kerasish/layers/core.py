@@ -137,6 +137,26 @@ class Embedding(Layer):
     """Rows of an (input_dim, output_dim) table; ids outside [0, input_dim) raise at the call.
 
     Its gradient is sparse (`ks.IndexedSlices`): a step touches only the rows it used.
+
+    Args:
+        input_dim: the number of ids (the table's rows).
+        output_dim: the size of each embedding vector.
+        embeddings_initializer: default: uniform in [-0.05, 0.05], as Keras.
+        embeddings_regularizer: a penalty on the table, added to the model's losses.
+        embeddings_constraint: a projection applied after every optimizer update.
+        mask_zero: id 0 is padding: the output carries a mask (ids != 0) that
+            mask-aware layers after it (recurrent layers, pooling) respect.
+        **kwargs: `name`, `trainable`, `dtype`, `input_shape` (see `Layer`).
+
+    Raises:
+        InvalidArgumentError: at the call, for ids that are not integers or not
+            in [0, input_dim) (naming the first such id and its position).
+
+    Example:
+        >>> import kerasish as ks
+        >>> layer = ks.layers.Embedding(input_dim=100, output_dim=8)
+        >>> layer(ks.constant([[3, 14, 15]])).shape
+        (1, 3, 8)
     """
 
     def __init__(
