@@ -86,6 +86,9 @@ class GradientTape:
         watch_accessed_variables: watch every trainable variable an op reads
             while the tape is active (default True).
 
+    Raises:
+        RuntimeError: when a recording tape is entered again.
+
     Example:
         >>> import kerasish as ks
         >>> w = ks.Variable([[1.0]])
