@@ -587,6 +587,16 @@ class Checkpoint(Trackable):
         Raises:
             CheckpointError: for a missing, damaged or foreign file, or values
                 that do not fit the program (nothing is assigned then).
+
+        Example:
+            >>> import os, tempfile
+            >>> import kerasish as ks
+            >>> w = ks.Variable([1.0, 2.0])
+            >>> path = ks.Checkpoint(w=w).write(os.path.join(tempfile.mkdtemp(), "w.h5"))
+            >>> _ = w.assign([0.0, 0.0])
+            >>> status = ks.Checkpoint(w=w).read(path).assert_consumed()
+            >>> w.numpy().tolist()
+            [1.0, 2.0]
         """
         path = os.fspath(path)
         handle, datasets = _open(path)

@@ -34,6 +34,11 @@ def list_physical_devices(device_type: str | None = None) -> list[PhysicalDevice
 
     Raises:
         ValueError: if `device_type` is neither CPU nor GPU.
+
+    Example:
+        >>> import kerasish as ks
+        >>> len(ks.config.list_physical_devices("GPU")) == ks.num_gpus()
+        True
     """
     kinds = ("CPU", "GPU")
     wanted = kinds if device_type is None else (str(device_type).upper(),)

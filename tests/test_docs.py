@@ -14,6 +14,20 @@ import pytest
 
 import kerasish as ks
 
+# the APIs the issue names first, and the TF-habit ones: documented arguments and an example
+DOCUMENTED = [
+    ks.layers.Dense, ks.layers.Embedding, ks.Model.fit, ks.Model.evaluate, ks.Model.predict,
+    ks.Checkpoint.restore, ks.Checkpoint.read, ks.CheckpointManager, ks.GradientTape,
+    ks.GradientTape.gradient, ks.optimizers.Optimizer, ks.optimizers.SGD, ks.optimizers.Adam,
+    ks.optimizers.AdamW, ks.optimizers.RMSprop, ks.optimizers.Adagrad,
+    ks.data.Dataset.from_tensor_slices, ks.data.Dataset.batch, ks.data.Dataset.map,
+    ks.data.Dataset.shuffle, ks.summary.create_file_writer, ks.summary.scalar,
+    ks.callbacks.ReduceLROnPlateau, ks.callbacks.LambdaCallback, ks.callbacks.BackupAndRestore,
+    ks.linalg.matrix_transpose, ks.linalg.diag_part, ks.config.list_physical_devices,
+    ks.TensorShape, ks.print, ks.debugging.assert_near, ks.debugging.check_numerics,
+    ks.Module, ks.name_scope,
+]
+
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 GUIDES = sorted((DOCS / "guides").glob("*.md")) + [DOCS / "index.md"]
@@ -49,6 +63,12 @@ def test_guides_show_the_outputs_they_claim():
     assert (float(dy_dx), float(outer.gradient(dy_dx, x))) == (27.0, 18.0)
     grad = ks.gradients_function(lambda v: v * v)
     assert float(ks.gradients_function(lambda v: grad(v)[0])(3.0)[0]) == 2.0
+
+
+@pytest.mark.parametrize("api", DOCUMENTED, ids=lambda api: api.__qualname__)
+def test_key_apis_document_their_arguments_with_an_example(api):
+    doc = api.__doc__ or ""
+    assert "Args:" in doc and ">>>" in doc, f"{api.__qualname__}: needs Args: and an example"
 
 
 def test_every_public_module_has_a_reference_page():
