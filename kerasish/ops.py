@@ -26,11 +26,13 @@ Example:
 from __future__ import annotations
 
 import functools
+import inspect
 
 import numpy as np
 
 from kerasish import activations
 from kerasish.core.errors import InvalidArgumentError
+from kerasish.core.keras_tensor import symbolic_fallback
 from kerasish.core.ops import array_ops, math_ops, nn_ops, scan_ops
 from kerasish.core.ops.array_ops import (  # noqa: F401 - the same op under the same name
     broadcast_to,
@@ -431,3 +433,15 @@ def normalize(x, axis: int = -1, order: int = 2) -> Tensor:
     if order != 2:
         raise InvalidArgumentError(f"normalize: only order=2 is available, got {order}")
     return nn_ops.l2_normalize(x, axis=axis)
+
+
+# The functional API: a function here that fails on symbolic tensors because it needs
+# concrete shapes records one node running it whole (see kerasish.models.symbolic). The
+# re-exported kerasish ops stay the same objects, except those that read static shapes.
+_READ_SHAPES = {"broadcast_to", "expand_dims", "ones_like", "reshape", "squeeze", "unstack",
+                "zeros_like"}
+for _name, _value in list(globals().items()):
+    if inspect.isfunction(_value) and not _name.startswith("_") and (
+        _value.__module__ == __name__ or _name in _READ_SHAPES
+    ):
+        globals()[_name] = symbolic_fallback(_value)

@@ -11,6 +11,7 @@ path pays nothing for the functional API.
 
 from __future__ import annotations
 
+import functools
 from collections import namedtuple
 
 import numpy as np
@@ -196,6 +197,29 @@ def inbound_nodes(operation) -> list:
 def producing_node(tensor: KerasTensor) -> Node:
     history = tensor._keras_history
     return inbound_nodes(history.operation)[history.node_index]
+
+
+def symbolic_fallback(function):
+    """`function` that, when it fails on symbolic arguments (it needs concrete shapes, as a
+    mean over an unknown axis does), records one node running it whole instead.
+
+    A function that works on symbolic tensors records its primitives as usual; on concrete
+    tensors the only cost is the wrapper's call.
+    """
+
+    @functools.wraps(function)
+    def op(*args, **kwargs):
+        try:
+            return function(*args, **kwargs)
+        except Exception:
+            if not any_symbolic((args, kwargs)):
+                raise
+        from kerasish.models import symbolic
+
+        return symbolic.FunctionOp(function.__name__).symbolic_call(args, kwargs)
+
+    op.__wrapped_op__ = function
+    return op
 
 
 def any_symbolic(structure) -> bool:

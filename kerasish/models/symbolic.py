@@ -260,6 +260,56 @@ def _get_item(x, key):
     return x[tuple(key) if isinstance(key, list) else key]
 
 
+class FunctionOp:
+    """An op node that runs a whole `ks.ops` function (one that needs concrete shapes, such
+    as `ops.mean` over an unknown axis or `ops.one_hot`); shapes are found on zeros.
+
+    Args:
+        function: the name of the function in `ks.ops`.
+        name: the node name (default: the function's name, made unique).
+    """
+
+    def __init__(self, function: str, name: str | None = None):
+        from kerasish import ops
+
+        found = getattr(ops, function, None)
+        if found is None:
+            raise InvalidArgumentError(f"FunctionOp: ks.ops has no function {function!r}")
+        self.function_name = function
+        self._function = getattr(found, "__wrapped_op__", found)
+        self.name = name or unique_name(function)
+        self._inbound_nodes: list = []
+
+    def __call__(self, *args, **kwargs):
+        if any_symbolic((args, kwargs)):
+            return self.symbolic_call(args, kwargs)
+        return self._function(*args, **kwargs)
+
+    def symbolic_call(self, args: tuple, kwargs: dict):
+        """Record a node of this function on `args`/`kwargs` (some symbolic); its outputs."""
+        try:
+            specs = infer_output_specs(self._function, tuple(args), dict(kwargs))
+        except KerasishError as exc:
+            raise type(exc)(f"ops.{self.function_name}: {exc}") from exc
+        except Exception as exc:
+            raise InvalidArgumentError(
+                f"ops.{self.function_name} on symbolic inputs of shape "
+                f"{[t.shape for t in nest.flatten((args, kwargs)) if isinstance(t, KerasTensor)]}:"
+                f" {exc}"
+            ) from exc
+        return Node(self, tuple(args), dict(kwargs), specs).outputs
+
+    def get_config(self) -> dict:
+        return {"name": self.name, "function": self.function_name}
+
+    @classmethod
+    def from_config(cls, config: dict):
+        return cls(config["function"], config["name"])
+
+    def __repr__(self) -> str:
+        return f"<FunctionOp '{self.name}' (ops.{self.function_name})>"
+
+
 def primitive_call(prim, inputs: tuple, attrs: dict):
     """Record `prim(inputs, attrs)` on symbolic inputs as a new op node; return its outputs."""
     return PrimitiveOp(prim, attrs).symbolic_call(tuple(inputs))

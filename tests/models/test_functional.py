@@ -534,3 +534,21 @@ def test_subclasses_given_inputs_and_outputs_are_functional_and_keep_their_metho
     assert isinstance(wrapped, Functional) and wrapped.name == "wrapped" and wrapped.units == 2
     assert wrapped(rand(1, 4)).shape == (1, 2) and wrapped.get_layer("inside").units == 2
     assert ks.Sequential([ks.layers.Dense(2)], "stack").name == "stack"  # not functional
+
+
+def test_ops_that_need_concrete_shapes_become_one_node():
+    ops = ks.ops
+    tokens = ks.Input((None,), dtype="int32", name="tokens")
+    series = ks.Input((None,), name="series")
+    hot = ops.one_hot(tokens, 4)  # reads the indices' values
+    mean = ops.mean(ops.expand_dims(series, -1), axis=1)  # an unknown axis, an unknown count
+    assert hot.shape == (None, None, 4) and mean.shape == (None, 1)
+    assert type(mean._keras_history.operation).__name__ == "FunctionOp"
+    model = ks.Model([tokens, series], [hot, mean])
+    ids = np.array([[0, 3, 1]])
+    values = rand(1, 5)
+    got_hot, got_mean = model([ids, values])
+    np.testing.assert_array_equal(got_hot.numpy(), np.eye(4, dtype=np.float32)[ids])
+    np.testing.assert_allclose(got_mean.numpy(), values.mean(axis=1, keepdims=True), rtol=1e-6)
+    rebuilt = ks.Model.from_config(json.loads(json.dumps(model.get_config())))
+    np.testing.assert_allclose(rebuilt([ids, values])[1].numpy(), got_mean.numpy())
