@@ -233,7 +233,7 @@ def load_model(filepath, custom_objects: dict | None = None, compile: bool = Tru
             optimizer = model.optimizer
     try:
         with h5py.File(io.BytesIO(weights), "r") as h5file:
-            if weights_layout.unused_groups(h5file, model):
+            if weights_layout.has_unmade_weights(h5file, model):
                 _create_lazy_weights(model)
             weights_layout.read_weights(h5file, model, optimizer, f"{path} ({WEIGHTS_NAME})")
     except OSError as exc:

@@ -151,10 +151,6 @@ _FAMILIES = {
     "activations": ("kerasish.activations", "keras.activations"),
 }
 
-# Keras class names that name the same thing as a kerasish one under another name.
-_KERAS_ALIASES = {"Functional": "Model"}
-
-
 def _family_module(family: str):
     import importlib
 
@@ -302,6 +298,11 @@ def _builtin_family_of_function(fn) -> str | None:
     return None
 
 
+# Arguments of kerasish's built-in classes that Keras's classes of the same name lack, by
+# family, with their default: left out of a config at the default, so Keras reads the file.
+_KERASISH_ONLY_DEFAULTS = {"metrics": {"from_logits": False}}
+
+
 def _serialize_object(obj, config) -> dict:
     from kerasish.layers.base import Layer
 
@@ -318,28 +319,17 @@ def _serialize_object(obj, config) -> dict:
                 del config[key]  # Keras's class has no such argument; the default restores it
         module = _FAMILIES[family][1]
         registered = None
-        if family == "models" and cls.__name__ in ("Model", "Functional"):
+        if family == "models" and cls.__name__ == "Functional":
             module, registered = "keras.src.models.functional", "Functional"
     else:
         module, registered = cls.__module__, get_registered_name(cls)
-    result = {"module": module, "class_name": _keras_class_name(cls), "config": config,
+    result = {"module": module, "class_name": cls.__name__, "config": config,
               "registered_name": registered}
     if isinstance(obj, Layer):
-        build_config = obj.get_build_config() if hasattr(obj, "get_build_config") else None
+        build_config = obj.get_build_config()
         if build_config:
             result["build_config"] = serialize_keras_object(build_config)
     return result
-
-
-# Arguments of kerasish's built-in classes that Keras's classes of the same name lack, by
-# family, with their default: left out of a config at the default, so Keras reads the file.
-_KERASISH_ONLY_DEFAULTS = {"metrics": {"from_logits": False}}
-
-
-def _keras_class_name(cls) -> str:
-    if cls.__name__ == "Model" and cls.__module__.startswith("kerasish."):
-        return "Functional"
-    return cls.__name__
 
 
 # ---------------------------------------------------------------- deserialize
@@ -459,8 +449,6 @@ def _deserialize_marker(class_name, inner):
         code = marshal.loads(base64.b64decode(inner["code"]))
         defaults = inner.get("defaults")
         return types.FunctionType(code, globals(), argdefs=tuple(defaults) if defaults else None)
-    if class_name in ("__typespec__", "__keras_tensor__"):
-        raise SerializationError(f"a {class_name} config cannot be rebuilt on its own")
     return _NOT_A_MARKER
 
 
@@ -494,7 +482,7 @@ def _resolve_class(class_name, module, registered, module_objects):
     family = _family_of_module(module)
     if family is not None:
         objects = family_objects(family)
-        found = objects.get(class_name) or objects.get(_KERAS_ALIASES.get(class_name, ""))
+        found = objects.get(class_name)
         if found is not None:
             return found
         what = {"layers": "layer", "models": "model", "losses": "loss", "metrics": "metric",

@@ -240,6 +240,18 @@ def unused_groups(h5file, model: Layer) -> list:
                   if path not in expected and path.split("/")[0] != "optimizer")
 
 
+def has_unmade_weights(h5file, model: Layer) -> bool:
+    """Whether the file holds more weights than the model has made so far: groups it has no
+    layer for, or more variables for a layer than it created (weights made at a first call)."""
+    if unused_groups(h5file, model):
+        return True
+    for path, layer in layer_paths(model):
+        group = h5file.get(f"{path}/vars" if path else "vars")
+        if group is not None and len(group) > len(own_variables(layer)):
+            return True
+    return False
+
+
 def _check_no_unused_groups(h5file, model: Layer, source: str) -> None:
     """Refuse a file holding weights this model has no place for (another architecture)."""
     unused = unused_groups(h5file, model)

@@ -153,6 +153,34 @@ def test_subclassed_model_with_get_config_round_trips(tmp_path):
     np.testing.assert_array_equal(loaded.predict(x), model.predict(x))
 
 
+@ks.saving.register_keras_serializable(package="TestKerasFile")
+class _LazyScale(ks.layers.Layer):
+    """Creates its weight at the first call on data, not at build (as some layers do)."""
+
+    def build(self, input_shape):
+        self.scale = None
+
+    def call(self, inputs):
+        if self.scale is None:
+            self.scale = self.add_weight("scale", inputs.shape[-1:], initializer="ones")
+        return inputs * self.scale
+
+    def compute_output_shape(self, input_shape):
+        return input_shape
+
+
+def test_weights_created_at_the_first_call_are_made_before_loading(tmp_path):
+    inputs = ks.Input((3,))
+    model = ks.Model(inputs, _LazyScale()(inputs))
+    x = _data(2, 3)[0]
+    model(x)
+    model.layers[1].scale.assign([1.0, 2.0, 3.0])
+    model.save(tmp_path / "lazy.keras")
+    loaded = ks.models.load_model(tmp_path / "lazy.keras")
+    np.testing.assert_array_equal(loaded.layers[1].scale.numpy(), [1.0, 2.0, 3.0])
+    np.testing.assert_array_equal(loaded.predict(x), model.predict(x))
+
+
 def test_subclassed_model_without_get_config_is_refused_naming_the_methods(tmp_path):
     class NoConfig(ks.Model):
         def __init__(self, units):
