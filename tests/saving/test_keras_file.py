@@ -439,3 +439,41 @@ def test_sigkill_during_save_leaves_the_previous_file_loadable(tmp_path):
     assert kills >= 5 and last >= 1
     leftovers = [name for name in os.listdir(tmp_path) if name.endswith(".tmp")]
     assert len(leftovers) <= kills  # killed writers' temporaries; never the file itself
+
+
+@ks.saving.register_keras_serializable(package="TestKerasFile")
+class _ScaledMSE(ks.losses.Loss):
+    def __init__(self, factor=2.0, **kwargs):
+        super().__init__(**kwargs)
+        self.factor = factor
+
+    def call(self, y_true, y_pred):
+        return self.factor * ks.reduce_mean(ks.square(y_true - y_pred), -1)
+
+    def get_config(self):
+        return {**super().get_config(), "factor": self.factor}
+
+
+def test_registered_custom_loss_comes_back_compiled(tmp_path):
+    model = ks.Sequential([ks.layers.Dense(1, input_shape=(4,))])
+    model.compile(optimizer="sgd", loss=_ScaledMSE(3.0))
+    model.save(tmp_path / "c.keras")
+    loaded = ks.models.load_model(tmp_path / "c.keras")
+    x, _ = _data(4)
+    y = np.ones((4, 1), np.float32)
+    assert loaded.evaluate(x, y) == pytest.approx(model.evaluate(x, y))
+
+
+def test_model_with_its_own_compile_is_loaded_uncompiled_with_a_warning(tmp_path):
+    @ks.saving.register_keras_serializable(package="TestKerasFile")
+    class TwoOptimizers(ks.Sequential):
+        def compile(self, first, second):
+            super().compile(optimizer=first, loss="mse")
+            self.second = second
+
+    model = TwoOptimizers([ks.layers.Dense(1, input_shape=(2,))])
+    model.compile(ks.optimizers.SGD(), ks.optimizers.Adam())
+    model.save(tmp_path / "gan.keras")
+    with pytest.warns(UserWarning, match="overrides compile.*call compile\\(\\) yourself"):
+        loaded = ks.models.load_model(tmp_path / "gan.keras")
+    assert type(loaded) is TwoOptimizers and not loaded.compiled
