@@ -13,6 +13,9 @@ Example:
 
 from __future__ import annotations
 
+import numpy as np
+
+from kerasish.core import backend
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.ops.array_ops import eye, transpose
 from kerasish.core.ops.math_ops import matmul, norm, reduce_sum
@@ -73,8 +76,10 @@ def diag_part(input) -> Tensor:  # noqa: A002 - TF's name
     """
     x = _matrices(input, "diag_part")
     rows, columns = x.shape[-2:]
-    masked = x * eye(rows, columns, dtype=x.dtype)
-    return reduce_sum(masked, axis=-1 if rows <= columns else -2)
+    # the identity mask on x's own device (ks.eye would use the current one)
+    identity = np.eye(rows, columns, dtype=x.dtype)
+    mask = Tensor(backend.to_device(identity, backend.device_of(x._value)))
+    return reduce_sum(x * mask, axis=-1 if rows <= columns else -2)
 
 
 def trace(x) -> Tensor:
