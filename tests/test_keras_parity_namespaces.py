@@ -43,6 +43,9 @@ CASES = [
     ("isnan", (np.array([0.0, np.nan, np.inf], np.float32),), {}),
     ("isinf", (np.array([0.0, np.nan, -np.inf], np.float32),), {}),
     ("isfinite", (np.array([0.0, np.nan, np.inf], np.float32),), {}),
+    ("einsum", ("ij,jk->ik", A, B), {}), ("einsum", ("ij->j", A), {}),
+    ("einsum", ("bqhd,bkhd->bhqk", np.ones((2, 3, 4, 5), np.float32),
+                np.ones((2, 6, 4, 5), np.float32)), {}),
 ]
 
 

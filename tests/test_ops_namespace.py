@@ -165,3 +165,31 @@ def test_integer_inputs_follow_keras_dtype_rules():
     assert ops.round(ints).dtype == np.int32 and ops.abs(ints).dtype == np.int32
     np.testing.assert_allclose(_np(ops.round(np.array([1.234, -5.678]), 1)), [1.2, -5.7])
     assert ops.exp(np.ones(2)).dtype == np.float64  # floats keep their precision
+
+
+@pytest.mark.parametrize("subscripts, shapes", [
+    ("ij,jk->ik", [(2, 3), (3, 4)]), ("ij,jk", [(2, 3), (3, 4)]), ("ba,ca->bc", [(2, 3), (4, 3)]),
+    ("bqhd,bkhd->bhqk", [(2, 3, 4, 5), (2, 6, 4, 5)]), ("ij->ji", [(2, 3)]), ("ij->", [(2, 3)]),
+    ("i,i->", [(4,), (4,)]), ("i,j->ij", [(3,), (4,)]), ("ij,ij->i", [(3, 4), (3, 4)]),
+    ("abc,cd,de->abe", [(2, 3, 4), (4, 5), (5, 6)]), ("ijk,jl->il", [(2, 3, 4), (3, 5)]),
+    ("ij,kl->ijkl", [(2, 3), (4, 5)]), ("abc->ca", [(2, 3, 4)]),
+])
+def test_einsum_follows_numpy(subscripts, shapes):
+    operands = [RNG.standard_normal(shape) for shape in shapes]
+    np.testing.assert_allclose(_np(ops.einsum(subscripts, *operands)),
+                               np.einsum(subscripts, *operands), rtol=1e-10, atol=1e-12)
+
+
+def test_einsum_gradients_and_errors():
+    check_gradients(lambda a, b: ops.einsum("bij,bjk->bik", a, b),
+                    [RNG.standard_normal((2, 3, 2)), RNG.standard_normal((2, 2, 3))])
+    check_gradients(lambda a, b: ops.einsum("ij,jk->k", a, b),
+                    [RNG.standard_normal((2, 3)), RNG.standard_normal((3, 2))])
+    with pytest.raises(ks.InvalidArgumentError, match="ellipses are not taken"):
+        ops.einsum("...i,...i->...", np.ones((2, 3)), np.ones((2, 3)))
+    with pytest.raises(ks.InvalidArgumentError, match=r"term 'ii' does not fit .* \(2, 2\)"):
+        ops.einsum("ii->i", np.ones((2, 2)))
+    with pytest.raises(ks.InvalidArgumentError, match=r"axis 'j' has size 3 in one operand and 4"):
+        ops.einsum("ij,jk->ik", np.ones((2, 3)), np.ones((4, 5)))
+    with pytest.raises(ks.InvalidArgumentError, match=r"letter\(s\) \['z'\] are in no input"):
+        ops.einsum("ij->iz", np.ones((2, 3)))
