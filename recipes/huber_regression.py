@@ -155,7 +155,7 @@ def main(argv=None) -> dict:
             f"squared {result['squared']['error']:.2f}"
         )
     parts.append(f"TensorBoard: {tensorboard_hint(logdir)}")
-    print("huber_regression (seeds' Huber, m=1): " + "; ".join(parts))
+    print("huber_regression (eager Huber, m=1): " + "; ".join(parts))
     return result
 
 

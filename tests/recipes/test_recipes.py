@@ -81,7 +81,7 @@ def test_linear_regression_resume_matches_an_uninterrupted_run(tmp_path):
 def test_huber_is_pulled_less_by_outliers_than_squared_loss(tmp_path, capsys):
     result = huber_regression.main(["--quiet", "--logdir", str(tmp_path / "logs")])
     summary = capsys.readouterr().out.strip().splitlines()[-1]
-    assert summary.startswith("huber_regression (seeds' Huber, m=1): huber: y = ")
+    assert summary.startswith("huber_regression (eager Huber, m=1): huber: y = ")
     assert "mean distance from the true line" in summary
     assert result["huber"]["error"] < 0.5 * result["squared"]["error"]
     assert result["huber"]["error"] < 0.5
