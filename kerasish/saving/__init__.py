@@ -11,13 +11,16 @@ Example:
 from kerasish.saving.keras_file import (  # noqa: F401
     KerasFileError,
     load_model,
+    load_weights,
     save_model,
+    save_weights,
 )
 from kerasish.saving.serialization import (  # noqa: F401
     CustomObjectScope,
     SerializationError,
     custom_object_scope,
     deserialize_keras_object,
+    get_custom_objects,
     get_registered_name,
     get_registered_object,
     register_keras_serializable,

@@ -263,10 +263,19 @@ def _create_lazy_weights(model) -> None:
 
 # ---------------------------------------------------------------- weights files
 
+def _check_weights_name(path: str, what: str) -> None:
+    if not path.endswith(".weights.h5"):
+        raise ValueError(
+            f"{what}: the file name must end in '.weights.h5' (Keras 3's weights layout), got "
+            f"{path!r}; model.{what} also takes other names, for a kerasish checkpoint"
+        )
+
+
 def save_weights(model, filepath, overwrite: bool = True) -> str:
     """Write the model's variables (and, when compiled, the optimizer's) to a `.weights.h5`
     file in Keras 3's layout, atomically; returns the path."""
     path = os.fspath(filepath)
+    _check_weights_name(path, "save_weights")
     if not overwrite and os.path.exists(path):
         raise FileExistsError(f"save_weights: {path!r} exists and overwrite=False")
     optimizer = model.optimizer if getattr(model, "compiled", False) else None
@@ -283,6 +292,7 @@ def load_weights(model, filepath) -> None:
     """Read a `.weights.h5` file in Keras 3's layout into the (built) model, and into its
     optimizer when it is compiled and the file holds optimizer state."""
     path = os.fspath(filepath)
+    _check_weights_name(path, "load_weights")
     if not os.path.exists(path):
         raise FileNotFoundError(f"load_weights: no such file: {path!r}")
     optimizer = model.optimizer if getattr(model, "compiled", False) else None

@@ -81,6 +81,12 @@ def register_keras_serializable(package: str = "Custom", name: str | None = None
     return decorator
 
 
+def get_custom_objects() -> dict:
+    """The global registry {'package>name' or name: object}; entries added to it are found
+    by deserialization like registered ones (Keras's `get_custom_objects`)."""
+    return _REGISTERED
+
+
 def get_registered_name(obj) -> str:
     """The key `obj` was registered under ('package>name'), or its `__name__`."""
     return _REGISTERED_NAMES.get(obj, getattr(obj, "__name__", type(obj).__name__))

@@ -477,3 +477,13 @@ def test_model_with_its_own_compile_is_loaded_uncompiled_with_a_warning(tmp_path
     with pytest.warns(UserWarning, match="overrides compile.*call compile\\(\\) yourself"):
         loaded = ks.models.load_model(tmp_path / "gan.keras")
     assert type(loaded) is TwoOptimizers and not loaded.compiled
+
+
+def test_saving_functions_take_weights_h5_names_only(tmp_path):
+    model = _mlp()
+    path = ks.saving.save_weights(model, tmp_path / "m.weights.h5")
+    ks.saving.load_weights(_mlp(), path)
+    with pytest.raises(ValueError, match=r"must end in '.weights.h5'"):
+        ks.saving.save_weights(model, tmp_path / "m.h5")
+    with pytest.raises(ValueError, match=r"load_weights: the file name must end in"):
+        ks.saving.load_weights(model, tmp_path / "m.h5")

@@ -228,3 +228,15 @@ def test_losses_and_metrics_get_accept_keras_form_dicts():
     copy = ks.metrics.get(config)
     assert type(copy) is ks.metrics.SparseCategoricalAccuracy and copy.name == "acc"
     assert ks.metrics.get({"class_name": "MeanSquaredError", "config": {"name": "m"}}).name == "m"
+
+
+def test_get_custom_objects_is_the_registry():
+    def halve(x):
+        return x * 0.5
+
+    ks.saving.get_custom_objects()["halve"] = halve
+    try:
+        assert ks.activations.get("halve") is halve
+        assert get_registered_object("halve") is halve
+    finally:
+        del ks.saving.get_custom_objects()["halve"]
