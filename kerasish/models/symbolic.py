@@ -1,4 +1,4 @@
-"""Symbolic calls of the functional API: `ks.Input`, nodes, op nodes and shape inference.
+"""Symbolic calls of the functional API: layer and op nodes, and shape inference.
 
 Calling a layer on a `KerasTensor` (from `ks.Input`) does not compute: it records
 a `Node` (the layer, the call's arguments with their symbolic tensors, and new
@@ -6,7 +6,8 @@ symbolic outputs) and returns the outputs. An op applied to a symbolic tensor
 (`x + 1`, `x[:, 0]`, `ks.concat`, `ks.nn.relu`) reaches `primitive.apply`, whose
 error path sees the symbolic input and comes here: each primitive becomes a
 `PrimitiveOp` node, so composite ops and plain Python arithmetic mix freely with
-layers.
+layers. A `ks.ops` function that needs concrete shapes becomes one `FunctionOp`
+node, and a Keras 3 op read from a Keras config a `KerasOp` node.
 
 How output shapes are inferred (without running the model on data):
 
@@ -152,18 +153,20 @@ _KERAS_OPS = {
 
 
 def _keras_index(key):
-    """A NumPy index in Keras's serialized form (slices and Ellipsis tagged), or None if it
-    holds arrays (which Keras's configs do not carry)."""
+    """A NumPy index in Keras's serialized form (slices and Ellipsis tagged), or `_NO_INDEX`
+    if it holds arrays (which Keras's configs do not carry)."""
     if isinstance(key, tuple):
         parts = [_keras_index(k) for k in key]
-        return None if any(p is _NO_INDEX for p in parts) else parts
+        return _NO_INDEX if any(p is _NO_INDEX for p in parts) else parts
     if isinstance(key, slice):
         return {"class_name": "__slice__",
                 "config": {"start": key.start, "stop": key.stop, "step": key.step}}
     if key is Ellipsis:
         return {"class_name": "__ellipsis__", "config": {}}
-    if key is None or isinstance(key, (int, np.integer)):
-        return None if key is None else int(key)
+    if key is None:
+        return None
+    if isinstance(key, (int, np.integer)):
+        return int(key)
     return _NO_INDEX
 
 
@@ -191,7 +194,7 @@ def keras_op_form(operation, args: tuple):
     if class_name == "GetItem":
         key = attrs["key"]
         index = _keras_index(key)
-        if index is _NO_INDEX or (key is None):
+        if index is _NO_INDEX or key is None:
             return None
         args = tuple(args) + (index,)
     if class_name == "Concatenate":

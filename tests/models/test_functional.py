@@ -409,6 +409,8 @@ def test_ops_keras_has_are_written_as_keras_ops_and_others_as_primitives():
         {"class_name": "__slice__", "config": {"start": 1, "stop": 3, "step": None}},
     ]
     assert by_name[normalized._keras_history.operation.name]["class_name"] == "PrimitiveOp"
+    fancy = ks.Model(x, x[:, np.array([0, 2])]).get_config()  # an array index: no Keras form
+    assert fancy["layers"][-1]["class_name"] == "PrimitiveOp"
     rebuilt = ks.Model.from_config(config)
     data = rand(3, 4)
     for got, want in zip(rebuilt(data), model(data)):
