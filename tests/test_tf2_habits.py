@@ -101,6 +101,8 @@ def test_tensor_shape_is_a_tuple_with_tf_methods():
 
 
 def test_tensor_shape_with_unknown_dimensions():
+    symbolic = ks.Input((3,)).shape
+    assert isinstance(symbolic, ks.TensorShape) and symbolic.as_list() == [None, 3]
     shape = ks.TensorShape([None, 3])
     assert shape.as_list() == [None, 3]
     assert not shape.is_fully_defined() and shape.num_elements() is None

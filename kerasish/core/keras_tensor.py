@@ -18,6 +18,7 @@ import numpy as np
 
 from kerasish.core import nest
 from kerasish.core.tensor import Tensor
+from kerasish.core.tensor_shape import TensorShape
 
 KerasHistory = namedtuple("KerasHistory", ["operation", "node_index", "tensor_index"])
 
@@ -89,8 +90,9 @@ class KerasTensor(Tensor):
         self._keras_history = keras_history
 
     @property
-    def shape(self) -> tuple:
-        return self._value.shape
+    def shape(self) -> TensorShape:
+        """The dimensions, None where unknown (a tuple with `as_list()`, like `Tensor.shape`)."""
+        return TensorShape(self._value.shape)
 
     @property
     def dtype(self) -> np.dtype:
