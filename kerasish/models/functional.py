@@ -425,83 +425,8 @@ class Functional(Model):
 
     @classmethod
     def from_config(cls, config: dict, custom_objects=None):
-        """Rebuild the graph of `get_config()` (ours or Keras 3's): new, unbuilt-from-data
-        layers called on each other in the recorded order."""
-        from kerasish.saving import deserialize_keras_object
-
-        created: dict = {}
-        pending: dict = {}
-        for layer_config in config["layers"]:
-            name = layer_config["name"]
-            if str(layer_config.get("module", "")).startswith("keras.src.ops."):
-                operation = KerasOp(layer_config)  # keras.ops.add, x[:, 0], ...
-            else:
-                operation = deserialize_keras_object(layer_config, custom_objects=custom_objects)
-            created[name] = operation
-            pending[name] = list(layer_config.get("inbound_nodes") or [])
-
-        def revive(value):
-            if isinstance(value, list):
-                return [revive(item) for item in value]
-            if not isinstance(value, dict):
-                return value
-            if value.get("class_name") == "__keras_tensor__":
-                name, node_index, tensor_index = value["config"]["keras_history"]
-                if name not in created:
-                    raise InvalidArgumentError(
-                        f"model config '{config.get('name')}': a node reads layer '{name}', "
-                        "which is not in the config's layers"
-                    )
-                nodes = inbound_nodes(created[name])
-                if node_index >= len(nodes):
-                    raise _NotYetCalled(name)
-                return nodes[node_index].output_tensors[tensor_index]
-            if value.get("class_name") == "__slice__":
-                return slice(*(value["config"][k] for k in ("start", "stop", "step")))
-            if value.get("class_name") == "__ellipsis__":
-                return Ellipsis
-            if "class_name" in value:
-                return deserialize_keras_object(value, custom_objects=custom_objects)
-            return {key: revive(item) for key, item in value.items()}
-
-        while any(pending.values()):
-            progressed = False
-            for name, node_configs in pending.items():
-                while node_configs:
-                    try:
-                        args = revive(node_configs[0].get("args", []))
-                        kwargs = _accepted_kwargs(
-                            created[name], revive(node_configs[0].get("kwargs", {}))
-                        )
-                    except _NotYetCalled:
-                        break
-                    created[name](*args, **kwargs)
-                    node_configs.pop(0)
-                    progressed = True
-            if not progressed:
-                waiting = sorted(name for name, nodes in pending.items() if nodes)
-                raise InvalidArgumentError(
-                    f"model config '{config.get('name')}': the calls of {waiting} read "
-                    "outputs no layer produces (a cycle or a missing layer)"
-                )
-
-        def tensors(structure):
-            if (isinstance(structure, list) and len(structure) == 3
-                    and isinstance(structure[0], str)):
-                name, node_index, tensor_index = structure
-                operation = created[name]
-                if isinstance(operation, Functional):
-                    node_index -= 1
-                return inbound_nodes(operation)[node_index].output_tensors[tensor_index]
-            if isinstance(structure, dict):
-                return {key: tensors(item) for key, item in structure.items()}
-            return [tensors(item) for item in structure]
-
-        model = cls(tensors(config["input_layers"]), tensors(config["output_layers"]),
-                    name=config.get("name"))
-        if config.get("trainable") is False:
-            model.trainable = False
-        return model
+        """Rebuild the graph of `get_config()` (ours or Keras 3's) with new layers."""
+        return rebuild_from_config(cls, config, custom_objects)
 
     # -- display ----------------------------------------------------------------
     def summary(self, print_fn=print, line_length: int = 98) -> None:
@@ -548,3 +473,83 @@ class Functional(Model):
         print_fn(f"Trainable params: {trainable:,}")
         print_fn(f"Non-trainable params: {non_trainable:,}")
         print_fn(rule)
+
+
+def rebuild_from_config(cls, config: dict, custom_objects=None):
+    """A `cls` model (Model, Functional or a subclass) rebuilt from a functional config
+    (ours or Keras 3's): new layers called on each other in the recorded order."""
+    from kerasish.saving import deserialize_keras_object
+
+    created: dict = {}
+    pending: dict = {}
+    for layer_config in config["layers"]:
+        name = layer_config["name"]
+        if str(layer_config.get("module", "")).startswith("keras.src.ops."):
+            operation = KerasOp(layer_config)  # keras.ops.add, x[:, 0], ...
+        else:
+            operation = deserialize_keras_object(layer_config, custom_objects=custom_objects)
+        created[name] = operation
+        pending[name] = list(layer_config.get("inbound_nodes") or [])
+
+    def revive(value):
+        if isinstance(value, list):
+            return [revive(item) for item in value]
+        if not isinstance(value, dict):
+            return value
+        if value.get("class_name") == "__keras_tensor__":
+            name, node_index, tensor_index = value["config"]["keras_history"]
+            if name not in created:
+                raise InvalidArgumentError(
+                    f"model config '{config.get('name')}': a node reads layer '{name}', "
+                    "which is not in the config's layers"
+                )
+            nodes = inbound_nodes(created[name])
+            if node_index >= len(nodes):
+                raise _NotYetCalled(name)
+            return nodes[node_index].output_tensors[tensor_index]
+        if value.get("class_name") == "__slice__":
+            return slice(*(value["config"][k] for k in ("start", "stop", "step")))
+        if value.get("class_name") == "__ellipsis__":
+            return Ellipsis
+        if "class_name" in value:
+            return deserialize_keras_object(value, custom_objects=custom_objects)
+        return {key: revive(item) for key, item in value.items()}
+
+    while any(pending.values()):
+        progressed = False
+        for name, node_configs in pending.items():
+            while node_configs:
+                try:
+                    args = revive(node_configs[0].get("args", []))
+                    kwargs = _accepted_kwargs(
+                        created[name], revive(node_configs[0].get("kwargs", {}))
+                    )
+                except _NotYetCalled:
+                    break
+                created[name](*args, **kwargs)
+                node_configs.pop(0)
+                progressed = True
+        if not progressed:
+            waiting = sorted(name for name, nodes in pending.items() if nodes)
+            raise InvalidArgumentError(
+                f"model config '{config.get('name')}': the calls of {waiting} read "
+                "outputs no layer produces (a cycle or a missing layer)"
+            )
+
+    def tensors(structure):
+        if (isinstance(structure, list) and len(structure) == 3
+                and isinstance(structure[0], str)):
+            name, node_index, tensor_index = structure
+            operation = created[name]
+            if isinstance(operation, Functional):
+                node_index -= 1
+            return inbound_nodes(operation)[node_index].output_tensors[tensor_index]
+        if isinstance(structure, dict):
+            return {key: tensors(item) for key, item in structure.items()}
+        return [tensors(item) for item in structure]
+
+    model = cls(tensors(config["input_layers"]), tensors(config["output_layers"]),
+                name=config.get("name"))
+    if config.get("trainable") is False:
+        model.trainable = False
+    return model

@@ -121,9 +121,9 @@ class Model(Layer):
     def from_config(cls, config: dict, custom_objects=None):
         """A model from `get_config()`; a functional model's config rebuilds its graph."""
         if "layers" in config and "input_layers" in config:
-            from kerasish.models.functional import Functional
+            from kerasish.models.functional import rebuild_from_config
 
-            return Functional.from_config(config, custom_objects)
+            return rebuild_from_config(cls, config, custom_objects)
         return super().from_config(config)
 
     def build(self, input_shape) -> None:

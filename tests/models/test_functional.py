@@ -554,3 +554,16 @@ def test_ops_that_need_concrete_shapes_become_one_node():
     np.testing.assert_allclose(got_mean.numpy(), values.mean(axis=1, keepdims=True), rtol=1e-6)
     rebuilt = ks.Model.from_config(json.loads(json.dumps(model.get_config())))
     np.testing.assert_allclose(rebuilt([ids, values])[1].numpy(), got_mean.numpy())
+
+
+def test_a_functional_subclass_comes_back_from_its_config_as_that_class():
+    class Scorer(ks.Model):
+        def describe(self):
+            return f"scorer with {len(self.layers)} layers"
+
+    x = ks.Input((3,), name="x")
+    model = Scorer(x, ks.layers.Dense(1, name="score")(x), name="scorer")
+    rebuilt = Scorer.from_config(model.get_config())
+    assert isinstance(rebuilt, Scorer) and isinstance(rebuilt, Functional)
+    assert rebuilt.describe() == "scorer with 2 layers" and rebuilt.name == "scorer"
+    assert type(ks.Model.from_config(model.get_config())) is Functional
