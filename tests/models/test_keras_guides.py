@@ -281,3 +281,48 @@ def test_customizing_fit_guide_loop_over_self_metrics():
     history = model.fit(x, y, epochs=3, batch_size=32, verbose=0)
     assert set(history.history) == {"loss", "mae"}
     assert history.history["mae"][-1] < history.history["mae"][0]
+
+
+# -- mnist_convnet: Sequential from keras.Input, to_categorical, summary, fit/evaluate ---------
+
+
+def _pattern_images(n, num_classes=4, size=12, seed=0):
+    """Small grey images whose class is where a bright 3x3 square sits, plus noise."""
+    rng = np.random.default_rng(seed)
+    labels = rng.integers(0, num_classes, n)
+    images = rng.uniform(0.0, 0.3, (n, size, size)).astype(np.float32)
+    corners = [(1, 1), (1, size - 4), (size - 4, 1), (size - 4, size - 4)]
+    for image, label in zip(images, labels):
+        row, col = corners[label]
+        image[row:row + 3, col:col + 3] += 0.7
+    return images, labels
+
+
+def test_mnist_convnet_port():
+    num_classes, input_shape = 4, (12, 12, 1)
+    x_train, y_train = _pattern_images(512)
+    x_test, y_test = _pattern_images(64, seed=1)
+    x_train, x_test = np.expand_dims(x_train, -1), np.expand_dims(x_test, -1)
+    y_train = keras.utils.to_categorical(y_train, num_classes)
+    y_test = keras.utils.to_categorical(y_test, num_classes)
+
+    model = keras.Sequential([
+        keras.Input(shape=input_shape),
+        layers.Conv2D(8, kernel_size=(3, 3), activation="relu"),
+        layers.MaxPooling2D(pool_size=(2, 2)),
+        layers.Conv2D(16, kernel_size=(3, 3), activation="relu"),
+        layers.MaxPooling2D(pool_size=(2, 2)),
+        layers.Flatten(),
+        layers.Dropout(0.5),
+        layers.Dense(num_classes, activation="softmax"),
+    ])
+    lines = []
+    model.summary(print_fn=lines.append)
+    assert any("conv2d (Conv2D)" in line for line in lines)
+    assert any("max_pooling2d (MaxPooling2D)" in line for line in lines)
+    model.compile(loss="categorical_crossentropy", optimizer="adam", metrics=["accuracy"])
+    history = model.fit(x_train, y_train, batch_size=32, epochs=15, validation_split=0.1,
+                        verbose=0)
+    assert set(history.history) == {"loss", "accuracy", "val_loss", "val_accuracy"}
+    score = model.evaluate(x_test, y_test, verbose=0)
+    assert score[1] > 0.9 and score[0] < history.history["loss"][0]
