@@ -1,8 +1,8 @@
 """Small ports of keras-io programs, written as a Keras 3 user would: `import kerasish as keras`.
 
 A two-optimizer GAN ("Customizing what happens in fit()"), a VAE (custom train_step with
-loss trackers, and the add_loss form), and "Writing a training loop from scratch"; a few
-steps each on small random data.
+loss trackers, and the add_loss form), "Writing a training loop from scratch" and
+mnist_convnet; a few steps each on small random data.
 """
 
 import numpy as np
