@@ -17,6 +17,7 @@ config (a lambda's bytecode) is refused unless the caller passes `safe_mode=Fals
 from __future__ import annotations
 
 import base64
+import importlib
 import inspect
 import marshal
 import threading
@@ -157,21 +158,11 @@ _FAMILIES = {
     "activations": ("kerasish.activations", "keras.activations"),
 }
 
-def _family_module(family: str):
-    import importlib
-
-    try:
-        return importlib.import_module(_FAMILIES[family][0])
-    except ModuleNotFoundError:  # a family kerasish does not have (yet), e.g. constraints
-        return None
-
 
 def family_objects(family: str) -> dict:
     """{public name: class or function} of one built-in family (read from its namespace now,
     so classes added to the package later are included)."""
-    module = _family_module(family)
-    if module is None:
-        return {}
+    module = importlib.import_module(_FAMILIES[family][0])
     objects = {}
     for name, value in vars(module).items():
         if name.startswith("_"):
@@ -207,10 +198,8 @@ def _builtin_family(cls) -> str | None:
     module = getattr(cls, "__module__", "") or ""
     if not module.startswith("kerasish."):
         return None
-    for family, (home, _) in _FAMILIES.items():
-        if module == home or module.startswith(home + ".") or (
-            family == "models" and module.startswith("kerasish.models")
-        ):
+    for family, (home, _) in _FAMILIES.items():  # its home family first (a model is a layer too)
+        if module == home or module.startswith(home + "."):
             if family_objects(family).get(cls.__name__) is cls:
                 return family
     for family in _FAMILIES:

@@ -243,6 +243,7 @@ FAMILY_PAIRS = {
                      ks.initializers.Initializer),
     "regularizers": (keras.regularizers, "Regularizer", ks.regularizers,
                      ks.regularizers.Regularizer),
+    "constraints": (keras.constraints, "Constraint", ks.constraints, ks.constraints.Constraint),
 }
 
 

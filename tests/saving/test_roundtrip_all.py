@@ -1,5 +1,6 @@
 """Every public class of ks.layers, ks.losses, ks.metrics, ks.optimizers, the schedules,
-ks.initializers and ks.regularizers survives serialize -> JSON -> deserialize -> serialize.
+ks.initializers, ks.regularizers and ks.constraints survives serialize -> JSON ->
+deserialize -> serialize.
 
 The classes are read from the namespaces, so a class added later is tested at once; one whose
 constructor needs arguments takes them from EXAMPLE_ARGS (add an entry there for a new class).
@@ -21,6 +22,7 @@ FAMILIES = {
     "schedules": (ks.optimizers.schedules, ks.optimizers.schedules.LearningRateSchedule),
     "initializers": (ks.initializers, ks.initializers.Initializer),
     "regularizers": (ks.regularizers, ks.regularizers.Regularizer),
+    "constraints": (ks.constraints, ks.constraints.Constraint),
 }
 
 # Constructor arguments for classes that need some: {class name: () -> kwargs}.
