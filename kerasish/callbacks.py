@@ -629,6 +629,9 @@ class BackupAndRestore(Callback):
         backup_dir: the directory of the backup (created if needed); use one per
             training job.
         save_freq: "epoch", or a positive number of batches.
+        double_checkpoint: also keep the previous backup (`backup.previous.h5`)
+            and resume from it when the latest cannot be read (a damaged disk or
+            copy; a crash while saving cannot damage it, as it is written atomically).
         delete_checkpoint: remove the backup when `fit` ends normally (it is
             kept when `fit` is interrupted, which is what it is for).
 
@@ -646,7 +649,8 @@ class BackupAndRestore(Callback):
         ...               callbacks=[backup])  # after a crash, the same call resumes
     """
 
-    def __init__(self, backup_dir, save_freq="epoch", delete_checkpoint: bool = True):
+    def __init__(self, backup_dir, save_freq="epoch", double_checkpoint: bool = False,
+                 delete_checkpoint: bool = True):
         super().__init__()
         if save_freq != "epoch" and not (
             isinstance(save_freq, int) and not isinstance(save_freq, bool) and save_freq > 0
@@ -657,7 +661,9 @@ class BackupAndRestore(Callback):
             )
         self.backup_dir = os.fspath(backup_dir)
         self.save_freq, self.delete_checkpoint = save_freq, delete_checkpoint
+        self.double_checkpoint = double_checkpoint
         self.path = os.path.join(self.backup_dir, "backup.h5")
+        self.previous_path = os.path.join(self.backup_dir, "backup.previous.h5")
         self.wants_batch_logs = False
         from kerasish.core.backend import device
         from kerasish.core.tensor import Variable
@@ -686,14 +692,29 @@ class BackupAndRestore(Callback):
 
         return random.get_global_generator().state
 
+    def _restore(self) -> bool:
+        """Restore the latest readable backup; False if there is none."""
+        from kerasish.checkpoint import CheckpointError
+
+        candidates = [self.path] + ([self.previous_path] if self.double_checkpoint else [])
+        for path in [p for p in candidates if os.path.exists(p)]:
+            try:
+                # model and optimizer values wait for variables not created yet (built at
+                # the first batch); the position and the random stream are restored now
+                self._checkpoint().read(path).expect_partial()
+                return True
+            except CheckpointError as error:
+                if path == candidates[-1]:
+                    raise
+                warnings.warn(f"BackupAndRestore: {error}; using the previous backup instead",
+                              stacklevel=3)
+        return False
+
     def on_train_begin(self, logs=None):
         self._resume_rng = None
-        if not os.path.exists(self.path):
+        if not self._restore():
             self._batches.assign(0)
             return
-        # model and optimizer values wait for variables not created yet (built at the first
-        # batch); the position and the random stream are restored now
-        self._checkpoint().read(self.path).expect_partial()
         if int(self._step):
             # mid-epoch: draw the epoch's shuffle from where the epoch started, then continue
             # from the backup's stream at the first batch trained
@@ -729,10 +750,14 @@ class BackupAndRestore(Callback):
         self._epoch.assign(epoch)
         self._step.assign(step)
         os.makedirs(self.backup_dir, exist_ok=True)
+        if self.double_checkpoint and os.path.exists(self.path):
+            os.replace(self.path, self.previous_path)
         self._checkpoint().write(self.path)
 
     def on_train_end(self, logs=None):
-        if self.delete_checkpoint and os.path.exists(self.path):
-            os.remove(self.path)
+        if self.delete_checkpoint:
+            for path in (self.path, self.previous_path):
+                with contextlib.suppress(FileNotFoundError):
+                    os.remove(path)
             with contextlib.suppress(OSError):
                 os.rmdir(self.backup_dir)  # only if nothing else is in it

@@ -3,6 +3,8 @@ argument checks for datasets."""
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 
@@ -87,6 +89,38 @@ def test_backup_and_restore_resumes_at_the_same_epoch_and_batch_bit_for_bit(tmp_
     for got, want in zip(_state(resumed), expected, strict=True):
         np.testing.assert_array_equal(got, want)
     assert not backup_dir.exists()  # delete_checkpoint=True: removed after a finished fit
+
+
+def test_double_checkpoint_resumes_from_the_previous_backup_when_the_latest_is_damaged(
+        tmp_path):
+    x, y = _data()
+    fit_args = dict(batch_size=8, epochs=4, verbose=0, shuffle=True)
+    reference = _model()
+    reference.fit(x, y, **fit_args)
+    expected = _state(reference)
+
+    interrupted = _model()
+    backup = ks.callbacks.BackupAndRestore(tmp_path, 1, True)  # Keras's positional order
+    with pytest.raises(KeyboardInterrupt):
+        interrupted.fit(x, y, callbacks=[backup, _Interrupt(2, 3)], **fit_args)
+    assert sorted(os.listdir(tmp_path)) == ["backup.h5", "backup.previous.h5"]
+    (tmp_path / "backup.h5").write_bytes(b"damaged")
+
+    resumed, record = _model(seed=99), _Record()
+    with pytest.warns(UserWarning, match=r"backup.h5.*using the previous backup instead"):
+        resumed.fit(x, y, callbacks=[ks.callbacks.BackupAndRestore(tmp_path, 1, True), record],
+                    **fit_args)
+    assert record.trained[0] == (2, 2)  # the previous backup was taken one batch earlier
+    for got, want in zip(_state(resumed), expected, strict=True):
+        np.testing.assert_array_equal(got, want)
+    assert not tmp_path.exists()  # both backups removed, then the empty directory
+
+
+def test_a_damaged_backup_without_a_previous_one_is_a_checkpoint_error(tmp_path):
+    x, y = _data()
+    (tmp_path / "backup.h5").write_bytes(b"damaged")
+    with pytest.raises(ks.checkpoint.CheckpointError, match="backup.h5"):
+        _model().fit(x, y, verbose=0, callbacks=[ks.callbacks.BackupAndRestore(tmp_path)])
 
 
 def test_backup_is_kept_when_asked_and_a_finished_run_is_not_repeated(tmp_path):
