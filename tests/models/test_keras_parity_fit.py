@@ -99,3 +99,26 @@ def test_multi_output_fit_and_evaluate_match_keras(ours):
     assert type(got) is type(want) and len(got) == len(want)
     for key in (want if as_dict else range(len(want))):
         np.testing.assert_allclose(got[key], want[key], rtol=2e-5, atol=1e-6)
+
+
+def test_single_output_fit_with_class_weight_and_validation_matches_keras():
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((80, 5)).astype(np.float32)
+    y = rng.integers(0, 3, 80)
+    kernel = rng.standard_normal((5, 3)).astype(np.float32) * 0.3
+    bias = np.zeros(3, np.float32)
+
+    def run(module):
+        model = module.Sequential([module.Input((5,)), module.layers.Dense(3)])
+        model.layers[-1].set_weights([kernel, bias])
+        model.compile(optimizer=module.optimizers.SGD(learning_rate=0.1),
+                      loss=module.losses.SparseCategoricalCrossentropy(from_logits=True),
+                      metrics=["accuracy"], weighted_metrics=["accuracy"])
+        history = model.fit(x, y, batch_size=16, epochs=3, shuffle=False, verbose=0,
+                            validation_split=0.25, class_weight={0: 1.0, 1: 2.0, 2: 0.5})
+        return history.history
+
+    got, want = run(ks), run(keras)
+    assert set(got) == set(want)
+    for key in want:
+        np.testing.assert_allclose(got[key], want[key], rtol=2e-5, atol=1e-6, err_msg=key)
