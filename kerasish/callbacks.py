@@ -270,7 +270,9 @@ class ModelCheckpoint(Callback):
         monitor, mode: what "best" means for save_best_only.
         save_best_only: write only when `monitor` improves.
         save_weights_only: True writes model.save_weights (the model only); False
-            also saves the optimizer, so training can resume exactly.
+            also saves the optimizer, so training can resume exactly. A filepath
+            ending in `.keras` always gets the whole model (`model.save`: architecture,
+            weights, compile settings and optimizer state), as in Keras 3.
         save_freq: "epoch", or an integer number of batches.
     """
 
@@ -321,7 +323,9 @@ class ModelCheckpoint(Callback):
                 f"ModelCheckpoint: filepath {self.filepath!r} uses {exc}, which is not in the "
                 f"logs (available: epoch, {', '.join(logs)})"
             ) from None
-        if self.save_weights_only:
+        if path.endswith(".keras"):
+            self.model.save(path)
+        elif self.save_weights_only:
             self.model.save_weights(path)
         else:
             from kerasish.checkpoint import Checkpoint

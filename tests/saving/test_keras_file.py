@@ -487,3 +487,15 @@ def test_saving_functions_take_weights_h5_names_only(tmp_path):
         ks.saving.save_weights(model, tmp_path / "m.h5")
     with pytest.raises(ValueError, match=r"load_weights: the file name must end in"):
         ks.saving.load_weights(model, tmp_path / "m.h5")
+
+
+def test_model_checkpoint_with_a_keras_name_saves_whole_models(tmp_path):
+    x, y = _data()
+    model = _compiled_mlp()
+    template = str(tmp_path / "epoch-{epoch}.keras")
+    model.fit(x, y, epochs=2, batch_size=8, verbose=0,
+              callbacks=[ks.callbacks.ModelCheckpoint(template, monitor="loss")])
+    second = ks.models.load_model(tmp_path / "epoch-2.keras")
+    np.testing.assert_array_equal(second.predict(x), model.predict(x))
+    assert int(second.optimizer.iterations) == 4
+    assert int(ks.models.load_model(tmp_path / "epoch-1.keras").optimizer.iterations) == 2
