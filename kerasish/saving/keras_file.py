@@ -226,7 +226,9 @@ def load_model(filepath, custom_objects: dict | None = None, compile: bool = Tru
     except SerializationError as exc:
         raise type(exc)(f"{path}: {exc}") from exc
     if not isinstance(model, Layer):
-        raise KerasFileError(f"{path}: config.json describes a {type(model).__name__}, not a model")
+        raise KerasFileError(
+            f"{path}: config.json describes a {type(model).__name__}, not a model or layer"
+        )
     optimizer = None
     if compile and config.get("compile_config"):
         if compile_from_config(model, config["compile_config"], custom_objects, safe_mode):

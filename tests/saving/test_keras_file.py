@@ -499,3 +499,36 @@ def test_model_checkpoint_with_a_keras_name_saves_whole_models(tmp_path):
     np.testing.assert_array_equal(second.predict(x), model.predict(x))
     assert int(second.optimizer.iterations) == 4
     assert int(ks.models.load_model(tmp_path / "epoch-1.keras").optimizer.iterations) == 2
+
+
+def test_damaged_archive_contents_are_named(tmp_path):
+    good = _mlp().save(tmp_path / "good.keras")
+    data = bytearray(open(good, "rb").read())
+    with zipfile.ZipFile(good) as archive:
+        info = archive.getinfo("config.json")
+    start = info.header_offset + 30 + len(info.filename.encode()) + len(info.extra)
+    data[start + 5] ^= 0xFF  # one byte of config.json: its CRC no longer matches
+    crc = tmp_path / "crc.keras"
+    crc.write_bytes(bytes(data))
+    with pytest.raises(KerasFileError, match=f"{crc}: the .keras archive is damaged"):
+        ks.models.load_model(crc)
+    cases = {
+        "json.keras": ({"config.json": b"{not json"}, "config.json is not valid JSON"),
+        "list.keras": ({"config.json": b"[1, 2]"}, "config.json does not describe a model"),
+        "h5.keras": ({"model.weights.h5": b"junk"}, "model.weights.h5 is not a readable HDF5"),
+    }
+    for name, (replace, message) in cases.items():
+        bad = _rewrite(good, tmp_path / name, replace=replace)
+        with pytest.raises(KerasFileError, match=message):
+            ks.models.load_model(bad)
+    optimizer = json.dumps(ks.saving.serialize_keras_object(ks.optimizers.Adam())).encode()
+    bad = _rewrite(good, tmp_path / "opt.keras", replace={"config.json": optimizer})
+    with pytest.raises(KerasFileError, match="describes a Adam, not a model or layer"):
+        ks.models.load_model(bad)
+
+
+def test_clone_model_input_tensors_must_match_the_inputs():
+    a, b = ks.Input((2,)), ks.Input((2,))
+    model = ks.Model([a, b], ks.layers.Add()([a, b]))
+    with pytest.raises(ks.InvalidArgumentError, match="has 2 inputs but input_tensors has 1"):
+        ks.models.clone_model(model, input_tensors=[ks.Input((2,))])

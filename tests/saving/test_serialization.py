@@ -240,3 +240,12 @@ def test_get_custom_objects_is_the_registry():
         assert get_registered_object("halve") is halve
     finally:
         del ks.saving.get_custom_objects()["halve"]
+
+
+def test_remaining_serialization_errors_say_what_was_wrong():
+    with pytest.raises(ValueError, match="package 'a>b' may not contain"):
+        register_keras_serializable(package="a>b")
+    with pytest.raises(SerializationError, match="cannot serialize the class Dense itself"):
+        serialize_keras_object(ks.layers.Dense)
+    with pytest.raises(SerializationError, match=r"cannot deserialize \{1\} \(set\)"):
+        deserialize_keras_object({1})
