@@ -272,3 +272,30 @@ def test_kerasish_configs_of_classes_both_have_load_in_keras(family):
         except Exception as exc:  # collected, so one run lists every class that fails
             failures.append(f"{name}: {str(exc).splitlines()[0]}")
     assert not failures, "\n".join(failures)
+
+
+@pytest.mark.parametrize("optimizer", ["adam", "rmsprop", "sgd"])
+def test_training_started_in_keras_goes_on_in_kerasish_as_in_keras(optimizer, tmp_path):
+    def build(lib):
+        L = lib.layers
+        model = lib.Sequential([lib.Input((4,)), L.Dense(8, activation="tanh"),
+                                L.BatchNormalization(), L.Dense(1)])
+        settings = {"adam": lib.optimizers.Adam(0.01),
+                    "rmsprop": lib.optimizers.RMSprop(0.01, momentum=0.5, centered=True),
+                    "sgd": lib.optimizers.SGD(0.05, momentum=0.9, nesterov=True)}
+        model.compile(optimizer=settings[optimizer], loss="mse")
+        return model
+
+    rng = np.random.default_rng(4)
+    x = rng.normal(size=(32, 4)).astype("float32")
+    y = rng.normal(size=(32, 1)).astype("float32")
+    keras.utils.set_random_seed(5)
+    theirs = build(keras)
+    theirs.fit(x, y, batch_size=8, epochs=2, shuffle=False, verbose=0)
+    theirs.save(tmp_path / "half.keras")
+    ours = ks.models.load_model(tmp_path / "half.keras")
+    theirs.fit(x, y, batch_size=8, epochs=2, shuffle=False, verbose=0)
+    ours.fit(x, y, batch_size=8, epochs=2, shuffle=False, verbose=0)
+    difference = _max_difference(_predictions(ours, x), _predictions(theirs, x))
+    print(f"\nkeras 2 epochs, then 2 more in each ({optimizer}): max |difference| {difference:.3g}")
+    assert difference < 1e-4
