@@ -56,7 +56,7 @@ def _check_model_has_config(model) -> None:
     from kerasish.models.model import Model
 
     cls = type(model)
-    if not isinstance(model, Model) or weights_layout._is_container_model(model):
+    if not isinstance(model, Model) or weights_layout.is_container_model(model):
         return
     if "get_config" in {name for klass in cls.__mro__[:cls.__mro__.index(Model)]
                         for name in vars(klass)}:

@@ -50,8 +50,10 @@ def own_variables(layer: Layer) -> list:
     return result
 
 
-def _is_container_model(layer) -> bool:
-    return type(layer).__name__ in ("Sequential", "Functional") or any(
+def is_container_model(layer) -> bool:
+    """Whether `layer` is a kerasish Sequential or functional model (or derives from one):
+    those list their `layers` first when saved, as in Keras."""
+    return any(
         cls.__name__ in ("Sequential", "Functional") and cls.__module__.startswith("kerasish.")
         for cls in type(layer).__mro__
     )
@@ -69,7 +71,7 @@ def _children(layer: Layer) -> list:
     and properties of the layer's own class (as `dir()` lists them), public ones in
     alphabetical order, then private ones."""
     result = []
-    if _is_container_model(layer):
+    if is_container_model(layer):
         result.append(("layers", layer.layers))
     skip = _base_attributes(layer) | set(layer._untracked_attributes)
     names = set(vars(layer)) | {
