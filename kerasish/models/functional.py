@@ -157,13 +157,22 @@ class Functional(Model):
         order: list = []
         entry_order: dict = {}
 
+        cut: set = set()  # nodes whose outputs are given as inputs (not run by the model)
+
         def enter(tensor, stack, index, output) -> None:
             node = producing_node(tensor)
+            if id(node) in cut and id(tensor) not in input_ids:
+                raise InvalidArgumentError(
+                    f"model '{self.name}': output {index} {_describe(output)} needs "
+                    f"{_describe(tensor)}, made by '{node.operation.name}' together with a "
+                    "tensor given in `inputs`; give this one in `inputs` too"
+                )
             if id(node) in done:
                 return
             is_input = isinstance(node.operation, InputLayer)
             if id(tensor) in input_ids and not is_input:
                 done.add(id(node))  # an intermediate tensor given as an input: a graph edge
+                cut.add(id(node))
                 return
             if is_input and id(tensor) not in input_ids:
                 self._raise_disconnected(tensor, [n for n, _ in stack], index, output)
@@ -185,19 +194,23 @@ class Functional(Model):
         return order, entry_order
 
     def _raise_disconnected(self, tensor, path_nodes, index, output) -> None:
-        path = " -> ".join([tensor.name] + [n.operation.name for n in reversed(path_nodes)])
         given = ", ".join(repr(t.name) for t in self._flat_inputs)
+        if not path_nodes:  # the output is that input itself
+            where = "it is the output itself"
+        else:
+            path = " -> ".join([tensor.name] + [n.operation.name for n in reversed(path_nodes)])
+            where = f"it is read by layer '{path_nodes[-1].operation.name}', on the path {path}"
         raise InvalidArgumentError(
             f"model '{self.name}': output {index} {_describe(output)} depends on the input "
-            f"{_describe(tensor)}, which is not among the model's inputs ({given}); it is read "
-            f"by layer '{path_nodes[-1].operation.name}', on the path {path}. Add it to "
-            "`inputs`, or compute the output from the given inputs only"
+            f"{_describe(tensor)}, which is not among the model's inputs ({given}); {where}. "
+            "Add it to `inputs`, or compute the output from the given inputs only"
         )
 
     # -- structure ------------------------------------------------------------
     @property
     def layers(self) -> list:
-        """The layers of the graph in topological order, the InputLayers first (ops excluded)."""
+        """The graph's layers in Keras's order: by depth from the inputs, InputLayers included,
+        op nodes left out."""
         return [op for op in self._operations if isinstance(op, Layer)]
 
     @property

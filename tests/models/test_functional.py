@@ -257,6 +257,8 @@ def test_disconnected_output_names_the_input_the_layer_and_the_path():
     assert "read by layer 'reads_b'" in message
     assert re.search(r"on the path b -> reads_b -> concat(_\d+)? -> head", message)
     assert "model's inputs ('a')" in message
+    with pytest.raises(ks.InvalidArgumentError, match="'b' .*; it is the output itself"):
+        ks.Model(a, b)
 
 
 def test_calling_with_wrong_inputs_says_what_was_expected_and_given():
@@ -462,6 +464,9 @@ def test_an_intermediate_tensor_can_be_an_input():
     out = ks.layers.Dense(2, name="out")(hidden)
     head = ks.Model(hidden, out)  # the sub-graph from `hidden` on, sharing `out`'s weights
     assert [layer.name for layer in head.layers] == ["out"]
+    first, second = ks.split(hidden, 2, axis=1)
+    with pytest.raises(ks.InvalidArgumentError, match="give this one in `inputs` too"):
+        ks.Model(first, first + second)
     features = rand(5, 4)
     np.testing.assert_allclose(head(features).numpy(),
                                head.get_layer("out")(features).numpy(), rtol=1e-6)
