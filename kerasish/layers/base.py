@@ -170,7 +170,10 @@ class Layer(Trackable):
 
     @property
     def output_shape(self):
-        """The shape of `output` (a list of shapes for several outputs)."""
+        """The shape of `output` (a list of shapes for several outputs); for a layer only
+        called eagerly, the shape of its last output with the batch dimension as None."""
+        if not getattr(self, "_inbound_nodes", None) and self.output_shape_seen is not None:
+            return self.output_shape_seen
         output = self.output
         return [t.shape for t in output] if isinstance(output, list) else output.shape
 

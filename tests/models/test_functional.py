@@ -197,6 +197,9 @@ def test_model_structure_properties():
         model.get_layer(index=9)
     with pytest.raises(AttributeError, match="never been called on a symbolic tensor"):
         ks.layers.Dense(2).output  # noqa: B018
+    eager = ks.layers.Dense(2)
+    eager(ks.ones([5, 3]))
+    assert eager.output_shape == (None, 2)  # from its last eager call
 
 
 def test_feature_extraction_shares_weights():
