@@ -182,11 +182,6 @@ class Node:
         self.outputs = nest.pack_sequence_as(output_specs, self.output_tensors)
         nodes.append(self)
 
-    @property
-    def parent_nodes(self) -> list:
-        """The nodes that produced this node's symbolic inputs."""
-        return [producing_node(t) for t in self.input_tensors]
-
     def __repr__(self) -> str:
         return f"<Node of {self.operation.name}: {len(self.input_tensors)} symbolic inputs>"
 

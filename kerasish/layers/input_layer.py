@@ -27,6 +27,12 @@ class InputLayer(Layer):
         batch_shape: the full shape including the batch axis, instead of
             `shape` and `batch_size`.
         name: the layer name, also the input's name in dict inputs.
+
+    Example:
+        >>> import kerasish as ks
+        >>> layer = ks.layers.InputLayer(shape=(3,), name="features")
+        >>> layer.output.shape, layer.name
+        ((None, 3), 'features')
     """
 
     def __init__(
