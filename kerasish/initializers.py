@@ -211,8 +211,8 @@ _BY_NAME = {
     "he_normal": HeNormal,
     "he_uniform": HeUniform,
     "lecun_normal": LecunNormal,
-    "orthogonal": Orthogonal,
     "variance_scaling": VarianceScaling,
+    "orthogonal": Orthogonal,
 }
 
 zeros, ones = Zeros, Ones

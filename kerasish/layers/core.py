@@ -194,9 +194,6 @@ class Embedding(Layer):
     def compute_output_shape(self, input_shape):
         return tuple(input_shape) + (self.output_dim,)
 
-    def compute_mask(self, inputs, mask=None):
-        return math_ops.not_equal(inputs, 0) if self.mask_zero else None
-
     def get_config(self) -> dict:
         return {
             **super().get_config(),
@@ -207,6 +204,9 @@ class Embedding(Layer):
             "embeddings_constraint": self.embeddings_constraint,
             "mask_zero": self.mask_zero,
         }
+
+    def compute_mask(self, inputs, mask=None):
+        return math_ops.not_equal(inputs, 0) if self.mask_zero else None
 
 
 class Activation(Layer):
