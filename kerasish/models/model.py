@@ -188,6 +188,19 @@ class Model(Layer):
 
         return keras_file.save_model(self, filepath, overwrite, include_optimizer)
 
+    def get_compile_config(self) -> dict | None:
+        """The arguments of `compile`, serialized, as `save` writes them (None if not
+        compiled). Override it with `compile_from_config` when `compile` is your own."""
+        from kerasish.saving import keras_file
+
+        return keras_file.get_compile_config(self)
+
+    def compile_from_config(self, config: dict) -> None:
+        """Compile from `get_compile_config()`'s dict (what `load_model` calls)."""
+        from kerasish.saving import keras_file
+
+        keras_file.compile_from_config(self, config)
+
     def to_json(self, **kwargs) -> str:
         """The architecture (Keras 3 config, no weights) as JSON (`ks.models.model_from_json`)."""
         from kerasish.saving import keras_file

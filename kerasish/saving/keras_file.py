@@ -34,6 +34,7 @@ from kerasish.layers.base import Layer
 from kerasish.saving import weights_layout
 from kerasish.saving.serialization import (
     SerializationError,
+    deserialization_scope,
     deserialize_keras_object,
     serialize_keras_object,
 )
@@ -84,7 +85,7 @@ def model_config(model, include_compile: bool = True) -> dict:
     _check_model_has_config(model)
     config = serialize_keras_object(model)
     if include_compile:
-        compile_config = get_compile_config(model)
+        compile_config = model.get_compile_config()
         if compile_config is not None:
             config["compile_config"] = compile_config
     return config
@@ -92,29 +93,34 @@ def model_config(model, include_compile: bool = True) -> dict:
 
 def get_compile_config(model) -> dict | None:
     """Keras 3's `compile_config`: the arguments of `compile`, serialized (the optimizer as
-    it is now, with its current hyperparameters); None if the model is not compiled."""
+    it is now, with its current hyperparameters); None if the model is not compiled.
+
+    `Model.get_compile_config` returns this; a model whose `compile` takes other
+    arguments overrides both it and `Model.compile_from_config`.
+    """
     raw = getattr(model, "_compile_config", None)
     if not getattr(model, "compiled", False) or raw is None:
         return None
     return serialize_keras_object({**raw, "optimizer": model.optimizer})
 
 
-def compile_from_config(model, config: dict, custom_objects: dict | None = None,
-                        safe_mode: bool = True) -> bool:
-    """`model.compile(...)` from `get_compile_config`'s dict (or Keras's); returns whether it
-    compiled (a model with its own `compile` is left for its owner, with a warning)."""
+def compile_from_config(model, config: dict) -> None:
+    """`model.compile(...)` from `get_compile_config`'s dict (or Keras's); what
+    `Model.compile_from_config` does. A model with its own `compile` (and no
+    `compile_from_config` of its own) is left uncompiled, with a warning."""
     from kerasish.models.model import Model
 
     if type(model).compile is not Model.compile:
         warnings.warn(
-            f"{type(model).__name__} overrides compile(), so load_model did not compile it and "
-            "its optimizer state was not restored; call compile() yourself after loading",
-            stacklevel=3,
+            f"{type(model).__name__} overrides compile() but not compile_from_config(), so "
+            "load_model did not compile it and its optimizer state was not restored; call "
+            "compile() yourself after loading, or override get_compile_config() and "
+            "compile_from_config(config)",
+            stacklevel=4,
         )
-        return False
+        return
     arguments = {key: value for key, value in config.items() if key not in _KERAS_RUN_SETTINGS}
-    model.compile(**deserialize_keras_object(arguments, custom_objects, safe_mode))
-    return True
+    model.compile(**deserialize_keras_object(arguments))
 
 
 # ---------------------------------------------------------------- .keras files
@@ -231,7 +237,9 @@ def load_model(filepath, custom_objects: dict | None = None, compile: bool = Tru
         )
     optimizer = None
     if compile and config.get("compile_config"):
-        if compile_from_config(model, config["compile_config"], custom_objects, safe_mode):
+        with deserialization_scope(custom_objects, safe_mode):
+            model.compile_from_config(config["compile_config"])
+        if getattr(model, "compiled", False):
             optimizer = model.optimizer
     try:
         with h5py.File(io.BytesIO(weights), "r") as h5file:

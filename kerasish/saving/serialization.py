@@ -17,6 +17,7 @@ config (a lambda's bytecode) is refused unless the caller passes `safe_mode=Fals
 from __future__ import annotations
 
 import base64
+import contextlib
 import importlib
 import inspect
 import marshal
@@ -353,17 +354,23 @@ def deserialize_keras_object(config, custom_objects: dict | None = None,
         SerializationError: naming the class (and module) that cannot be found,
             or the lambda refused in safe mode.
     """
+    with deserialization_scope(custom_objects, safe_mode):
+        return _deserialize(config, module_objects)
+
+
+@contextlib.contextmanager
+def deserialization_scope(custom_objects: dict | None = None, safe_mode: bool = True):
+    """Within it, nested deserializations (`from_config`, `compile_from_config`, the `get`
+    functions) find `custom_objects` and follow `safe_mode`; an inner True does not undo an
+    outer `safe_mode=False`."""
     outer = _state.safe_mode
-    if outer is not None and safe_mode:
-        safe_mode = outer  # an inner call does not undo an outer safe_mode=False
-    _state.safe_mode = safe_mode
-    pushed = custom_objects is not None
-    if pushed:
+    _state.safe_mode = outer if outer is not None and safe_mode else safe_mode
+    if custom_objects is not None:
         _state.scopes.append(dict(custom_objects))
     try:
-        return _deserialize(config, module_objects)
+        yield
     finally:
-        if pushed:
+        if custom_objects is not None:
             _state.scopes.pop()
         _state.safe_mode = outer
 

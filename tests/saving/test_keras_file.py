@@ -532,3 +532,37 @@ def test_clone_model_input_tensors_must_match_the_inputs():
     model = ks.Model([a, b], ks.layers.Add()([a, b]))
     with pytest.raises(ks.InvalidArgumentError, match="has 2 inputs but input_tensors has 1"):
         ks.models.clone_model(model, input_tensors=[ks.Input((2,))])
+
+
+def test_model_with_its_own_compile_restores_it_through_the_compile_config_hooks(tmp_path):
+    def halved_mse(y_true, y_pred):
+        return 0.5 * ks.reduce_mean(ks.square(y_true - y_pred), -1)
+
+    @ks.saving.register_keras_serializable(package="TestKerasFile")
+    class TwoSpeeds(ks.Sequential):
+        def compile(self, fast, slow, loss_fn):
+            super().compile(optimizer=fast, loss=loss_fn)
+            self.slow, self.loss_fn = slow, loss_fn
+
+        def get_compile_config(self):
+            return {"fast": ks.saving.serialize_keras_object(self.optimizer),
+                    "slow": ks.saving.serialize_keras_object(self.slow),
+                    "loss_fn": ks.saving.serialize_keras_object(self.loss_fn)}
+
+        def compile_from_config(self, config):
+            self.compile(**ks.saving.deserialize_keras_object(config))
+
+    model = TwoSpeeds([ks.layers.Dense(1, input_shape=(4,))])
+    model.compile(ks.optimizers.SGD(0.1), ks.optimizers.Adam(1e-4), halved_mse)
+    x, _ = _data(8)
+    y = np.zeros((8, 1), np.float32)
+    model.fit(x, y, batch_size=4, verbose=0)
+    model.save(tmp_path / "two.keras")
+    with pytest.raises(SerializationError, match="unknown function"):
+        ks.models.load_model(tmp_path / "two.keras")
+    loaded = ks.models.load_model(tmp_path / "two.keras",
+                                  custom_objects={"halved_mse": halved_mse})
+    assert loaded.loss_fn is halved_mse
+    assert float(loaded.slow.learning_rate) == pytest.approx(1e-4)
+    assert int(loaded.optimizer.iterations) == 2
+    assert loaded.evaluate(x, y) == pytest.approx(model.evaluate(x, y))
