@@ -271,6 +271,13 @@ def _serialize_function(fn) -> object:
     if name is not None and fn not in _REGISTERED_NAMES:
         return name
     if fn.__name__ == "<lambda>":
+        if fn.__closure__:
+            raise SerializationError(
+                f"cannot serialize a lambda that uses variables of its enclosing function "
+                f"({', '.join(fn.__code__.co_freevars)}): the file could not rebuild them; "
+                "use a module-level function registered with "
+                "@ks.saving.register_keras_serializable()"
+            )
         code = base64.b64encode(marshal.dumps(fn.__code__)).decode("ascii")
         return {
             "class_name": "__lambda__",

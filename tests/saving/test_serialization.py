@@ -249,3 +249,9 @@ def test_remaining_serialization_errors_say_what_was_wrong():
         serialize_keras_object(ks.layers.Dense)
     with pytest.raises(SerializationError, match=r"cannot deserialize \{1\} \(set\)"):
         deserialize_keras_object({1})
+
+
+def test_lambda_capturing_variables_is_refused_at_serialization():
+    factor = 3.0
+    with pytest.raises(SerializationError, match=r"lambda that uses variables .*\(factor\)"):
+        serialize_keras_object(lambda x: x * factor)
