@@ -334,6 +334,8 @@ def test_clone_model_sequential_and_functional():
     np.testing.assert_array_equal(shared.predict(x), functional.predict(x))
     rebased = ks.models.clone_model(functional, input_tensors=ks.Input((4,), name="y"))
     assert rebased.input_names == ["y"]
+    on_input = ks.models.clone_model(model, input_tensors=ks.Input((4,)))
+    assert on_input.built and on_input.count_params() == model.count_params()
 
     class Sub(ks.Model):
         def call(self, inputs):
