@@ -213,8 +213,6 @@ class KerasOp:
     _RENAMED = {"newshape": "shape"}
 
     def __init__(self, layer_config: dict):
-        from kerasish import ops
-
         self.keras_module = layer_config.get("module")
         self.keras_class = layer_config["class_name"]
         config = dict(layer_config.get("config") or {})
@@ -224,7 +222,7 @@ class KerasOp:
         if self.keras_class == "GetItem":
             self._function = _get_item
         else:
-            self._function = getattr(ops, _snake(self.keras_class), None)
+            self._function = ops_function(_snake(self.keras_class))
             if self._function is None:
                 raise InvalidArgumentError(
                     f"unsupported Keras op {self.keras_class!r} (module {self.keras_module!r}) "
@@ -253,6 +251,20 @@ class KerasOp:
         return f"<KerasOp '{self.name}' ({self.keras_class})>"
 
 
+def ops_function(name: str):
+    """The `ks.ops` op called `name`, or None: only ops (functions of kerasish's op modules
+    and activations, or `ks.ops`'s own), never another object a config could name."""
+    from kerasish import ops
+
+    found = getattr(ops, name, None) if not name.startswith("_") else None
+    if not inspect.isfunction(found):
+        return None
+    module = getattr(found, "__wrapped_op__", found).__module__
+    if module == ops.__name__ or module.startswith(("kerasish.core.ops.", "kerasish.activations")):
+        return found
+    return None
+
+
 def _snake(class_name: str) -> str:
     from kerasish.layers.base import _snake_case
 
@@ -273,11 +285,9 @@ class FunctionOp:
     """
 
     def __init__(self, function: str, name: str | None = None):
-        from kerasish import ops
-
-        found = getattr(ops, function, None)
+        found = ops_function(function)
         if found is None:
-            raise InvalidArgumentError(f"FunctionOp: ks.ops has no function {function!r}")
+            raise InvalidArgumentError(f"FunctionOp: ks.ops has no op {function!r}")
         self.function_name = function
         self._function = getattr(found, "__wrapped_op__", found)
         self.name = name or unique_name(function)
