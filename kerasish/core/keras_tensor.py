@@ -52,6 +52,8 @@ class SymbolicValue:
         self.shape, self.dtype, self.ndim = shape, dtype, len(shape)
 
     def __getattr__(self, name):
+        if name.startswith("__"):  # protocol probes (copy, pickle, NumPy) find nothing here
+            raise AttributeError(name)
         _refuse()
 
 

@@ -257,7 +257,7 @@ class Functional(Model):
         plan = []
         for node in self._nodes:
             leaves = nest.flatten((node.args, node.kwargs))
-            slots = [(i, id(x)) for i, x in enumerate(leaves) if isinstance(x, KerasTensor)]
+            slots = [(i, x) for i, x in enumerate(leaves) if isinstance(x, KerasTensor)]
             if not node.kwargs and len(node.args) == 1 and isinstance(node.args[0], KerasTensor):
                 kind, leaves = 0, list(node.args)
             elif not node.kwargs and not any(isinstance(a, (list, tuple, dict)) for a in node.args):
@@ -265,29 +265,29 @@ class Functional(Model):
             else:
                 kind = 2
             single = isinstance(node.outputs, KerasTensor)
-            plan.append((node, kind, leaves, slots, [id(t) for t in node.output_tensors], single))
+            plan.append((node, kind, leaves, slots, node.output_tensors, single))
         return plan
 
     def call(self, inputs, training=None, mask=None):
         # `mask` is accepted for Keras's signature; masks travel on the tensors themselves
         values = {id(t): v for t, v in zip(self._flat_inputs, self._match_inputs(inputs))}
-        for node, kind, leaves, slots, output_ids, single in self._plan:
+        for node, kind, leaves, slots, output_tensors, single in self._plan:
             if kind == 0:
-                outputs = node.operation(values[slots[0][1]])
+                outputs = node.operation(values[id(slots[0][1])])
             else:
                 filled = list(leaves)
-                for index, key in slots:
-                    filled[index] = values[key]
+                for index, tensor in slots:
+                    filled[index] = values[id(tensor)]
                 if kind == 1:
                     outputs = node.operation(*filled)
                 else:
                     args, kwargs = nest.pack_sequence_as((node.args, node.kwargs), filled)
                     outputs = node.operation(*args, **kwargs)
             if single:
-                values[output_ids[0]] = outputs
+                values[id(output_tensors[0])] = outputs
             else:
-                for key, value in zip(output_ids, nest.flatten(outputs)):
-                    values[key] = value
+                for tensor, value in zip(output_tensors, nest.flatten(outputs)):
+                    values[id(tensor)] = value
         return nest.pack_sequence_as(
             self._outputs_struct, [values[id(t)] for t in self._flat_outputs]
         )

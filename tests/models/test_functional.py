@@ -1,5 +1,6 @@
 """The functional API: ks.Input, symbolic layer and op calls, ks.Model(inputs, outputs)."""
 
+import copy
 import json
 import re
 
@@ -576,3 +577,13 @@ def test_a_functional_subclass_comes_back_from_its_config_as_that_class():
     assert isinstance(rebuilt, Scorer) and isinstance(rebuilt, Functional)
     assert rebuilt.describe() == "scorer with 2 layers" and rebuilt.name == "scorer"
     assert type(ks.Model.from_config(model.get_config())) is Functional
+
+
+def test_a_deep_copy_is_an_independent_working_model():
+    x = ks.Input((3,))
+    model = ks.Model(x, ks.layers.Dense(2)(x) * 2.0)
+    twin = copy.deepcopy(model)
+    data = rand(2, 3)
+    np.testing.assert_allclose(twin(data).numpy(), model(data).numpy())
+    twin.layers[1].bias.assign([1.0, 1.0])
+    assert not np.allclose(twin(data).numpy(), model(data).numpy())
