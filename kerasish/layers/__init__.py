@@ -14,7 +14,16 @@ from kerasish.layers.convolutional import (  # noqa: F401
     SeparableConv2D,
     SeparableConvolution2D,
 )
-from kerasish.layers.core import Activation, Dense, Dropout, Embedding, Flatten, Reshape  # noqa: F401
+from kerasish.layers.core import (  # noqa: F401
+    Activation,
+    Dense,
+    Dropout,
+    Embedding,
+    Flatten,
+    Identity,
+    Lambda,
+    Reshape,
+)
 from kerasish.layers.input_layer import Input, InputLayer  # noqa: F401
 from kerasish.layers.masking import Masking  # noqa: F401
 from kerasish.layers.merging import (  # noqa: F401
@@ -81,6 +90,8 @@ from kerasish.layers.regularization import (  # noqa: F401
 from kerasish.layers.reshaping import (  # noqa: F401
     Cropping1D,
     Cropping2D,
+    Permute,
+    RepeatVector,
     UpSampling1D,
     UpSampling2D,
     ZeroPadding1D,

@@ -1,10 +1,13 @@
-"""Dense, Embedding, Activation, Flatten, Reshape, Dropout."""
+"""Dense, Embedding, Activation, Flatten, Reshape, Dropout, Lambda, Identity."""
 
 from __future__ import annotations
+
+import inspect
 
 import numpy as np
 
 from kerasish import activations, constraints, initializers, regularizers
+from kerasish.core import nest
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.ops import array_ops, math_ops, nn_ops
 from kerasish.initializers import RandomUniform
@@ -285,3 +288,195 @@ class Dropout(Layer):
     def get_config(self) -> dict:
         return {**super().get_config(), "rate": self.rate, "seed": self.seed,
                 "noise_shape": self.noise_shape}
+
+
+def _is_shape(value) -> bool:
+    return isinstance(value, (tuple, list)) and all(
+        d is None or isinstance(d, (int, np.integer)) for d in value
+    )
+
+
+def _map_shapes(fn, shapes):
+    """`fn` applied to each shape of a shape or a (nested) list/tuple/dict of shapes."""
+    if _is_shape(shapes):
+        return fn(tuple(None if d is None else int(d) for d in shapes))
+    if isinstance(shapes, dict):
+        return {key: _map_shapes(fn, value) for key, value in shapes.items()}
+    return [_map_shapes(fn, value) for value in shapes]
+
+
+def _parameter_names(function) -> set:
+    try:
+        return set(inspect.signature(function).parameters)
+    except (TypeError, ValueError):  # some builtins have no signature
+        return set()
+
+
+def _function_config(function):
+    """A built-in activation in Keras's `function` form (a plain name would not load in
+    Keras's Lambda); any other function is left to `kerasish.saving`, which writes a
+    lambda's bytecode (`__lambda__`) or a named function's registered name."""
+    name = activations.builtin_name(function)
+    if name is None:
+        return function
+    return {"module": "keras.activations", "class_name": "function", "config": name,
+            "registered_name": "function"}
+
+
+class Lambda(Layer):
+    """A layer that applies `function(inputs, **arguments)`: quick expressions in a model.
+
+    `function` also receives `mask=` and `training=` when its signature names them.
+    For the functional API the output shape is `output_shape` when given (the shape
+    without the batch axis, a list of such shapes, or a function of the full input
+    shape), and otherwise found by running `function` once on zeros.
+
+    Saving: a model with a Lambda is saved like Keras 3 saves it. A Python `lambda`
+    is written as its marshalled bytecode (class name `__lambda__`), which runs code
+    when loaded, so loading refuses it unless the caller passes `safe_mode=False`; a
+    named function is written by name and found again through
+    `ks.saving.register_keras_serializable` or `custom_objects`. Bytecode only loads
+    in the Python version that wrote it. A subclass of `Layer` with `get_config` is
+    the portable choice.
+
+    Args:
+        function: the callable applied to the inputs.
+        output_shape: the output shape without the batch axis (or a list of them, or
+            a function of the input shape); None: inferred.
+        mask: None (no mask on the output), a function `(inputs, mask) -> mask`, or a
+            fixed mask tensor.
+        arguments: keyword arguments passed to `function` at every call.
+        **kwargs: `name`, `trainable`, `dtype`, `input_shape` (see `Layer`).
+
+    Raises:
+        TypeError: if `function` is not callable.
+        InvalidArgumentError: if `output_shape` is neither a shape, a list of shapes
+            nor callable.
+
+    Example:
+        >>> import kerasish as ks
+        >>> square = ks.layers.Lambda(lambda x: x ** 2)
+        >>> square(ks.constant([[1.0, 2.0, 3.0]])).numpy().tolist()
+        [[1.0, 4.0, 9.0]]
+        >>> scale = ks.layers.Lambda(lambda x, factor: x * factor, arguments={"factor": 10.0})
+        >>> scale(ks.constant([[1.0]])).numpy().tolist()
+        [[10.0]]
+    """
+
+    def __init__(self, function, output_shape=None, mask=None, arguments=None, **kwargs):
+        super().__init__(**kwargs)
+        if not callable(function):
+            raise TypeError(
+                f"Lambda: function must be callable, got {function!r} ({type(function).__name__})"
+            )
+        if output_shape is not None and not callable(output_shape):
+            several = isinstance(output_shape, (list, tuple)) and output_shape and all(
+                _is_shape(shape) for shape in output_shape
+            )
+            if not (_is_shape(output_shape) or several):
+                raise InvalidArgumentError(
+                    f"Lambda: output_shape must be a shape (the dimensions after the batch "
+                    f"axis), a list of shapes or a function of the input shape, got "
+                    f"{output_shape!r}"
+                )
+            output_shape = _map_shapes(lambda shape: shape, output_shape)
+        self.function = function
+        self.arguments = dict(arguments or {})
+        self.mask = mask
+        self.supports_masking = mask is not None
+        self._output_shape = output_shape
+        parameters = _parameter_names(function)
+        self._function_takes_mask = "mask" in parameters
+        self._function_takes_training = "training" in parameters
+
+    def call(self, inputs, mask=None, training=None):
+        kwargs = dict(self.arguments)
+        if self._function_takes_mask:
+            kwargs["mask"] = mask
+        if self._function_takes_training:
+            kwargs["training"] = training
+        return self.function(inputs, **kwargs)
+
+    def compute_mask(self, inputs, mask=None):
+        return self.mask(inputs, mask) if callable(self.mask) else self.mask
+
+    def compute_output_shape(self, input_shape):
+        if callable(self._output_shape):
+            return self._output_shape(input_shape)
+        if self._output_shape is not None:
+            batch = nest.flatten(input_shape)[0] if input_shape else None
+            return _map_shapes(lambda shape: (batch,) + shape, self._output_shape)
+        from kerasish.core.keras_tensor import KerasTensor
+
+        specs = self._inferred_specs(
+            _map_shapes(lambda shape: KerasTensor(shape, self.dtype), input_shape)
+        )
+        return nest.pack_sequence_as(specs, [spec.shape for spec in nest.flatten(specs)])
+
+    def compute_output_spec(self, inputs, mask=None, training=None):
+        """Symbolic outputs: from `output_shape` when given (with the input's dtype), else
+        from one run of `function` on zeros of the inputs' shapes and dtypes."""
+        if self._output_shape is None:
+            return self._inferred_specs(inputs)
+        from kerasish.core.keras_tensor import KerasTensor
+
+        dtype = nest.flatten(inputs)[0].dtype
+        shapes = self.compute_output_shape(
+            nest.pack_sequence_as(inputs, [t.shape for t in nest.flatten(inputs)])
+        )
+        return _map_shapes(lambda shape: KerasTensor(shape, dtype), shapes)
+
+    def _inferred_specs(self, inputs):
+        from kerasish.models.symbolic import infer_output_specs
+
+        return infer_output_specs(lambda x: self.call(x, training=False), (inputs,), {})
+
+    def get_config(self) -> dict:
+        config = {**super().get_config(), "function": _function_config(self.function)}
+        if self._output_shape is not None:
+            config["output_shape"] = (
+                _function_config(self._output_shape) if callable(self._output_shape)
+                else self._output_shape
+            )
+        if self.mask is not None:
+            config["mask"] = _function_config(self.mask) if callable(self.mask) else self.mask
+        config["arguments"] = self.arguments
+        return config
+
+    @classmethod
+    def from_config(cls, config: dict):
+        """Rebuild from `get_config()`; a serialized function (`__lambda__` bytecode or a
+        function by name) is deserialized here, and bytecode only with `safe_mode=False`."""
+        from kerasish.saving import deserialize_keras_object
+
+        config = dict(config)
+        for key in ("function", "output_shape", "mask", "arguments"):
+            if isinstance(config.get(key), dict):
+                config[key] = deserialize_keras_object(config[key])
+        return cls(**config)
+
+
+class Identity(Layer):
+    """Returns its inputs unchanged (a placeholder where a model needs a layer); masks pass.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.layers.Identity()(ks.constant([[1.0, 2.0]])).numpy().tolist()
+        [[1.0, 2.0]]
+    """
+
+    supports_masking = True
+
+    def call(self, inputs):
+        return inputs
+
+    def compute_output_shape(self, input_shape):
+        return input_shape
+
+    def compute_output_spec(self, inputs):
+        """Symbolic outputs with the shapes and dtypes of the inputs."""
+        from kerasish.core.keras_tensor import KerasTensor
+
+        return nest.pack_sequence_as(
+            inputs, [KerasTensor(t.shape, t.dtype) for t in nest.flatten(inputs)]
+        )

@@ -1,4 +1,5 @@
-"""Resizing layers: UpSampling1D/2D, ZeroPadding1D/2D, Cropping1D/2D (Keras 3 arguments).
+"""Reshaping layers: UpSampling1D/2D, ZeroPadding1D/2D, Cropping1D/2D, Permute, RepeatVector
+(Keras 3 arguments).
 
 Nearest upsampling repeats each cell through a broadcast view (its gradient sums the
 copies back); bilinear upsampling is two matrix products with fixed interpolation
@@ -309,3 +310,86 @@ class Cropping2D(Layer):
         return {
             **super().get_config(), "cropping": self.cropping, "data_format": self.data_format
         }
+
+
+class Permute(Layer):
+    """The axes after the batch axis reordered: `dims` numbers them from 1.
+
+    Args:
+        dims: a permutation of 1..rank-1 (the batch axis stays first), e.g. (2, 1)
+            swaps the two axes of (batch, steps, features).
+        **kwargs: `name`, `trainable`, `dtype`, `input_shape` (see `Layer`).
+
+    Raises:
+        InvalidArgumentError: if `dims` is not a permutation of 1..len(dims), or (at the
+            call) the input's rank is not len(dims) + 1.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.layers.Permute((2, 1))(ks.zeros([4, 10, 64])).shape
+        (4, 64, 10)
+    """
+
+    def __init__(self, dims, **kwargs):
+        super().__init__(**kwargs)
+        dims = tuple(dims)
+        if sorted(dims) != list(range(1, len(dims) + 1)):
+            raise InvalidArgumentError(
+                f"Permute: dims must be a permutation of 1..{len(dims)} (axis 0, the batch "
+                f"axis, is not part of it), got dims={dims}"
+            )
+        self.dims = tuple(int(d) for d in dims)
+
+    def call(self, inputs):
+        if inputs.ndim != len(self.dims) + 1:
+            raise InvalidArgumentError(
+                f"Permute '{self.name}': dims={self.dims} needs inputs of rank "
+                f"{len(self.dims) + 1} (batch axis included), got shape {inputs.shape}"
+            )
+        return array_ops.transpose(inputs, (0,) + self.dims)
+
+    def compute_output_shape(self, input_shape):
+        return (input_shape[0],) + tuple(input_shape[d] for d in self.dims)
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "dims": self.dims}
+
+
+class RepeatVector(Layer):
+    """(batch, features) to (batch, n, features): each example repeated `n` times.
+
+    Args:
+        n: the number of repetitions (a positive integer).
+        **kwargs: `name`, `trainable`, `dtype`, `input_shape` (see `Layer`).
+
+    Raises:
+        InvalidArgumentError: if `n` is not a positive integer, or (at the call) the
+            input is not of rank 2.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.layers.RepeatVector(3)(ks.constant([[1.0, 2.0]])).numpy().tolist()
+        [[[1.0, 2.0], [1.0, 2.0], [1.0, 2.0]]]
+    """
+
+    def __init__(self, n: int, **kwargs):
+        super().__init__(**kwargs)
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n <= 0:
+            raise InvalidArgumentError(f"RepeatVector: n must be a positive integer, got {n!r}")
+        self.n = int(n)
+
+    def call(self, inputs):
+        if inputs.ndim != 2:
+            raise InvalidArgumentError(
+                f"RepeatVector '{self.name}': expects inputs of shape (batch, features), got "
+                f"shape {inputs.shape}"
+            )
+        batch, features = inputs.shape
+        expanded = array_ops.reshape(inputs, (batch, 1, features))
+        return array_ops.broadcast_to(expanded, (batch, self.n, features))
+
+    def compute_output_shape(self, input_shape):
+        return (input_shape[0], self.n, input_shape[1])
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "n": self.n}
