@@ -1,7 +1,8 @@
 """`ks.utils`: the helpers Keras 3 programs import from `keras.utils`.
 
 Label and sequence preparation (`to_categorical`, `pad_sequences`,
-`normalize`), image conversion (`img_to_array`; `array_to_img` needs Pillow,
+`normalize`), sliding windows over a time series as a dataset
+(`timeseries_dataset_from_array`), image conversion (`img_to_array`; `array_to_img` needs Pillow,
 which kerasish does not depend on), `set_random_seed`, the packing of
 what a dataset yields for `train_step(self, data)`
 (`unpack_x_y_sample_weight`, `pack_x_y_sample_weight`), and, as in Keras, the
@@ -18,6 +19,7 @@ from kerasish import random as ks_random
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.ops import array_ops, math_ops, nn_ops
 from kerasish.core.tensor import Tensor, as_dtype, convert_to_tensor
+from kerasish.data._timeseries import timeseries_dataset_from_array  # noqa: F401
 from kerasish.saving.serialization import (  # noqa: F401 - Keras 3 exports them here too
     CustomObjectScope,
     custom_object_scope,
