@@ -615,19 +615,25 @@ class BackupAndRestore(Callback):
     Every `save_freq` (the end of each epoch, or every N batches) the model's
     variables, the optimizer (slots, iterations, learning rate), the host's
     random stream (`ks.random.get_global_generator()`: array shuffling and
-    dropout draw from it) and the position (epoch and batch) are written to one
-    checkpoint file, `<backup_dir>/backup.h5`, atomically: a crash while saving
-    leaves the previous backup intact. When `fit` starts with this callback and
-    a backup exists, it is restored and training continues at the saved epoch
-    AND batch: the batches already trained in that epoch are skipped (drawn from
-    the same shuffled order, not trained), so the run ends with exactly the
-    weights and optimizer state of an uninterrupted one. Running a second time
-    after an interruption needs the same model structure, optimizer and data.
+    dropout draw from it), the position (epoch and batch) and where the data
+    stream stands are written to one checkpoint file, `<backup_dir>/backup.h5`,
+    atomically: a crash while saving leaves the previous backup intact. Where the
+    data stands is the random state and the pass counters of a `ks.data.Dataset`'s
+    shuffles when the current pass started, and how many batches it gave. When
+    `fit` starts with this callback and a backup exists, it is restored: the pass
+    is started again from that state and its batches already trained are drawn
+    again without training, so training continues at the saved epoch AND batch
+    and the run ends with exactly the weights and optimizer state of an
+    uninterrupted one, also for a dataset that reshuffles every epoch or repeats
+    across epochs (`steps_per_epoch`). Running a second time after an
+    interruption needs the same model structure, optimizer and data pipeline.
 
-    Input pipelines that shuffle with their own state (a `ks.data.Dataset`)
-    resume exactly only if their order per epoch does not depend on how many
-    epochs this process has iterated. The running metrics of the resumed epoch
-    cover only the batches trained after the resume.
+    A dataset shuffled without `seed` (and without `ks.random.set_seed` before it
+    was built) has a new order in every process, and random draws made inside
+    `map` functions come from the stream of training at the time: give those a
+    seed (`shuffle(seed=...)`, `ks.random.SeedGenerator`) to resume them exactly.
+    The running metrics of the resumed epoch cover only the batches trained
+    after the resume.
 
     Args:
         backup_dir: the directory of the backup (created if needed); use one per
@@ -677,10 +683,13 @@ class BackupAndRestore(Callback):
             self._epoch = Variable(0, dtype=np.int64, trainable=False, name="epoch")
             self._step = Variable(0, dtype=np.int64, trainable=False, name="step")
             self._batches = Variable(0, dtype=np.int64, trainable=False, name="batches")
-            # the random stream at the start of the epoch in progress (its shuffle is drawn
-            # from there again when resuming)
-            self._epoch_rng = Variable(np.zeros(6, np.uint64), trainable=False, name="epoch_rng")
-        self._resume_rng = None
+            # where the data stream stands: the random state and the dataset's pass counters
+            # when its current pass started, and the batches that pass has given
+            self._stream_rng = Variable(np.zeros(6, np.uint64), trainable=False,
+                                        name="stream_rng")
+            self._stream_drawn = Variable(0, dtype=np.int64, trainable=False,
+                                          name="stream_drawn")
+        self._stream_passes = None  # one per pass counter of the data, made by on_train_begin
         self._current_epoch = 0
 
     def _checkpoint(self):
@@ -689,12 +698,8 @@ class BackupAndRestore(Callback):
 
         return Checkpoint(model=self.model, optimizer=self.model.optimizer,
                           rng=random.get_global_generator(), epoch=self._epoch, step=self._step,
-                          batches=self._batches, epoch_rng=self._epoch_rng)
-
-    def _generator_state(self):
-        from kerasish import random
-
-        return random.get_global_generator().state
+                          batches=self._batches, stream_rng=self._stream_rng,
+                          stream_drawn=self._stream_drawn, stream_passes=self._stream_passes)
 
     def _restore(self) -> bool:
         """Restore the latest readable backup; False if there is none."""
@@ -715,29 +720,22 @@ class BackupAndRestore(Callback):
         return False
 
     def on_train_begin(self, logs=None):
-        self._resume_rng = None
+        from kerasish.core.backend import device
+        from kerasish.core.tensor import Variable
+
+        counters = len(self.model._fit_batches.counters)
+        with device("/cpu:0"):
+            self._stream_passes = Variable(np.zeros(counters, np.int64), trainable=False,
+                                           name="stream_passes")
         if not self._restore():
             self._batches.assign(0)
             return
-        if int(self._step):
-            # mid-epoch: draw the epoch's shuffle from where the epoch started, then continue
-            # from the backup's stream at the first batch trained
-            self._resume_rng = self._generator_state().numpy().copy()
-            self._generator_state().assign(self._epoch_rng)
-        self.model._resume_at = (int(self._epoch), int(self._step))
+        position = (self._stream_rng.numpy(), self._stream_passes.numpy(),
+                    int(self._stream_drawn))
+        self.model._resume_at = (int(self._epoch), int(self._step), position)
 
     def on_epoch_begin(self, epoch, logs=None):
         self._current_epoch = epoch
-        self._epoch_rng.assign(self._generator_state())
-
-    def _continue_stream(self) -> None:
-        """After the skipped batches were drawn, continue the random stream of the backup."""
-        if self._resume_rng is not None:
-            self._generator_state().assign(self._resume_rng)
-            self._resume_rng = None
-
-    def on_train_batch_begin(self, batch, logs=None):
-        self._continue_stream()
 
     def on_train_batch_end(self, batch, logs=None):
         self._batches.assign_add(1)
@@ -745,14 +743,16 @@ class BackupAndRestore(Callback):
             self._save(self._current_epoch, batch + 1)
 
     def on_epoch_end(self, epoch, logs=None):
-        self._continue_stream()  # the backup was taken after the epoch's last batch
         if self.save_freq == "epoch":
-            self._epoch_rng.assign(self._generator_state())
             self._save(epoch + 1, 0)
 
     def _save(self, epoch: int, step: int) -> None:
         self._epoch.assign(epoch)
         self._step.assign(step)
+        random_state, passes, drawn = self.model._fit_batches.position()
+        self._stream_rng.assign(random_state)
+        self._stream_passes.assign(passes)
+        self._stream_drawn.assign(drawn)
         os.makedirs(self.backup_dir, exist_ok=True)
         if self.double_checkpoint and os.path.exists(self.path):
             os.replace(self.path, self.previous_path)

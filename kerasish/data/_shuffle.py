@@ -22,6 +22,8 @@ import threading
 import numpy as np
 
 from kerasish import random as ks_random
+from kerasish.core import backend
+from kerasish.core.tensor import Variable
 
 _STREAM = 0x6B7344617461  # "ksData": the ks.random stream that seeds shuffles
 _EXPLICIT = 0x6B7353656564  # "ksSeed": keeps explicit seeds' streams apart from the others
@@ -38,7 +40,9 @@ class ShuffleSeed:
     run had. Without `seed`, the base comes from a dedicated ks.random stream
     after `ks.random.set_seed` (reproducible without shifting the values of
     other random ops), else from fresh OS entropy. Iteration k uses (base, k)
-    when reshuffling, (base, 0) every time otherwise.
+    when reshuffling, (base, 0) every time otherwise; k is `passes`, an int64
+    variable (on the host) that the dataset's checkpoints hold, so a restored
+    dataset's next pass is the one the saved program would have made.
     """
 
     def __init__(self, seed=None, reshuffle_each_iteration: bool = True):
@@ -51,15 +55,21 @@ class ShuffleSeed:
             stream = ks_random._generator(_STREAM, device=("cpu", 0))
             self.base = [int(global_seed), int(stream.integers(2**63))]
         self.reshuffle = bool(reshuffle_each_iteration)
-        self._iteration = 0
+        with backend.device("/cpu:0"):
+            self.passes = Variable(0, dtype=np.int64, trainable=False, name="passes")
         self._lock = threading.Lock()
 
     def generators(self, advance: bool = True):
         """(slot_rng, tail_rng) for a new iteration."""
         with self._lock:
-            k = self._iteration if self.reshuffle else 0
+            k = int(self.passes) if self.reshuffle else 0
+            if k < 0:
+                raise ValueError(
+                    f"shuffle: the pass counter '{self.passes.name}' is {k}; it counts passes "
+                    "and cannot be negative (was another value restored into it?)"
+                )
             if advance and self.reshuffle:
-                self._iteration += 1
+                self.passes.assign(k + 1)
         slot_seq, tail_seq = np.random.SeedSequence(self.base + [k]).spawn(2)
         return np.random.Generator(np.random.PCG64(slot_seq)), np.random.Generator(
             np.random.PCG64(tail_seq)

@@ -36,6 +36,9 @@ class ZipDataset(Dataset):
                     f"Dataset.zip: expected Datasets, but {st.describe(path)} is {type(d).__name__}"
                 )
 
+    def _input_datasets(self):
+        return [(f"input/{i}", d) for i, d in enumerate(self._inputs)]
+
     def _iterate(self):
         sources = [d._iterate() for d in self._inputs]
         try:
@@ -74,6 +77,9 @@ class UnaryDataset(Dataset):
             raise TypeError(f"expected a Dataset, got {type(input_dataset).__name__}")
         self._input = input_dataset
 
+    def _input_datasets(self):
+        return [("input", self._input)]
+
     def _cardinality(self):
         return self._input._cardinality()
 
@@ -104,6 +110,9 @@ class ShuffleDataset(UnaryDataset):
         super().__init__(input_dataset)
         self._buffer_size = _positive_int(buffer_size, "shuffle: buffer_size")
         self._seed = ShuffleSeed(seed, reshuffle_each_iteration)
+
+    def _input_datasets(self):
+        return super()._input_datasets() + [("passes", self._seed.passes)]
 
     def _generators(self):
         return self._seed.generators(advance=not peek.active)
@@ -638,6 +647,9 @@ class ConcatenateDataset(Dataset):
                 if x.dtype != y.dtype:
                     raise TypeError(f"concatenate: the datasets have different dtypes: {a} and {b}")
         self._first, self._second = first, second
+
+    def _input_datasets(self):
+        return [("input/0", self._first), ("input/1", self._second)]
 
     def _iterate(self):
         for dataset in (self._first, self._second):

@@ -35,6 +35,7 @@ from kerasish.core import tape as tape_module
 from kerasish.data import structure as st
 from kerasish.data._prefetch import close_iterator
 from kerasish.data.structure import TensorSpec
+from kerasish.tracking import Trackable
 
 AUTOTUNE = -1
 INFINITE_CARDINALITY = -1
@@ -103,13 +104,19 @@ class DatasetIterator:
 # ------------------------------------------------------------------ Dataset
 
 
-class Dataset:
+class Dataset(Trackable):
     """A sequence of elements, built from sources and transformations (tf.data's API).
 
     Build one with `Dataset.from_tensor_slices`, `from_tensors`,
     `from_generator`, `range` or `zip`, then chain transformations; iterate
     it with a `for` loop or pass it to `Model.fit`. Each transformation returns
     a new dataset and leaves its input unchanged; nothing runs until iteration.
+
+    A dataset is checkpointable: `ks.Checkpoint(data=dataset)` saves how many
+    passes each of its reshuffling `shuffle`s has made (reached through the
+    inputs, as `data/input/passes`), so after a restore the next pass has the
+    order the saved program's next pass would have had. `BackupAndRestore`
+    does this for `fit`.
 
     Example:
         >>> import numpy as np
@@ -136,6 +143,15 @@ class Dataset:
     def _plan(self):
         """An index plan when the elements are rows of in-memory arrays, else None."""
         return None
+
+    def _input_datasets(self) -> list:
+        """(name, dataset) for the datasets this one reads."""
+        return []
+
+    def _tracked_children(self) -> list:
+        # only the pipeline's own state (shuffle pass counters), never what map functions
+        # or source tensors refer to
+        return self._input_datasets()
 
     # -- sources --------------------------------------------------------------
     @staticmethod

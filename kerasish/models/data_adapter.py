@@ -13,6 +13,8 @@ from kerasish import random as ks_random
 from kerasish.core import nest
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.tensor import Tensor, convert_to_tensor
+from kerasish.data import Dataset
+from kerasish.tracking import variables_depth_first
 
 
 def _is_array_like(value) -> bool:
@@ -136,6 +138,15 @@ class IterableBatches:
                     w, [convert_to_tensor(l) for l in nest.flatten(w)]
                 ),
             )
+
+
+def pass_counters(data) -> list:
+    """The variables that decide the order of `data`'s next pass besides the host's random
+    stream: the pass counters of a `ks.data.Dataset`'s shuffles (none for arrays, which
+    shuffle from `ks.random`, or for other iterables)."""
+    if isinstance(data, IterableBatches) and isinstance(data.source, Dataset):
+        return variables_depth_first(data.source)
+    return []
 
 
 def num_steps(data):

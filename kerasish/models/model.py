@@ -549,18 +549,33 @@ class Model(Layer):
         batches = _EpochBatches(data, steps_per_epoch)
         self.history = history
         self.stop_training = False
+        # set by BackupAndRestore: (epoch, batch, stream position) to continue from
+        self._resume_at = None
+        self._fit_batches = batches  # where the stream stands, for BackupAndRestore
+        try:
+            callback_list.on_train_begin()
+            initial_step = 0
+            if self._resume_at is not None:
+                initial_epoch, initial_step, position = self._resume_at
+                batches.seek(*position)
+            logs = self._fit_epochs(batches, callback_list, range(initial_epoch, epochs),
+                                    initial_step, class_weight, validation, validation_freq)
+        finally:
+            batches.close()
+            self._fit_batches = None
+        callback_list.on_train_end(logs)
+        return history
+
+    def _fit_epochs(self, batches, callback_list, epochs, initial_step, class_weight,
+                    validation, validation_freq) -> dict:
         logs = {}
-        self._resume_at = None  # (epoch, batch) to continue from, set by BackupAndRestore
-        callback_list.on_train_begin()
-        initial_epoch, initial_step = self._resume_at or (initial_epoch, 0)
-        for epoch in range(initial_epoch, epochs):
+        for epoch in epochs:
+            first_step = initial_step if epoch == epochs.start else 0
             self.reset_metrics()
             callback_list.on_epoch_begin(epoch)
             batch_logs = callback_list.wants_batch_logs()
             step_logs = None
-            for step, (xb, yb, wb) in enumerate(batches.epoch()):
-                if epoch == initial_epoch and step < initial_step:
-                    continue  # trained before the interruption being resumed
+            for step, (xb, yb, wb) in enumerate(batches.epoch(first_step), start=first_step):
                 if self._resume_at is not None:
                     self._build_before_resuming(xb)
                 callback_list.on_train_batch_begin(step)
@@ -581,8 +596,7 @@ class Model(Layer):
                 writer.flush()  # a crash later keeps this epoch's summaries
             if self.stop_training:
                 break
-        callback_list.on_train_end(logs)
-        return history
+        return logs
 
     def _build_before_resuming(self, x) -> None:
         """Build the model of a resumed `fit` without moving the host's random stream.
@@ -592,9 +606,7 @@ class Model(Layer):
         shuffling) away from the uninterrupted run's.
         """
         if not self.built:
-            from kerasish import random
-
-            state = random.get_global_generator().state
+            state = _host_random_state()
             saved = state.numpy().copy()
             self(x, training=False)
             state.assign(saved)
@@ -806,23 +818,88 @@ def _functional_arguments(args: tuple, kwargs: dict) -> bool:
 
 class _EpochBatches:
     """One epoch of batches: a full pass, or `steps` batches from an iterator kept across
-    epochs (started again when a finite source runs out)."""
+    epochs (started again when a finite source runs out).
+
+    It also knows where the stream stands, which is what `BackupAndRestore` saves: the
+    host's random state and the data's pass counters when the open iterator started, and
+    how many batches it has given. `seek` puts a new process's stream back there.
+    """
 
     def __init__(self, data, steps=None):
         self.data, self.steps, self.iterator = data, steps, None
+        self.counters = data_adapter.pass_counters(data)
+        self.started = None  # (random state, pass counters) when the open iterator started
+        self.drawn = 0  # batches the open iterator has given
+        self.positioned = False  # the open iterator was placed by seek: the next epoch goes on
 
-    def epoch(self):
-        if not self.steps:
-            yield from self.data
-            return
-        for _ in range(self.steps):
+    def position(self) -> tuple:
+        """(random state, pass counters, batches drawn) to `seek` to: the open iterator's
+        start and progress, or now when none is open (the next epoch starts one)."""
+        if self.iterator is None:
+            return _host_random_state().numpy().copy(), self._counter_values(), 0
+        return (*self.started, self.drawn)
+
+    def seek(self, random_state, counters, drawn: int) -> None:
+        """Start an iterator from a saved `position()` and draw its `drawn` batches again
+        (untrained), leaving the host's random stream as it was before the call."""
+        state = _host_random_state()
+        now = state.numpy().copy()
+        state.assign(random_state)
+        for variable, value in zip(self.counters, counters, strict=True):
+            variable.assign(value)
+        self._open()
+        for _ in range(drawn):
+            next(self.iterator)
+            self.drawn += 1
+        self.positioned = True
+        state.assign(now)
+
+    def _counter_values(self):
+        return np.array([int(v) for v in self.counters], dtype=np.int64)
+
+    def _open(self) -> None:
+        self.close()
+        self.started = (_host_random_state().numpy().copy(), self._counter_values())
+        self.iterator, self.drawn = iter(self.data), 0
+
+    def close(self) -> None:
+        """Stop the open iterator (a prefetching dataset's thread)."""
+        iterator, self.iterator = self.iterator, None
+        close = getattr(iterator, "close", None)
+        if close is not None:
+            close()
+
+    def epoch(self, first_step: int = 0):
+        """The batches of an epoch, from batch `first_step` on (a resumed epoch)."""
+        if not self.steps and not self.positioned:
+            self.close()  # an epoch left early (stop_training) does not continue its pass
+        self.positioned = False
+        count = self.steps - first_step if self.steps else None
+        while count is None or count > 0:
             if self.iterator is None:
-                self.iterator = iter(self.data)
+                self._open()
             try:
-                yield next(self.iterator)
+                batch = next(self.iterator)
             except StopIteration:
-                self.iterator = iter(self.data)
-                yield next(self.iterator)
+                empty, self.iterator = self.drawn == 0, None
+                if not self.steps:
+                    return
+                if empty:
+                    raise InvalidArgumentError(
+                        f"fit: steps_per_epoch={self.steps} but the data gave no batches "
+                        "(an empty dataset or iterable)"
+                    ) from None
+                continue
+            self.drawn += 1
+            if count is not None:
+                count -= 1
+            yield batch
+
+
+def _host_random_state() -> Variable:
+    from kerasish import random
+
+    return random.get_global_generator().state
 
 
 def _apply_class_weight(class_weight, y, sample_weight):
