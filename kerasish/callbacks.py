@@ -632,6 +632,8 @@ class BackupAndRestore(Callback):
     was built) has a new order in every process, and random draws made inside
     `map` functions come from the stream of training at the time: give those a
     seed (`shuffle(seed=...)`, `ks.random.SeedGenerator`) to resume them exactly.
+    Random values drawn on a GPU (dropout there) come from CuPy's generators, whose
+    state a backup cannot hold: on a GPU they differ after a resume.
     The running metrics of the resumed epoch cover only the batches trained
     after the resume.
 
