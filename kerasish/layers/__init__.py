@@ -68,6 +68,17 @@ from kerasish.layers.pooling import (  # noqa: F401
     MaxPooling1D,
     MaxPooling2D,
 )
+from kerasish.layers.preprocessing import (  # noqa: F401
+    CenterCrop,
+    IntegerLookup,
+    Normalization,
+    RandomCrop,
+    RandomFlip,
+    Rescaling,
+    Resizing,
+    StringLookup,
+    TextVectorization,
+)
 from kerasish.layers.recurrent import (  # noqa: F401
     GRU,
     LSTM,
