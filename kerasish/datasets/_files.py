@@ -91,8 +91,12 @@ def download(
     sha256=None,
     timeout: float = TIMEOUT,
     progress: bool = True,
+    md5=None,
 ) -> str:
-    """Fetch `url` into `destination`, checking `size` (bytes) and `sha256` when given.
+    """Fetch `url` into `destination`, checking `size` (bytes), `sha256` and `md5` when given.
+
+    (`md5` is for files whose publisher recorded only an MD5, as Keras did for the IMDB
+    word index; SHA-256 is preferred whenever it is known.)
 
     Returns `destination`. Raises `DownloadError` naming the URL and what went
     wrong; the destination is untouched unless everything checked out.
@@ -106,6 +110,7 @@ def download(
     fd, partial = tempfile.mkstemp(prefix=f".{name}.", suffix=".part", dir=directory)
     received = 0
     digest = hashlib.sha256()
+    md5_digest = hashlib.md5(usedforsecurity=False) if md5 is not None else None
     try:
         with os.fdopen(fd, "wb") as out:
             try:
@@ -140,6 +145,8 @@ def download(
                             break
                         out.write(block)
                         digest.update(block)
+                        if md5_digest is not None:
+                            md5_digest.update(block)
                         received += len(block)
                         bar.update(len(block))
                         if size is not None and received > size:
@@ -159,6 +166,11 @@ def download(
         if sha256 is not None and actual != sha256.lower():
             raise DownloadError(
                 f"{url}: SHA-256 mismatch: expected {sha256}, got {actual} "
+                "(corrupted transfer or a changed file on the server)"
+            )
+        if md5_digest is not None and md5_digest.hexdigest() != md5.lower():
+            raise DownloadError(
+                f"{url}: MD5 mismatch: expected {md5}, got {md5_digest.hexdigest()} "
                 "(corrupted transfer or a changed file on the server)"
             )
         os.replace(partial, destination)
