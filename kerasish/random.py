@@ -16,6 +16,7 @@ import numpy as np
 
 from kerasish.core import backend
 from kerasish.core.errors import InvalidArgumentError
+from kerasish.core.tape import _state as _tape_state
 from kerasish.core.tensor import Tensor, Variable, as_dtype, convert_to_tensor
 from kerasish.tracking import Trackable
 
@@ -39,7 +40,18 @@ def get_seed():
     return _global_seed
 
 
+def _drawn(make) -> Tensor:
+    """The tensor of the array `make()` draws; under ks.function, drawn afresh on each call."""
+    tracer = _tape_state.tracer
+    if tracer is None:
+        return Tensor(make())
+    return tracer.draw(make)
+
+
 def _generator(seed=None, device=None):
+    tracer = _tape_state.tracer
+    if tracer is not None:  # a draw not made through `_drawn` cannot be replayed
+        tracer.check_random("a random operation")
     if isinstance(seed, Generator):  # a SeedGenerator given as `seed=`: its own host stream
         return seed._current()
     device = backend.current_device() if device is None else device
@@ -160,16 +172,18 @@ class Generator(Trackable):
 
     def normal(self, shape, mean=0.0, stddev=1.0, dtype=np.float32) -> Tensor:
         """Samples from N(mean, stddev**2), as `ks.random.normal`."""
-        return Tensor(backend.to_device(_normal(self._current(), shape, mean, stddev, dtype)))
+        return _drawn(lambda: backend.to_device(
+            _normal(self._current(), shape, mean, stddev, dtype)))
 
     def uniform(self, shape, minval=0.0, maxval=1.0, dtype=np.float32) -> Tensor:
         """Samples from U[minval, maxval), as `ks.random.uniform`."""
-        return Tensor(backend.to_device(_uniform(self._current(), shape, minval, maxval, dtype)))
+        return _drawn(lambda: backend.to_device(
+            _uniform(self._current(), shape, minval, maxval, dtype)))
 
     def truncated_normal(self, shape, mean=0.0, stddev=1.0, dtype=np.float32) -> Tensor:
         """Normal samples within two standard deviations, as `ks.random.truncated_normal`."""
-        values = _truncated_normal(self._current(), shape, mean, stddev, dtype)
-        return Tensor(backend.to_device(values))
+        return _drawn(lambda: backend.to_device(
+            _truncated_normal(self._current(), shape, mean, stddev, dtype)))
 
     def __repr__(self) -> str:
         return f"<ks.random.Generator (PCG64) state={self.state.numpy().tolist()}>"
@@ -258,7 +272,7 @@ def normal(shape, mean=0.0, stddev=1.0, dtype=np.float32, seed=None) -> Tensor:
     """
     if isinstance(seed, Generator):
         return seed.normal(shape, mean, stddev, dtype)
-    return Tensor(_normal(_generator(seed), shape, mean, stddev, dtype))
+    return _drawn(lambda: _normal(_generator(seed), shape, mean, stddev, dtype))
 
 
 def _normal(gen, shape, mean, stddev, dtype):
@@ -274,7 +288,7 @@ def uniform(shape, minval=0.0, maxval=1.0, dtype=np.float32, seed=None) -> Tenso
     """
     if isinstance(seed, Generator):
         return seed.uniform(shape, minval, maxval, dtype)
-    return Tensor(_uniform(_generator(seed), shape, minval, maxval, dtype))
+    return _drawn(lambda: _uniform(_generator(seed), shape, minval, maxval, dtype))
 
 
 def _uniform(gen, shape, minval, maxval, dtype):
@@ -292,7 +306,7 @@ def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=np.float32, seed=None) -
     `normal`)."""
     if isinstance(seed, Generator):
         return seed.truncated_normal(shape, mean, stddev, dtype)
-    return Tensor(_truncated_normal(_generator(seed), shape, mean, stddev, dtype))
+    return _drawn(lambda: _truncated_normal(_generator(seed), shape, mean, stddev, dtype))
 
 
 def _truncated_normal(gen, shape, mean, stddev, dtype):

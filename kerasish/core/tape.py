@@ -23,19 +23,29 @@ from kerasish.core.errors import InvalidArgumentError
 
 class _TapeState(threading.local):
     tapes: tuple = ()  # the tapes recording in this thread, innermost last
+    # the ks.function tracer recording this thread's ops, or None; while it traces it is
+    # also the first entry of `tapes`, so `primitive.apply` reports ops to it unchanged
+    tracer = None
 
 
 _state = _TapeState()
 
 
 def active_tapes() -> tuple:
-    return _state.tapes
+    """The GradientTapes recording in this thread (not a ks.function tracer)."""
+    tracer = _state.tracer
+    if tracer is None:
+        return _state.tapes
+    return tuple(t for t in _state.tapes if t is not tracer)
 
 
 @contextlib.contextmanager
 def paused(tapes_to_keep: tuple = ()):
-    """Run a block with only `tapes_to_keep` recording."""
+    """Run a block with only `tapes_to_keep` recording (a ks.function tracer keeps recording)."""
     saved = _state.tapes
+    tracer = _state.tracer
+    if tracer is not None and tracer not in tapes_to_keep:
+        tapes_to_keep = (tracer, *tapes_to_keep)
     _state.tapes = tapes_to_keep
     try:
         yield
@@ -65,9 +75,15 @@ class Op:
 
 
 def note_escape(tensor) -> None:
-    """Remember that a watched tensor left the tape through `.numpy()` or NumPy."""
+    """Remember that a watched tensor left the tape through `.numpy()` or NumPy.
+
+    A ks.function tracer records a guard on the value instead.
+    """
+    tracer = _state.tracer
     for tape in _state.tapes:
-        if id(tensor) in tape._watched:
+        if tape is tracer:
+            tracer.guard(tensor)
+        elif id(tensor) in tape._watched:
             tape._escaped[id(tensor)] = tensor
 
 

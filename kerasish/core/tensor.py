@@ -276,6 +276,9 @@ class Variable(Tensor):
         self._version = 0
         self.constraint = None
         Variable.created_count += 1
+        tracer = tape_module._state.tracer
+        if tracer is not None:  # inside ks.function: only a first trace may make variables
+            tracer.created_variable(self)
 
     @property
     def name(self) -> str:
@@ -287,6 +290,8 @@ class Variable(Tensor):
 
     def numpy(self):
         """A copy of the current value (later assignments do not change it)."""
+        if tape_module._state.tracer is not None:
+            tape_module._state.tracer.guard(self)
         value = backend.to_numpy(self._value)
         if value.ndim == 0:
             return value[()]
@@ -331,27 +336,35 @@ class Variable(Tensor):
 
     def assign(self, value) -> Variable:
         """Replace the value in place (same shape); returns the variable."""
-        self._value[...] = self._converted(value, "assign")
-        self._version += 1
-        return self
+        return self._update_from("assign", value)
 
     def assign_add(self, delta) -> Variable:
         """Add `delta` in place; returns the variable."""
-        delta = self._converted(delta, "assign_add")
-        if self._value.ndim == 0:
-            self._value[()] = self._value[()] + delta
-        else:
-            self._value += delta
-        self._version += 1
-        return self
+        return self._update_from("assign_add", delta)
 
     def assign_sub(self, delta) -> Variable:
         """Subtract `delta` in place; returns the variable."""
-        delta = self._converted(delta, "assign_sub")
-        if self._value.ndim == 0:
-            self._value[()] = self._value[()] - delta  # much cheaper than -= on a 0-d array
+        return self._update_from("assign_sub", delta)
+
+    def _update_from(self, how: str, value) -> Variable:
+        tracer = tape_module._state.tracer
+        if tracer is not None:  # inside ks.function: recorded, to be replayed on every call
+            return tracer.update_variable(self, how, value)
+        return self._update(how, self._converted(value, how))
+
+    def _update(self, how: str, array) -> Variable:
+        """`how` ('assign', 'assign_add' or 'assign_sub') with a converted array, in place."""
+        if how == "assign":
+            self._value[...] = array
+        elif self._value.ndim == 0:  # much cheaper than += on a 0-d array
+            if how == "assign_add":
+                self._value[()] = self._value[()] + array
+            else:
+                self._value[()] = self._value[()] - array
+        elif how == "assign_add":
+            self._value += array
         else:
-            self._value -= delta
+            self._value -= array
         self._version += 1
         return self
 

@@ -114,6 +114,10 @@ class Optimizer(Trackable):
         (array([0.5, 2.5], dtype=float32), 1)
     """
 
+    # set by ks.distribute.DistributedOptimizer: called on the prepared (gradient, variable)
+    # pairs before clipping, it returns them averaged over the processes of an MPI job
+    gradient_exchange = None
+
     _untracked_attributes = frozenset(
         {
             "_iterations",
@@ -414,8 +418,17 @@ class Optimizer(Trackable):
         return self.apply_gradients(zip(grads, trainable_variables, strict=True))
 
     def _apply(self, pairs) -> None:
+        tracer = tape_module._state.tracer
+        if tracer is not None:  # inside ks.function: one recorded update, replayed live
+            tracer.optimizer_update(self, pairs)
+            return
+        self._apply_now(pairs)
+
+    def _apply_now(self, pairs) -> None:
         groups: dict = {}  # id(indices) -> backend.RowGroups, shared by sparse gradients
         prepared = [(self._prepare_gradient(grad, var, groups), var) for grad, var in pairs]
+        if self.gradient_exchange is not None:  # ks.distribute: the average over the ranks
+            prepared = self.gradient_exchange(prepared)
         prepared = self._clip_gradients(prepared)
         lr = self._current_learning_rate()
         self._step = int(self._iterations._value) + 1

@@ -1,0 +1,76 @@
+"""`ks.function` (alias `ks.defun`): compile a Python step into a replayable program.
+
+The first call with a new signature (shapes, dtypes and devices of the
+tensor arguments, values of the other arguments) *traces*: the Python
+function runs once, eagerly, and every primitive it applies is recorded, as
+are the tape's backward ops, optimizer updates, variable assignments, random
+draws and `ks.print` calls. Later calls with that signature *replay* the
+recorded program on the new arrays: no tensor wrapping per op, no tape
+bookkeeping, no Python-level optimizer loop.
+
+What this means for the code you compile:
+
+- Python side effects (the built-in `print`, appending to a list, counters)
+  happen while tracing only. Use `ks.print` to print on every call.
+- Converting a tensor to a Python value (`if loss > 1:`, `float(x)`,
+  `int(n)`, `x.numpy()`) records a *guard*: each replay checks the value and
+  follows the program recorded for it, tracing the other outcome the first
+  time it is met, so Python control flow stays exactly as eager. A value with
+  more than 8 outcomes at one place (a float printed every step) makes the
+  calls meeting a new one run eagerly from there, with a warning; a tensor of
+  more than 64 elements turned into Python makes the signature run eagerly.
+- Variables are read and written live: assignments from outside, checkpoint
+  restores and optimizer state are seen by the next call. A function may
+  create variables (a layer building, optimizer slots) on its first trace
+  only; later, it is an error naming the variable.
+- Under an active `GradientTape`, or inside another traced function, the
+  Python function runs as is, so the tape records its ops (gradients of any
+  order) and the outer trace inlines them.
+- Arguments that are NumPy arrays are passed to the function as tensors.
+
+Example:
+    >>> import kerasish as ks
+    >>> w = ks.Variable(2.0)
+    >>> @ks.function
+    ... def step(x):
+    ...     with ks.GradientTape() as tape:
+    ...         loss = (w * x - 1.0) ** 2
+    ...     w.assign_sub(0.1 * tape.gradient(loss, w))
+    ...     return loss
+    >>> [round(float(step(ks.constant(1.0))), 4) for _ in range(3)]
+    [1.0, 0.64, 0.4096]
+    >>> step.trace_count
+    1
+"""
+
+from __future__ import annotations
+
+from kerasish.core.function.compiled import ConcreteFunction, Function
+
+
+def function(fn=None, *, input_signature=None, reduce_retracing: bool = False):
+    """Compile `fn` (a function or a method) into a `Function` that traces once per signature.
+
+    Usable as `@ks.function` or `@ks.function(input_signature=...)`. On a
+    method, each instance keeps its own programs.
+
+    Args:
+        fn: the Python function to compile.
+        input_signature: a list of specs (objects with `shape` and `dtype`,
+            such as `ks.data.TensorSpec`; `None` dimensions match any size)
+            that the positional arguments must fit; a call that does not fit
+            raises a TypeError naming the argument.
+        reduce_retracing: accepted for TF compatibility; programs are still
+            specific to the shapes they were traced for.
+
+    Returns:
+        A `Function`, or a decorator making one when `fn` is omitted.
+    """
+    if fn is None:
+        return lambda f: Function(f, input_signature, reduce_retracing)
+    return Function(fn, input_signature, reduce_retracing)
+
+
+defun = function  # the seeds' name (tfe.defun)
+
+__all__ = ["ConcreteFunction", "Function", "defun", "function"]

@@ -1,0 +1,447 @@
+"""`ks.function`: trace a Python function once per signature, then replay its program.
+
+See the package docstring for what is recorded and how guards work; this
+module holds the user-facing `Function` (signatures, the cache of programs,
+methods, retracing warnings) and `ConcreteFunction` (one signature's program
+and its replay).
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import warnings
+import weakref
+
+import numpy as np
+
+from kerasish.core import backend
+from kerasish.core import tape as tape_module
+from kerasish.core.errors import KerasishError
+from kerasish.core.function import program
+from kerasish.core.function.program import Guard, Return, Segment
+from kerasish.core.function.tracer import NotRepeated, Tracer
+from kerasish.core.tensor import IndexedSlices, Tensor, Variable, as_dtype
+
+RETRACE_WARNING_AFTER = 5  # signatures of one function before the retracing warning
+_SCALARS = (bool, int, float, complex, str, bytes, type(None))
+
+
+class _SideExit(Exception):
+    """A guard met an outcome with no recorded segment."""
+
+    def __init__(self, guard: Guard, env: list):
+        super().__init__()
+        self.guard = guard
+        self.env = env
+
+
+class ConcreteFunction:
+    """The program traced for one signature: a tree of segments, and how to replay it.
+
+    Attributes:
+        name: the traced function's name.
+        n_inputs: how many tensor arguments fill the first slots.
+        constants: slot -> array, captured while tracing.
+        variables: slot -> the live `Variable` read there.
+        eager_reason: why calls with this signature run eagerly, or None.
+    """
+
+    def __init__(self, owner: Function, key, inputs: list):
+        self.owner = owner
+        self.name = owner.__name__
+        self.key = key
+        self.n_inputs = len(inputs)
+        self.n_slots = 0
+        self.slot_info: dict[int, tuple] = {}
+        self.constants: dict[int, object] = {}
+        self.folded: dict[int, object] = {}
+        self.variables: dict[int, Variable] = {}
+        self._variable_slots: dict[int, int] = {}
+        self._constant_slots: dict[int, int] = {}
+        self._segments: list[Segment] = []
+        self.eager_reason: str | None = None
+        for tensor in inputs:
+            self.new_slot(tensor._value, "input")
+        self.root = self.new_segment()
+        self._template: list = []
+        self._variable_pairs: tuple = ()
+
+    # -- building (used by the tracer) ---------------------------------------------------
+    def new_slot(self, array, origin: str = "") -> int:
+        slot = self.n_slots
+        self.n_slots += 1
+        self.slot_info[slot] = (tuple(array.shape), array.dtype, origin)
+        return slot
+
+    def variable_slot(self, variable: Variable) -> int:
+        slot = self._variable_slots.get(id(variable))
+        if slot is None:
+            slot = self._variable_slots[id(variable)] = self.new_slot(variable._value, "variable")
+            self.variables[slot] = variable
+        return slot
+
+    def constant_slot(self, array) -> int:
+        slot = self._constant_slots.get(id(array))
+        if slot is None:
+            slot = self._constant_slots[id(array)] = self.new_slot(array, "constant")
+            self.constants[slot] = array
+        return slot
+
+    def new_segment(self) -> Segment:
+        segment = Segment(len(self._segments))
+        self._segments.append(segment)
+        return segment
+
+    def segments(self) -> list:
+        return list(self._segments)
+
+    def give_up(self, reason: str) -> None:
+        if self.eager_reason is None:
+            self.eager_reason = reason
+            warnings.warn(
+                f"ks.function '{self.name}': {reason}; calls with this signature run eagerly",
+                RuntimeWarning,
+                stacklevel=4,
+            )
+
+    def prune(self) -> None:
+        """Drop branches whose tracing did not finish (it raised)."""
+        for segment in self._segments:
+            if isinstance(segment.end, Guard):
+                for key, child in list(segment.end.children.items()):
+                    if child.end is None:
+                        del segment.end.children[key]
+
+    def compile(self) -> None:
+        """Optimise and compile every finished segment; refresh the slot template."""
+        variable_slots = set(self.variables)
+        for segment in self._segments:
+            if segment.end is not None:
+                code = program.optimise(segment, self.constants, self.folded, variable_slots)
+                program.compile_segment(segment, code)
+        template = [None] * self.n_slots
+        for slot, value in self.constants.items():
+            template[slot] = value
+        for slot, value in self.folded.items():
+            template[slot] = value
+        self._template = template
+        self._variable_pairs = tuple(self.variables.items())
+
+    # -- replay -------------------------------------------------------------------------
+    def replay(self, arrays: list):
+        """Run the program on the input arrays; raises `_SideExit` at an unknown outcome."""
+        env = self._template[:]
+        env[: self.n_inputs] = arrays
+        for slot, variable in self._variable_pairs:
+            env[slot] = variable._value
+        segment = self.root
+        try:
+            while True:
+                segment.run(env)
+                end = segment.end
+                if end.__class__ is Return:
+                    return end.build(env, Tensor, IndexedSlices)
+                child = end.children.get(env[end.slot].tobytes())
+                if child is None:
+                    raise _SideExit(end, env)
+                segment = child
+        except _SideExit:
+            raise
+        except Exception as exc:  # noqa: BLE001 - re-raised, naming the recorded line
+            raise self._replay_error(segment, exc, env) from exc
+
+    def _replay_error(self, segment: Segment, exc: Exception, env: list) -> Exception:
+        instr = program.failing_instr(segment, exc.__traceback__)
+        if instr is None:
+            return exc
+        from kerasish.core import primitive
+
+        where = f" recorded at {instr.where}" if instr.where else ""
+        prefix = f"ks.function '{self.name}': {instr.label}{where} failed when replayed: "
+        if instr.kind == "prim" and not isinstance(exc, KerasishError):
+            inputs = [Tensor(env[s]) for s in instr.ins]
+            error = primitive.op_error(instr.op, exc, inputs, instr.attrs)
+        else:
+            error = exc
+        try:
+            return type(error)(prefix + str(error))
+        except TypeError:
+            return error
+
+    def path_to(self, guard: Guard, env: list) -> list:
+        """The recorded steps from the start to `guard`, with the outcomes the replay took."""
+        expected, segment = [], self.root
+        while True:
+            expected.extend((instr, None) for instr in segment.instrs)
+            end = segment.end
+            if end is guard:
+                expected.append((guard, None))
+                return expected
+            key = env[end.slot].tobytes()
+            expected.append((end, key))
+            segment = end.children[key]
+
+    # -- introspection ------------------------------------------------------------------
+    def signature_text(self) -> str:
+        inputs = ", ".join(program.slot_type(self.slot_info, s) for s in range(self.n_inputs))
+        branches = sum(1 for s in self._segments if isinstance(s.end, Return))
+        ops = sum(len(s.code) for s in self._segments)
+        return f"({inputs}) -> {branches} branch(es), {len(self._segments)} segment(s), {ops} ops"
+
+    def pretty_printed_program(self) -> str:
+        """The program as text: inputs, variables, constants, each segment's ops and guards."""
+        return program.listing(self)
+
+    def __str__(self) -> str:
+        return self.pretty_printed_program()
+
+    def __repr__(self) -> str:
+        return f"<ks.ConcreteFunction {self.name}{self.signature_text()}>"
+
+
+class Function:
+    """A Python function compiled by `ks.function`; see `function` for the behaviour.
+
+    Attributes:
+        trace_count: how many times the Python function was traced (a new
+            signature, or a new outcome of a guard).
+    """
+
+    def __init__(self, fn, input_signature=None, reduce_retracing: bool = False):
+        functools.update_wrapper(self, fn)
+        self._python_function = fn
+        self.input_signature = None if input_signature is None else list(input_signature)
+        self.reduce_retracing = bool(reduce_retracing)
+        self._concrete: dict = {}
+        self._bound = weakref.WeakKeyDictionary()
+        self.trace_count = 0
+        self.may_create_variables = False
+        self._retrace_warned = False
+        self._keys: list = []
+
+    # -- methods ------------------------------------------------------------------------
+    def __get__(self, instance, owner=None):
+        if instance is None:
+            return self
+        try:
+            bound = self._bound.get(instance)
+        except TypeError:  # unhashable or no weak references: no cache
+            bound = None
+        if bound is None:
+            bound = Function(self._python_function.__get__(instance, owner),
+                             self.input_signature, self.reduce_retracing)
+            try:
+                self._bound[instance] = bound
+            except TypeError:
+                pass
+        return bound
+
+    @property
+    def python_function(self):
+        """The original Python function."""
+        return self._python_function
+
+    # -- calls --------------------------------------------------------------------------
+    def __call__(self, *args, **kwargs):
+        state = tape_module._state
+        if state.tapes or state.tracer is not None:
+            # under a GradientTape the ops must reach it, and inside another trace they
+            # belong to that program: run the Python function (TF inlines it the same way)
+            return self._python_function(*args, **kwargs)
+        if self.input_signature is not None:
+            self._check_signature(args)
+        arrays: list = []
+        key = (_key(args, arrays), _key(kwargs, arrays))
+        concrete = self._concrete.get(key)
+        if concrete is None:
+            return self._trace(key, args, kwargs)
+        if concrete.eager_reason is not None:
+            return self._python_function(*args, **kwargs)
+        try:
+            return concrete.replay(arrays)
+        except _SideExit as side_exit:
+            return self._resume(concrete, side_exit, args, kwargs)
+
+    def get_concrete_function(self, *args, **kwargs) -> ConcreteFunction:
+        """The program for these arguments' signature, tracing it (by calling) if needed."""
+        arrays: list = []
+        key = (_key(args, arrays), _key(kwargs, arrays))
+        if key not in self._concrete:
+            self(*args, **kwargs)
+        return self._concrete[key]
+
+    def concrete_functions(self) -> list:
+        """Every program traced so far, one per signature."""
+        return list(self._concrete.values())
+
+    def _trace(self, key, args, kwargs):
+        tensors: list = []
+        args, kwargs = _as_tensors(args, tensors), _as_tensors(kwargs, tensors)
+        concrete = ConcreteFunction(self, key, tensors)
+        tracer = Tracer(concrete, concrete.root, "live")
+        for slot, tensor in enumerate(tensors):
+            tracer.bind(tensor, slot)
+        self.may_create_variables = self.trace_count == 0
+        try:
+            result = self._run(tracer, args, kwargs)
+        finally:
+            self.may_create_variables = False
+        self.trace_count += 1
+        self._concrete[key] = concrete
+        concrete.compile()
+        self._note_signature(key)
+        return result
+
+    def _resume(self, concrete: ConcreteFunction, side_exit: _SideExit, args, kwargs):
+        """Run the Python function again, matching the replayed steps, and trace the rest."""
+        tensors: list = []
+        args, kwargs = _as_tensors(args, tensors), _as_tensors(kwargs, tensors)
+        env = side_exit.env
+        expected = concrete.path_to(side_exit.guard, env)
+        tracer = Tracer(concrete, None, "match", env, expected)
+        for slot, tensor in enumerate(tensors):
+            tracer.bind(tensor, slot)
+        try:
+            result = self._run(tracer, args, kwargs)
+        except NotRepeated as exc:
+            concrete.prune()
+            raise RuntimeError(
+                f"ks.function '{self.__name__}': after a guard at {side_exit.guard.where} took "
+                f"a new value, running the Python function again did not repeat the recorded "
+                f"computation ({exc}). The function depends on Python state that changed "
+                "between calls: pass such values as arguments."
+            ) from None
+        if tracer.mode == "match":
+            raise RuntimeError(
+                f"ks.function '{self.__name__}': after a guard at {side_exit.guard.where} took "
+                "a new value, running the Python function again never reached that guard"
+            )
+        self.trace_count += int(tracer.segment is not None and tracer.segment.end is not None)
+        concrete.compile()
+        return result
+
+    def _run(self, tracer: Tracer, args, kwargs):
+        state = tape_module._state
+        saved = state.tapes, state.tracer
+        state.tapes, state.tracer = (tracer,), tracer
+        try:
+            result = self._python_function(*args, **kwargs)
+        except BaseException:
+            state.tapes, state.tracer = saved
+            tracer.concrete.prune()
+            raise
+        state.tapes, state.tracer = saved
+        if tracer.mode == "live":
+            tracer.finish(result)
+        return result
+
+    # -- signatures -----------------------------------------------------------------------
+    def _check_signature(self, args) -> None:
+        specs = self.input_signature
+        if len(args) != len(specs):
+            raise TypeError(
+                f"ks.function '{self.__name__}': input_signature has {len(specs)} entries but "
+                f"the call has {len(args)} positional arguments"
+            )
+        for i, (arg, spec) in enumerate(zip(args, specs)):
+            shape = tuple(getattr(arg, "shape", ()))
+            dtype = as_dtype(getattr(arg, "dtype", None))
+            want = tuple(spec.shape)
+            fits = len(shape) == len(want) and all(w is None or w == d
+                                                   for w, d in zip(want, shape))
+            spec_dtype = as_dtype(spec.dtype)
+            if not fits or (spec_dtype is not None and dtype != spec_dtype):
+                raise TypeError(
+                    f"ks.function '{self.__name__}': argument {i} has shape {shape} and dtype "
+                    f"{dtype}, which does not fit input_signature[{i}] (shape "
+                    f"{list(want)}, dtype {spec_dtype})"
+                )
+
+    def _note_signature(self, key) -> None:
+        self._keys.append(key)
+        if self._retrace_warned or len(self._keys) <= RETRACE_WARNING_AFTER:
+            return
+        self._retrace_warned = True
+        changing = _changing_argument(self._python_function, self._keys)
+        warnings.warn(
+            f"ks.function '{self.__name__}' was traced {len(self._keys)} times for different "
+            f"signatures{changing}; each new signature runs the Python function again. Pass "
+            "tensors of one shape, or Python values that stay the same, between calls.",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+
+    def __repr__(self) -> str:
+        return f"<ks.function {self.__name__}: {len(self._concrete)} program(s)>"
+
+
+def _key(value, arrays: list):
+    """The signature of an argument (shapes, dtypes, values), collecting tensor arrays."""
+    cls = value.__class__
+    if cls is Tensor:
+        array = value._value
+        arrays.append(array)
+        return (array.shape, array.dtype.char, _device(array))
+    if cls is np.ndarray or backend.is_gpu_array(value):
+        arrays.append(value)
+        return (value.shape, value.dtype.char, _device(value))
+    if cls in _SCALARS:
+        return (cls, value)
+    if cls is tuple or cls is list:
+        return (cls, tuple([_key(item, arrays) for item in value]))
+    if cls is dict:
+        return (cls, tuple((k, _key(value[k], arrays)) for k in sorted(value)))
+    if isinstance(value, Variable):
+        return ("variable", id(value))
+    if isinstance(value, Tensor):
+        array = value._value
+        arrays.append(array)
+        return (cls, array.shape, array.dtype.char, _device(array))
+    if isinstance(value, (tuple, list)):  # named tuples and other sequences
+        return (cls, tuple([_key(item, arrays) for item in value]))
+    return (cls, id(value))
+
+
+def _as_tensors(value, tensors: list):
+    """`value` with arrays turned into tensors, collecting the tensors in `_key`'s order."""
+    cls = value.__class__
+    if cls is np.ndarray or backend.is_gpu_array(value):
+        tensor = Tensor(value)
+        tensors.append(tensor)
+        return tensor
+    if isinstance(value, Tensor) and cls is not Variable:
+        tensors.append(value)
+        return value
+    if cls is tuple or cls is list:
+        return cls([_as_tensors(item, tensors) for item in value])
+    if cls is dict:
+        converted = {k: _as_tensors(value[k], tensors) for k in sorted(value)}
+        return {k: converted[k] for k in value}
+    if isinstance(value, tuple) and hasattr(value, "_fields"):
+        return cls(*[_as_tensors(item, tensors) for item in value])
+    if isinstance(value, (tuple, list)) and cls not in _SCALARS:
+        return cls([_as_tensors(item, tensors) for item in value])
+    return value
+
+
+def _device(array):
+    return None if backend.cupy is None else backend.device_of(array)
+
+
+def _changing_argument(fn, keys: list) -> str:
+    """', mostly because argument `x` changes' for the argument whose signature varies most."""
+    positional = [k[0][1] for k in keys]
+    counts: dict = {}
+    for i in range(max(len(p) for p in positional)):
+        values = {p[i] if i < len(p) else None for p in positional}
+        counts[i] = len(values)
+    try:
+        names = list(inspect.signature(fn).parameters)
+    except (TypeError, ValueError):
+        names = []
+    if not counts or max(counts.values()) <= 1:
+        return ""
+    worst = max(counts, key=counts.get)
+    name = names[worst] if worst < len(names) else f"#{worst}"
+    return f", mostly because argument `{name}` (position {worst}) keeps changing"
