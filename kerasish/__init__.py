@@ -16,6 +16,7 @@ from kerasish import (  # noqa: F401 - the submodules, as ks.layers etc.
     data,
     datasets,
     debugging,
+    distribute,
     initializers,
     layers,
     linalg,
@@ -141,6 +142,7 @@ from kerasish.core.ops.math_ops import (  # noqa: F401
     truncatediv,
     where,
 )
+from kerasish.core.function import defun, function  # noqa: F401
 from kerasish.core.ops.scan_ops import cumprod, cumsum, reduce_prod  # noqa: F401
 from kerasish.core.tape import GradientTape  # noqa: F401
 from kerasish.core.tensor import (  # noqa: F401

@@ -329,3 +329,50 @@ def random_generator(seed, like_device: tuple[str, int]):
         with cupy.cuda.Device(like_device[1]):
             return cupy.random.default_rng(seed)
     return numpy.random.default_rng(seed)
+
+
+# -- collectives across processes (ks.distribute): MPI for host arrays, NCCL for GPU arrays --
+
+
+def collective_engine(array) -> str:
+    """'nccl' for a CuPy array (its collectives run on the GPUs through NCCL), else 'mpi'."""
+    return "nccl" if is_gpu_array(array) else "mpi"
+
+
+def nccl_unique_id():
+    """A new NCCL unique id (rank 0 makes it; the others receive it over MPI)."""
+    from cupy.cuda import nccl
+
+    return nccl.get_unique_id()
+
+
+def nccl_communicator(size: int, unique_id, rank: int):
+    """This rank's NCCL communicator, on the current CUDA device."""
+    from cupy.cuda import nccl
+
+    return nccl.NcclCommunicator(size, unique_id, rank)
+
+
+_NCCL_TYPES = {"float16": "NCCL_FLOAT16", "float32": "NCCL_FLOAT32", "float64": "NCCL_FLOAT64",
+               "int32": "NCCL_INT32", "int64": "NCCL_INT64", "uint64": "NCCL_UINT64",
+               "uint8": "NCCL_UINT8"}
+
+
+def nccl_collective(communicator, array, root=None):
+    """Sum `array` in place across ranks (root None) or broadcast rank `root`'s into it.
+
+    Returns a CUDA event recorded after the call on the current stream; poll
+    `event.done` to wait (with a deadline) for the result.
+    """
+    from cupy.cuda import nccl
+
+    kind = getattr(nccl, _NCCL_TYPES[array.dtype.name])
+    stream = cupy.cuda.get_current_stream()
+    pointer = array.data.ptr
+    if root is None:
+        communicator.allReduce(pointer, pointer, array.size, kind, nccl.NCCL_SUM, stream.ptr)
+    else:
+        communicator.bcast(pointer, array.size, kind, root, stream.ptr)
+    event = cupy.cuda.Event(block=False, disable_timing=True)
+    event.record(stream)
+    return event

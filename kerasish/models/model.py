@@ -13,6 +13,7 @@ from kerasish import metrics as metrics_module
 from kerasish import optimizers as optimizers_module
 from kerasish import summary
 from kerasish.core import nest
+from kerasish.core import tape as tape_module
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.keras_tensor import any_symbolic
 from kerasish.core.ops import array_ops, math_ops
@@ -49,6 +50,7 @@ class Model(Layer):
     _untracked_attributes = Layer._untracked_attributes | {
         "compiled_metrics", "history", "optimizer", "compiled_loss", "_loss_tracker",
         "_compile_config", "_structure_cache",  # a cache of variables would rename them
+        "_step_functions",
     }
 
     def __new__(cls, *args, **kwargs):
@@ -80,6 +82,7 @@ class Model(Layer):
         self._loss_tracker = None
         self._compile_config = None
         self.run_eagerly = False
+        self._step_functions = {}  # step name -> its ks.function, made when first used
         self.stop_training = False
         self._structure_cache = None
 
@@ -264,7 +267,10 @@ class Model(Layer):
                 as a list, or per output as a dict by name; updated without sample weights.
             loss_weights: each output's factor in the total loss (a float, list or dict).
             weighted_metrics: likewise, but updated with the sample weights.
-            run_eagerly: accepted for Keras code; kerasish always runs eagerly.
+            run_eagerly: False (the default, as in Keras) compiles `train_step`,
+                `test_step` and `predict_step` with `ks.function` (traced once per
+                batch signature, then replayed); True runs them eagerly, for
+                debugging (breakpoints and prints in every step).
         """
         self.optimizer = optimizers_module.get(optimizer)
         output_names = getattr(self, "output_names", None)
@@ -277,6 +283,7 @@ class Model(Layer):
         )
         self._loss_tracker = metrics_module.Mean("loss")
         self.run_eagerly = bool(run_eagerly)
+        self._step_functions = {}
         self._compile_config = {
             "optimizer": optimizer, "loss": loss, "loss_weights": loss_weights,
             "metrics": metrics, "weighted_metrics": weighted_metrics, "run_eagerly": run_eagerly,
@@ -449,12 +456,34 @@ class Model(Layer):
                     DeprecationWarning,
                     stacklevel=3,  # the line that called fit/evaluate
                 )
-            return getattr(self, name)(x, y, sample_weight)
-        return getattr(self, name)(pack_x_y_sample_weight(x, y, sample_weight))
+            return self._step_function(name)(x, y, sample_weight)
+        return self._step_function(name)(pack_x_y_sample_weight(x, y, sample_weight))
+
+    def _step_function(self, name: str):
+        """The step method `name`, compiled with ks.function unless `run_eagerly`; logs it
+        returns as tensors (a compiled step keeps them so) come back as Python values."""
+        if self.run_eagerly:
+            return getattr(self, name)
+        compiled = self._step_functions.get(name)
+        if compiled is None:
+            from kerasish.core.function import function
+
+            step = function(getattr(self, name))
+
+            def compiled(*args):
+                result = step(*args)
+                return _pythonify_logs(result) if isinstance(result, dict) else result
+
+            compiled.function = step
+            self._step_functions[name] = compiled
+        return compiled
 
     def _epoch_logs(self, step_logs) -> dict:
         """Keras's rule: the metrics' results, unless the last step returned other names
         (a custom step's own logs), which are then taken as they are."""
+        from kerasish.distribute import training as distributed
+
+        distributed.sync_metrics(self.metrics)  # in an MPI job: the figures of all ranks
         metric_logs = self.get_metrics_result()
         if step_logs is None or (isinstance(step_logs, dict)
                                  and set(step_logs) == set(metric_logs)):
@@ -539,6 +568,12 @@ class Model(Layer):
                 validation_data, validation_batch_size or batch_size
             )
 
+        from kerasish.distribute import training as distributed
+
+        # in an MPI job: this rank's share of each batch, the chief's callbacks on the chief
+        data, validation, callbacks, verbose = distributed.prepare_fit(
+            self, data, validation, callbacks, verbose
+        )
         history = callbacks_module.History()
         items = [callbacks_module.ProgbarLogger(verbose)] if verbose else []
         items += list(callbacks or []) + [history]
@@ -659,6 +694,9 @@ class Model(Layer):
         """
         self._require_compiled("evaluate")
         data = data_adapter.batches(x, y, sample_weight, batch_size, shuffle=False)
+        from kerasish.distribute import training as distributed
+
+        data = distributed.prepare_evaluation(data)  # in an MPI job: this rank's share
         callback_list = callbacks_module.CallbackList(callbacks or [], self, {"verbose": verbose})
         callback_list.on_test_begin()
         logs = self._run_evaluation(data, callback_list)
@@ -711,7 +749,7 @@ class Model(Layer):
         outputs, structure = [], None
         for step, (xb, yb, wb) in enumerate(data):
             callback_list.on_predict_batch_begin(step)
-            out = self.predict_step(pack_x_y_sample_weight(xb, yb, wb))
+            out = self._step_function("predict_step")(pack_x_y_sample_weight(xb, yb, wb))
             structure = out
             outputs.append([_to_numpy(o) for o in nest.flatten(out)])
             callback_list.on_predict_batch_end(step, {"outputs": out})
@@ -747,7 +785,7 @@ class Model(Layer):
 
     def predict_on_batch(self, x):
         """`predict_step` on one batch: NumPy arrays in the model's output structure."""
-        out = self.predict_step(pack_x_y_sample_weight(_as_tensors(x)))
+        out = self._step_function("predict_step")(pack_x_y_sample_weight(_as_tensors(x)))
         return nest.pack_sequence_as(out, [_to_numpy(o) for o in nest.flatten(out)])
 
 
@@ -794,13 +832,18 @@ def _batch_size(x) -> int:
 
 
 def _pythonify_logs(logs) -> dict:
-    """Logs as Python floats (scalars) or NumPy arrays, nested dicts flattened into one."""
+    """Logs as Python floats (scalars) or NumPy arrays, nested dicts flattened into one.
+
+    While ks.function traces a step, tensors stay tensors (the compiled step returns them,
+    and `Model._step_function` converts them after each call).
+    """
+    keep_tensors = tape_module._state.tracer is not None
     result = {}
     for key, value in (logs or {}).items():
         if isinstance(value, dict):
             result.update(_pythonify_logs(value))
             continue
-        if isinstance(value, Tensor):
+        if isinstance(value, Tensor) and not keep_tensors:
             value = value.numpy()
         if isinstance(value, (np.ndarray, np.generic)):
             value = float(value) if value.ndim == 0 else value

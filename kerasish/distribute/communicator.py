@@ -1,0 +1,276 @@
+"""The process group: who am I, how many are we, and collectives that never hang.
+
+`init()` joins the MPI job when the process was started by an MPI launcher
+(`mpiexec`, `srun` with PMI, ...), and otherwise answers rank 0 of 1 without
+importing MPI, so the same script runs alone. Every collective used by
+`ks.distribute` is started non-blocking and polled against a deadline
+(`timeout`, 300 s unless `init(timeout=...)` or `KERASISH_DISTRIBUTE_TIMEOUT`
+says otherwise): a rank that died or stopped calling collectives makes the
+others raise `CollectiveTimeoutError` instead of waiting forever. An exception
+that nothing catches, on any rank, prints the rank and the error and aborts the
+whole job (`MPI_Abort`), so the other ranks do not wait for the missing one.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import sys
+import time
+
+import numpy as np
+
+from kerasish.core import backend
+from kerasish.core.errors import KerasishError
+
+DEFAULT_TIMEOUT = 300.0
+TIMEOUT_VARIABLE = "KERASISH_DISTRIBUTE_TIMEOUT"
+# environment variables set by MPI launchers for the processes they start
+_LAUNCHER_VARIABLES = ("PMI_SIZE", "PMI_RANK", "OMPI_COMM_WORLD_SIZE", "PMIX_RANK",
+                       "MV2_COMM_WORLD_SIZE")
+_SPIN_SECONDS = 0.002  # poll without sleeping this long (a reduction usually ends within it)
+_SLEEP_SECONDS = 0.0005  # then sleep between polls, so a waiting rank leaves the core free
+
+
+class CollectiveTimeoutError(KerasishError, TimeoutError):
+    """A collective did not complete in time: another rank has died or stopped participating."""
+
+
+class _State:
+    def __init__(self):
+        self.initialized = False
+        self.comm = None  # mpi4py's COMM_WORLD, None when running alone
+        self.mpi = None
+        self.rank, self.size, self.local_rank = 0, 1, 0
+        self.timeout = DEFAULT_TIMEOUT
+        self.nccl = None  # the NCCL communicator, made on the first GPU collective
+
+
+_state = _State()
+
+
+def launched_by_mpi() -> bool:
+    """Whether an MPI launcher started this process (its environment variables are set)."""
+    return any(name in os.environ for name in _LAUNCHER_VARIABLES)
+
+
+def _timeout_from(value) -> float:
+    if value is None:
+        value = os.environ.get(TIMEOUT_VARIABLE, DEFAULT_TIMEOUT)
+    try:
+        seconds = float(value)
+    except ValueError:
+        raise ValueError(
+            f"ks.distribute: the collective timeout must be a number of seconds, got {value!r} "
+            f"(from init(timeout=...) or {TIMEOUT_VARIABLE})"
+        ) from None
+    if not seconds > 0:
+        raise ValueError(f"ks.distribute: the collective timeout must be > 0 s, got {seconds}")
+    return seconds
+
+
+def init(timeout: float | None = None) -> None:
+    """Join the MPI job (if launched by one); safe to call more than once.
+
+    Args:
+        timeout: seconds a collective may wait for the other ranks before
+            raising `CollectiveTimeoutError` (default: `KERASISH_DISTRIBUTE_TIMEOUT`
+            or 300). A later call may change it.
+
+    Raises:
+        ImportError: when started by an MPI launcher but mpi4py is not installed.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.distribute.init()
+        >>> ks.distribute.rank(), ks.distribute.size(), ks.distribute.is_chief()
+        (0, 1, True)
+    """
+    _state.timeout = _timeout_from(timeout)
+    if _state.initialized:
+        return
+    if launched_by_mpi():
+        try:
+            from mpi4py import MPI
+        except ImportError as error:
+            raise ImportError(
+                "ks.distribute: this process was started by an MPI launcher but mpi4py is not "
+                'installed; install the extra with pip install "kerasish[mpi]"'
+            ) from error
+        comm = MPI.COMM_WORLD
+        _state.mpi, _state.comm = MPI, comm
+        _state.rank, _state.size = comm.Get_rank(), comm.Get_size()
+        node = comm.Split_type(MPI.COMM_TYPE_SHARED, key=_state.rank)
+        _state.local_rank = node.Get_rank()
+        node.Free()
+        if _state.size > 1:
+            _install_abort_hook()
+    _state.initialized = True
+
+
+def _ensure() -> _State:
+    if not _state.initialized:
+        init()
+    return _state
+
+
+def rank() -> int:
+    """This process's index in the job, 0 to size() - 1 (0 when running alone)."""
+    return _ensure().rank
+
+
+def size() -> int:
+    """The number of processes in the job (1 when running alone)."""
+    return _ensure().size
+
+
+def local_rank() -> int:
+    """This process's index among the job's processes on the same machine (picks its GPU)."""
+    return _ensure().local_rank
+
+
+def is_chief() -> bool:
+    """Whether this is rank 0, the process that prints, writes logs and saves checkpoints."""
+    return _ensure().rank == 0
+
+
+def timeout() -> float:
+    """Seconds a collective waits for the other ranks before raising CollectiveTimeoutError."""
+    return _ensure().timeout
+
+
+def _install_abort_hook() -> None:
+    """An uncaught exception on any rank prints it with the rank, then aborts the whole job."""
+    previous = sys.excepthook
+
+    def abort_job(kind, error, traceback):
+        previous(kind, error, traceback)
+        sys.stderr.write(
+            f"ks.distribute: rank {_state.rank} of {_state.size} failed with "
+            f"{kind.__name__}: {error}; aborting the job\n"
+        )
+        sys.stderr.flush()
+        sys.stdout.flush()
+        _state.comm.Abort(1)
+
+    sys.excepthook = abort_job
+
+
+# -- collectives with a deadline ------------------------------------------------------
+
+
+def wait(requests: list, what: str) -> None:
+    """Poll `requests` until all complete; CollectiveTimeoutError naming `what` past the limit."""
+    mpi = _state.mpi
+    start = time.monotonic()
+    while not mpi.Request.Testall(requests):
+        waited = time.monotonic() - start
+        if waited > _state.timeout:
+            raise CollectiveTimeoutError(
+                f"ks.distribute: rank {_state.rank} of {_state.size}: {what} did not complete "
+                f"within {_state.timeout:g} s; another rank has probably died or stopped taking "
+                f"part (the limit is init(timeout=...) or {TIMEOUT_VARIABLE})"
+            )
+        if waited > _SPIN_SECONDS:
+            time.sleep(_SLEEP_SECONDS)
+
+
+def start_allreduce(buffer, op: str = "sum"):
+    """Start an in-place allreduce of a host array; returns the request to `wait` on."""
+    mpi_op = {"sum": _state.mpi.SUM, "max": _state.mpi.MAX}[op]
+    return _state.comm.Iallreduce(_state.mpi.IN_PLACE, buffer, op=mpi_op)
+
+
+def allreduce(buffer, what: str, op: str = "sum"):
+    """Reduce a host array in place across ranks (sum, or max), waiting with the deadline."""
+    wait([start_allreduce(buffer, op)], what)
+    return buffer
+
+
+def broadcast(buffer, root: int, what: str):
+    """Overwrite a host array with rank `root`'s, waiting with the deadline."""
+    wait([_state.comm.Ibcast(buffer, root=root)], what)
+    return buffer
+
+
+def allgather(values, what: str):
+    """Every rank's 1-D host array of equal length, stacked: shape (size, len)."""
+    received = np.empty((_state.size,) + values.shape, values.dtype)
+    wait([_state.comm.Iallgather(values, received)], what)
+    return received
+
+
+def allgather_rows(array, counts, what: str):
+    """Concatenate every rank's rows (rank order); `counts` holds each rank's number of rows."""
+    from mpi4py.util import dtlib
+
+    row = int(np.prod(array.shape[1:], dtype=np.int64))
+    counts = np.asarray(counts, dtype=np.int64) * row
+    offsets = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    received = np.empty((int(counts.sum()) // max(row, 1),) + array.shape[1:], array.dtype)
+    kind = dtlib.from_numpy_dtype(array.dtype)
+    wait([_state.comm.Iallgatherv(np.ascontiguousarray(array).reshape(-1),
+                                  [received.reshape(-1), counts, offsets, kind])], what)
+    return received
+
+
+def broadcast_object(value, root: int, what: str):
+    """Rank `root`'s picklable `value`, on every rank."""
+    data = pickle.dumps(value) if _state.rank == root else b""
+    length = broadcast(np.array([len(data)], np.int64), root, what)
+    buffer = np.frombuffer(data, np.uint8).copy() if _state.rank == root else np.empty(
+        int(length[0]), np.uint8)
+    return pickle.loads(broadcast(buffer, root, what).tobytes())
+
+
+# -- NCCL, for arrays on GPUs ----------------------------------------------------------
+
+
+def nccl() -> object:
+    """This job's NCCL communicator (one GPU per rank: its local rank), made on first use.
+
+    Rank 0 makes the unique id and broadcasts it over MPI.
+    """
+    if _state.nccl is None:
+        unique_id = backend.nccl_unique_id() if _state.rank == 0 else None
+        unique_id = broadcast_object(unique_id, 0, "sharing the NCCL unique id")
+        _state.nccl = backend.nccl_communicator(_state.size, unique_id, _state.rank)
+    return _state.nccl
+
+
+def wait_gpu(event, what: str) -> None:
+    """Poll a CUDA event recorded after a NCCL call, with the same deadline as MPI requests."""
+    start = time.monotonic()
+    while not event.done:
+        if time.monotonic() - start > _state.timeout:
+            _state.nccl.abort()
+            raise CollectiveTimeoutError(
+                f"ks.distribute: rank {_state.rank} of {_state.size}: {what} (NCCL) did not "
+                f"complete within {_state.timeout:g} s; another rank has probably died"
+            )
+        time.sleep(_SLEEP_SECONDS)
+
+
+# -- on either engine: the backend picks MPI for host arrays, NCCL for GPU arrays -------------
+
+
+def sum_arrays(buffers: list, what: str) -> None:
+    """Sum each array in place across ranks: all MPI reductions are started, then waited on."""
+    requests, events = [], []
+    for buffer in buffers:
+        if backend.collective_engine(buffer) == "nccl":
+            events.append(backend.nccl_collective(nccl(), buffer))
+        else:
+            requests.append(start_allreduce(buffer))
+    if requests:
+        wait(requests, what)
+    for event in events:
+        wait_gpu(event, what)
+
+
+def broadcast_array(buffer, root: int, what: str) -> None:
+    """Overwrite `buffer` (host or GPU) with rank `root`'s, in place."""
+    if backend.collective_engine(buffer) == "nccl":
+        wait_gpu(backend.nccl_collective(nccl(), buffer, root=root), what)
+    else:
+        broadcast(buffer, root, what)

@@ -1,0 +1,249 @@
+"""Averaging gradients across ranks before an optimizer applies them.
+
+`DistributedOptimizer(optimizer)` gives the optimizer a `GradientExchange`,
+which its `apply_gradients` calls on the gradients after they are prepared
+(on the variables' device and dtype, sparse rows de-duplicated) and before
+clipping, so clipping and the update rule see the global gradient.
+
+Dense gradients are packed into flat buckets of up to `bucket_bytes` (4 MiB:
+on one machine an `Allreduce` is at full bandwidth from 256 KiB, and across
+machines a 4 MiB call keeps a ~50 µs network latency under 2% of its time at
+10 Gb/s), one in-place allreduce per bucket, all started before any is waited
+on. Sparse gradients (`ks.IndexedSlices`, from `Embedding` or word2vec's
+lookups) are exchanged as rows: every rank receives every rank's rows and
+indices (allgather), and repeated rows are summed, so no vocabulary-sized
+array is made, unless the gathered rows reach `sparse_as_dense_above` times
+the number of rows of the variable, where one dense allreduce moves fewer bytes.
+
+Each rank's gradient counts with weight `local_weight` (1 by default, so the
+result is the plain mean; `fit` sets it to the rank's number of examples in the
+batch, so uneven shards still give the gradient of the whole global batch).
+The weight travels in the first bucket, so it costs no extra collective.
+"""
+
+from __future__ import annotations
+
+import time
+import zlib
+
+import numpy as np
+
+from kerasish.core import backend
+from kerasish.distribute import communicator
+from kerasish.optimizers.optimizer import Optimizer, _SparseGrad
+
+DEFAULT_BUCKET_BYTES = 4 << 20
+DEFAULT_SPARSE_AS_DENSE_ABOVE = 1.0
+
+
+class _Bucket:
+    """A flat buffer and where each gradient lives in it: (position, offset, size, shape)."""
+
+    def __init__(self, dtype, device, entries: list, extra: int):
+        self.entries = entries
+        total = sum(entry[2] for entry in entries) + extra
+        with backend.device(backend.device_name(device)):
+            xp = np if device[0] == "cpu" else backend.cupy
+            self.buffer = xp.empty(total, dtype=dtype)
+
+
+class GradientExchange:
+    """Sums the ranks' weighted gradients and divides by the sum of the weights.
+
+    Args:
+        bucket_bytes: the most bytes of dense gradients reduced in one call
+            (a larger gradient gets a bucket of its own).
+        sparse_as_dense_above: exchange a sparse gradient densely when the rows
+            of all ranks together are at least this many times the variable's rows.
+        op: "mean" (the weighted average), or "sum" (the plain sum, for a loss
+            summed over the examples rather than averaged).
+
+    Attributes:
+        local_weight: this rank's weight in the average (`fit` sets it to the
+            rank's examples per batch).
+        seconds, bytes, calls: time spent exchanging, bytes this rank sent
+            (as reduced or gathered), and exchanges made (for benchmarks).
+    """
+
+    def __init__(self, bucket_bytes: int = DEFAULT_BUCKET_BYTES,
+                 sparse_as_dense_above: float = DEFAULT_SPARSE_AS_DENSE_ABOVE, op: str = "mean"):
+        if op not in ("mean", "sum"):
+            raise ValueError(f"DistributedOptimizer: op must be 'mean' or 'sum', got {op!r}")
+        if int(bucket_bytes) <= 0:
+            raise ValueError(f"DistributedOptimizer: bucket_bytes must be > 0, got {bucket_bytes}")
+        self.bucket_bytes = int(bucket_bytes)
+        self.sparse_as_dense_above = float(sparse_as_dense_above)
+        self.op = op
+        self.local_weight = 1.0
+        self._plans: dict = {}
+        self.seconds, self.bytes, self.calls = 0.0, 0, 0
+
+    def __call__(self, prepared: list) -> list:
+        """(gradient, variable) pairs with each rank's gradients replaced by their average."""
+        if communicator.size() == 1:
+            return prepared
+        start = time.perf_counter()
+        dense = [i for i, (grad, _) in enumerate(prepared) if not isinstance(grad, _SparseGrad)]
+        sparse = [i for i, (grad, _) in enumerate(prepared) if isinstance(grad, _SparseGrad)]
+        result = list(prepared)
+        weights = None
+        if sparse:
+            # every rank's weight and number of rows per sparse gradient, in one small call
+            local = [self.local_weight] + [prepared[i][0].indices.shape[0] for i in sparse]
+            table = communicator.allgather(np.asarray(local, np.float64),
+                                           "gathering the sparse gradients' row counts")
+            weights, counts = table[:, 0], table[:, 1:].astype(np.int64)
+        if dense:
+            self._exchange_dense(prepared, dense, result)
+        for column, i in enumerate(sparse):
+            grad, var = prepared[i]
+            result[i] = (self._exchange_sparse(grad, var, counts[:, column], weights), var)
+        self.seconds += time.perf_counter() - start
+        self.calls += 1
+        return result
+
+    # -- dense: flat buckets ------------------------------------------------------------
+    def _plan(self, prepared: list, dense: list) -> list:
+        layout = tuple((i, str(prepared[i][0].dtype), backend.device_of(prepared[i][0]),
+                        tuple(prepared[i][0].shape)) for i in dense)
+        plan = self._plans.get(layout)
+        if plan is None:
+            _check_same_layout(layout, [prepared[i][1].name for i in dense])
+            plan = self._plans[layout] = self._make_buckets(layout)
+        return plan
+
+    def _make_buckets(self, layout) -> list:
+        groups: dict = {}
+        for i, dtype, device, shape in layout:
+            groups.setdefault((dtype, device), []).append((i, shape))
+        buckets = []
+        for (dtype, device), members in groups.items():
+            itemsize = np.dtype(dtype).itemsize
+            entries, offset = [], 0
+            for i, shape in members:
+                count = int(np.prod(shape, dtype=np.int64))
+                if entries and (offset + count) * itemsize > self.bucket_bytes:
+                    buckets.append(_Bucket(dtype, device, entries, extra=not buckets))
+                    entries, offset = [], 0
+                entries.append((i, offset, count, shape))
+                offset += count
+            buckets.append(_Bucket(dtype, device, entries, extra=not buckets))
+        return buckets  # the first bucket has one element more: the weights' sum
+
+    def _exchange_dense(self, prepared, dense, result) -> None:
+        buckets = self._plan(prepared, dense)
+        weight = self._weight()
+        for bucket in buckets:
+            buffer = bucket.buffer
+            for i, offset, count, _ in bucket.entries:
+                target = buffer[offset:offset + count]
+                if weight == 1.0:
+                    target[...] = prepared[i][0].reshape(-1)
+                else:
+                    backend.array_module(buffer).multiply(prepared[i][0].reshape(-1), weight,
+                                                          out=target)
+        buckets[0].buffer[-1] = weight
+        communicator.sum_arrays([bucket.buffer for bucket in buckets],
+                                "the allreduce of the dense gradients")
+        total = float(buckets[0].buffer[-1]) if self.op == "mean" else 1.0
+        for bucket in buckets:
+            if total != 1.0:
+                bucket.buffer *= 1.0 / total
+            self.bytes += bucket.buffer.nbytes
+            for i, offset, count, shape in bucket.entries:
+                result[i] = (bucket.buffer[offset:offset + count].reshape(shape), prepared[i][1])
+
+    # -- sparse: rows gathered, or densified when that moves fewer bytes ------------------
+    def _weight(self) -> float:
+        return self.local_weight if self.op == "mean" else 1.0
+
+    def _exchange_sparse(self, grad: _SparseGrad, var, counts, weights) -> _SparseGrad:
+        if self.op == "sum":
+            weights = np.ones_like(weights)
+        total_weight = float(weights.sum()) if self.op == "mean" else 1.0
+        values, indices = grad.values, grad.indices
+        where = backend.device_of(values)
+        if int(counts.sum()) >= self.sparse_as_dense_above * var.shape[0]:
+            # one dense allreduce, and one of a mask of the rows any rank touched: the result
+            # is still sparse, so the update stays lazy (untouched rows keep their slots)
+            xp = backend.array_module(values)
+            dense = xp.zeros(var.shape, dtype=values.dtype)
+            dense[indices] = values * (self._weight() / total_weight)
+            touched = xp.zeros(var.shape[0], dtype=np.int32)
+            touched[indices] = 1
+            communicator.sum_arrays([dense, touched],
+                                    f"the allreduce of the gradient of '{var.name}'")
+            self.bytes += dense.nbytes + touched.nbytes
+            rows = xp.flatnonzero(touched)
+            return _SparseGrad(dense.take(rows, axis=0), rows)
+        host_values, host_indices = backend.to_numpy(values), backend.to_numpy(indices)
+        what = f"the allgather of the sparse gradient of '{var.name}'"
+        all_values = communicator.allgather_rows(host_values, counts, what)
+        all_indices = communicator.allgather_rows(host_indices.astype(np.int64), counts, what)
+        self.bytes += host_values.nbytes + host_indices.nbytes
+        scale = np.repeat((weights / total_weight).astype(all_values.dtype), counts)
+        all_values *= scale.reshape((-1,) + (1,) * (all_values.ndim - 1))
+        if where[0] != "cpu":
+            all_values = backend.to_device(all_values, where)
+            all_indices = backend.to_device(all_indices, where)
+        unique, summed = backend.unique_sum_rows(all_indices, all_values,
+                                                 backend.RowGroups(all_indices))
+        return _SparseGrad(summed, unique)
+
+
+def _check_same_layout(layout, names: list) -> None:
+    """All ranks must reduce the same gradients in the same order: compare a fingerprint."""
+    fingerprint = zlib.crc32(repr(layout).encode())
+    extremes = communicator.allreduce(np.array([fingerprint, -fingerprint], np.int64),
+                                      "comparing the gradients of the ranks", op="max")
+    if extremes[0] != -extremes[1]:
+        raise ValueError(
+            f"ks.distribute: rank {communicator.rank()} has different gradients than another "
+            f"rank: every rank must apply gradients for the same variables, in the same order, "
+            f"with the same shapes and dtypes (this rank: {len(names)} dense gradients, for "
+            f"{names[:8]}{' ...' if len(names) > 8 else ''})"
+        )
+
+
+def DistributedOptimizer(optimizer: Optimizer,  # noqa: N802 - Horovod's and ChainerMN's name
+                         bucket_bytes: int = DEFAULT_BUCKET_BYTES,
+                         sparse_as_dense_above: float = DEFAULT_SPARSE_AS_DENSE_ABOVE,
+                         op: str = "mean") -> Optimizer:
+    """Make `optimizer` average the gradients of all ranks before applying them.
+
+    The optimizer itself is returned, changed in place: its class, state,
+    checkpoints and configuration stay the same, so a model saved by a
+    distributed run loads in a single process and the other way round.
+    Running alone, it behaves exactly as before. `fit` does this by itself
+    when the job has more than one rank.
+
+    Args:
+        optimizer: a `ks.optimizers.Optimizer`.
+        bucket_bytes: the most bytes of dense gradients reduced in one call.
+        sparse_as_dense_above: reduce a sparse gradient densely when all ranks'
+            rows together reach this many times the variable's rows.
+        op: "mean" averages the gradients (weighted by `local_weight`, see
+            `GradientExchange`); "sum" adds them, for a loss summed over examples.
+
+    Returns:
+        `optimizer`, now exchanging gradients (`optimizer.gradient_exchange`).
+
+    Raises:
+        TypeError: if `optimizer` is not a kerasish optimizer.
+        ValueError: for an `op` other than "mean" and "sum", or `bucket_bytes` <= 0.
+
+    Example:
+        >>> import kerasish as ks
+        >>> opt = ks.distribute.DistributedOptimizer(ks.optimizers.SGD(0.1))
+        >>> w = ks.Variable([1.0])
+        >>> _ = opt.apply_gradients([(ks.constant([2.0]), w)])  # alone: the gradient itself
+        >>> w.numpy()
+        array([0.8], dtype=float32)
+    """
+    if not isinstance(optimizer, Optimizer):
+        raise TypeError(
+            f"DistributedOptimizer: expected a ks.optimizers.Optimizer, got "
+            f"{type(optimizer).__name__}"
+        )
+    optimizer.gradient_exchange = GradientExchange(bucket_bytes, sparse_as_dense_above, op)
+    return optimizer

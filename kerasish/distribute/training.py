@@ -1,0 +1,214 @@
+"""`fit` and `evaluate` in an MPI job: the same call, trained as one model over all ranks.
+
+When the job has more than one rank, `fit`:
+
+- keeps the global batch size: each batch of the data (`batch_size` examples
+  of the arrays, or a batch of the dataset) is split across the ranks, rank r
+  taking the r-th of N contiguous parts. When N does not divide the batch,
+  the first `batch % N` ranks take one example more, and each rank's gradient
+  is weighted by its number of examples, so the step is still the gradient of
+  the whole batch. A batch with fewer examples than ranks (a small last batch)
+  is skipped, with a warning;
+- shuffles arrays the same way on every rank (from rank 0's random stream);
+  a `ks.data.Dataset` must yield the same batches on every rank (shuffle it
+  with a seed), or be given to each rank already sharded and batched by the
+  per-rank size in a custom loop (`dataset.shard(size(), rank())`);
+- averages the gradients over the ranks (`DistributedOptimizer`), and starts
+  every rank from rank 0's model and optimizer state (`BroadcastVariablesCallback`);
+- sums the metrics over the ranks at the end of each epoch and evaluation,
+  so the logs, `History` and the callbacks see global figures on every rank;
+- prints progress, writes TensorBoard and CSV logs, and saves checkpoints and
+  backups on the chief (rank 0) only; the other ranks receive a restored
+  backup's state from it.
+
+`evaluate` splits its batches and sums its metrics the same way; `predict`
+runs on every rank over all the data.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from kerasish import callbacks as callbacks_module
+from kerasish import random
+from kerasish.core import nest
+from kerasish.core.tensor import Tensor
+from kerasish.distribute import communicator, state
+from kerasish.distribute.optimizer import DistributedOptimizer
+from kerasish.models import data_adapter
+
+# callbacks that print or write files: the chief runs them, the other ranks leave them out
+CHIEF_ONLY_CALLBACKS = (
+    callbacks_module.ProgbarLogger,
+    callbacks_module.TensorBoard,
+    callbacks_module.CSVLogger,
+    callbacks_module.ModelCheckpoint,
+    callbacks_module.BackupAndRestore,
+)
+_END = object()
+
+
+def active() -> bool:
+    """Whether this process is one of several in an MPI job (joining it on first use)."""
+    return communicator.size() > 1
+
+
+def prepare_fit(model, data, validation, callbacks, verbose: int):
+    """`fit`'s data, validation data, callbacks and verbosity for this rank.
+
+    Unchanged when running alone.
+    """
+    if not active():
+        return data, validation, callbacks, verbose
+    if model.optimizer.gradient_exchange is None:
+        DistributedOptimizer(model.optimizer)
+    data = ShardedBatches(data, model)
+    if validation is not None:
+        validation = ShardedBatches(validation)
+    callbacks = list(callbacks or [])
+    if not communicator.is_chief():
+        callbacks = [c for c in callbacks if not isinstance(c, CHIEF_ONLY_CALLBACKS)]
+        verbose = 0
+    callbacks.append(state.BroadcastVariablesCallback())
+    return data, validation, callbacks, verbose
+
+
+def prepare_evaluation(data):
+    """`evaluate`'s batches for this rank: its share of each (unchanged when running alone)."""
+    return ShardedBatches(data) if active() else data
+
+
+def sync_metrics(metrics) -> None:
+    """Sum the metrics over the ranks (nothing when running alone)."""
+    if active():
+        state.sync_all(metrics)
+
+
+def shard_bounds(batch: int, rank: int, size: int) -> tuple[int, int]:
+    """[start, stop) of rank `rank`'s contiguous part of a batch of `batch` examples.
+
+    Example:
+        >>> [shard_bounds(10, r, 3) for r in range(3)]
+        [(0, 4), (4, 7), (7, 10)]
+    """
+    base, extra = divmod(batch, size)
+    start = rank * base + min(rank, extra)
+    return start, start + base + (rank < extra)
+
+
+def shard_batch(*arrays):
+    """This rank's contiguous part of each array of a global batch, for custom loops.
+
+    Rank r of N takes the r-th of N parts (the first `len % N` parts one example
+    longer); None stays None. One array in, one out; several in, a tuple out.
+    For an exact average over parts of different sizes, set the optimizer's
+    `gradient_exchange.local_weight` to the part's length. Alone, the arrays
+    are returned as they are.
+
+    Example:
+        >>> import numpy as np
+        >>> import kerasish as ks
+        >>> x, y = ks.distribute.shard_batch(np.arange(6), np.arange(6) * 10)
+        >>> x.tolist(), y.tolist()  # alone: everything
+        ([0, 1, 2, 3, 4, 5], [0, 10, 20, 30, 40, 50])
+    """
+    length = next((len(a) for a in arrays if a is not None), 0)
+    start, stop = shard_bounds(length, communicator.rank(), communicator.size())
+    parts = tuple(None if a is None else a[start:stop] for a in arrays)
+    return parts[0] if len(parts) == 1 else parts
+
+
+def _slice(structure, start: int, stop: int):
+    if structure is None:
+        return None
+    return nest.pack_sequence_as(
+        structure, [Tensor(leaf._value[start:stop]) for leaf in nest.flatten(structure)]
+    )
+
+
+class ShardedBatches(data_adapter.IterableBatches):
+    """This rank's part of every batch of `data` (`fit`'s or `evaluate`'s batches).
+
+    Args:
+        data: the batches of all ranks (`ArrayBatches` or `IterableBatches`).
+        model: for training: the model, built at the first batch if needed, whose
+            optimizer's exchange gets each batch's number of local examples.
+    """
+
+    def __init__(self, data, model=None):
+        super().__init__(data)
+        self.model = model
+        self._warned_small = False
+
+    @property
+    def steps(self):
+        return data_adapter.num_steps(self.source)
+
+    def __len__(self) -> int:
+        return len(self.source)
+
+    def _start(self):
+        """The source's iterator and first batch, drawn from rank 0's random stream.
+
+        Arrays are shuffled when their iteration starts, so every rank then
+        takes the same order; the other ranks keep their own stream otherwise
+        (their dropout differs from rank 0's).
+        """
+        seed_state = np.array(random.get_global_generator().state.numpy(), np.uint64)
+        communicator.broadcast_array(seed_state, 0, "sharing the shuffling order")
+        if communicator.is_chief():
+            iterator = iter(self.source)
+            return iterator, next(iterator, _END)
+        own = random.get_global_generator()
+        twin = random.Generator()
+        twin.state.assign(seed_state)
+        random.set_global_generator(twin)
+        try:
+            iterator = iter(self.source)
+            return iterator, next(iterator, _END)
+        finally:
+            random.set_global_generator(own)
+
+    def __iter__(self):
+        rank, size = communicator.rank(), communicator.size()
+        iterator, item = self._start()
+        while item is not _END:
+            x, y, w = item
+            batch = int(nest.flatten(x)[0].shape[0])
+            if batch < size:
+                self._warn_small(batch, size)
+            else:
+                start, stop = shard_bounds(batch, rank, size)
+                local = (_slice(x, start, stop), _slice(y, start, stop), _slice(w, start, stop))
+                if self.model is None:
+                    yield local
+                else:
+                    yield from self._training_batch(local, stop - start)
+            item = next(iterator, _END)
+
+    def _training_batch(self, local, examples: int):
+        model = self.model
+        if not model.built:  # built now, to receive rank 0's values before the first step
+            if model._resume_at is not None:
+                model._build_before_resuming(local[0])  # without moving the random stream
+            else:
+                model(local[0], training=False)  # drawing from it, as a first step would
+        exchange = model.optimizer.gradient_exchange
+        exchange.local_weight = float(examples)
+        try:
+            yield local
+        finally:
+            exchange.local_weight = 1.0
+
+    def _warn_small(self, batch: int, size: int) -> None:
+        if not self._warned_small:
+            self._warned_small = True
+            warnings.warn(
+                f"ks.distribute: a batch of {batch} examples is smaller than the {size} ranks, "
+                "so it was skipped (every rank needs at least one example); choose a batch size "
+                "that leaves a last batch of at least one example per rank",
+                UserWarning,
+                stacklevel=2,
+            )

@@ -1,0 +1,235 @@
+"""The programs `test_distribute.py` runs under `mpiexec -n N`: python mpi_programs.py NAME ARGS.
+
+Each prints "NAME ok" on the chief when its checks pass; a failed check raises,
+which aborts the job (the tests then see the rank and the error in the output).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import time
+
+import numpy as np
+
+import kerasish as ks
+
+dist = ks.distribute
+
+
+def _data(count=40, features=5):
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(count, features)).astype("float32")
+    y = (x @ rng.normal(size=(features, 1)) + 0.5).astype("float32")
+    return x, y
+
+
+def _model(name):
+    return ks.Sequential([ks.layers.Dense(8, activation="tanh"), ks.layers.Dense(1)], name=name)
+
+
+def _optimizer(kind):
+    return ks.optimizers.SGD(0.05, momentum=0.9) if kind == "sgd" else ks.optimizers.Adam(0.01)
+
+
+def fit(out, epochs="3", batch="10"):
+    """SGD and Adam models trained by fit; every rank seeded differently (rank 0's values win)."""
+    x, y = _data()
+    results = {}
+    for kind in ("sgd", "adam"):
+        ks.random.set_seed(5 + 1000 * dist.rank())
+        model = _model(kind)
+        model.compile(_optimizer(kind), "mse", metrics=["mae"])
+        history = model.fit(x, y, batch_size=int(batch), epochs=int(epochs), verbose=0)
+        for i, weight in enumerate(model.get_weights()):
+            results[f"{kind}_{i}"] = weight
+        results[f"{kind}_loss"] = np.array(history.history["loss"])
+        results[f"{kind}_eval"] = np.array(model.evaluate(x, y))
+    check_same_on_all_ranks(results)
+    if dist.is_chief():
+        np.savez(out, **results)
+        print("fit ok", flush=True)
+
+
+def loop(out, steps="6", batch="10"):
+    """A custom loop: DistributedOptimizer, broadcast_variables, shard_batch and local_weight."""
+    x, y = _data()
+    ks.random.set_seed(11 + 1000 * dist.rank())
+    model = _model("loop")
+    model(x[:1])
+    dist.broadcast_variables(model.variables)
+    optimizer = dist.DistributedOptimizer(ks.optimizers.Adam(0.01))
+    batch = int(batch)
+    for step in range(int(steps)):
+        start = (step * batch) % len(x)
+        xb, yb = dist.shard_batch(x[start:start + batch], y[start:start + batch])
+        optimizer.gradient_exchange.local_weight = len(xb)
+        with ks.GradientTape() as tape:
+            loss = ks.reduce_mean(ks.square(model(xb) - yb))
+        grads = tape.gradient(loss, model.trainable_variables)
+        optimizer.apply_gradients(zip(grads, model.trainable_variables))
+    results = {f"w{i}": w for i, w in enumerate(model.get_weights())}
+    check_same_on_all_ranks(results)
+    if dist.is_chief():
+        np.savez(out, **results)
+        print("loop ok", flush=True)
+
+
+def check_same_on_all_ranks(arrays: dict) -> None:
+    flat = np.concatenate([np.ravel(arrays[k]).astype(np.float64) for k in sorted(arrays)])
+    highest, lowest = flat.copy(), -flat
+    if dist.size() > 1:
+        from kerasish.distribute import communicator
+
+        communicator.allreduce(highest, "check", op="max")
+        communicator.allreduce(lowest, "check", op="max")
+    if not np.array_equal(highest, -lowest):
+        raise AssertionError(f"rank {dist.rank()}: the ranks ended with different values")
+
+
+def _sparse_gradient(rank, vocab, dim):
+    rng = np.random.default_rng(100 + rank)
+    rows = 3 + rank  # ranks contribute different numbers of rows, with repeats
+    indices = rng.integers(0, vocab, rows)
+    indices[-1] = indices[0]
+    values = rng.normal(size=(rows, dim)).astype("float32")
+    return indices, values
+
+
+def sparse():
+    """IndexedSlices gradients, gathered or densified, equal the dense gradients' exchange."""
+    from kerasish.core.tensor import IndexedSlices
+
+    vocab, dim = 50, 4
+    weights = [2.0 + r for r in range(dist.size())]
+    expected = np.zeros((vocab, dim))
+    for r in range(dist.size()):
+        indices, values = _sparse_gradient(r, vocab, dim)
+        np.add.at(expected, indices, values * weights[r])
+    expected /= sum(weights)
+    touched = np.flatnonzero(np.abs(expected).sum(axis=1) > 0)
+    indices, values = _sparse_gradient(dist.rank(), vocab, dim)
+    dense_local = np.zeros((vocab, dim), np.float32)
+    np.add.at(dense_local, indices, values)
+    results = {}
+    for label, above in (("gathered", 1e9), ("densified", 0.0)):
+        for form in ("sparse", "dense"):
+            var = ks.Variable(np.zeros((vocab, dim), np.float32), name="embeddings")
+            optimizer = dist.DistributedOptimizer(ks.optimizers.SGD(1.0),
+                                                  sparse_as_dense_above=above)
+            optimizer.gradient_exchange.local_weight = weights[dist.rank()]
+            grad = (IndexedSlices(ks.constant(values), ks.constant(indices), (vocab, dim))
+                    if form == "sparse" else ks.constant(dense_local))
+            optimizer.apply_gradients([(grad, var)])
+            results[f"{label}_{form}"] = -var.numpy()
+    for key, got in results.items():
+        np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6, err_msg=key)
+    # a lazy (sparse) update touches only the rows some rank sent: Adam's moments elsewhere stay 0
+    var = ks.Variable(np.zeros((vocab, dim), np.float32), name="embeddings")
+    adam = dist.DistributedOptimizer(ks.optimizers.Adam(0.1), sparse_as_dense_above=0.0)
+    adam.apply_gradients([(IndexedSlices(ks.constant(values), ks.constant(indices),
+                                         (vocab, dim)), var)])
+    moved = np.flatnonzero(np.abs(var.numpy()).sum(axis=1) > 0)
+    np.testing.assert_array_equal(moved, touched)
+    if dist.is_chief():
+        print("sparse ok", flush=True)
+
+
+def broadcast():
+    """Differently seeded ranks differ, and are identical after broadcast_variables."""
+    ks.random.set_seed(dist.rank())
+    model = _model("b")
+    model(np.zeros((1, 5), np.float32))
+    mine = np.concatenate([w.ravel() for w in model.get_weights()])
+    from kerasish.distribute import communicator
+
+    spread = communicator.allgather(mine.astype(np.float64), "test")
+    assert not np.array_equal(spread[0], spread[-1]), "the ranks started identical"
+    dist.broadcast_variables(model.variables, root=dist.size() - 1)
+    check_same_on_all_ranks({"w": np.concatenate([w.ravel() for w in model.get_weights()])})
+    np.testing.assert_array_equal(np.concatenate([w.ravel() for w in model.get_weights()]),
+                                  spread[-1].astype(np.float32))
+    if dist.is_chief():
+        print("broadcast ok", flush=True)
+
+
+def files(directory):
+    """fit with every writing callback; each rank runs in its own folder (relative paths)."""
+    here = os.path.join(directory, f"rank{dist.rank()}")
+    os.makedirs(here, exist_ok=True)
+    os.chdir(here)
+    x, y = _data()
+    model = _model("files")
+    model.compile("adam", "mse")
+    callbacks = [ks.callbacks.TensorBoard("tb"), ks.callbacks.CSVLogger("log.csv"),
+                 ks.callbacks.ModelCheckpoint("model.keras", monitor="loss"),
+                 ks.callbacks.BackupAndRestore("backup", delete_checkpoint=False)]
+    model.fit(x, y, batch_size=8, epochs=2, verbose=2, callbacks=callbacks)
+
+
+def raising():
+    """Rank 1 fails before training; rank 0 waits in fit's first collective."""
+    if dist.rank() == 1:
+        raise ValueError("rank one fails on purpose")
+    x, y = _data()
+    model = _model("r")
+    model.compile("sgd", "mse")
+    model.fit(x, y, batch_size=8, epochs=50, verbose=0)
+
+
+def hanging():
+    """Rank 1 stops taking part (sleeps); rank 0's collective times out."""
+    if dist.rank() == 1:
+        time.sleep(120)
+        return
+    x, y = _data()
+    model = _model("h")
+    model.compile("sgd", "mse")
+    model.fit(x, y, batch_size=8, epochs=50, verbose=0)
+
+
+def killed():
+    """Rank 1 is killed by SIGKILL after its first epoch."""
+
+    class Kill(ks.callbacks.Callback):
+        def on_epoch_end(self, epoch, logs=None):
+            if dist.rank() == 1:
+                os.kill(os.getpid(), signal.SIGKILL)
+
+    x, y = _data()
+    model = _model("k")
+    model.compile("sgd", "mse")
+    model.fit(x, y, batch_size=8, epochs=1000, verbose=0, callbacks=[Kill()])
+
+
+def resume(phase, path, out):
+    """Phase 1 trains 2 epochs and saves a checkpoint (chief); phase 2 restores it on every rank
+    (any number of them) and trains epochs 3 and 4."""
+    x, y = _data()
+    ks.random.set_seed(5)
+    model = _model("adam")
+    model.compile(_optimizer("adam"), "mse", metrics=["mae"])
+    checkpoint = ks.Checkpoint(model=model, optimizer=model.optimizer,
+                               rng=ks.random.get_global_generator())
+    if phase == "1":
+        model.fit(x, y, batch_size=10, epochs=2, verbose=0)
+        if dist.is_chief():
+            checkpoint.write(path)
+        return
+    model(x[:1])
+    checkpoint.read(path)
+    model.fit(x, y, batch_size=10, epochs=4, initial_epoch=2, verbose=0)
+    results = {f"adam_{i}": w for i, w in enumerate(model.get_weights())}
+    check_same_on_all_ranks(results)
+    if dist.is_chief():
+        np.savez(out, **results)
+        print("resume ok", flush=True)
+
+
+PROGRAMS = {"fit": fit, "loop": loop, "sparse": sparse, "broadcast": broadcast, "files": files,
+            "raise": raising, "hang": hanging, "kill": killed, "resume": resume}
+
+if __name__ == "__main__":
+    dist.init()
+    PROGRAMS[sys.argv[1]](*sys.argv[2:])

@@ -1,0 +1,187 @@
+"""ks.distribute under `mpiexec -n 2` and `-n 3` (the programs are in mpi_programs.py).
+
+Skipped, with the reason, when mpi4py or mpiexec is missing (pip install -e ".[mpi]").
+Every launch has a deadline, so a hang fails the test instead of stopping the suite.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import kerasish as ks
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PROGRAMS = os.path.join(HERE, "mpi_programs.py")
+DEADLINE = 120  # seconds a launch may take on a loaded machine before the test fails
+
+
+def _mpiexec():
+    beside = os.path.join(os.path.dirname(sys.executable), "mpiexec")
+    return beside if os.path.exists(beside) else shutil.which("mpiexec")
+
+
+needs_mpi = pytest.mark.skipif(
+    importlib.util.find_spec("mpi4py") is None or _mpiexec() is None,
+    reason='needs mpi4py and mpiexec: pip install -e ".[mpi]" (mpi4py and mpich from PyPI)',
+)
+
+
+def launch(ranks: int, *args, timeout: float | None = None):
+    """Run mpi_programs.py under mpiexec; returns (exit status, stdout and stderr together)."""
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
+    env.pop("KERASISH_DISTRIBUTE_TIMEOUT", None)
+    if timeout is not None:
+        env["KERASISH_DISTRIBUTE_TIMEOUT"] = str(timeout)
+    command = [_mpiexec(), "-n", str(ranks), sys.executable, PROGRAMS, *map(str, args)]
+    done = subprocess.run(command, cwd=HERE, env=env, capture_output=True, text=True,
+                          timeout=DEADLINE)
+    return done.returncode, done.stdout + done.stderr
+
+
+def run_ok(ranks: int, *args) -> str:
+    status, output = launch(ranks, *args)
+    assert status == 0, output
+    assert f"{args[0]} ok" in output, output
+    return output
+
+
+def assert_close(reference: str, other: str, keys=None) -> None:
+    expected, got = np.load(reference), np.load(other)
+    for key in keys or expected.files:
+        # float32, summed in another order: a few units in the last place per step
+        np.testing.assert_allclose(got[key], expected[key], rtol=2e-5, atol=2e-6, err_msg=key)
+
+
+@needs_mpi
+@pytest.mark.parametrize("ranks", [2, 3])
+def test_fit_on_n_ranks_equals_one_process_with_the_global_batch(tmp_path, ranks):
+    # 40 examples, global batch 10: 3 ranks take 4, 3 and 3 (weighted by their counts);
+    # the ranks are seeded differently and start from rank 0's values
+    run_ok(1, "fit", tmp_path / "one.npz")
+    run_ok(ranks, "fit", tmp_path / "many.npz")
+    assert_close(tmp_path / "one.npz", tmp_path / "many.npz")  # SGD+momentum and Adam,
+    # weights, per-epoch losses and evaluate()'s global figures
+
+
+@needs_mpi
+def test_custom_loop_with_distributed_optimizer_equals_one_process(tmp_path):
+    run_ok(1, "loop", tmp_path / "one.npz")
+    run_ok(3, "loop", tmp_path / "three.npz")
+    assert_close(tmp_path / "one.npz", tmp_path / "three.npz")
+
+
+@needs_mpi
+@pytest.mark.parametrize("ranks", [2, 3])
+def test_sparse_gradients_gathered_or_densified_equal_the_dense_ones(ranks):
+    run_ok(ranks, "sparse")
+
+
+@needs_mpi
+def test_broadcast_makes_differently_seeded_ranks_identical():
+    run_ok(3, "broadcast")
+
+
+@needs_mpi
+def test_only_the_chief_prints_and_writes_files(tmp_path):
+    status, output = launch(2, "files", tmp_path)
+    assert status == 0, output
+    assert output.count("Epoch 1/2") == 1 and output.count("Epoch 2/2") == 1, output
+    assert os.listdir(tmp_path / "rank1") == []
+    assert sorted(os.listdir(tmp_path / "rank0")) == ["backup", "log.csv", "model.keras", "tb"]
+
+
+@needs_mpi
+def test_an_exception_on_one_rank_aborts_the_job_naming_the_rank():
+    status, output = launch(2, "raise")
+    assert status != 0
+    assert ("ks.distribute: rank 1 of 2 failed with ValueError: rank one fails on purpose; "
+            "aborting the job") in output
+
+
+@needs_mpi
+def test_a_rank_that_stops_taking_part_makes_the_others_time_out():
+    status, output = launch(2, "hang", timeout=2)
+    assert status != 0
+    assert "rank 0 of 2 failed with CollectiveTimeoutError" in output, output
+    assert "did not complete within 2 s; another rank has probably died" in output
+
+
+@needs_mpi
+def test_a_rank_killed_by_a_signal_ends_the_job():
+    status, output = launch(2, "kill", timeout=3)
+    assert status != 0
+    # the launcher reports the signal, or the survivor's collective times out
+    assert "signal 9" in output or "did not complete within 3 s" in output, output
+
+
+@needs_mpi
+def test_resume_from_a_checkpoint_with_a_different_number_of_ranks(tmp_path):
+    status, output = launch(2, "resume", "1", tmp_path / "ckpt.h5", "-")
+    assert status == 0, output
+    run_ok(3, "resume", "2", tmp_path / "ckpt.h5", tmp_path / "resumed.npz")
+    run_ok(1, "fit", tmp_path / "one.npz", 4)  # 4 epochs in one process, not interrupted
+    assert_close(tmp_path / "one.npz", tmp_path / "resumed.npz",
+                 keys=[f"adam_{i}" for i in range(4)])
+
+
+# -- alone (no MPI): the same calls answer as the only rank -----------------------------------
+
+
+def test_alone_the_functions_answer_rank_0_of_1_and_change_nothing():
+    ks.distribute.init()
+    assert (ks.distribute.rank(), ks.distribute.size(), ks.distribute.local_rank()) == (0, 1, 0)
+    assert ks.distribute.is_chief()
+    w = ks.Variable([1.0, 2.0])
+    ks.distribute.broadcast_variables([w])
+    optimizer = ks.distribute.DistributedOptimizer(ks.optimizers.SGD(0.5))
+    optimizer.apply_gradients([(ks.constant([1.0, 1.0]), w)])
+    np.testing.assert_array_equal(w.numpy(), [0.5, 1.5])
+
+
+def test_distributed_optimizer_errors_name_what_was_wrong():
+    with pytest.raises(TypeError, match="expected a ks.optimizers.Optimizer, got str"):
+        ks.distribute.DistributedOptimizer("adam")
+    with pytest.raises(ValueError, match="op must be 'mean' or 'sum', got 'max'"):
+        ks.distribute.DistributedOptimizer(ks.optimizers.SGD(0.1), op="max")
+    with pytest.raises(ValueError, match="bucket_bytes must be > 0, got 0"):
+        ks.distribute.DistributedOptimizer(ks.optimizers.SGD(0.1), bucket_bytes=0)
+
+
+def test_timeout_must_be_a_positive_number(monkeypatch):
+    with pytest.raises(ValueError, match="must be > 0 s, got -1.0"):
+        ks.distribute.init(timeout=-1)
+    monkeypatch.setenv("KERASISH_DISTRIBUTE_TIMEOUT", "soon")
+    with pytest.raises(ValueError, match="a number of seconds, got 'soon'"):
+        ks.distribute.init()
+    monkeypatch.delenv("KERASISH_DISTRIBUTE_TIMEOUT")
+    ks.distribute.init(timeout=300)
+    assert ks.distribute.timeout() == 300
+
+
+def test_launched_without_mpi4py_says_how_to_install_it(monkeypatch):
+    from kerasish.distribute import communicator
+
+    monkeypatch.setenv("PMI_SIZE", "2")
+    monkeypatch.setattr(communicator, "_state", communicator._State())
+    monkeypatch.setitem(sys.modules, "mpi4py", None)  # import fails
+    with pytest.raises(ImportError, match=r'pip install "kerasish\[mpi\]"'):
+        ks.distribute.init()
+
+
+def test_shard_bounds_split_a_batch_into_contiguous_parts_differing_by_at_most_one():
+    from kerasish.distribute.training import shard_bounds
+
+    for batch in range(3, 20):
+        for size in (2, 3, 4):
+            parts = [shard_bounds(batch, r, size) for r in range(size)]
+            assert parts[0][0] == 0 and parts[-1][1] == batch
+            assert all(a[1] == b[0] for a, b in zip(parts, parts[1:]))
+            lengths = [stop - start for start, stop in parts]
+            assert max(lengths) - min(lengths) <= 1
