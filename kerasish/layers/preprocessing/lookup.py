@@ -59,7 +59,7 @@ class IndexLookup(Layer):
     def __init__(self, max_tokens=None, num_oov_indices: int = 1, mask_token=None,
                  oov_token=None, vocabulary=None, idf_weights=None, invert: bool = False,
                  output_mode: str = "int", pad_to_max_tokens: bool = False, sparse: bool = False,
-                 **kwargs):
+                 oov_method: str = "floormod", salt=None, **kwargs):
         kwargs.pop("vocabulary_size", None)  # Keras's record of an adapted size: the
         # vocabulary (in the config here) decides it
         super().__init__(**kwargs)
@@ -80,6 +80,11 @@ class IndexLookup(Layer):
         if invert and output_mode != "int":
             raise InvalidArgumentError(f"{kind}: invert=True needs output_mode='int', got "
                                        f"{output_mode!r}")
+        if oov_method != "floormod" or salt is not None:
+            raise InvalidArgumentError(
+                f"{kind}: oov_method and salt are accepted with their defaults only "
+                f"('floormod', None); got {oov_method!r}, {salt!r}"
+            )
         if sparse:
             raise InvalidArgumentError(f"{kind}: sparse outputs are not supported (TF-only in "
                                        "Keras); use sparse=False")
@@ -371,6 +376,8 @@ class IndexLookup(Layer):
             "vocabulary": None if self._tokens is None else list(self._tokens),
             "idf_weights": None if idf is None else idf.tolist(),
             "vocabulary_size": self.vocabulary_size() if self._tokens is not None else None,
+            "oov_method": "floormod",
+            "salt": None,
         }
 
 
@@ -414,6 +421,7 @@ class StringLookup(EagerStringLayer, IndexLookup):
         pad_to_max_tokens: count/hot outputs are `max_tokens` wide.
         sparse: only False (Keras's TF-only option).
         encoding: how bytes inputs are decoded ('utf-8').
+        oov_method, salt: Keras's arguments, with their defaults only ('floormod', None).
 
     Example:
         >>> import kerasish as ks
@@ -428,12 +436,14 @@ class StringLookup(EagerStringLayer, IndexLookup):
     def __init__(self, max_tokens=None, num_oov_indices: int = 1, mask_token=None,
                  oov_token: str = "[UNK]", vocabulary=None, idf_weights=None,
                  invert: bool = False, output_mode: str = "int", pad_to_max_tokens: bool = False,
-                 sparse: bool = False, encoding: str = "utf-8", **kwargs):
+                 sparse: bool = False, encoding: str = "utf-8", oov_method: str = "floormod",
+                 salt=None, **kwargs):
         self.encoding = encoding
         super().__init__(max_tokens=max_tokens, num_oov_indices=num_oov_indices,
                          mask_token=mask_token, oov_token=oov_token, vocabulary=vocabulary,
                          idf_weights=idf_weights, invert=invert, output_mode=output_mode,
-                         pad_to_max_tokens=pad_to_max_tokens, sparse=sparse, **kwargs)
+                         pad_to_max_tokens=pad_to_max_tokens, sparse=sparse,
+                         oov_method=oov_method, salt=salt, **kwargs)
 
     def _tokens_of(self, inputs) -> np.ndarray:
         values = host_values(inputs, self.encoding)
@@ -462,8 +472,7 @@ class IntegerLookup(IndexLookup):
         max_tokens, num_oov_indices, mask_token, vocabulary, idf_weights, invert,
             output_mode, pad_to_max_tokens, sparse: as in `StringLookup`.
         oov_token: what inverting returns for an OOV index (-1).
-        vocabulary_dtype, oov_method, salt: Keras's arguments, with their defaults only
-            ('int64', 'floormod', None).
+        vocabulary_dtype: Keras's argument, with its default only ('int64').
 
     Example:
         >>> import kerasish as ks
@@ -480,18 +489,17 @@ class IntegerLookup(IndexLookup):
                  idf_weights=None, invert: bool = False, output_mode: str = "int",
                  sparse: bool = False, pad_to_max_tokens: bool = False,
                  oov_method: str = "floormod", salt=None, **kwargs):
-        if vocabulary_dtype != "int64" or oov_method != "floormod" or salt is not None:
+        if vocabulary_dtype != "int64":
             raise InvalidArgumentError(
-                "IntegerLookup: vocabulary_dtype, oov_method and salt are accepted with their "
-                f"defaults only ('int64', 'floormod', None); got {vocabulary_dtype!r}, "
-                f"{oov_method!r}, {salt!r}"
+                "IntegerLookup: vocabulary_dtype is accepted with its default only ('int64'); "
+                f"got {vocabulary_dtype!r}"
             )
         super().__init__(max_tokens=max_tokens, num_oov_indices=num_oov_indices,
                          mask_token=None if mask_token is None else int(mask_token),
                          oov_token=None if oov_token is None else int(oov_token),
                          vocabulary=vocabulary, idf_weights=idf_weights, invert=invert,
                          output_mode=output_mode, pad_to_max_tokens=pad_to_max_tokens,
-                         sparse=sparse, **kwargs)
+                         sparse=sparse, oov_method=oov_method, salt=salt, **kwargs)
 
     def _tokens_of(self, inputs) -> np.ndarray:
         values = host_values(inputs)
@@ -509,5 +517,4 @@ class IntegerLookup(IndexLookup):
         return convert_to_tensor(tokens.astype(np.int64))
 
     def get_config(self) -> dict:
-        return {**super().get_config(), "vocabulary_dtype": "int64", "oov_method": "floormod",
-                "salt": None}
+        return {**super().get_config(), "vocabulary_dtype": "int64"}
