@@ -197,3 +197,18 @@ def test_adapted_text_vectorization_config_loads_in_keras():
     theirs = keras.layers.TextVectorization.from_config(
         json.loads(json.dumps(ks.saving.serialize_keras_object(ours)))["config"])
     _close(ours(TEXTS), np.asarray(theirs(TEXTS)))
+
+
+def test_keras_files_with_an_adapted_normalization_carry_over_both_ways(tmp_path):
+    data = RNG.normal(1.0, 2.0, size=(32, 3)).astype("float32")
+    norm = keras.layers.Normalization()
+    norm.adapt(data)
+    theirs = keras.Sequential([keras.Input((3,)), norm, keras.layers.Dense(2)])
+    keras_path = str(tmp_path / "keras.keras")
+    theirs.save(keras_path)
+    loaded = ks.models.load_model(keras_path)
+    _close(loaded.predict(data, verbose=0), theirs.predict(data, verbose=0), atol=1e-5)
+    ours_path = str(tmp_path / "ours.keras")
+    loaded.save(ours_path)
+    back = keras.models.load_model(ours_path)
+    _close(back.predict(data, verbose=0), theirs.predict(data, verbose=0), atol=1e-5)
