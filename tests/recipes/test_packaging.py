@@ -5,6 +5,7 @@ import importlib
 import os
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import pytest
@@ -38,3 +39,22 @@ def test_kerasish_name_runs_from_any_directory(name, tmp_path):
                             env=env, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith(f"usage: kerasish {name} ")
+
+
+def test_the_metadata_states_the_license_as_spdx_and_ships_its_text(monkeypatch):
+    """PEP 639's form (setuptools deprecates the table form); the LICENSE file is the text."""
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+    pyprojecttoml = pytest.importorskip("setuptools.config.pyprojecttoml")
+    from setuptools.dist import Distribution
+
+    with open(ROOT / "pyproject.toml", "rb") as handle:
+        config = tomllib.load(handle)
+    assert "setuptools>=77" in config["build-system"]["requires"]  # reads license-files
+    text = (ROOT / "LICENSE").read_text()
+    assert "Apache License" in text and "Version 2.0" in text
+    monkeypatch.chdir(ROOT)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no SetuptoolsDeprecationWarning about the license
+        dist = pyprojecttoml.apply_configuration(Distribution(), ROOT / "pyproject.toml")
+    assert dist.metadata.license_expression == "Apache-2.0"
+    assert dist.metadata.license_files == ["LICENSE"]
