@@ -898,6 +898,9 @@ def _check_directory(directory):
     return n
 
 
+KILLS = 10
+
+
 @pytest.mark.slow
 def test_sigkill_during_saves_never_damages_the_latest_checkpoint(tmp_path):
     directory = str(tmp_path / "ckpts")
@@ -905,8 +908,12 @@ def test_sigkill_during_saves_never_damages_the_latest_checkpoint(tmp_path):
     script.write_text(CHILD)
     env = dict(os.environ, PYTHONPATH=REPO + os.pathsep + os.environ.get("PYTHONPATH", ""))
     rng = random.Random(4)
-    last, kills, start, cycle = 0, 0, time.monotonic(), None
-    while kills < 16 and time.monotonic() - start < 45:
+    last, kills, cycle = 0, 0, None
+    # a number of kills, not a time budget: a loaded machine takes longer but proves as much
+    # (the kill points scale with the measured save cycle); keep going until the latest
+    # checkpoint has advanced twice, which the kills at random points must not prevent
+    while kills < KILLS or last < 2:
+        assert kills < 4 * KILLS, f"{kills} kills and the latest checkpoint is only {last}"
         child = subprocess.Popen([sys.executable, str(script), directory], env=env,
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         line = child.stdout.readline()
@@ -924,8 +931,6 @@ def test_sigkill_during_saves_never_damages_the_latest_checkpoint(tmp_path):
         n = _check_directory(directory)
         assert n >= last, "the latest checkpoint went backwards"
         last = n
-    assert kills >= 8
-    assert last >= 2
     # the next manager removes the dead writers' temporaries; nothing else is left over
     ks.CheckpointManager(ks.Checkpoint(a=ks.Variable(0.)), directory, max_to_keep=2)
     leftovers = [n for n in os.listdir(directory) if n.endswith(".tmp")]
