@@ -64,7 +64,8 @@ class _CountingModel(ks.Model):
 def test_fit_and_evaluate_run_the_overridden_steps_and_reset_the_metrics_property():
     x, y = _regression_data(64)
     model = _CountingModel()
-    model.compile(optimizer=ks.optimizers.SGD(0.05))  # no loss: the step computes it
+    # no loss: the step computes it; eagerly, so that the Python counters count every step
+    model.compile(optimizer=ks.optimizers.SGD(0.05), run_eagerly=True)
     history = model.fit(x, y, batch_size=16, epochs=3, verbose=0, shuffle=False)
     assert model.steps_run["train"] == 12
     losses = history.history["loss"]

@@ -24,6 +24,7 @@ from kerasish.core.function.tracer import NotRepeated, Tracer
 from kerasish.core.tensor import IndexedSlices, Tensor, Variable, as_dtype
 
 RETRACE_WARNING_AFTER = 5  # signatures of one function before the retracing warning
+CHECK_ATTEMPTS = 8  # calls that may retrace to compare before a program is taken as it is
 _SCALARS = (bool, int, float, complex, str, bytes, type(None))
 
 
@@ -66,6 +67,9 @@ class ConcreteFunction:
         self.root = self.new_segment()
         self._template: list = []
         self._variable_pairs: tuple = ()
+        # the first replayable call traces again and compares (see `Function._check`)
+        self.checked = False
+        self.check_attempts = 0
 
     # -- building (used by the tracer) ---------------------------------------------------
     def new_slot(self, array, origin: str = "") -> int:
@@ -258,6 +262,8 @@ class Function:
             return self._trace(key, args, kwargs)
         if concrete.eager_reason is not None:
             return self._python_function(*args, **kwargs)
+        if not concrete.checked:
+            return self._check(concrete, key, args, kwargs)
         try:
             return concrete.replay(arrays)
         except _SideExit as side_exit:
@@ -291,6 +297,28 @@ class Function:
         self._concrete[key] = concrete
         concrete.compile()
         self._note_signature(key)
+        return result
+
+    def _check(self, concrete: ConcreteFunction, key, args, kwargs):
+        """Trace this call afresh and compare with the program: a constant that differs
+        between the two was computed from the data by code outside the recorded ops (an
+        index array made with NumPy, say), and the signature then runs eagerly."""
+        tensors: list = []
+        args, kwargs = _as_tensors(args, tensors), _as_tensors(kwargs, tensors)
+        again = ConcreteFunction(self, key, tensors)
+        tracer = Tracer(again, again.root, "live")
+        for slot, tensor in enumerate(tensors):
+            tracer.bind(tensor, slot)
+        result = self._run(tracer, args, kwargs)
+        if again.eager_reason is not None:
+            concrete.eager_reason = again.eager_reason
+            return result
+        concrete.check_attempts += 1
+        verdict = _compare(concrete, again)
+        if verdict is True or concrete.check_attempts >= CHECK_ATTEMPTS:
+            concrete.checked = True
+        elif verdict is not None:
+            concrete.give_up(verdict)
         return result
 
     def _resume(self, concrete: ConcreteFunction, side_exit: _SideExit, args, kwargs):
@@ -374,6 +402,67 @@ class Function:
 
     def __repr__(self) -> str:
         return f"<ks.function {self.__name__}: {len(self._concrete)} program(s)>"
+
+
+def _compare(first: ConcreteFunction, again: ConcreteFunction):
+    """True if `again` (one path) repeats the first trace's path; a reason if it does not;
+    None when it took a guard outcome the first trace did not (nothing to compare yet)."""
+    mine, theirs = first.root, again.root
+    while True:
+        if len(mine.instrs) != len(theirs.instrs):
+            return None
+        for a, b in zip(mine.instrs, theirs.instrs):
+            same = (a.kind == b.kind and a.label == b.label and a.ins == b.ins
+                    and a.outs == b.outs and a.attr_slots == b.attr_slots)
+            if not same:
+                return None
+            if a.kind == "prim" and not _equal_attrs(a.attrs, b.attrs, dict(a.attr_slots)):
+                return (f"`{b.label}` at {b.where} has attributes computed from the data "
+                        "outside the recorded ops (they differ between calls)")
+        for slot in b_constants(theirs, again):
+            if slot not in first.constants or not _equal_values(first.constants[slot],
+                                                                again.constants[slot]):
+                user = next((i for i in theirs.instrs if slot in i.reads()), None)
+                where = f"`{user.label}` at {user.where}" if user is not None else "an op"
+                return (f"{where} reads a constant computed from the data outside the "
+                        "recorded ops (it differs between calls)")
+        end, other = mine.end, theirs.end
+        if isinstance(other, Return):
+            return isinstance(end, Return) and len(end.leaves) == len(other.leaves)
+        if not isinstance(end, Guard) or end.slot != other.slot:
+            return None
+        (key, child), = other.children.items()
+        if key not in end.children or end.children[key].number != child.number:
+            return None
+        mine, theirs = end.children[key], child
+
+
+def b_constants(segment: Segment, concrete: ConcreteFunction) -> list:
+    """The constant slots `segment`'s instructions read."""
+    return sorted({s for i in segment.instrs for s in i.reads() if s in concrete.constants})
+
+
+def _equal_values(a, b) -> bool:
+    if _is_array(a) or _is_array(b):
+        a = np.asarray(backend.to_numpy(a)) if _is_array(a) else np.asarray(a)
+        b = np.asarray(backend.to_numpy(b)) if _is_array(b) else np.asarray(b)
+        return (a.shape == b.shape and a.dtype == b.dtype
+                and bool(np.array_equal(a, b, equal_nan=a.dtype.kind in "fc")))
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(_equal_values(x, y) for x, y in zip(a, b))
+    try:
+        return bool(a == b) or (a != a and b != b)
+    except Exception:  # noqa: BLE001 - values that cannot be compared are taken as different
+        return a is b
+
+
+def _is_array(value) -> bool:
+    return isinstance(value, (np.ndarray, np.generic)) or backend.is_gpu_array(value)
+
+
+def _equal_attrs(a: dict, b: dict, from_slots: dict) -> bool:
+    return a.keys() == b.keys() and all(
+        _equal_values(a[k], b[k]) for k in a if k not in from_slots)
 
 
 def _key(value, arrays: list):

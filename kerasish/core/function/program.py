@@ -43,9 +43,10 @@ class Instr:
     `draw`, `op()` makes the array; for `effect`, `op(*arrays)` changes state.
     """
 
-    __slots__ = ("kind", "op", "ins", "outs", "attrs", "where", "copy", "label")
+    __slots__ = ("kind", "op", "ins", "outs", "attrs", "where", "copy", "label", "attr_slots")
 
-    def __init__(self, kind, op, ins, outs, attrs=None, where="", copy=False, label=""):
+    def __init__(self, kind, op, ins, outs, attrs=None, where="", copy=False, label="",
+                 attr_slots=()):
         self.kind = kind
         self.op = op
         self.ins = tuple(ins)
@@ -54,12 +55,19 @@ class Instr:
         self.where = where
         self.copy = copy
         self.label = label or (op.name if kind == _PRIM else kind)
+        # (name, slot): attributes that are arrays an earlier op computed (an op's indices)
+        self.attr_slots = tuple(attr_slots)
 
     def callable(self):
         if self.kind == _PRIM:
             forward = self.op.forward
-            return functools.partial(forward, **self.attrs) if self.attrs else forward
+            fixed = {k: v for k, v in self.attrs.items() if k not in dict(self.attr_slots)}
+            return functools.partial(forward, **fixed) if fixed else forward
         return self.op
+
+    def reads(self) -> tuple:
+        """Every slot the instruction reads: its inputs and its array attributes."""
+        return self.ins + tuple(slot for _, slot in self.attr_slots)
 
 
 class Guard:
@@ -165,11 +173,15 @@ def optimise(segment: Segment, constants: dict, folded: dict, variable_slots: se
     known.update(folded)
     for instr in segment.instrs:
         ins = tuple(rename.get(s, s) for s in instr.ins)
+        if instr.attr_slots:
+            instr = Instr(instr.kind, instr.op, instr.ins, instr.outs, instr.attrs, instr.where,
+                          instr.copy, instr.label,
+                          tuple((name, rename.get(s, s)) for name, s in instr.attr_slots))
         if instr.kind != _PRIM:
             seen.clear()  # state may change: later reads are not the same values
             code.append(_with_inputs(instr, ins))
             continue
-        if ins and all(s in known for s in ins) and not instr.copy:
+        if ins and all(s in known for s in ins) and not instr.copy and not instr.attr_slots:
             try:
                 result = instr.callable()(*[known[s] for s in ins])
             except Exception:  # noqa: BLE001 - left to fail at run time, with its message
@@ -180,7 +192,7 @@ def optimise(segment: Segment, constants: dict, folded: dict, variable_slots: se
                 folded.update(zip(instr.outs, outs))
                 continue
         attrs_key = _attrs_key(instr.attrs)
-        key = None if attrs_key is None else (instr.op, ins, attrs_key)
+        key = None if attrs_key is None else (instr.op, ins, attrs_key, instr.attr_slots)
         if key is not None and not any(s in variable_slots for s in ins):
             earlier = seen.get(key)
             if earlier is not None:
@@ -202,7 +214,7 @@ def _with_inputs(instr: Instr, ins: tuple) -> Instr:
     if ins == instr.ins:
         return instr
     return Instr(instr.kind, instr.op, ins, instr.outs, instr.attrs, instr.where, instr.copy,
-                 instr.label)
+                 instr.label, instr.attr_slots)
 
 
 def _renamed_return(end: Return, rename: dict) -> Return:
@@ -227,7 +239,7 @@ def _without_dead_code(code: list, live: set) -> list:
     for instr in reversed(code):
         if instr.kind in (_PRIM, _ALIAS) and not any(s in live for s in instr.outs):
             continue
-        live.update(instr.ins)
+        live.update(instr.reads())
         kept.append(instr)
     kept.reverse()
     return kept
@@ -241,7 +253,8 @@ def compile_segment(segment: Segment, code: list) -> None:
     namespace: dict = {}
     lines = ["def run(env):"]
     for i, instr in enumerate(code):
-        args = ", ".join(f"env[{s}]" for s in instr.ins)
+        args = ", ".join([f"env[{s}]" for s in instr.ins]
+                         + [f"{key}=env[{s}]" for key, s in instr.attr_slots])
         name = f"f{i}"
         if instr.kind == _ALIAS:
             lines.append(f"    env[{instr.outs[0]}] = env[{instr.ins[0]}]")

@@ -136,9 +136,14 @@ class Tracer:
             return
         ins = [self.slot(t) for t in inputs]
         copy = prim.views and any(t.__class__ is Variable for t in inputs)
+        # an attribute holding an array an earlier op made (scatter_rows' indices) is read
+        # from its slot on replay, not frozen
+        attr_slots = [(name, self.array_slot[id(value)]) for name, value in attrs.items()
+                      if hasattr(value, "shape") and id(value) in self.array_slot]
         outs = [self._new_slot(o) for o in outputs]
         where = program.user_frame(_INTERNAL_DIRS)
-        self._emit(Instr("prim", prim, ins, outs, dict(attrs), where, copy))
+        self._emit(Instr("prim", prim, ins, outs, dict(attrs), where, copy,
+                         attr_slots=attr_slots))
 
     def draw(self, make) -> Tensor:
         """A random draw `make()` (an array): recorded to be drawn afresh on every replay."""

@@ -8,6 +8,7 @@ import numpy as np
 
 from kerasish.core import backend
 from kerasish.core.errors import InvalidArgumentError
+from kerasish.core.keras_tensor import symbolic_fallback
 from kerasish.core.ops import math_ops
 from kerasish.core.primitive import apply, apply1, primitive
 from kerasish.core.tensor import IndexedSlices, Tensor, Variable, as_dtype, convert_to_tensor
@@ -35,6 +36,7 @@ def fill(dims, value, dtype=None) -> Tensor:
     return _new(np.full(_shape_tuple(dims), value, dtype=value.dtype))
 
 
+@symbolic_fallback
 def zeros_like(input, dtype=None) -> Tensor:  # noqa: A002 - TF's name
     """Zeros with the shape (and dtype, unless given) of `input`, on its device."""
     x = convert_to_tensor(input)
@@ -42,6 +44,7 @@ def zeros_like(input, dtype=None) -> Tensor:  # noqa: A002 - TF's name
     return Tensor(xp.zeros(x._value.shape, dtype=as_dtype(dtype) or x.dtype))
 
 
+@symbolic_fallback
 def ones_like(input, dtype=None) -> Tensor:  # noqa: A002
     """Ones with the shape (and dtype, unless given) of `input`, on its device."""
     x = convert_to_tensor(input)
@@ -72,6 +75,7 @@ def eye(num_rows, num_columns=None, dtype=np.float32) -> Tensor:
     return _new(np.eye(num_rows, num_columns, dtype=as_dtype(dtype)))
 
 
+@symbolic_fallback
 def one_hot(indices, depth, on_value=1.0, off_value=0.0, axis=-1, dtype=np.float32) -> Tensor:
     """One-hot encoding along a new last axis; out-of-range indices give all `off_value`."""
     ids = convert_to_tensor(indices)
@@ -79,12 +83,17 @@ def one_hot(indices, depth, on_value=1.0, off_value=0.0, axis=-1, dtype=np.float
         raise InvalidArgumentError(
             f"one_hot: indices must be integers, got {ids.dtype}; cast with ks.cast(ids, 'int32')"
         )
-    xp = backend.array_module(ids._value)
-    hot = ids._value[..., None] == xp.arange(int(depth))
-    out = xp.where(hot, on_value, off_value).astype(as_dtype(dtype))
-    if axis != -1:
-        out = xp.moveaxis(out, -1, axis)
-    return Tensor(out)
+    attrs = {"depth": int(depth), "on_value": on_value, "off_value": off_value, "axis": axis,
+             "dtype": as_dtype(dtype)}
+    return apply(_one_hot, (ids,), attrs)
+
+
+@primitive("one_hot", differentiable=False)
+def _one_hot(ids, depth, on_value, off_value, axis, dtype):
+    xp = backend.array_module(ids)
+    hot = ids[..., None] == xp.arange(depth)
+    out = xp.where(hot, on_value, off_value).astype(dtype)
+    return out if axis == -1 else xp.moveaxis(out, -1, axis)
 
 
 def _shape_tuple(shape) -> tuple:
@@ -95,11 +104,13 @@ def _shape_tuple(shape) -> tuple:
     return tuple(int(d) for d in shape)
 
 
+@symbolic_fallback
 def shape(input, out_type=np.int32) -> Tensor:  # noqa: A002
     """The shape of `input` as a 1-D integer tensor."""
     return _new(np.asarray(convert_to_tensor(input).shape, dtype=as_dtype(out_type)))
 
 
+@symbolic_fallback
 def size(input, out_type=np.int32) -> Tensor:  # noqa: A002
     """The number of elements of `input` as a scalar tensor."""
     return _new(np.asarray(convert_to_tensor(input).size, dtype=as_dtype(out_type)))
@@ -205,6 +216,7 @@ def transpose(a, perm=None):
     return apply(_transpose, (x,), {"perm": tuple(p % x.ndim for p in perm)})
 
 
+@symbolic_fallback
 def expand_dims(input, axis: int):  # noqa: A002
     """Insert a size-1 axis at `axis`."""
     x = convert_to_tensor(input)
@@ -215,6 +227,7 @@ def expand_dims(input, axis: int):  # noqa: A002
     return reshape(x, x.shape[:axis] + (1,) + x.shape[axis:])
 
 
+@symbolic_fallback
 def squeeze(input, axis=None):  # noqa: A002
     """Remove size-1 axes (all of them, or those in `axis`)."""
     x = convert_to_tensor(input)
@@ -351,6 +364,7 @@ def _split_parts(x: Tensor, sizes: tuple, axis: int) -> list:
     return list(apply(_split, (x,), {"sizes": sizes, "axis": axis}))
 
 
+@symbolic_fallback
 def unstack(value, num=None, axis: int = 0) -> list:
     """Split along `axis` into a list of tensors with that axis removed."""
     x = convert_to_tensor(value)
@@ -613,8 +627,8 @@ def _gather(params, indices):
 def _(op, dy):
     params, indices = op.inputs
     ids = indices._value
-    if ids.ndim != 1:
-        dy, ids = reshape(dy, (-1,) + params.shape[1:]), ids.reshape(-1)
+    if ids.ndim != 1:  # (the indices reshaped by the op, so a ks.function replay follows them)
+        dy, ids = reshape(dy, (-1,) + params.shape[1:]), reshape(indices, (-1,))._value
     return IndexedSlices(dy, ids, params.shape), None
 
 

@@ -1,0 +1,388 @@
+"""ks.function: traced programs replay exactly what eager runs, guards follow Python control
+flow, variables stay live, tapes differentiate through compiled calls."""
+
+import io
+import os
+import warnings
+
+import numpy as np
+import pytest
+
+import kerasish as ks
+from tests.core.test_gradients import SAMPLES
+
+
+def _same(a, b) -> bool:
+    """Bit for bit equal (NaN equal to NaN); a Python list takes the dtype of `a`."""
+    a = np.asarray(a)
+    b = np.asarray(b, dtype=a.dtype) if isinstance(b, list) else np.asarray(b)
+    return a.shape == b.shape and a.dtype == b.dtype and np.array_equal(a, b, equal_nan=True)
+
+
+# -------------------------------------------------------------------------- the seeds' Huber
+
+
+def huber_loss(y, y_predicted, m=1.0):
+    t = y - y_predicted
+    return t ** 2 if ks.abs(t) <= m else m * (2 * ks.abs(t) - m)
+
+
+def _huber_trainer():
+    w, b = ks.Variable(0.0), ks.Variable(0.0)
+    optimizer = ks.optimizers.SGD(0.01)
+
+    def step(x, y):
+        with ks.GradientTape() as tape:
+            loss = huber_loss(y, x * w + b)
+        optimizer.apply_gradients(zip(tape.gradient(loss, [w, b]), [w, b]))
+        return loss
+
+    return (w, b), step
+
+
+def test_huber_step_compiled_equals_eager_on_both_branches():
+    rng = np.random.default_rng(0)
+    xs = (rng.normal(size=120) * 3).astype(np.float32)
+    ys = (3 * xs + 2 + rng.normal(size=120) * 2).astype(np.float32)
+    eager_vars, eager_step = _huber_trainer()
+    compiled_vars, compiled_step = _huber_trainer()
+    compiled_step = ks.function(compiled_step)
+    for x, y in zip(xs, ys):
+        expected = eager_step(ks.constant(x), ks.constant(y))
+        got = compiled_step(ks.constant(x), ks.constant(y))
+        assert _same(got, expected)
+    for ours, theirs in zip(compiled_vars, eager_vars):
+        assert _same(ours, theirs)
+    assert compiled_step.trace_count == 2  # one signature, both outcomes of the `if`
+    listing = str(compiled_step.get_concrete_function(ks.constant(1.0), ks.constant(1.0)))
+    assert "guard bool(" in listing and "True -> segment" in listing
+    assert "False -> segment" in listing and "SGD.apply[2 variables]" in listing
+
+
+def test_defun_is_function():
+    assert ks.defun is ks.function
+
+
+# -------------------------------------------------------------------------- every op family
+
+
+def _sample_cases():
+    for name, cases in sorted(SAMPLES.items()):
+        for i, case in enumerate(cases):
+            yield pytest.param(case, id=f"{name}-{i}")
+
+
+@pytest.mark.parametrize("case", _sample_cases())
+def test_replay_equals_eager_for_every_gradient_sample(case):
+    """Each gradient-check sample: forward and gradient, compiled then replayed on new values."""
+    ints = case.ints
+
+    def forward(*xs):
+        return case.fn(*xs, *ints)
+
+    def gradient(*xs):
+        with ks.GradientTape() as tape:
+            tape.watch(list(xs))
+            y = case.fn(*xs, *ints)
+        return tape.gradient(y, list(xs))
+
+    compiled_forward, compiled_gradient = ks.function(forward), ks.function(gradient)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        for scale in (1.0, 0.75):  # the first call traces, the second replays
+            inputs = [ks.constant(np.asarray(v) * scale) for v in case.inputs]
+            assert _same(compiled_forward(*inputs), forward(*inputs))
+            for got, expected in zip(compiled_gradient(*inputs), gradient(*inputs)):
+                if expected is None:
+                    assert got is None
+                else:
+                    assert _same(ks.convert_to_tensor(got), ks.convert_to_tensor(expected))
+
+
+# -------------------------------------------------------------------------- signatures
+
+
+def test_new_shapes_retrace_and_same_shapes_replay():
+    calls = []
+
+    @ks.function
+    def double(x):
+        calls.append(1)  # a Python side effect: trace time only
+        return x * 2.0
+
+    double(ks.ones((2,)))
+    double(ks.zeros((2,)))  # runs the Python again once, to check the program
+    double(ks.zeros((2,)))
+    assert double.trace_count == 1 and len(calls) == 2
+    assert _same(double(ks.ones((3,))), np.full(3, 2.0, np.float32))
+    assert double.trace_count == 2
+    assert _same(double(np.ones((2,), np.float32)), np.full(2, 2.0, np.float32))
+    assert double.trace_count == 2  # a NumPy array of a traced shape replays
+
+
+def test_python_arguments_are_part_of_the_signature():
+    @ks.function
+    def scaled(x, factor):
+        return x * factor
+
+    assert _same(scaled(ks.ones(()), 2.0), np.float32(2.0))
+    assert _same(scaled(ks.ones(()), 3.0), np.float32(3.0))
+    assert scaled.trace_count == 2
+
+
+def test_retracing_warning_names_the_changing_argument():
+    @ks.function
+    def f(x, n):
+        return x + n
+
+    with pytest.warns(RuntimeWarning, match="argument `n` .* keeps changing"):
+        for n in range(7):
+            f(ks.ones(()), n)
+
+
+def test_input_signature_rejects_an_argument_that_does_not_fit():
+    spec = ks.data.TensorSpec(shape=(None, 3), dtype="float32")
+    f = ks.function(lambda x: x + 1.0, input_signature=[spec])
+    f(ks.ones((2, 3)))
+    with pytest.raises(TypeError, match=r"argument 0 has shape \(2, 4\).*input_signature\[0\]"):
+        f(ks.ones((2, 4)))
+
+
+def test_methods_keep_programs_per_instance():
+    class Scaler:
+        def __init__(self, k):
+            self.k = k
+
+        @ks.function
+        def __call__(self, x):
+            return x * self.k
+
+    a, b = Scaler(2.0), Scaler(3.0)
+    assert _same(a(ks.ones(())), np.float32(2.0))
+    assert _same(b(ks.ones(())), np.float32(3.0))
+    assert _same(a(ks.ones(())), np.float32(2.0))
+    assert a.__call__.trace_count == 1 and b.__call__.trace_count == 1
+
+
+# -------------------------------------------------------------------------- guards
+
+
+def test_guards_follow_python_control_flow_both_ways():
+    @ks.function
+    def relu_or_square(x):
+        if ks.reduce_sum(x) > 0:
+            return ks.nn.relu(x)
+        return x * x
+
+    for values in ([1.0, -0.5], [-1.0, -2.0], [3.0, 1.0], [-1.0, 0.5]):
+        x = ks.constant(values)
+        expected = ks.nn.relu(x) if sum(values) > 0 else x * x
+        assert _same(relu_or_square(x), expected)
+    assert relu_or_square.trace_count == 2
+
+
+def test_int_conversion_is_guarded():
+    @ks.function
+    def repeat(x, n):
+        return ks.concat([x] * int(n), axis=0)
+
+    for n in (2, 3, 2, 3, 2):
+        assert repeat(ks.ones((1,)), ks.constant(n)).shape == (n,)
+    assert repeat.trace_count == 2
+
+
+def test_a_guard_with_many_outcomes_falls_back_to_eager_and_says_so():
+    @ks.function
+    def f(x):
+        return x * float(x)
+
+    with pytest.warns(RuntimeWarning, match="more than 8 different values; calls meeting"):
+        for i in range(24):  # (the first calls also check the program)
+            assert _same(f(ks.constant(float(i))), np.float32(i * i))
+
+
+def test_a_large_conversion_runs_the_signature_eagerly_and_says_so():
+    @ks.function
+    def f(x):
+        return ks.constant(x.numpy() * 2)
+
+    with pytest.warns(RuntimeWarning, match=r"shape \(100,\) is turned into a Python value"):
+        f(ks.ones((100,)))
+    assert _same(f(ks.ones((100,)) * 3), np.full(100, 6.0, np.float32))
+
+
+# -------------------------------------------------------------------------- variables, effects
+
+
+def test_variables_are_live_between_calls():
+    v = ks.Variable([1.0, 2.0])
+
+    @ks.function
+    def read_and_bump(x):
+        y = v * x
+        v.assign_add(x)
+        return y
+
+    assert _same(read_and_bump(ks.ones((2,))), [1.0, 2.0])
+    v.assign([10.0, 20.0])  # from outside: the next call sees it
+    assert _same(read_and_bump(ks.ones((2,))), [10.0, 20.0])
+    assert _same(v, [11.0, 21.0])
+
+
+def test_variables_may_be_created_on_the_first_trace_only():
+    layer = ks.layers.Dense(2)
+
+    @ks.function
+    def apply(x):
+        return layer(x)
+
+    apply(ks.ones((1, 3)))  # builds the layer while tracing
+    assert len(layer.variables) == 2
+    apply(ks.ones((4, 3)))  # a new shape, no new variables: fine
+    made = []
+
+    @ks.function
+    def make(x):
+        made.append(ks.Variable(x, name="late"))
+        return x
+
+    make(ks.ones(()))
+    with pytest.raises(ValueError, match=r"variable 'late' was created .* on a later trace"):
+        make(ks.ones((2,)))
+
+
+def test_ks_print_prints_on_every_call():
+    stream = io.StringIO()
+
+    @ks.function
+    def f(x):
+        ks.print("x =", x, output_stream=stream)
+        return x + 1.0
+
+    for value in (1.0, 2.0, 3.0):
+        f(ks.constant(value))
+    assert stream.getvalue() == "x = 1.0\nx = 2.0\nx = 3.0\n"
+    assert f.trace_count == 1
+
+
+def test_random_draws_are_fresh_on_every_call_as_in_eager():
+    def draw():
+        return ks.random.normal((3,)) + ks.random.uniform((3,))
+
+    compiled = ks.function(draw)
+    ks.random.set_seed(5)
+    expected = [draw().numpy() for _ in range(3)]
+    ks.random.set_seed(5)
+    got = [compiled().numpy() for _ in range(3)]
+    for a, b in zip(got, expected):
+        assert _same(a, b)
+
+
+def test_replay_failure_names_the_recorded_line():
+    params = ks.constant([[1.0], [2.0]])
+
+    @ks.function
+    def pick(i):
+        return ks.gather(params, i)
+
+    pick(ks.constant([1]))
+    pick(ks.constant([0]))  # traced, then checked: later calls replay
+    with pytest.raises(ks.InvalidArgumentError,
+                       match=r"ks.function 'pick': gather recorded at test_function.py:\d+ "
+                             r"\(pick\) failed when replayed: gather"):
+        pick(ks.constant([5]))
+
+
+# -------------------------------------------------------------------------- nesting, tapes
+
+
+def test_nested_functions_inline():
+    @ks.function
+    def inner(x):
+        return x * 3.0 if ks.reduce_sum(x) > 0 else -x
+
+    @ks.function
+    def outer(x):
+        return inner(x) + 1.0
+
+    for value in (1.0, -1.0, 2.0):
+        assert _same(outer(ks.constant(value)), inner.python_function(ks.constant(value)) + 1.0)
+
+
+def test_outer_tape_differentiates_through_a_compiled_call_to_second_order():
+    @ks.function
+    def cube(x):
+        return x * x * x
+
+    cube(ks.constant(2.0))  # traced and replayed first
+    x = ks.constant(3.0)
+    with ks.GradientTape() as outer:
+        outer.watch(x)
+        with ks.GradientTape() as inner:
+            inner.watch(x)
+            y = cube(x)
+        dy = inner.gradient(y, x)
+    assert float(dy) == 27.0 and float(outer.gradient(dy, x)) == 18.0
+
+
+def test_a_compiled_function_compiles_second_order_gradients_inside():
+    @ks.function
+    def second(x):
+        with ks.GradientTape() as outer:
+            outer.watch(x)
+            with ks.GradientTape() as inner:
+                inner.watch(x)
+                y = ks.sin(x) * x
+            dy = inner.gradient(y, x)
+        return outer.gradient(dy, x)
+
+    for value in (0.5, 1.5):
+        x = ks.constant(value, dtype="float64")
+        got = second(x)
+        assert _same(got, second.python_function(x))
+        assert np.isclose(float(got), 2 * np.cos(value) - value * np.sin(value), rtol=1e-12)
+
+
+# -------------------------------------------------------------------------- checkpoints
+
+
+def _model_and_step(seed):
+    ks.random.set_seed(seed)
+    model = ks.Sequential([ks.layers.Dense(4, activation="relu"), ks.layers.Dense(1)])
+    optimizer = ks.optimizers.Adam(0.01)
+
+    def step(x, y):
+        with ks.GradientTape() as tape:
+            loss = ks.reduce_mean(ks.square(model(x) - y))
+        grads = tape.gradient(loss, model.trainable_variables)
+        optimizer.apply_gradients(zip(grads, model.trainable_variables))
+        return loss
+
+    return model, optimizer, step
+
+
+def test_checkpoints_move_between_compiled_and_eager_loops(tmp_path):
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=(8, 3)).astype(np.float32)
+    y = rng.normal(size=(8, 1)).astype(np.float32)
+    model, optimizer, step = _model_and_step(0)
+    compiled = ks.function(step)
+    for _ in range(3):
+        compiled(x, y)
+    path = ks.Checkpoint(model=model, optimizer=optimizer).save(os.path.join(tmp_path, "c"))
+    for _ in range(2):
+        reference = compiled(x, y)  # the compiled loop goes on
+    # an eager loop restored from the compiled one's checkpoint continues identically
+    other, other_optimizer, other_step = _model_and_step(9)
+    other(x)
+    ks.Checkpoint(model=other, optimizer=other_optimizer).restore(path)
+    for _ in range(2):
+        eager = other_step(x, y)
+    assert _same(eager, reference)
+    # and back: the compiled loop restored from an eager state replays on the restored values
+    eager_path = ks.Checkpoint(model=other, optimizer=other_optimizer).save(
+        os.path.join(tmp_path, "e"))
+    expected = other_step(x, y)
+    ks.Checkpoint(model=model, optimizer=optimizer).restore(eager_path)
+    assert _same(compiled(x, y), expected)
+    assert compiled.trace_count == 1
