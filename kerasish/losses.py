@@ -29,7 +29,7 @@ its False positions out of the sum, of N and of ``sum(w)``.
 
 Huber: `huber` and `Huber` follow the standard definition (and Keras's):
 ``0.5 * t**2`` for ``|t| <= delta`` and ``delta * (|t| - 0.5 * delta)`` outside,
-``t = y_pred - y_true``. The CS20 lecture seeds define Huber as ``t**2`` inside
+``t = y_pred - y_true``. Stanford's CS20 lecture notes define Huber as ``t**2`` inside
 and ``m * (2|t| - m)`` outside, which is exactly twice this (same minimizer,
 gradients twice as large).
 
@@ -247,7 +247,7 @@ def huber(y_true, y_pred, delta: float = 1.0):
     With ``t = y_pred - y_true``: ``0.5 * t**2`` if ``|t| <= delta``, else
     ``delta * (|t| - 0.5 * delta)``. Quadratic near 0, linear (robust to
     outliers) beyond `delta`; continuous with a continuous first derivative.
-    The seeds' Huber (``t**2`` / ``m * (2|t| - m)``) is twice this.
+    CS20's lecture Huber (``t**2`` / ``m * (2|t| - m)``) is twice this.
 
     Example:
         >>> import kerasish as ks

@@ -166,7 +166,7 @@ class SummaryFileWriter:
             self.flush()
 
     def set_as_default(self) -> None:
-        """Make this the default writer from now on (the seeds' style)."""
+        """Make this the default writer from now on (TF1 eager's style)."""
         _state.writers[:] = [self]
 
     def flush(self) -> None:
@@ -269,7 +269,7 @@ def never_record_summaries():
 
 
 def record_summaries_every_n_global_steps(n: int, global_step=None):
-    """Record only when the global step is a multiple of `n` (the seeds' TF1 API)."""
+    """Record only when the global step is a multiple of `n` (TF1's `tf.contrib.summary` API)."""
     if global_step is None:
         from kerasish.optimizers import get_or_create_global_step
 

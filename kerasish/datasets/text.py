@@ -75,7 +75,7 @@ def load_corpus(path, lowercase: bool = False, pattern=None, encoding: str = "ut
 def build_vocabulary(tokens, max_size=50000, min_count: int = 1, unk: str = UNK):
     """The word2vec vocabulary of `tokens`, most frequent words first, `unk` at id 0.
 
-    As in the seeds' word2vec: ``[('UNK', ...)] + Counter(words).most_common(max_size - 1)``
+    As in TF's eager word2vec example: ``[('UNK', ...)] + Counter(words).most_common(max_size - 1)``
     (ties keep first-occurrence order), here also dropping words seen fewer
     than `min_count` times.
 

@@ -83,7 +83,7 @@ def locate(path=None, download: bool = True) -> str:
 
 
 def load_data(path=None, download: bool = True, lowercase: bool = False) -> list:
-    """The text8 corpus as a list of words (like the seeds' `read_data`).
+    """The text8 corpus as a list of words (like TF's word2vec example's `read_data`).
 
     Raises `DatasetNotFoundError` listing every place looked, or
     `CorruptFileError` naming a damaged archive.

@@ -367,7 +367,7 @@ class Layer(Trackable):
         return variable
 
     def add_variable(self, name=None, shape=None, dtype=None, initializer=None, **kwargs):
-        """The seeds' (TF1) name for `add_weight`."""
+        """TF1's name for `add_weight`."""
         return self.add_weight(name, shape, dtype, initializer, **kwargs)
 
     def _add_activity_penalty(self, outputs) -> None:

@@ -18,8 +18,9 @@ The logits are one fused primitive, `sampled_logits` (dot products with the
 true and sampled rows, biases, the log Q correction and the accidental-hit
 mask in one NumPy/CuPy pass), with its gradient `sampled_logits_grad` beside
 it: a handful of ops per step instead of a few dozen, which is what makes the
-seeds' batch-128 NCE loop fast. Both are linear in each input, so each one's
-gradient is written with the two of them and every order of gradient works.
+batch-128 NCE loop of TF's eager word2vec example fast. Both are linear in each
+input, so each one's gradient is written with the two of them and every order of
+gradient works.
 """
 
 from __future__ import annotations
