@@ -406,7 +406,14 @@ def _deserialize(config, module_objects):
     if class_name == "function":
         return _resolve_function(inner, module, module_objects)
     cls = _resolve_class(class_name, module, registered, module_objects)
-    inner = _strip_keras_only_keys(cls, _resolve_markers(dict(inner or {})))
+    try:
+        resolved = _resolve_markers(dict(inner or {}))
+    except SerializationError as exc:  # e.g. a lambda refused in safe mode: say whose
+        name = (inner or {}).get("name")
+        raise SerializationError(
+            f"{class_name}{'' if name is None else f' {name!r}'}: {exc}"
+        ) from exc
+    inner = _strip_keras_only_keys(cls, resolved)
     try:
         obj = cls.from_config(inner) if hasattr(cls, "from_config") else cls(**inner)
     except TypeError as exc:
@@ -457,7 +464,18 @@ def _deserialize_marker(class_name, inner):
             )
         code = marshal.loads(base64.b64decode(inner["code"]))
         defaults = inner.get("defaults")
-        return types.FunctionType(code, globals(), argdefs=tuple(defaults) if defaults else None)
+        closure = inner.get("closure")  # Keras writes the captured values of a closure
+        cells = None if closure is None else tuple(
+            types.CellType(_deserialize(value, None)) for value in closure
+        )
+        if len(cells or ()) != len(code.co_freevars):
+            raise SerializationError(
+                f"lambda in this config: its code uses {len(code.co_freevars)} captured "
+                f"variable(s) ({', '.join(code.co_freevars) or 'none'}) but the config holds "
+                f"{len(cells or ())} value(s) for them"
+            )
+        return types.FunctionType(code, globals(), argdefs=tuple(defaults) if defaults else None,
+                                  closure=cells)
     return _NOT_A_MARKER
 
 

@@ -1,7 +1,9 @@
 """Lambda, Identity, Permute, RepeatVector: values, shapes, masks, gradients, errors,
 serialization (Lambda's bytecode only with safe_mode=False), and Keras 3 parity."""
 
+import base64
 import json
+import marshal
 
 import numpy as np
 import pytest
@@ -100,21 +102,40 @@ def test_lambda_config_direct_round_trip_keeps_the_function():
 
 def test_lambda_bytecode_is_refused_in_safe_mode_and_runs_when_trusted():
     layer = L.Lambda(lambda x, k=2.0: x * k + 1.0, output_shape=lambda s: s,
-                     arguments={"k": 3.0})
+                     arguments={"k": 3.0}, name="affine")
     config = json.loads(json.dumps(serialize_keras_object(layer)))
     function = config["config"]["function"]
     assert function["class_name"] == "__lambda__"
     assert set(function["config"]) == {"code", "defaults", "closure"}
     assert config["config"]["output_shape"]["class_name"] == "__lambda__"
     assert config["config"]["arguments"] == {"k": 3.0}
-    with pytest.raises(SerializationError, match=r"refusing to load a Python lambda.*"
-                       r"safe_mode=False"):
+    with pytest.raises(SerializationError, match=r"^Lambda 'affine': refusing to load a Python "
+                       r"lambda.*safe_mode=False"):
         deserialize_keras_object(config)
     with pytest.raises(SerializationError, match="refusing to load a Python lambda"):
         L.Lambda.from_config(config["config"])  # outside any trusted scope: refused too
     copy = deserialize_keras_object(config, safe_mode=False)
     np.testing.assert_allclose(copy(ks.constant([[1.0, 2.0]])).numpy(), [[4.0, 7.0]])
     assert copy.compute_output_shape((None, 2)) == (None, 2)
+
+
+def _scaler(scale):
+    return lambda x: x * scale
+
+
+def test_lambda_with_captured_values_as_keras_writes_it_loads_when_trusted():
+    code = base64.b64encode(marshal.dumps(_scaler(1.0).__code__)).decode("ascii")
+    config = {"module": "keras.layers", "class_name": "Lambda", "registered_name": None,
+              "config": {"name": "scaled", "trainable": True, "dtype": "float32",
+                         "function": {"class_name": "__lambda__", "config": {
+                             "code": code, "defaults": None, "closure": [2.5]}},
+                         "arguments": {}}}
+    layer = deserialize_keras_object(config, safe_mode=False)
+    np.testing.assert_allclose(layer(ks.ones([1, 2])).numpy(), [[2.5, 2.5]])
+    config["config"]["function"]["config"]["closure"] = None
+    with pytest.raises(SerializationError, match=r"uses 1 captured variable\(s\) \(scale\) "
+                       r"but the config holds 0 value\(s\)"):
+        deserialize_keras_object(config, safe_mode=False)
 
 
 def _triple(x):
@@ -137,11 +158,12 @@ def test_lambda_named_function_loads_in_safe_mode_through_custom_objects():
 
 def test_model_with_lambda_saves_and_loads_only_with_safe_mode_off(tmp_path):
     inputs = ks.Input((3,))
-    outputs = L.Dense(2)(L.Lambda(lambda x: x * 2.0 - 1.0)(inputs))
+    outputs = L.Dense(2)(L.Lambda(lambda x: x * 2.0 - 1.0, name="shift")(inputs))
     model = ks.Model(inputs, outputs)
     path = str(tmp_path / "lambda.keras")
     model.save(path)
-    with pytest.raises(SerializationError, match="safe_mode=False"):
+    with pytest.raises(SerializationError, match=r"lambda\.keras: Lambda 'shift': refusing .*"
+                       r"safe_mode=False"):
         ks.models.load_model(path)
     loaded = ks.models.load_model(path, safe_mode=False)
     x = _rng().normal(size=(4, 3)).astype("float32")
@@ -255,6 +277,14 @@ def test_lambda_files_carry_over_with_keras_both_ways(tmp_path):
         ks.models.load_model(keras_path)
     loaded = ks.models.load_model(keras_path, safe_mode=False)
     np.testing.assert_allclose(loaded(x).numpy(), np.asarray(theirs(x)), rtol=1e-5, atol=1e-6)
+
+    def scaled(scale):
+        return keras.layers.Lambda(lambda t: t * scale)
+
+    captured = keras.Model(inputs, scaled(1.5)(inputs))
+    captured.save(keras_path)
+    loaded = ks.models.load_model(keras_path, safe_mode=False)
+    np.testing.assert_allclose(loaded(x).numpy(), x * 1.5, rtol=1e-6)
 
     ours_in = ks.Input((3,))
     ours = ks.Model(ours_in, L.Dense(2)(L.Lambda(lambda t: t * 3.0 - 0.5)(ours_in)))
