@@ -27,9 +27,9 @@ The corpus, whichever is available offline:
   name, cannot carry a paragraph to its label), with the same number of
   paragraphs per class.
 
-A small tokenizer (lower case, runs of letters, digits and underscores, the
-most frequent `--vocab-size` words of the training texts) turns the texts into
-ids.
+`ks.layers.TextVectorization`, adapted to the training texts, turns the texts
+into ids (its standardization: lower case, punctuation stripped; the
+`--vocab-size` - 2 most frequent training words).
 
 Usage (from the repository root):
 
@@ -41,7 +41,6 @@ Usage (from the repository root):
 from __future__ import annotations
 
 import argparse
-import collections
 import gzip
 import re
 import sys
@@ -93,21 +92,18 @@ def read_aclimdb(folder: Path, limit: int | None):
 
 
 def read_imdb_npz(path: Path, vocab_size: int, maxlen: int, limit: int | None):
-    """Keras's imdb.npz (word ranks from 1) as (ids, labels) pairs: rank r becomes id r + 1
-    (0 stays padding, 1 the out-of-vocabulary id), ranks beyond the vocabulary become 1."""
-    with np.load(path, allow_pickle=True) as data:
-        splits = []
-        for split in ("train", "test"):
-            reviews, labels = data[f"x_{split}"], data[f"y_{split}"].astype(np.int32)
-            if limit:
-                keep = np.random.default_rng(0).permutation(len(reviews))[:limit]
-                reviews, labels = reviews[keep], labels[keep]
-            ids = np.zeros((len(reviews), maxlen), dtype=np.int32)
-            for row, ranks in enumerate(reviews):
-                ranks = np.asarray(ranks[:maxlen], dtype=np.int64) + 1
-                ids[row, : len(ranks)] = np.where(ranks < vocab_size, ranks, OOV)
-            splits.append((ids, labels))
-    return splits[0], splits[1], ["negative", "positive"]
+    """Keras's imdb.npz through `ks.datasets.imdb` as (ids, labels) pairs: word rank r
+    becomes id r + 1 (0 stays padding, 1 is the out-of-vocabulary id, as TextVectorization
+    numbers them), no start mark, each review cut or padded at the end to `maxlen` ids."""
+    splits = ks.datasets.imdb.load_data(str(path), num_words=vocab_size, start_char=None,
+                                        oov_char=OOV, index_from=1, download=False)
+    result = []
+    for reviews, labels in splits:
+        reviews, labels = reviews[:limit], labels[:limit]  # the loader shuffled them
+        ids = ks.utils.pad_sequences(list(reviews), maxlen=maxlen, padding="post",
+                                     truncating="post", value=PAD)
+        result.append((ids.astype(np.int32), np.asarray(labels, dtype=np.int32)))
+    return result[0], result[1], ["negative", "positive"]
 
 
 _ESCAPES = [
@@ -205,27 +201,19 @@ def read_man_pages(man_dir: Path, train_per_class: int, test_per_class: int, see
 # ---------------------------------------------------------------- tokenizer
 
 
-_WORD = re.compile(r"[a-z0-9_]+")
+def vectorize(train_texts, test_texts, vocab_size: int, maxlen: int):
+    """Both splits as (n, maxlen) int32 word ids, with a vocabulary of the training texts only.
 
-
-def words_of(text: str) -> list[str]:
-    return _WORD.findall(text.lower())
-
-
-def build_vocabulary(texts, size: int) -> dict[str, int]:
-    """The `size - 2` most frequent words of `texts`, numbered from 2 (0 padding, 1 unknown)."""
-    counts = collections.Counter(word for text in texts for word in words_of(text))
-    ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
-    return {word: i + 2 for i, (word, _) in enumerate(ranked[: size - 2])}
-
-
-def encode(texts, vocabulary: dict[str, int], maxlen: int) -> np.ndarray:
-    """(len(texts), maxlen) int32 ids: each text's first `maxlen` words, padded with 0."""
-    ids = np.zeros((len(texts), maxlen), dtype=np.int32)
-    for row, text in enumerate(texts):
-        found = [vocabulary.get(word, OOV) for word in words_of(text)[:maxlen]]
-        ids[row, : len(found)] = found
-    return ids
+    TextVectorization lower-cases, strips punctuation and splits on whitespace; its
+    vocabulary holds the padding (id 0), the unknown word (id 1) and the
+    `vocab_size - 2` most frequent training words; each text is cut or padded at the
+    end to `maxlen` ids.
+    """
+    vectorizer = ks.layers.TextVectorization(max_tokens=vocab_size,
+                                             output_sequence_length=maxlen)
+    vectorizer.adapt(list(train_texts))
+    return tuple(vectorizer(np.array(texts, dtype=object)).numpy().astype(np.int32)
+                 for texts in (train_texts, test_texts))
 
 
 # ---------------------------------------------------------------- models
@@ -314,9 +302,8 @@ def load_corpus(args):
         train, test, names = read_man_pages(Path(args.man_dir), args.train_per_class,
                                             args.test_per_class, args.seed)
         source = f"manual-page paragraphs from {args.man_dir}"
-    vocabulary = build_vocabulary(train[0], args.vocab_size)
-    return ((encode(train[0], vocabulary, args.maxlen), train[1]),
-            (encode(test[0], vocabulary, args.maxlen), test[1]), names, source)
+    train_ids, test_ids = vectorize(train[0], test[0], args.vocab_size, args.maxlen)
+    return (train_ids, train[1]), (test_ids, test[1]), names, source
 
 
 def train_and_evaluate(kind: str, train, test, classes: int, args, log) -> dict:
@@ -353,7 +340,7 @@ def parse_args(argv=None) -> argparse.Namespace:
                         help="test paragraphs per manual section (from other pages)")
     parser.add_argument("--limit", type=int, default=None,
                         help="IMDB: use this many reviews per split (half of each class "
-                        "from aclImdb, a random sample from the npz)")
+                        "from aclImdb, the first of the shuffled npz reviews)")
     parser.add_argument("--vocab-size", type=int, default=10000,
                         help="words kept, counting the padding and unknown ids")
     parser.add_argument("--maxlen", type=int, default=100, help="words per text (cut or padded)")

@@ -69,16 +69,21 @@ def test_aclimdb_reader_names_the_expected_layout(tc, tmp_path):
 
 def test_imdb_npz_ranks_become_ids_after_padding_and_unknown(tc, tmp_path):
     path = tmp_path / "imdb.npz"
-    reviews = np.empty(2, dtype=object)
-    reviews[0], reviews[1] = [1, 2, 3, 50, 4], [7]
-    np.savez(path, x_train=reviews, y_train=np.array([1, 0]), x_test=reviews,
+    reviews = np.empty(3, dtype=object)
+    reviews[0], reviews[1], reviews[2] = [1, 2, 3, 50, 4], [7], [5, 5]
+    np.savez(path, x_train=reviews, y_train=np.array([1, 0, 1]), x_test=reviews[:2],
              y_test=np.array([0, 1]))
     (ids, labels), (test_ids, test_labels), names = tc.read_imdb_npz(
         path, vocab_size=10, maxlen=4, limit=None)
     # rank r -> r + 1; rank 50 is outside a vocabulary of 10 -> 1; cut to 4, padded with 0
-    assert ids.tolist() == [[2, 3, 4, 1], [8, 0, 0, 0]]
-    assert labels.tolist() == [1, 0] and test_labels.tolist() == [0, 1]
+    # (the loader shuffles, so the rows are compared with their labels, in any order)
+    assert sorted(zip(ids.tolist(), labels.tolist())) == [
+        ([2, 3, 4, 1], 1), ([6, 6, 0, 0], 1), ([8, 0, 0, 0], 0)]
+    assert sorted(zip(test_ids.tolist(), test_labels.tolist())) == [
+        ([2, 3, 4, 1], 0), ([8, 0, 0, 0], 1)]
     assert ids.dtype == np.int32 and names == ["negative", "positive"]
+    (ids, _), (test_ids, _), _ = tc.read_imdb_npz(path, vocab_size=10, maxlen=4, limit=1)
+    assert len(ids) == len(test_ids) == 1
 
 
 PAGE = r""".TH LS 1
@@ -146,11 +151,13 @@ def test_man_pages_too_few_paragraphs_say_what_to_lower(tc, tmp_path):
         tc.read_man_pages(tmp_path, 6, 3, 0)
 
 
-def test_vocabulary_by_frequency_and_encoding(tc):
-    vocabulary = tc.build_vocabulary(["b a b", "c b a", "d"], size=4)
-    assert vocabulary == {"b": 2, "a": 3}  # 0 padding, 1 unknown, then by count
-    ids = tc.encode(["B, a-c!", "a a a a a a"], vocabulary, maxlen=4)
-    assert ids.tolist() == [[2, 3, 1, 0], [3, 3, 3, 3]]
+def test_vectorize_uses_the_training_vocabulary_for_both_splits(tc):
+    train_ids, test_ids = tc.vectorize(["b a b", "c b a", "d"], ["B, a-c!", "a a a a a a"],
+                                       vocab_size=4, maxlen=4)
+    # 0 padding, 1 unknown, then the training words by count: b (3), a (2)
+    assert train_ids.tolist() == [[2, 3, 2, 0], [1, 2, 3, 0], [1, 0, 0, 0]]
+    assert test_ids.tolist() == [[2, 1, 0, 0], [3, 3, 3, 3]]
+    assert test_ids.dtype == np.int32
 
 
 def test_transformer_ignores_the_padding(tc):
