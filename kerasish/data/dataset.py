@@ -178,7 +178,19 @@ class Dataset(Trackable):
 
     @staticmethod
     def from_tensors(tensors) -> Dataset:
-        """A dataset of exactly one element, `tensors` (a tensor or a tuple/dict of them)."""
+        """A dataset of exactly one element, `tensors` (a tensor or a tuple/dict of them).
+
+        Args:
+            tensors: an array, tensor or number, or a tuple/dict (nested) of them.
+
+        Returns:
+            A dataset whose single element has the structure of `tensors`.
+
+        Example:
+            >>> from kerasish.data import Dataset
+            >>> [t.numpy().tolist() for t in Dataset.from_tensors([1, 2, 3])]
+            [[1, 2, 3]]
+        """
         return _sources.TensorsDataset(tensors)
 
     @staticmethod
@@ -215,7 +227,20 @@ class Dataset(Trackable):
 
     @staticmethod
     def range(*args, dtype=np.int64) -> Dataset:
-        """Like Python's range, as int64 scalar elements: range(5), range(2, 5), range(1, 10, 3)."""
+        """Like Python's range, as scalar elements: range(5), range(2, 5), range(1, 10, 3).
+
+        Args:
+            *args: stop, or start and stop, or start, stop and step (integers).
+            dtype: the elements' dtype (int64).
+
+        Returns:
+            A dataset of scalars.
+
+        Example:
+            >>> from kerasish.data import Dataset
+            >>> [int(t) for t in Dataset.range(1, 10, 3)]
+            [1, 4, 7]
+        """
         return _sources.RangeDataset(*args, dtype=dtype)
 
     @staticmethod
@@ -225,6 +250,22 @@ class Dataset(Trackable):
         Pass a tuple or dict of datasets (nested as you like) or several
         datasets as arguments: ``Dataset.zip((a, b))`` and ``Dataset.zip(a, b)``
         both yield (element of a, element of b).
+
+        Args:
+            *datasets: one tuple or dict of datasets, or several datasets.
+
+        Returns:
+            A dataset whose elements have the structure of what was passed.
+
+        Raises:
+            TypeError: without datasets, for a list, or for something in the
+                structure that is not a Dataset (named by its position).
+
+        Example:
+            >>> from kerasish.data import Dataset
+            >>> pairs = Dataset.zip(Dataset.range(3), Dataset.range(10, 20))
+            >>> [(int(a), int(b)) for a, b in pairs]
+            [(0, 10), (1, 11), (2, 12)]
         """
         if not datasets:
             raise TypeError("Dataset.zip: needs at least one dataset")
@@ -303,11 +344,38 @@ class Dataset(Trackable):
         return _transforms.BatchDataset(self, batch_size, drop_remainder)
 
     def unbatch(self) -> Dataset:
-        """Split each element along its first dimension into separate elements."""
+        """Split each element along its first dimension into separate elements.
+
+        Returns:
+            A dataset of the rows of every element (the inverse of `batch`).
+
+        Example:
+            >>> from kerasish.data import Dataset
+            >>> [int(t) for t in Dataset.from_tensors([1, 2, 3]).unbatch()]
+            [1, 2, 3]
+        """
         return _transforms.UnbatchDataset(self)
 
     def repeat(self, count=None) -> Dataset:
-        """Pass over the data `count` times (None or -1: forever)."""
+        """Pass over the data `count` times (None or -1: forever).
+
+        Each repetition is a new pass over the input, so a `shuffle` before
+        `repeat` gives every repetition its own order.
+
+        Args:
+            count: the number of passes; None or -1 repeats forever.
+
+        Returns:
+            The repeated dataset (infinite for None or -1, unless the input is empty).
+
+        Raises:
+            ValueError: if `count` is not an integer >= -1.
+
+        Example:
+            >>> from kerasish.data import Dataset
+            >>> [int(t) for t in Dataset.range(3).repeat(2)]
+            [0, 1, 2, 0, 1, 2]
+        """
         return _transforms.RepeatDataset(self, count)
 
     def map(self, map_func, num_parallel_calls=None, deterministic=None) -> Dataset:
@@ -336,23 +404,95 @@ class Dataset(Trackable):
         return _transforms.MapDataset(self, map_func)
 
     def flat_map(self, map_func) -> Dataset:
-        """Replace every element with the elements of the Dataset `map_func` returns for it."""
+        """Replace every element with the elements of the Dataset `map_func` returns for it.
+
+        Args:
+            map_func: called like `map`'s function; must return a Dataset.
+
+        Returns:
+            The concatenation of the datasets returned, in order.
+
+        Example:
+            >>> from kerasish.data import Dataset
+            >>> ds = Dataset.range(1, 4).flat_map(lambda n: Dataset.range(n))
+            >>> [int(t) for t in ds]
+            [0, 0, 1, 0, 1, 2]
+        """
         return _transforms.FlatMapDataset(self, map_func)
 
     def filter(self, predicate) -> Dataset:
-        """Keep the elements for which `predicate` (called like `map`'s function) is True."""
+        """Keep the elements for which `predicate` (called like `map`'s function) is True.
+
+        Args:
+            predicate: returns a boolean (a Python bool or a scalar tensor).
+
+        Returns:
+            The dataset of the elements kept (its length is unknown until iterated).
+
+        Example:
+            >>> from kerasish.data import Dataset
+            >>> [int(t) for t in Dataset.range(6).filter(lambda t: t % 2 == 0)]
+            [0, 2, 4]
+        """
         return _transforms.FilterDataset(self, predicate)
 
     def take(self, count: int) -> Dataset:
-        """The first `count` elements (all of them if count is -1)."""
+        """The first `count` elements (all of them if count is -1).
+
+        Args:
+            count: how many elements to keep; -1 keeps all.
+
+        Returns:
+            The shortened dataset.
+
+        Raises:
+            ValueError: if `count` is not an integer >= -1.
+
+        Example:
+            >>> from kerasish.data import Dataset
+            >>> [int(t) for t in Dataset.range(10).take(3)]
+            [0, 1, 2]
+        """
         return _transforms.TakeDataset(self, count)
 
     def skip(self, count: int) -> Dataset:
-        """All but the first `count` elements (none of them if count is -1)."""
+        """All but the first `count` elements (none of them if count is -1).
+
+        Args:
+            count: how many elements to drop; -1 drops all.
+
+        Returns:
+            The rest of the dataset.
+
+        Raises:
+            ValueError: if `count` is not an integer >= -1.
+
+        Example:
+            >>> from kerasish.data import Dataset
+            >>> [int(t) for t in Dataset.range(5).skip(3)]
+            [3, 4]
+        """
         return _transforms.SkipDataset(self, count)
 
     def shard(self, num_shards: int, index: int) -> Dataset:
-        """Every `num_shards`-th element starting at `index` (one worker's share)."""
+        """Every `num_shards`-th element starting at `index` (one worker's share).
+
+        Args:
+            num_shards: how many workers share the data (positive).
+            index: this worker's number, in [0, num_shards).
+
+        Returns:
+            The elements at positions index, index + num_shards, ...
+
+        Raises:
+            ValueError: for a non-positive `num_shards` or an `index` outside
+                [0, num_shards).
+
+        Example:
+            >>> from kerasish.data import Dataset
+            >>> [int(t) for t in Dataset.range(10).shard(3, 1)]
+            [1, 4, 7]
+        """
         return _transforms.ShardDataset(self, num_shards, index)
 
     def prefetch(self, buffer_size) -> Dataset:
@@ -362,11 +502,39 @@ class Dataset(Trackable):
         original traceback; the thread stops when the iteration ends, is
         closed, or its iterator is dropped (e.g. `break`). `AUTOTUNE` picks a
         small buffer; 0 disables prefetching.
+
+        Args:
+            buffer_size: how many elements to prepare ahead, `AUTOTUNE`, or 0.
+
+        Returns:
+            A dataset with the same elements, produced ahead.
+
+        Example:
+            >>> from kerasish.data import AUTOTUNE, Dataset
+            >>> [int(t) for t in Dataset.range(4).map(lambda t: t * t).prefetch(AUTOTUNE)]
+            [0, 1, 4, 9]
         """
         return _transforms.PrefetchDataset(self, buffer_size)
 
     def cache(self, filename: str = "") -> Dataset:
-        """Keep the elements in memory after the first complete pass and replay them after."""
+        """Keep the elements in memory after the first complete pass and replay them after.
+
+        Args:
+            filename: must be empty (the in-memory cache); files are not supported.
+
+        Returns:
+            A dataset whose later passes replay the first one's elements.
+
+        Raises:
+            NotImplementedError: if `filename` is given.
+
+        Example:
+            >>> from kerasish.data import Dataset
+            >>> calls = []
+            >>> ds = Dataset.range(3).map(lambda t: calls.append(1) or t).cache()
+            >>> [int(t) for t in ds] == [int(t) for t in ds], len(calls)
+            (True, 3)
+        """
         if filename:
             raise NotImplementedError(
                 "cache: only the in-memory cache is supported; call cache() without a filename"
@@ -374,15 +542,60 @@ class Dataset(Trackable):
         return _transforms.CacheDataset(self)
 
     def enumerate(self, start: int = 0) -> Dataset:
-        """Pair each element with its int64 position: (i, element)."""
+        """Pair each element with its int64 position: (i, element).
+
+        Args:
+            start: the position of the first element.
+
+        Returns:
+            A dataset of (position, element) pairs.
+
+        Example:
+            >>> from kerasish.data import Dataset
+            >>> [(int(i), int(t)) for i, t in Dataset.range(10, 13).enumerate(start=1)]
+            [(1, 10), (2, 11), (3, 12)]
+        """
         return _transforms.EnumerateDataset(self, start)
 
     def concatenate(self, dataset: Dataset) -> Dataset:
-        """This dataset's elements followed by those of `dataset` (same structure and dtypes)."""
+        """This dataset's elements followed by those of `dataset` (same structure and dtypes).
+
+        Args:
+            dataset: the dataset that follows.
+
+        Returns:
+            The concatenated dataset.
+
+        Raises:
+            TypeError: if `dataset` is not a Dataset, or its elements have another
+                structure or other dtypes.
+
+        Example:
+            >>> from kerasish.data import Dataset
+            >>> [int(t) for t in Dataset.range(2).concatenate(Dataset.range(5, 7))]
+            [0, 1, 5, 6]
+        """
         return _transforms.ConcatenateDataset(self, dataset)
 
     def apply(self, transformation_func) -> Dataset:
-        """`transformation_func(self)`: for reusable chains of transformations."""
+        """`transformation_func(self)`: for reusable chains of transformations.
+
+        Args:
+            transformation_func: takes a Dataset and returns a Dataset.
+
+        Returns:
+            What `transformation_func` returns.
+
+        Raises:
+            TypeError: if it does not return a Dataset.
+
+        Example:
+            >>> from kerasish.data import Dataset
+            >>> def evens(ds):
+            ...     return ds.filter(lambda t: t % 2 == 0)
+            >>> [int(t) for t in Dataset.range(5).apply(evens)]
+            [0, 2, 4]
+        """
         result = transformation_func(self)
         if not isinstance(result, Dataset):
             raise TypeError(
