@@ -57,6 +57,11 @@ def test_shuffle_is_a_permutation_reproducible_from_the_seed():
     np.testing.assert_array_equal(first, again)
     assert not np.array_equal(first, plain)
     assert sorted(map(tuple, first)) == sorted(map(tuple, plain))
+    ks.random.set_seed(3)  # without a seed: reproducible from the global seed
+    unseeded, _ = _collect(make(data, None, sequence_length=3, batch_size=16, shuffle=True))
+    ks.random.set_seed(3)
+    again, _ = _collect(make(data, None, sequence_length=3, batch_size=16, shuffle=True))
+    np.testing.assert_array_equal(unseeded, again)
 
 
 @pytest.mark.parametrize("kwargs, message", [
