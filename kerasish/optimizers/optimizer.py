@@ -443,6 +443,31 @@ class Optimizer(Trackable):
         self._iterations._value += 1
         self._iterations._version += 1
 
+    def _replay_plan(self, variables: list):
+        """For ks.function: `run(*gradient_arrays)` applying dense gradients (arrays of each
+        variable's shape, dtype and device) as `_apply_now` does, without its per-call
+        checks; None where those checks do work (clipping, weight decay, constraints, a
+        gradient exchange, slots not made yet), and `_apply_now` is replayed instead."""
+        if (self.gradient_exchange is not None or self.weight_decay
+                or any(getattr(self, c) is not None for c in _CLIP_ARGS)
+                or any(v.constraint is not None or id(v) not in self._built for v in variables)):
+            return None
+        iterations, update, all_slots = self._iterations, self.update_arrays, self._slots
+
+        def run(*grads):
+            lr = self._current_learning_rate()
+            self._step = int(iterations._value) + 1
+            for grad, var in zip(grads, variables):
+                slots = all_slots[id(var)]
+                update(grad, var._value, {name: s._value for name, s in slots.items()}, lr)
+                var._version += 1
+                for slot in slots.values():
+                    slot._version += 1
+            iterations._value += 1
+            iterations._version += 1
+
+        return run
+
     def update_step(self, grad, var: Variable, lr: float) -> None:
         """Apply a dense gradient (an array of the variable's shape) to `var` in place."""
         param = var._value

@@ -256,7 +256,7 @@ class Function:
         if self.input_signature is not None:
             self._check_signature(args)
         arrays: list = []
-        key = (_key(args, arrays), _key(kwargs, arrays))
+        key = (_key(args, arrays), _key(kwargs, arrays) if kwargs else ())
         concrete = self._concrete.get(key)
         if concrete is None:
             return self._trace(key, args, kwargs)
@@ -272,7 +272,7 @@ class Function:
     def get_concrete_function(self, *args, **kwargs) -> ConcreteFunction:
         """The program for these arguments' signature, tracing it (by calling) if needed."""
         arrays: list = []
-        key = (_key(args, arrays), _key(kwargs, arrays))
+        key = (_key(args, arrays), _key(kwargs, arrays) if kwargs else ())
         if key not in self._concrete:
             self(*args, **kwargs)
         return self._concrete[key]
@@ -478,7 +478,16 @@ def _key(value, arrays: list):
     if cls in _SCALARS:
         return (cls, value)
     if cls is tuple or cls is list:
-        return (cls, tuple([_key(item, arrays) for item in value]))
+        keys = []
+        for item in value:
+            if item.__class__ is Tensor:  # the common argument, without a call
+                array = item._value
+                arrays.append(array)
+                keys.append((array.shape, array.dtype.char,
+                             None if backend.cupy is None else backend.device_of(array)))
+            else:
+                keys.append(_key(item, arrays))
+        return (cls, tuple(keys))
     if cls is dict:
         return (cls, tuple((k, _key(value[k], arrays)) for k in sorted(value)))
     if isinstance(value, Variable):

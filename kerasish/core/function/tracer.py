@@ -237,7 +237,16 @@ class Tracer:
             optimizer._apply_now(rebuilt)
 
         label = f"{type(optimizer).__name__}.apply[{len(pairs)} variables]"
+        variables = [var for var, _ in specs]
+        ready = all(shape is None for _, shape in specs) and all(
+            t._value.dtype == v._value.dtype and t._value.shape == v._value.shape
+            and backend.device_of(t._value) == backend.device_of(v._value)
+            for t, v in zip(tensors, variables))
         self.effect(label, run, tuple(tensors), lambda: optimizer._apply_now(pairs))
+        # once the slots exist: the update rule on the arrays, without the per-call checks
+        plan = optimizer._replay_plan(variables) if ready and self.mode == "live" else None
+        if plan is not None and self.segment.instrs and self.segment.instrs[-1].op is run:
+            self.segment.instrs[-1].op = plan
 
     def created_variable(self, variable: Variable) -> None:
         """A variable made inside the trace: allowed on a function's first trace only."""
