@@ -427,9 +427,18 @@ class Lambda(Layer):
         return _map_shapes(lambda shape: KerasTensor(shape, dtype), shapes)
 
     def _inferred_specs(self, inputs):
-        from kerasish.models.symbolic import infer_output_specs
+        from kerasish.models.symbolic import SENTINEL_SIZES, infer_output_specs
 
-        return infer_output_specs(lambda x: self.call(x, training=False), (inputs,), {})
+        try:
+            return infer_output_specs(lambda x: self.call(x, training=False), (inputs,), {})
+        except Exception as exc:
+            shapes = ", ".join(str(t.shape) for t in nest.flatten(inputs))
+            raise InvalidArgumentError(
+                f"layer '{self.name}' (Lambda): could not infer the output shape by running the "
+                f"function on zeros of shape {shapes} (unknown dimensions set to "
+                f"{SENTINEL_SIZES[0]}): {type(exc).__name__}: {exc}. Pass "
+                "output_shape=(...) (the shape after the batch axis)"
+            ) from exc
 
     def get_config(self) -> dict:
         config = {**super().get_config(), "function": _function_config(self.function)}

@@ -84,6 +84,16 @@ def test_lambda_gradients_flow_through_function():
     check_layer_gradients(layer, _rng().normal(size=(2, 3)))
 
 
+def test_lambda_whose_shape_cannot_be_inferred_says_to_pass_output_shape():
+    with pytest.raises(InvalidArgumentError,
+                       match=r"^layer 'odd' \(Lambda\): could not infer the output shape by "
+                       r"running the function on zeros of shape \(None, 3\) .*AttributeError.*"
+                       r"Pass output_shape="):
+        L.Lambda(lambda t: t.no_such_method(), name="odd")(ks.Input((3,)))
+    given = L.Lambda(lambda t: t.no_such_method(), output_shape=(5,))(ks.Input((3,)))
+    assert given.shape == (None, 5)  # with output_shape the function is not run
+
+
 def test_lambda_errors_name_the_argument():
     with pytest.raises(TypeError, match=r"Lambda: function must be callable, got 3 \(int\)"):
         L.Lambda(3)
