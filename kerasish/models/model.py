@@ -138,8 +138,12 @@ class Model(Layer):
         shape = tuple(1 if d is None else int(d) for d in input_shape)
         self._build_input_shape = tuple(input_shape)
         self.built = True  # so that __call__ does not come back here
+        # a model whose inputs are strings (a Sequential starting with TextVectorization) is
+        # probed with empty strings
+        strings = np.dtype(getattr(self, "input_dtype", None) or self.dtype).kind == "U"
+        probe = np.zeros(shape, str) if strings else array_ops.zeros(shape, self.dtype)
         try:
-            self(array_ops.zeros(shape, self.dtype), training=False)
+            self(probe, training=False)
         except Exception:
             self.built = False
             raise

@@ -43,6 +43,12 @@ class Sequential(Model):
     def layers(self) -> list:
         return list(self._layers)
 
+    @property
+    def input_dtype(self):
+        """The dtype of the inputs when the first layer names one (str for TextVectorization
+        and StringLookup), else None: inputs are converted to the model's dtype."""
+        return getattr(self._layers[0], "input_dtype", None) if self._layers else None
+
     def add(self, layer: Layer) -> None:
         """Append a layer; builds the model if it starts with an Input or an input shape."""
         if isinstance(layer, KerasTensor):  # Sequential([ks.Input(...), ...])

@@ -338,3 +338,19 @@ def test_text_vectorization_errors():
         L.TextVectorization()(["a"])
     with pytest.raises(InvalidArgumentError, match="takes strings"):
         layer(np.array([1, 2]))
+
+
+def test_a_sequential_starting_with_text_vectorization_trains_saves_and_loads(tmp_path):
+    texts = np.array(["good movie", "bad film", "great fun", "awful bad"] * 4)
+    labels = np.array([1, 0, 1, 0] * 4)
+    vectorize = L.TextVectorization(max_tokens=20, output_sequence_length=3)
+    vectorize.adapt(texts)
+    model = ks.Sequential([vectorize, L.Embedding(20, 4), L.GlobalAveragePooling1D(),
+                           L.Dense(1, activation="sigmoid")])
+    model.compile(optimizer="adam", loss="binary_crossentropy")
+    model.fit(texts, labels, epochs=1, verbose=0)
+    path = str(tmp_path / "text.keras")
+    model.save(path)
+    loaded = ks.models.load_model(path)
+    np.testing.assert_allclose(loaded.predict(texts, verbose=0), model.predict(texts, verbose=0))
+    assert loaded.layers[0].get_vocabulary() == vectorize.get_vocabulary()

@@ -212,3 +212,17 @@ def test_keras_files_with_an_adapted_normalization_carry_over_both_ways(tmp_path
     loaded.save(ours_path)
     back = keras.models.load_model(ours_path)
     _close(back.predict(data, verbose=0), theirs.predict(data, verbose=0), atol=1e-5)
+
+
+def test_a_kerasish_text_model_file_loads_in_keras(tmp_path):
+    import tensorflow as tf
+
+    texts = np.array(TEXTS)
+    vectorize = ks.layers.TextVectorization(max_tokens=30, output_sequence_length=5)
+    vectorize.adapt(texts)
+    ours = ks.Sequential([vectorize, ks.layers.Embedding(30, 4),
+                          ks.layers.GlobalAveragePooling1D(), ks.layers.Dense(2)])
+    expected = ours.predict(texts, verbose=0)
+    ours.save(tmp_path / "text.keras")
+    theirs = keras.models.load_model(tmp_path / "text.keras")
+    _close(np.asarray(theirs(tf.constant(TEXTS))), expected, atol=1e-6)

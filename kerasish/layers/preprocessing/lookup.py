@@ -385,6 +385,8 @@ class EagerStringLayer(Layer):
     """A layer whose inputs are strings on the host: called eagerly, without conversion to
     tensors (which are numeric)."""
 
+    input_dtype = np.dtype(str)  # Keras 3's name: what inputs are (a Sequential builds with it)
+
     def __call__(self, inputs, *args, **kwargs):
         if isinstance(inputs, KerasTensor):
             raise InvalidArgumentError(
