@@ -278,7 +278,7 @@ class Variable(Tensor):
         Variable.created_count += 1
         tracer = tape_module._state.tracer
         if tracer is not None:  # inside ks.function: only a first trace may make variables
-            tracer.created_variable(self)
+            tracer.created_variable(self, value)
 
     @property
     def name(self) -> str:

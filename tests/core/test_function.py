@@ -386,3 +386,23 @@ def test_checkpoints_move_between_compiled_and_eager_loops(tmp_path):
     ks.Checkpoint(model=model, optimizer=optimizer).restore(eager_path)
     assert _same(compiled(x, y), expected)
     assert compiled.trace_count == 1
+
+
+def test_fit_compiled_equals_eager_with_lazy_build_and_dropout():
+    """The layers build while the step is traced (initializer draws run once, as in eager);
+    dropout draws afresh on every replayed step."""
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(40, 4)).astype(np.float32)
+    y = rng.integers(0, 3, 40)
+    weights = []
+    for eager in (True, False):
+        ks.random.set_seed(1)
+        model = ks.Sequential([ks.layers.Dense(8, activation="relu"), ks.layers.Dropout(0.3),
+                               ks.layers.Dense(3)])
+        model.compile(ks.optimizers.Adam(0.01),
+                      ks.losses.SparseCategoricalCrossentropy(from_logits=True),
+                      run_eagerly=eager)
+        model.fit(x, y, batch_size=8, epochs=2, verbose=0, shuffle=True)
+        weights.append(model.get_weights())
+    for compiled, eager in zip(weights[1], weights[0]):
+        assert _same(compiled, eager)

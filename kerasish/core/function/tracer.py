@@ -248,10 +248,17 @@ class Tracer:
         if plan is not None and self.segment.instrs and self.segment.instrs[-1].op is run:
             self.segment.instrs[-1].op = plan
 
-    def created_variable(self, variable: Variable) -> None:
-        """A variable made inside the trace: allowed on a function's first trace only."""
+    def created_variable(self, variable: Variable, initial_value) -> None:
+        """A variable made inside the trace: allowed on a function's first trace only.
+
+        The ops that computed its initial value (an initializer's random draw) ran once,
+        as the creation does: they are taken out of the program.
+        """
         if not self.recording:
             return
+        slot = self.array_slot.get(id(initial_value))
+        if slot is not None and slot >= self.concrete.n_inputs:
+            self._drop_producers(slot)
         if not self.concrete.owner.may_create_variables:
             where = program.user_frame(_INTERNAL_DIRS)
             raise ValueError(
@@ -262,6 +269,23 @@ class Tracer:
                 "slots on the first call."
             )
         self.created.append(variable)
+
+    def _drop_producers(self, slot: int) -> None:
+        """Remove the ops of the current segment that only served to compute `slot`."""
+        pending, read_later, removed = {slot}, set(), set()
+        instrs = self.segment.instrs
+        for i in range(len(instrs) - 1, -1, -1):
+            instr = instrs[i]
+            if (instr.kind in ("prim", "draw") and all(o in pending for o in instr.outs)
+                    and not any(o in read_later for o in instr.outs)):
+                del instrs[i]
+                pending.update(instr.reads())
+                removed.update(instr.outs)
+            else:
+                read_later.update(instr.reads())
+        for table in (self.slot_of, self.array_slot):  # later uses see a constant
+            for key in [key for key, found in table.items() if found in removed]:
+                del table[key]
 
     # -- guards -------------------------------------------------------------------------
     def guard(self, tensor) -> None:
