@@ -68,25 +68,27 @@ def published_as(monkeypatch, module, attribute, data, **checksums):
 
 
 class Python2Pickler(pickle._Pickler):
-    """Protocol 2 with bytes written as Python 2 wrote its `str` (SHORT_BINSTRING and
-    BINSTRING), as in the CIFAR tarball (Python 3 would call _codecs.encode instead)."""
+    """Protocol 2 as Python 2 and NumPy 1 wrote the CIFAR tarball: bytes and str both as
+    Python 2's `str` (SHORT_BINSTRING/BINSTRING; Python 3 would call _codecs.encode)."""
 
     dispatch = dict(pickle._Pickler.dispatch)
 
     def save_python2_str(self, obj):
+        obj = obj.encode("latin-1") if isinstance(obj, str) else obj
         if len(obj) < 256:
             self.write(pickle.SHORT_BINSTRING + bytes([len(obj)]) + obj)
         else:
             self.write(pickle.BINSTRING + struct.pack("<i", len(obj)) + obj)
         self.memoize(obj)
 
-    dispatch[bytes] = save_python2_str
+    dispatch[bytes] = dispatch[str] = save_python2_str
 
 
 def python2_pickle(obj) -> bytes:
     buffer = io.BytesIO()
     Python2Pickler(buffer, protocol=2).dump(obj)
-    return buffer.getvalue()
+    # NumPy 1 named its array reconstructor numpy.core.multiarray (NumPy 2: numpy._core)
+    return buffer.getvalue().replace(b"cnumpy._core.multiarray\n", b"cnumpy.core.multiarray\n")
 
 
 def cifar_batch(rng, n):
