@@ -120,10 +120,15 @@ class ConcreteFunction:
     def compile(self) -> None:
         """Optimise and compile every finished segment; refresh the slot template."""
         variable_slots = set(self.variables)
-        for segment in self._segments:
-            if segment.end is not None:
-                code = program.optimise(segment, self.constants, self.folded, variable_slots)
-                program.compile_segment(segment, code)
+        pending = [(self.root, {})]  # parents first: a branch reuses what its path computed
+        while pending:
+            segment, seen = pending.pop()
+            if segment.end is None:
+                continue
+            code, seen = program.optimise(segment, self.constants, self.folded, variable_slots,
+                                          seen)
+            program.compile_segment(segment, code)
+            pending.extend((child, seen) for child in segment.children())
         template = [None] * self.n_slots
         for slot, value in self.constants.items():
             template[slot] = value

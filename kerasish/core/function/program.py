@@ -156,7 +156,8 @@ def _attrs_key(attrs: dict):
     return key
 
 
-def optimise(segment: Segment, constants: dict, folded: dict, variable_slots: set) -> list:
+def optimise(segment: Segment, constants: dict, folded: dict, variable_slots: set,
+             seen: dict | None = None) -> tuple:
     """The segment's instructions after constant folding, CSE and (for leaves) DCE.
 
     `constants` (slot -> array) are the captured constants; `folded` gains
@@ -164,9 +165,13 @@ def optimise(segment: Segment, constants: dict, folded: dict, variable_slots: se
     results bit for bit equal to the recorded ones: folded ops ran once on
     the same constants, a common subexpression is the same op on the same
     slots with no change of state in between, and dead ops have no effects.
+    `seen` holds the expressions computed before the segment (by its parents).
+
+    Returns:
+        (instructions, the expressions available at the segment's end).
     """
     rename: dict[int, int] = {}
-    seen: dict = {}
+    seen = dict(seen or {})
     code: list[Instr] = []
     leaf = isinstance(segment.end, Return)
     known = dict(constants)
@@ -207,7 +212,7 @@ def optimise(segment: Segment, constants: dict, folded: dict, variable_slots: se
     if leaf:
         segment.end = _renamed_return(segment.end, rename)
         code = _without_dead_code(code, segment.end.slots())
-    return code
+    return code, seen
 
 
 def _with_inputs(instr: Instr, ins: tuple) -> Instr:
@@ -319,10 +324,11 @@ def listing(concrete) -> str:
         lines.append(f"  input     %{slot}: {slot_type(info, slot)}")
     for slot, variable in sorted(concrete.variables.items()):
         lines.append(f"  variable  %{slot}: {slot_type(info, slot)} '{variable.name}'")
-    for slot in sorted(concrete.constants):
-        value = concrete.constants[slot]
-        lines.append(f"  constant  %{slot}: {value.dtype}{list(value.shape)}"
-                     + (f" = {backend.to_numpy(value).item()!r}" if value.size == 1 else ""))
+    for table, kind in ((concrete.constants, "constant"), (concrete.folded, "folded  ")):
+        for slot in sorted(table):
+            value = table[slot]
+            lines.append(f"  {kind}  %{slot}: {value.dtype}{list(value.shape)}"
+                         + (f" = {backend.to_numpy(value).item()!r}" if value.size == 1 else ""))
     for segment in concrete.segments():
         lines.append(f"segment {segment.number}:")
         for instr in segment.code:
