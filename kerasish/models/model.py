@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import threading
 import warnings
 
 import numpy as np
@@ -142,11 +143,14 @@ class Model(Layer):
         # probed with empty strings
         strings = np.dtype(getattr(self, "input_dtype", None) or self.dtype).kind == "U"
         probe = np.zeros(shape, str) if strings else array_ops.zeros(shape, self.dtype)
+        building.depth += 1
         try:
             self(probe, training=False)
         except Exception:
             self.built = False
             raise
+        finally:
+            building.depth -= 1
 
     def _build_from(self, inputs) -> None:
         self._build_input_shape = nest.pack_sequence_as(
@@ -861,6 +865,15 @@ def _functional_arguments(args: tuple, kwargs: dict) -> bool:
         return False
     inputs = args[0] if args else kwargs.get("inputs")
     return inputs is not None and any_symbolic(inputs)
+
+
+class _Building(threading.local):
+    depth = 0  # > 0 while `Model.build` runs a model on a probe batch to create its weights
+
+
+# layers whose state arrives after their weights exist (an adapted Normalization, whose
+# statistics are read from a file after the probe) allow the probe through
+building = _Building()
 
 
 class _EpochBatches:

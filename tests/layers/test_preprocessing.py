@@ -81,6 +81,12 @@ def test_normalization_survives_a_keras_file(tmp_path):
     loaded = ks.models.load_model(path)
     np.testing.assert_allclose(loaded.predict(data, verbose=0), model.predict(data, verbose=0),
                                rtol=1e-6)
+    # without an Input the loaded model is built by a run on zeros before its weights are read
+    unbuilt = ks.Sequential([norm, L.Dense(2)])
+    expected = unbuilt.predict(data, verbose=0)
+    unbuilt.save(path)
+    np.testing.assert_allclose(ks.models.load_model(path).predict(data, verbose=0), expected,
+                               rtol=1e-6)
 
 
 def test_normalization_errors_name_what_is_wrong():

@@ -220,9 +220,9 @@ class IndexLookup(Layer):
                 batches (a batch's rows are its documents, which tf_idf counts).
             steps: read at most this many batches of a dataset or iterable.
         """
-        self.learn_vocabulary(self._documents(data, steps))
+        self._learn_vocabulary(self._documents(data, steps))
 
-    def learn_vocabulary(self, batches) -> None:
+    def _learn_vocabulary(self, batches) -> None:
         """Set the vocabulary from `batches`, an iterable of lists of documents (each a
         list of tokens): `adapt` after the data has been split into documents."""
         counts: collections.Counter = collections.Counter()

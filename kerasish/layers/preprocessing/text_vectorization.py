@@ -154,7 +154,7 @@ class TextVectorization(EagerStringLayer):
                     return
                 yield self._documents(batch[0] if isinstance(batch, tuple) else batch)[0]
 
-        self._lookup_layer.learn_vocabulary(documents())
+        self._lookup_layer._learn_vocabulary(documents())
 
     def get_vocabulary(self, include_special_tokens: bool = True) -> list:
         """The tokens in index order ('' and '[UNK]' first, by default)."""
