@@ -330,28 +330,40 @@ def train_and_evaluate(kind: str, train, test, classes: int, args, log) -> dict:
 def parse_args(argv=None) -> argparse.Namespace:
     """The example's options (also read by benchmarks/text_classifier_keras.py)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--model", choices=("both", "bilstm", "transformer"), default="both")
+    parser.add_argument("--model", choices=("both", "bilstm", "transformer"), default="both",
+                        help="which model(s) to train (default: %(default)s)")
     parser.add_argument("--imdb-dir", default=None,
                         help="the aclImdb folder or Keras's imdb.npz (default: manual pages)")
-    parser.add_argument("--man-dir", default="/usr/share/man", help="manual pages to read")
+    parser.add_argument("--man-dir", default="/usr/share/man",
+                        help="manual pages to read (default: %(default)s)")
     parser.add_argument("--train-per-class", type=int, default=1000,
-                        help="training paragraphs per manual section")
+                        help="training paragraphs per manual section (default: %(default)s)")
     parser.add_argument("--test-per-class", type=int, default=250,
-                        help="test paragraphs per manual section (from other pages)")
+                        help="test paragraphs per manual section, from other pages "
+                        "(default: %(default)s)")
     parser.add_argument("--limit", type=int, default=None,
                         help="IMDB: use this many reviews per split (half of each class "
                         "from aclImdb, the first of the shuffled npz reviews)")
     parser.add_argument("--vocab-size", type=int, default=10000,
-                        help="words kept, counting the padding and unknown ids")
-    parser.add_argument("--maxlen", type=int, default=100, help="words per text (cut or padded)")
-    parser.add_argument("--embed-dim", type=int, default=64)
-    parser.add_argument("--units", type=int, default=32, help="LSTM units per direction")
-    parser.add_argument("--epochs", type=int, default=4)
-    parser.add_argument("--batch-size", type=int, default=64)
-    parser.add_argument("--learning-rate", type=float, default=2e-3)
+                        help="words kept, counting the padding and unknown ids "
+                        "(default: %(default)s)")
+    parser.add_argument("--maxlen", type=int, default=100,
+                        help="words per text, cut or padded (default: %(default)s)")
+    parser.add_argument("--embed-dim", type=int, default=64,
+                        help="embedding size, also the Transformer's width "
+                        "(default: %(default)s)")
+    parser.add_argument("--units", type=int, default=32,
+                        help="LSTM units per direction (default: %(default)s)")
+    parser.add_argument("--epochs", type=int, default=4, help="default: %(default)s")
+    parser.add_argument("--batch-size", type=int, default=64, help="default: %(default)s")
+    parser.add_argument("--learning-rate", type=float, default=2e-3,
+                        help="Adam's step size (default: %(default)s)")
     parser.add_argument("--blas-threads", type=int, default=1,
-                        help="BLAS threads (needs threadpoolctl; 0 leaves them as they are)")
-    parser.add_argument("--seed", type=int, default=0)
+                        help="BLAS threads, needs threadpoolctl; 0 leaves them as they are "
+                        "(default: %(default)s)")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="picks the manual pages and paragraphs, the initial weights and "
+                        "the shuffles (default: %(default)s)")
     return parser.parse_args(argv)
 
 
