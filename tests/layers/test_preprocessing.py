@@ -261,6 +261,18 @@ def test_tf_idf_matches_keras_values():
                                [[0.7230179, 1.1192316, 0.6931472, 0.0]], rtol=1e-6)
 
 
+def test_lookup_configs_before_and_after_adapt():
+    for layer in (L.StringLookup(output_mode="tf_idf"), L.IntegerLookup(mask_token=0),
+                  L.TextVectorization(output_mode="tf_idf")):
+        assert type(layer).from_config(layer.get_config()).get_config() == layer.get_config()
+        layer.adapt(["a b", "b"] if isinstance(layer, L.TextVectorization)
+                    else np.array([[1, 2], [2, 3]]) if isinstance(layer, L.IntegerLookup)
+                    else np.array([["a", "b"], ["b", "c"]]))
+        copy = type(layer).from_config(layer.get_config())
+        assert copy.get_vocabulary() == layer.get_vocabulary()
+        assert copy.get_config() == layer.get_config()
+
+
 def test_lookup_adapt_from_dataset_and_steps():
     tokens = np.array([["a", "b"], ["b", "c"], ["c", "c"]])
     ds = ks.data.Dataset.from_tensor_slices((tokens, np.arange(3))).batch(1)

@@ -98,10 +98,10 @@ class IndexLookup(Layer):
         self.invert = bool(invert)
         self.output_mode = output_mode
         self.pad_to_max_tokens = bool(pad_to_max_tokens)
-        self.sparse = False
         self._tokens = None  # the vocabulary without special tokens; None before adapt
         self._index: dict = {}
-        self._idf = None  # tf_idf weights for every output index
+        self._token_idf = None  # tf_idf weights of the tokens
+        self._idf = None  # tf_idf weights of every output index
         if vocabulary is not None:
             self.set_vocabulary(vocabulary, idf_weights)
         elif output_mode == "tf_idf" and idf_weights is not None:
