@@ -518,9 +518,9 @@ def normalize(x, axis: int = -1, order: int = 2) -> Tensor:
 
 # The functional API: a function here that fails on symbolic tensors because it needs
 # concrete shapes records one node running it whole (see kerasish.models.symbolic). The
-# re-exported kerasish ops stay the same objects, except those that read static shapes.
-_READ_SHAPES = {"broadcast_to", "expand_dims", "ones_like", "reshape", "squeeze", "unstack",
-                "zeros_like"}
+# re-exported kerasish ops stay the same objects (those that read static shapes, such as
+# zeros_like, are defined with the fallback), except these two, kept bare for their speed.
+_READ_SHAPES = {"broadcast_to", "reshape"}
 for _name, _value in list(globals().items()):
     if inspect.isfunction(_value) and not _name.startswith("_") and (
         _value.__module__ == __name__ or _name in _READ_SHAPES

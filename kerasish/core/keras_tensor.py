@@ -203,8 +203,15 @@ def symbolic_fallback(function):
     mean over an unknown axis does), records one node running it whole instead.
 
     A function that works on symbolic tensors records its primitives as usual; on concrete
-    tensors the only cost is the wrapper's call.
+    tensors the only cost is the wrapper's call. Composite ops that read static shapes
+    (`reduce_mean`, `zeros_like`, `one_hot`, ...) are defined with it, so every namespace
+    that offers them (`ks.`, `ks.nn`, `ks.ops`, the losses) works on unknown dimensions.
+    The node names the function by its `ks.ops` name when it is `ks.ops`'s own, else by
+    module and name (`kerasish.core.ops.math_ops.reduce_mean`).
     """
+    name = function.__name__
+    if function.__module__ != "kerasish.ops":
+        name = f"{function.__module__}.{name}"
 
     @functools.wraps(function)
     def op(*args, **kwargs):
@@ -215,7 +222,7 @@ def symbolic_fallback(function):
                 raise
         from kerasish.models import symbolic
 
-        return symbolic.FunctionOp(function.__name__).symbolic_call(args, kwargs)
+        return symbolic.FunctionOp(name).symbolic_call(args, kwargs)
 
     op.__wrapped_op__ = function
     return op

@@ -249,8 +249,9 @@ class Layer(Trackable):
         return mask
 
     def __call__(self, inputs, *args, **kwargs):
-        if inputs.__class__ is KerasTensor or (
-            not isinstance(inputs, Tensor) and any_symbolic((inputs, args, kwargs))
+        if inputs.__class__ is KerasTensor or (  # (a concrete first input may come with
+            (args or kwargs or not isinstance(inputs, Tensor))  # symbolic later arguments)
+            and any_symbolic((inputs, args, kwargs))
         ):
             from kerasish.models import symbolic  # the functional API: record a node
 

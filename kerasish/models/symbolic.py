@@ -35,6 +35,7 @@ Example:
 from __future__ import annotations
 
 import inspect
+import sys
 
 import numpy as np
 
@@ -206,11 +207,19 @@ def keras_op_form(operation, args: tuple):
 class KerasOp:
     """An op node read from a Keras 3 config (`keras.ops.add`, `x[:, 0]`, ...), run by `ks.ops`.
 
+    The Keras class maps onto the `ks.ops` function of the same name in snake case
+    (`NotEqual` -> `ops.not_equal`, the op behind an `Embedding(mask_zero=True)` mask).
+    Its config arguments and its node's keyword arguments (symbolic tensors too) are
+    passed on; an argument the kerasish function lacks is accepted only at Keras's
+    "off" value (None or False, e.g. `ops.max(..., initial=None)`).
+
     Args:
         layer_config: Keras's serialized op (`module`, `class_name`, `config`).
     """
 
     _RENAMED = {"newshape": "shape"}
+    # config entries that are the function's leading positional argument, before the tensors
+    _LEADING = {"Einsum": "subscripts"}
 
     def __init__(self, layer_config: dict):
         self.keras_module = layer_config.get("module")
@@ -218,7 +227,7 @@ class KerasOp:
         config = dict(layer_config.get("config") or {})
         self.name = config.pop("name", None) or unique_name(_snake(self.keras_class))
         self.config = config
-        self._kwargs = {self._RENAMED.get(key, key): value for key, value in config.items()}
+        kwargs = {self._RENAMED.get(key, key): value for key, value in config.items()}
         if self.keras_class == "GetItem":
             self._function = _get_item
         else:
@@ -228,19 +237,37 @@ class KerasOp:
                     f"unsupported Keras op {self.keras_class!r} (module {self.keras_module!r}) "
                     f"in node '{self.name}': ks.ops has no {_snake(self.keras_class)}"
                 )
+        leading = self._LEADING.get(self.keras_class)
+        self._leading = (kwargs.pop(leading),) if leading in kwargs else ()
+        self._kwargs = self._supported(kwargs, "config argument")
         self._inbound_nodes: list = []
 
-    def _run(self, *args):
-        return self._function(*args, **self._kwargs)
+    def _supported(self, kwargs: dict, what: str) -> dict:
+        """`kwargs` the function takes; others must be at Keras's off value (None, False)."""
+        parameters = inspect.signature(self._function).parameters
+        if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()):
+            return kwargs
+        for key, value in kwargs.items():
+            if key not in parameters and value is not None and value is not False:
+                raise InvalidArgumentError(
+                    f"Keras op '{self.name}' ({self.keras_class}): {what} {key}={value!r} is "
+                    f"not supported (ks.ops.{_snake(self.keras_class)} has no {key!r}; only "
+                    "None or False, Keras's default, is accepted)"
+                )
+        return {key: value for key, value in kwargs.items() if key in parameters}
 
-    def __call__(self, *args):
-        if any_symbolic(args):
+    def _run(self, *args, **kwargs):
+        return self._function(*self._leading, *args, **kwargs, **self._kwargs)
+
+    def __call__(self, *args, **kwargs):
+        kwargs = self._supported(kwargs, "keyword argument") if kwargs else kwargs
+        if any_symbolic((args, kwargs)):
             try:
-                specs = infer_output_specs(self._run, args, {})
+                specs = infer_output_specs(self._run, args, kwargs)
             except KerasishError as exc:
                 raise type(exc)(f"Keras op '{self.name}' ({self.keras_class}): {exc}") from exc
-            return Node(self, args, {}, specs).outputs
-        return self._run(*args)
+            return Node(self, args, kwargs, specs).outputs
+        return self._run(*args, **kwargs)
 
     def keras_form(self) -> dict:
         return {"module": self.keras_module, "class_name": self.keras_class,
@@ -251,16 +278,32 @@ class KerasOp:
         return f"<KerasOp '{self.name}' ({self.keras_class})>"
 
 
+# Modules whose functions an op node of a config may name by module and function.
+_OP_MODULES = ("kerasish.ops", "kerasish.activations", "kerasish.nn", "kerasish.math")
+
+
 def ops_function(name: str):
-    """The `ks.ops` op called `name`, or None: only ops (functions of kerasish's op modules
-    and activations, or `ks.ops`'s own), never another object a config could name."""
+    """The op called `name`, or None: a `ks.ops` name ('mean'), or a module and function
+    ('kerasish.core.ops.math_ops.reduce_mean'). Only ops qualify (functions defined in
+    kerasish's op modules, activations or `ks.ops`), never another object a config could
+    name, and no module is imported for it."""
     from kerasish import ops
 
-    found = getattr(ops, name, None) if not name.startswith("_") else None
+    module_name, _, attr = name.rpartition(".")
+    if attr.startswith("_") or (module_name and not (
+        module_name in _OP_MODULES or module_name.startswith("kerasish.core.ops.")
+    )):
+        return None
+    module = sys.modules.get(module_name) if module_name else ops
+    found = getattr(module, attr, None)
     if not inspect.isfunction(found):
         return None
-    module = getattr(found, "__wrapped_op__", found).__module__
-    if module == ops.__name__ or module.startswith(("kerasish.core.ops.", "kerasish.activations")):
+    defined_in = getattr(found, "__wrapped_op__", found).__module__
+    if module_name and defined_in != module_name:
+        return None
+    if defined_in == ops.__name__ or defined_in.startswith(
+        ("kerasish.core.ops.", "kerasish.activations")
+    ):
         return found
     return None
 
@@ -276,21 +319,23 @@ def _get_item(x, key):
 
 
 class FunctionOp:
-    """An op node that runs a whole `ks.ops` function (one that needs concrete shapes, such
-    as `ops.mean` over an unknown axis or `ops.one_hot`); shapes are found on zeros.
+    """An op node that runs a whole op function (one that needs concrete shapes, such as
+    `ops.mean` over an unknown axis, `ops.one_hot` or `ks.reduce_mean`); shapes are found
+    on zeros.
 
     Args:
-        function: the name of the function in `ks.ops`.
+        function: the function's name in `ks.ops` ('one_hot'), or its module and name
+            ('kerasish.core.ops.math_ops.reduce_mean').
         name: the node name (default: the function's name, made unique).
     """
 
     def __init__(self, function: str, name: str | None = None):
         found = ops_function(function)
         if found is None:
-            raise InvalidArgumentError(f"FunctionOp: ks.ops has no op {function!r}")
+            raise InvalidArgumentError(f"FunctionOp: there is no op {function!r}")
         self.function_name = function
         self._function = getattr(found, "__wrapped_op__", found)
-        self.name = name or unique_name(function)
+        self.name = name or unique_name(function.rpartition(".")[2])
         self._inbound_nodes: list = []
 
     def __call__(self, *args, **kwargs):
@@ -298,15 +343,18 @@ class FunctionOp:
             return self.symbolic_call(args, kwargs)
         return self._function(*args, **kwargs)
 
+    def _label(self) -> str:
+        return self.function_name if "." in self.function_name else f"ops.{self.function_name}"
+
     def symbolic_call(self, args: tuple, kwargs: dict):
         """Record a node of this function on `args`/`kwargs` (some symbolic); its outputs."""
         try:
             specs = infer_output_specs(self._function, tuple(args), dict(kwargs))
         except KerasishError as exc:
-            raise type(exc)(f"ops.{self.function_name}: {exc}") from exc
+            raise type(exc)(f"{self._label()}: {exc}") from exc
         except Exception as exc:
             raise InvalidArgumentError(
-                f"ops.{self.function_name} on symbolic inputs of shape "
+                f"{self._label()} on symbolic inputs of shape "
                 f"{[t.shape for t in nest.flatten((args, kwargs)) if isinstance(t, KerasTensor)]}:"
                 f" {exc}"
             ) from exc
@@ -320,7 +368,7 @@ class FunctionOp:
         return cls(config["function"], config["name"])
 
     def __repr__(self) -> str:
-        return f"<FunctionOp '{self.name}' (ops.{self.function_name})>"
+        return f"<FunctionOp '{self.name}' ({self._label()})>"
 
 
 def primitive_call(prim, inputs: tuple, attrs: dict):

@@ -9,6 +9,7 @@ import numpy as np
 
 from kerasish.core import backend
 from kerasish.core.errors import InvalidArgumentError
+from kerasish.core.keras_tensor import symbolic_fallback
 from kerasish.core.primitive import apply, apply1, apply2, binary_args, primitive
 from kerasish.core.tensor import Tensor, as_dtype, convert_to_tensor
 
@@ -637,6 +638,7 @@ def reduce_sum(input_tensor, axis=None, keepdims: bool = False):
     return apply(_reduce_sum, (x,), {"axis": axes, "keepdims": keepdims})
 
 
+@symbolic_fallback
 def reduce_mean(input_tensor, axis=None, keepdims: bool = False):
     """Mean over `axis` (all axes if None).
 
@@ -714,6 +716,7 @@ def reduce_logsumexp(input_tensor, axis=None, keepdims: bool = False):
     return apply(_reduce_logsumexp, (x,), {"axis": axes, "keepdims": keepdims})
 
 
+@symbolic_fallback
 def reduce_variance(input_tensor, axis=None, keepdims: bool = False):
     """Population variance over `axis`."""
     x = convert_to_tensor(input_tensor)
@@ -721,6 +724,7 @@ def reduce_variance(input_tensor, axis=None, keepdims: bool = False):
     return reduce_mean(square(x - mean), axis, keepdims)
 
 
+@symbolic_fallback
 def reduce_std(input_tensor, axis=None, keepdims: bool = False):
     """Population standard deviation over `axis`."""
     return sqrt(reduce_variance(input_tensor, axis, keepdims))

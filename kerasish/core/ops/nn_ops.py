@@ -15,6 +15,7 @@ import numpy as np
 
 from kerasish.core import backend
 from kerasish.core.errors import InvalidArgumentError
+from kerasish.core.keras_tensor import symbolic_fallback
 from kerasish.core.ops import array_ops, math_ops
 from kerasish.core.primitive import apply, primitive
 from kerasish.core.tensor import Tensor, convert_to_tensor
@@ -236,6 +237,7 @@ def l2_normalize(x, axis=None, epsilon: float = 1e-12):
     return x * math_ops.rsqrt(math_ops.maximum(squared, epsilon))
 
 
+@symbolic_fallback
 def moments(x, axes, keepdims: bool = False):
     """(mean, variance) over `axes`."""
     x = convert_to_tensor(x)
@@ -769,6 +771,7 @@ def avg_pool2d(input, ksize, strides, padding: str = "VALID"):  # noqa: A002
 # ---------------------------------------------------------------- dropout
 
 
+@symbolic_fallback
 def dropout(x, rate: float, noise_shape=None, seed=None):
     """Zero each element with probability `rate` and scale the rest by 1 / (1 - rate)."""
     from kerasish import random as ks_random
