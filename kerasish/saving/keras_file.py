@@ -132,7 +132,8 @@ def save_model(model, filepath, overwrite: bool = True, include_optimizer: bool 
         model: a Sequential, functional, or subclassed model with `get_config()`.
         filepath: a path ending in `.keras`.
         overwrite: when False, an existing file is an error.
-        include_optimizer: also save the optimizer's state (when compiled).
+        include_optimizer: also save the state of the optimizers: the compiled one and
+            any other the model holds as an attribute (a GAN's `d_optimizer`), as Keras does.
 
     Example:
         >>> import os, tempfile, numpy as np, kerasish as ks
@@ -153,10 +154,9 @@ def save_model(model, filepath, overwrite: bool = True, include_optimizer: bool 
     if not overwrite and os.path.exists(path):
         raise FileExistsError(f"save: {path!r} exists and overwrite=False")
     config = model_config(model)
-    optimizer = model.optimizer if include_optimizer and getattr(model, "compiled", False) else None
     weights = io.BytesIO()
     with h5py.File(weights, "w") as h5file:
-        weights_layout.write_weights(h5file, model, optimizer)
+        weights_layout.write_weights(h5file, model, include_optimizers=include_optimizer)
     from kerasish import __version__
 
     metadata = {
@@ -235,17 +235,15 @@ def load_model(filepath, custom_objects: dict | None = None, compile: bool = Tru
         raise KerasFileError(
             f"{path}: config.json describes a {type(model).__name__}, not a model or layer"
         )
-    optimizer = None
     if compile and config.get("compile_config"):
         with deserialization_scope(custom_objects, safe_mode):
             model.compile_from_config(config["compile_config"])
-        if getattr(model, "compiled", False):
-            optimizer = model.optimizer
     try:
         with h5py.File(io.BytesIO(weights), "r") as h5file:
             if weights_layout.has_unmade_weights(h5file, model):
                 _create_lazy_weights(model)
-            weights_layout.read_weights(h5file, model, optimizer, f"{path} ({WEIGHTS_NAME})")
+            weights_layout.read_weights(h5file, model, include_optimizers=compile,
+                                        source=f"{path} ({WEIGHTS_NAME})")
     except OSError as exc:
         raise KerasFileError(f"{path}: {WEIGHTS_NAME} is not a readable HDF5 file ({exc})") from exc
     return model
@@ -282,30 +280,28 @@ def _check_weights_name(path: str, what: str) -> None:
 
 
 def save_weights(model, filepath, overwrite: bool = True) -> str:
-    """Write the model's variables (and, when compiled, the optimizer's) to a `.weights.h5`
+    """Write the model's variables (and its optimizers' state) to a `.weights.h5`
     file in Keras 3's layout, atomically; returns the path."""
     path = os.fspath(filepath)
     _check_weights_name(path, "save_weights")
     if not overwrite and os.path.exists(path):
         raise FileExistsError(f"save_weights: {path!r} exists and overwrite=False")
-    optimizer = model.optimizer if getattr(model, "compiled", False) else None
 
     def write(temporary: str) -> None:
         with h5py.File(temporary, "w") as h5file:
-            weights_layout.write_weights(h5file, model, optimizer)
+            weights_layout.write_weights(h5file, model)
 
     atomic_write(path, write)
     return path
 
 
 def load_weights(model, filepath) -> None:
-    """Read a `.weights.h5` file in Keras 3's layout into the (built) model, and into its
-    optimizer when it is compiled and the file holds optimizer state."""
+    """Read a `.weights.h5` file in Keras 3's layout into the (built) model, and into the
+    optimizers it holds (the compiled one, others as attributes) whose state the file has."""
     path = os.fspath(filepath)
     _check_weights_name(path, "load_weights")
     if not os.path.exists(path):
         raise FileNotFoundError(f"load_weights: no such file: {path!r}")
-    optimizer = model.optimizer if getattr(model, "compiled", False) else None
     try:
         h5file = h5py.File(path, "r")
     except OSError as exc:
@@ -313,7 +309,7 @@ def load_weights(model, filepath) -> None:
             f"{path}: not a weights file (HDF5 cannot open it: {exc})"
         ) from exc
     with h5file:
-        weights_layout.read_weights(h5file, model, optimizer, path)
+        weights_layout.read_weights(h5file, model, source=path)
 
 
 # ---------------------------------------------------------------- JSON

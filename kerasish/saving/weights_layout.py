@@ -10,22 +10,31 @@ of datasets `0`, `1`, ... in the object's weight-creation order::
                                              numbered in order, never the layer's name)
     layers/bidirectional/forward_layer/...  (a sublayer held by an attribute: its name)
     optimizer/vars/0 (iterations), 1 (learning rate), 2... (slots, in Keras's order)
+    d_optimizer/vars/...                    (any other optimizer held as an attribute, as a
+                                             GAN's compile keeps two: its attribute name)
 
 Sequential and functional models list `layers` first; other attributes follow,
 public ones in alphabetical order, then private ones, each object written once
 (the first time it is reached), as Keras walks them. Reading walks the model
 the same way, so a file Keras wrote fills a kerasish model and the other way round.
+
+An optimizer's slots are those of the variables it has updated (or been built for);
+the compiled `optimizer` of a model, once started, has slots for all the model's
+trainable variables, as Keras builds it. One that has not started holds only
+`iterations` (and its learning rate), as in Keras.
 """
 
 from __future__ import annotations
 
 import re
+import warnings
 
 import numpy as np
 
 from kerasish.core.errors import KerasishError
 from kerasish.core.tensor import Variable
 from kerasish.layers.base import Layer
+from kerasish.optimizers.optimizer import Optimizer
 
 
 class WeightsFileError(KerasishError, ValueError):
@@ -67,24 +76,30 @@ def _base_attributes(layer: Layer) -> set:
 
 
 def _children(layer: Layer) -> list:
-    """(attribute name, layer or list of layers) in Keras's walking order: instance attributes
-    and properties of the layer's own class (as `dir()` lists them), public ones in
-    alphabetical order, then private ones."""
+    """(attribute name, layer, optimizer or list of layers) in Keras's walking order: instance
+    attributes and properties of the layer's own class (as `dir()` lists them), public ones
+    in alphabetical order, then private ones. Optimizers count wherever they are held (a
+    compiled model's `optimizer` too, which checkpoints of the model leave out)."""
     result = []
     if is_container_model(layer):
         result.append(("layers", layer.layers))
-    skip = _base_attributes(layer) | set(layer._untracked_attributes)
+    base = _base_attributes(layer)
+    untracked = set(layer._untracked_attributes)
     names = set(vars(layer)) | {
         name for name in dir(type(layer))
-        if isinstance(getattr(type(layer), name, None), property) and name not in skip
+        if isinstance(getattr(type(layer), name, None), property) and name not in untracked
     }
     attributes = []
-    for attr in sorted(names - skip, key=lambda n: ("~" + n) if n.startswith("_") else n):
+    for attr in sorted(names - base, key=lambda n: ("~" + n) if n.startswith("_") else n):
         try:
             value = getattr(layer, attr)
         except Exception:  # a property that cannot be read now holds nothing to save
             continue
-        if isinstance(value, Layer):
+        if isinstance(value, Optimizer):
+            attributes.append((attr, value))
+        elif attr in untracked:
+            continue
+        elif isinstance(value, Layer):
             attributes.append((attr, value))
         elif isinstance(value, (list, tuple, dict)):
             items = list(value.values()) if isinstance(value, dict) else list(value)
@@ -93,8 +108,9 @@ def _children(layer: Layer) -> list:
     return result + attributes
 
 
-def layer_paths(model: Layer) -> list:
-    """(group path, layer) for the model and every layer in it, in Keras's order."""
+def saveable_paths(model: Layer) -> list:
+    """(group path, object) for the model and every layer and optimizer in it, in Keras's
+    order; an optimizer comes with the layer that holds it: (path, (optimizer, holder))."""
     result, visited = [], set()
 
     def visit(layer: Layer, path: str) -> None:
@@ -104,6 +120,11 @@ def layer_paths(model: Layer) -> list:
         result.append((path, layer))
         for attr, child in _children(layer):
             base = f"{path}/{attr}" if path else attr
+            if isinstance(child, Optimizer):
+                if id(child) not in visited:
+                    visited.add(id(child))
+                    result.append((base, (child, layer if attr == "optimizer" else None)))
+                continue
             if isinstance(child, Layer):
                 visit(child, base)
                 continue
@@ -119,6 +140,16 @@ def layer_paths(model: Layer) -> list:
 
     visit(model, "")
     return result
+
+
+def layer_paths(model: Layer) -> list:
+    """(group path, layer) for the model and every layer in it, in Keras's order."""
+    return [(path, item) for path, item in saveable_paths(model) if isinstance(item, Layer)]
+
+
+def optimizer_paths(model: Layer) -> list:
+    """(group path, optimizer, the model it is compiled into or None) in Keras's order."""
+    return [(path, *item) for path, item in saveable_paths(model) if isinstance(item, tuple)]
 
 
 # Keras creates an optimizer's slots in groups: within a group, for each variable in
@@ -149,20 +180,37 @@ def optimizer_variables(optimizer, trainable_variables: list) -> list:
     return result
 
 
+def _updated_variables(optimizer) -> list:
+    """The variables `optimizer` has slots for (it has updated them or was built for them),
+    in the order it met them."""
+    return [var for key, var in optimizer._slot_owners.items() if key in optimizer._built]
+
+
+def optimizer_state(optimizer, compiled_into=None) -> list:
+    """What a weights file holds for `optimizer`, in Keras's order: iterations, the learning
+    rate, and the slots of the variables it updates. For the compiled optimizer of a model
+    (`compiled_into`) that has started, those are all the model's trainable variables."""
+    if compiled_into is not None and _updated_variables(optimizer):
+        return optimizer_variables(optimizer, compiled_into.trainable_variables)
+    return optimizer_variables(optimizer, _updated_variables(optimizer))
+
+
 # ---------------------------------------------------------------- writing
 
-def write_weights(h5file, model: Layer, optimizer=None) -> None:
-    """Write `model`'s variables (and `optimizer`'s, if given) into an open h5py file."""
-    for path, layer in layer_paths(model):
+def write_weights(h5file, model: Layer, include_optimizers: bool = True) -> None:
+    """Write `model`'s variables (and, if asked, the state of every optimizer it holds: the
+    compiled one, a GAN's two) into an open h5py file."""
+    for path, item in saveable_paths(model):
+        if isinstance(item, tuple):
+            if not include_optimizers:
+                continue
+            optimizer, compiled_into = item
+            variables = optimizer_state(optimizer, compiled_into)
+        else:
+            optimizer, variables = item, own_variables(item)
         group = h5file.require_group(f"{path}/vars" if path else "vars")
-        group.attrs["name"] = layer.name
-        for index, variable in enumerate(own_variables(layer)):
-            group.create_dataset(str(index), data=np.asarray(variable.numpy()))
-    if optimizer is not None:
-        group = h5file.require_group("optimizer/vars")
         group.attrs["name"] = optimizer.name
-        for index, variable in enumerate(optimizer_variables(optimizer,
-                                                             model.trainable_variables)):
+        for index, variable in enumerate(variables):
             group.create_dataset(str(index), data=np.asarray(variable.numpy()))
 
 
@@ -227,19 +275,25 @@ def _read_group(h5file, path: str, variables: list, what: str, source: str) -> l
     return pairs
 
 
+def _is_optimizer_group(group) -> bool:
+    """Whether a `vars` group holds an optimizer's state: its first variable is a scalar
+    integer, the optimizer's `iterations` (as Keras and kerasish write it)."""
+    first = group.get("0")
+    return first is not None and first.shape == () and first.dtype.kind in "iu"
+
+
 def unused_groups(h5file, model: Layer) -> list:
     """Paths of the file's non-empty `vars` groups that `model` has no layer for (optimizer
-    groups aside)."""
-    expected = {path for path, _ in layer_paths(model)}
+    groups aside: a model loaded without its compile settings has no optimizer to fill)."""
+    expected = {path for path, _ in saveable_paths(model)}
     holders = []
 
     def visit(name, obj):
-        if name.rsplit("/", 1)[-1] == "vars" and len(obj):
+        if name.rsplit("/", 1)[-1] == "vars" and len(obj) and not _is_optimizer_group(obj):
             holders.append(name[: -len("/vars")] if "/" in name else "")
 
     h5file.visititems(visit)
-    return sorted(path for path in holders
-                  if path not in expected and path.split("/")[0] != "optimizer")
+    return sorted(path for path in holders if path not in expected)
 
 
 def has_unmade_weights(h5file, model: Layer) -> bool:
@@ -267,20 +321,45 @@ def _check_no_unused_groups(h5file, model: Layer, source: str) -> None:
         )
 
 
-def read_weights(h5file, model: Layer, optimizer=None, source: str = "weights file") -> None:
-    """Assign the variables of `model` (and of `optimizer` when given and the file has its
-    group) from an open h5py file in Keras's layout; nothing is assigned unless all fit."""
+def _optimizer_pairs(h5file, path: str, optimizer, compiled_into, source: str) -> list:
+    """[(variable, array)] for an optimizer's group, or [] (with a warning, as Keras skips
+    it) when the file holds slots for an optimizer that has not started and is not the
+    compiled one, whose variables are then unknown."""
+    group = h5file[f"{path}/vars"]
+    what = f"optimizer '{optimizer.name}' ({type(optimizer).__name__}, at '{path}')"
+    head = optimizer_variables(optimizer, [])
+    if compiled_into is not None and len(group) > len(head):
+        variables = optimizer_variables(optimizer, compiled_into.trainable_variables)
+    else:
+        variables = optimizer_state(optimizer)
+        if len(group) > len(variables) == len(head):
+            warnings.warn(
+                f"{source}: the state of {what} was not loaded: the file holds {len(group)} "
+                f"variables (slots included) but the optimizer has not been built, so which "
+                "variables its slots belong to is unknown. Build it before loading, e.g. in "
+                "compile_from_config: optimizer.build(sub_model.trainable_variables)",
+                stacklevel=4,
+            )
+            return []
+    return _read_group(h5file, path, variables, what, source)
+
+
+def read_weights(h5file, model: Layer, include_optimizers: bool = True,
+                 source: str = "weights file") -> None:
+    """Assign the variables of `model` (and, if asked, of the optimizers it holds whose groups
+    the file has) from an open h5py file in Keras's layout; nothing is assigned unless all
+    fit."""
     check_safe(h5file, source)
     pairs = []
     _check_no_unused_groups(h5file, model, source)
-    for path, layer in layer_paths(model):
-        what = f"layer '{layer.name}' ({type(layer).__name__}, at '{path or '/'}')"
-        if not path and "vars" not in h5file and not own_variables(layer):
+    for path, item in saveable_paths(model):
+        if isinstance(item, tuple):
+            if include_optimizers and f"{path}/vars" in h5file:
+                pairs.extend(_optimizer_pairs(h5file, path, *item, source))
             continue
-        pairs.extend(_read_group(h5file, path, own_variables(layer), what, source))
-    if optimizer is not None and "optimizer" in h5file:
-        variables = optimizer_variables(optimizer, model.trainable_variables)
-        what = f"optimizer '{optimizer.name}' ({type(optimizer).__name__})"
-        pairs.extend(_read_group(h5file, "optimizer", variables, what, source))
+        what = f"layer '{item.name}' ({type(item).__name__}, at '{path or '/'}')"
+        if not path and "vars" not in h5file and not own_variables(item):
+            continue
+        pairs.extend(_read_group(h5file, path, own_variables(item), what, source))
     for variable, array in pairs:
         variable.assign(array.astype(variable.dtype, copy=False))
