@@ -44,7 +44,8 @@ def test_kerasish_name_runs_from_any_directory(name, tmp_path):
 def test_the_metadata_states_the_license_as_spdx_and_ships_its_text(monkeypatch):
     """PEP 639's form (setuptools deprecates the table form); the LICENSE file is the text."""
     tomllib = pytest.importorskip("tomllib")  # Python 3.11+
-    pyprojecttoml = pytest.importorskip("setuptools.config.pyprojecttoml")
+    pytest.importorskip("setuptools", minversion="77")  # what the build requires
+    from setuptools.config import pyprojecttoml
     from setuptools.dist import Distribution
 
     with open(ROOT / "pyproject.toml", "rb") as handle:
