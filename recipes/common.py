@@ -1,5 +1,9 @@
 """What every recipe shares: common flags, device/seed set-up, TensorBoard logs,
-checkpoints that resume where they stopped, and a checkpoint saved on Ctrl-C."""
+checkpoints that resume where they stopped, and a checkpoint saved on Ctrl-C.
+
+Under `mpiexec -n N` (ks.distribute), only the chief (rank 0) writes TensorBoard logs and
+checkpoints; every rank restores the latest checkpoint when resuming.
+"""
 
 from __future__ import annotations
 
@@ -120,11 +124,13 @@ class Session:
 
     `step` (a variable, saved in the checkpoint) counts training steps; after
     `restore()` it says where the interrupted run stopped, and the TensorBoard
-    writer hides anything that run logged after that step.
+    writer hides anything that run logged after that step. In an MPI job the
+    ranks other than the chief read checkpoints but write nothing.
     """
 
     def __init__(self, recipe: str, args, **trackables):
         self.recipe = recipe
+        self.chief = ks.distribute.is_chief()
         self.step = ks.Variable(0, name="step", dtype=ks.int64, trainable=False)
         self.checkpoint = ks.Checkpoint(step=self.step, **trackables)
         self.manager = None
@@ -139,10 +145,9 @@ class Session:
         self.logdir = self._logdir(recipe, args)
         self.writer = ks.summary.create_file_writer(
             self.logdir, purge_step=int(self.step) if self.resumed_from else None
-        )
+        ) if self.chief else _SilentWriter()
 
-    @staticmethod
-    def _logdir(recipe: str, args) -> str:
+    def _logdir(self, recipe: str, args) -> str:
         """--logdir, else the log directory of the run being resumed, else a new one."""
         if args.logdir:
             return args.logdir
@@ -153,13 +158,15 @@ class Session:
             with open(remembered) as handle:
                 return handle.read().strip()
         logdir = default_logdir(recipe, None)
-        os.makedirs(args.checkpoint_dir, exist_ok=True)
-        with open(remembered, "w") as handle:
-            handle.write(logdir + "\n")
+        if self.chief:
+            os.makedirs(args.checkpoint_dir, exist_ok=True)
+            with open(remembered, "w") as handle:
+                handle.write(logdir + "\n")
         return logdir
 
     def save(self) -> str | None:
-        return self.manager.save() if self.manager is not None else None
+        """Save a checkpoint (the chief only); its path, or None."""
+        return self.manager.save() if self.manager is not None and self.chief else None
 
     @contextlib.contextmanager
     def saving_on_interrupt(self, save: bool = True):
@@ -223,3 +230,21 @@ class Session:
         """Raise KeyboardInterrupt if a Ctrl-C or SIGTERM arrived: call it between steps."""
         if self.interrupted:
             raise KeyboardInterrupt
+
+
+class _SilentWriter:
+    """The TensorBoard writer of the ranks other than the chief: their summaries go nowhere."""
+
+    logdir = None
+
+    @contextlib.contextmanager
+    def as_default(self):
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message="ks.summary: no default writer")
+            yield self
+
+    def flush(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass

@@ -11,6 +11,12 @@ exactly where an uninterrupted one would.
 TensorBoard logs: the training loss every --log-every steps and the learning
 rate; per epoch the losses and accuracies, weight histograms, and a few test
 images with the model's predictions.
+
+Many processes: `mpiexec -n N python -m recipes.mnist` with the same flags trains one
+model over N ranks (ks.distribute): each batch of --batch-size examples is split across
+them and their gradients averaged, so the run follows the single-process one; the test
+set is split for evaluation. Only rank 0 prints, logs and saves; the loop's per-step
+TensorBoard loss is rank 0's share of the batch.
 """
 
 from __future__ import annotations
@@ -91,6 +97,8 @@ def epoch_seed(seed: int, epoch: int) -> int:
 
 
 def evaluate(model, x, y, quiet: bool = True, batch_size: int = 1000) -> tuple[float, float]:
+    """Mean loss and accuracy over (x, y); in an MPI job each rank takes its part of it."""
+    x, y = ks.distribute.shard_batch(x, y)
     loss, accuracy = ks.metrics.Mean(), ks.metrics.SparseCategoricalAccuracy()
     with progress_bar(-(-len(x) // batch_size), "evaluate", quiet) as bar:
         for xb, yb in batches(x, y, batch_size, None):
@@ -98,6 +106,8 @@ def evaluate(model, x, y, quiet: bool = True, batch_size: int = 1000) -> tuple[f
             loss.update_state(ks.nn.sparse_softmax_cross_entropy_with_logits(yb, logits))
             accuracy.update_state(yb, logits)
             bar.update(1)
+    ks.distribute.sync(loss)
+    ks.distribute.sync(accuracy)
     return float(loss.result()), float(accuracy.result())
 
 
@@ -120,6 +130,10 @@ def train_with_tape(model, optimizer, session, metrics, train, test, args, log) 
         with progress_bar(steps_per_epoch, f"epoch {epoch + 1}/{args.epochs}", args.quiet,
                           initial=done) as bar:
             for xb, yb in data:
+                if len(xb) < ks.distribute.size():
+                    continue  # too small to give every rank an example (alone: never)
+                xb, yb = ks.distribute.shard_batch(xb, yb)  # this rank's part (alone: all)
+                optimizer.gradient_exchange.local_weight = len(xb)
                 step = int(session.step)
                 logging = step % args.log_every == 0
                 if logging:  # the rate this step uses
@@ -140,6 +154,8 @@ def train_with_tape(model, optimizer, session, metrics, train, test, args, log) 
                     _show(bar, float(train_loss.result()), float(train_accuracy.result()))
                 session.check_interrupt()
         seconds = time.perf_counter() - started
+        ks.distribute.sync(train_loss)  # the figures of all ranks (alone: unchanged)
+        ks.distribute.sync(train_accuracy)
         test_loss, test_accuracy = evaluate(model, *test, quiet=args.quiet)
         history = {"loss": float(train_loss.result()), "accuracy": float(train_accuracy.result()),
                    "test_loss": test_loss, "test_accuracy": test_accuracy, "seconds": seconds}
@@ -273,7 +289,10 @@ def main(argv=None) -> dict:
     if args.log_every < 1:
         parser.error(f"--log-every must be >= 1, got {args.log_every}")
     check_device("mnist", args.device)
-    log = print
+    ks.distribute.init()
+    if not ks.distribute.is_chief():
+        args.quiet = True  # one rank prints
+    log = print if ks.distribute.is_chief() else _silent
     train, test, name = load(args.dataset, args.data_dir, log)
     if args.limit:
         train = (train[0][: args.limit], train[1][: args.limit])
@@ -284,7 +303,9 @@ def main(argv=None) -> dict:
         ks.random.set_seed(args.seed)
         model = build_model(args.model)
         model.build((None, 28, 28))
-        optimizer = ks.optimizers.Adam(learning_rate(args, len(train[0])))
+        # averages the gradients of the ranks of an MPI job (alone: unchanged)
+        optimizer = ks.distribute.DistributedOptimizer(
+            ks.optimizers.Adam(learning_rate(args, len(train[0]))))
         metrics = (ks.metrics.Mean("loss"), ks.metrics.SparseCategoricalAccuracy("accuracy"))
         # the generator (dropout masks, fit's shuffles) and the epoch's running metrics are
         # saved too: a run resumed mid-epoch continues exactly
@@ -292,6 +313,7 @@ def main(argv=None) -> dict:
                           rng=ks.random.get_global_generator(), metrics=list(metrics))
         if session.resumed_from:
             log(f"resumed from {session.resumed_from} at step {int(session.step)}")
+        ks.distribute.broadcast_variables(model.variables)  # every rank starts from rank 0's
         with session.saving_on_interrupt(save=not args.fit):
             if args.fit:
                 history = train_with_fit(model, optimizer, session, train, test, args, log)
@@ -301,10 +323,14 @@ def main(argv=None) -> dict:
     if not history:
         history = dict(zip(("test_loss", "test_accuracy"),
                            evaluate(model, *test, quiet=args.quiet)))
-    print(f"mnist: {name} {args.model}, {args.epochs} epochs: test accuracy "
+    log(f"mnist: {name} {args.model}, {args.epochs} epochs: test accuracy "
           f"{history['test_accuracy']:.4f}, test loss {history['test_loss']:.4f}; "
           f"TensorBoard: {tensorboard_hint(session.logdir)}")
     return history
+
+
+def _silent(*args, **kwargs) -> None:
+    """The log of the ranks other than the chief in an MPI job."""
 
 
 if __name__ == "__main__":

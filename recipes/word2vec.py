@@ -24,6 +24,12 @@ optional WordSim353-style (`--eval-pairs`) and Google-analogy-style
 (`--eval-analogies`) evaluation, the embedding and its vocabulary written
 for the TensorBoard projector and as `embeddings.npy` + `vocab.tsv` in the
 log directory.
+
+Many processes: `mpiexec -n N python -m recipes.word2vec` with the same flags splits each
+batch of pairs across N ranks (ks.distribute); the sparse gradients of the touched rows
+are gathered from every rank and applied as one (averaged for nce's mean loss, summed
+for neg's summed one), so the run follows the single-process one. Rank 0 alone prints,
+logs (its share of each batch's loss) and writes checkpoints and the embedding.
 """
 
 from __future__ import annotations
@@ -565,7 +571,9 @@ def train(args, log=print, on_step=None) -> dict:
         model = SkipGramNCE(vocab_size, args.dim, args.negatives)
     else:
         model = SkipGramNeg(vocab_size, args.dim)
-    optimizer = ks.optimizers.SGD(args.learning_rate)
+    # in an MPI job: the ranks' gradients combined (nce's loss is a mean, neg's a sum)
+    optimizer = ks.distribute.DistributedOptimizer(ks.optimizers.SGD(args.learning_rate),
+                                                   op="mean" if loss_kind == "nce" else "sum")
     position = ks.Variable(np.zeros(3, dtype=np.int64), name="position", trainable=False)
     # the sampler draws nce's negatives from the global generator: checkpointed, a resumed
     # run draws what the uninterrupted one would have
@@ -575,6 +583,7 @@ def train(args, log=print, on_step=None) -> dict:
         epoch, chunk, batch = (int(v) for v in position.numpy())
         log(f"resumed from {session.resumed_from} at step {int(session.step)} "
             f"(epoch {epoch + 1}, chunk {chunk + 1}/{pairs.num_chunks}, batch {batch})")
+    ks.distribute.broadcast_variables(model.variables)  # every rank starts from rank 0's
 
     total_words = (args.epochs or 0) * num_words
     min_lr = args.min_learning_rate if args.min_learning_rate is not None \
@@ -611,7 +620,12 @@ def train(args, log=print, on_step=None) -> dict:
                 if loss_kind == "neg":
                     bar.update(epoch * num_words + done_words)  # where a resumed run starts
                 first = False
+            if len(centers) < ks.distribute.size():
+                continue  # too small to give every rank a pair (alone: never)
+            # this rank's part of the batch (alone: all of it)
+            centers, outputs, weights = ks.distribute.shard_batch(centers, outputs, weights)
             n = len(centers)
+            optimizer.gradient_exchange.local_weight = n
             if loss_kind == "nce":
                 loss, grads = grad_fn(centers, outputs)
                 optimizer.apply_gradients(grads)
@@ -672,7 +686,11 @@ def train(args, log=print, on_step=None) -> dict:
         if interval["pairs"]:
             history.append((step, interval["loss"] / interval["pairs"]))
         session.save()
-        result = finish(args, model, word_to_id, id_to_word, session, step, log)
+        if session.chief:
+            result = finish(args, model, word_to_id, id_to_word, session, step, log)
+        else:  # the other ranks of an MPI job write nothing
+            result = {"embeddings": model.embeddings.numpy(), "logdir": None,
+                      "embedding_path": None}
     result.update(
         loss=history[-1][1] if history else float("nan"), history=history, steps=step,
         vocab_size=vocab_size, corpus_words=num_words, cutoff=cutoff,
@@ -838,6 +856,11 @@ def parse_args(argv=None):
 def main(argv=None, on_step=None) -> dict:
     args = parse_args(argv)
     check_device("word2vec", args.device)
+    ks.distribute.init()
+    if not ks.distribute.is_chief():  # one rank prints
+        args.quiet = True
+        result = train(args, log=lambda *a, **k: None, on_step=on_step)
+        return result
     result = train(args, on_step=on_step)
     extra = ""
     if "word_pairs" in result:

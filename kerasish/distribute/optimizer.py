@@ -86,18 +86,10 @@ class GradientExchange:
         dense = [i for i, (grad, _) in enumerate(prepared) if not isinstance(grad, _SparseGrad)]
         sparse = [i for i, (grad, _) in enumerate(prepared) if isinstance(grad, _SparseGrad)]
         result = list(prepared)
-        weights = None
-        if sparse:
-            # every rank's weight and number of rows per sparse gradient, in one small call
-            local = [self.local_weight] + [prepared[i][0].indices.shape[0] for i in sparse]
-            table = communicator.allgather(np.asarray(local, np.float64),
-                                           "gathering the sparse gradients' row counts")
-            weights, counts = table[:, 0], table[:, 1:].astype(np.int64)
         if dense:
             self._exchange_dense(prepared, dense, result)
-        for column, i in enumerate(sparse):
-            grad, var = prepared[i]
-            result[i] = (self._exchange_sparse(grad, var, counts[:, column], weights), var)
+        if sparse:
+            self._exchange_sparse(prepared, sparse, result)
         self.seconds += time.perf_counter() - start
         self.calls += 1
         return result
@@ -157,38 +149,76 @@ class GradientExchange:
     def _weight(self) -> float:
         return self.local_weight if self.op == "mean" else 1.0
 
-    def _exchange_sparse(self, grad: _SparseGrad, var, counts, weights) -> _SparseGrad:
-        if self.op == "sum":
-            weights = np.ones_like(weights)
-        total_weight = float(weights.sum()) if self.op == "mean" else 1.0
+    def _exchange_sparse(self, prepared, sparse, result) -> None:
+        # every rank's weight and number of rows per sparse gradient, in one small call
+        local = [self.local_weight] + [prepared[i][0].indices.shape[0] for i in sparse]
+        table = communicator.allgather(np.asarray(local, np.float64),
+                                       "gathering the sparse gradients' row counts")
+        counts = table[:, 1:].astype(np.int64)
+        weights = table[:, 0] if self.op == "mean" else np.ones(len(table))
+        scales = weights / weights.sum() if self.op == "mean" else weights
+        gathered = []
+        for column, i in enumerate(sparse):
+            grad, var = prepared[i]
+            if int(counts[:, column].sum()) >= self.sparse_as_dense_above * var.shape[0]:
+                result[i] = (self._densified(grad, var, scales[communicator.rank()]), var)
+            else:
+                gathered.append((column, i))
+        if gathered:
+            self._gather_rows(prepared, gathered, counts, scales, result)
+
+    def _densified(self, grad: _SparseGrad, var, scale: float) -> _SparseGrad:
+        """One dense allreduce, and one of a mask of the rows any rank touched: the result is
+        still sparse, so the update stays lazy (untouched rows keep their slots)."""
         values, indices = grad.values, grad.indices
-        where = backend.device_of(values)
-        if int(counts.sum()) >= self.sparse_as_dense_above * var.shape[0]:
-            # one dense allreduce, and one of a mask of the rows any rank touched: the result
-            # is still sparse, so the update stays lazy (untouched rows keep their slots)
-            xp = backend.array_module(values)
-            dense = xp.zeros(var.shape, dtype=values.dtype)
-            dense[indices] = values * (self._weight() / total_weight)
-            touched = xp.zeros(var.shape[0], dtype=np.int32)
-            touched[indices] = 1
-            communicator.sum_arrays([dense, touched],
-                                    f"the allreduce of the gradient of '{var.name}'")
-            self.bytes += dense.nbytes + touched.nbytes
-            rows = xp.flatnonzero(touched)
-            return _SparseGrad(dense.take(rows, axis=0), rows)
-        host_values, host_indices = backend.to_numpy(values), backend.to_numpy(indices)
-        what = f"the allgather of the sparse gradient of '{var.name}'"
-        all_values = communicator.allgather_rows(host_values, counts, what)
-        all_indices = communicator.allgather_rows(host_indices.astype(np.int64), counts, what)
-        self.bytes += host_values.nbytes + host_indices.nbytes
-        scale = np.repeat((weights / total_weight).astype(all_values.dtype), counts)
-        all_values *= scale.reshape((-1,) + (1,) * (all_values.ndim - 1))
-        if where[0] != "cpu":
-            all_values = backend.to_device(all_values, where)
-            all_indices = backend.to_device(all_indices, where)
-        unique, summed = backend.unique_sum_rows(all_indices, all_values,
-                                                 backend.RowGroups(all_indices))
-        return _SparseGrad(summed, unique)
+        xp = backend.array_module(values)
+        dense = xp.zeros(var.shape, dtype=values.dtype)
+        dense[indices] = values * scale
+        touched = xp.zeros(var.shape[0], dtype=np.int32)
+        touched[indices] = 1
+        communicator.sum_arrays([dense, touched], f"the allreduce of the gradient of '{var.name}'")
+        self.bytes += dense.nbytes + touched.nbytes
+        rows = xp.flatnonzero(touched)
+        return _SparseGrad(dense.take(rows, axis=0), rows)
+
+    def _gather_rows(self, prepared, gathered, counts, scales, result) -> None:
+        """Every rank's rows and indices of these sparse gradients, in one allgather of bytes;
+        the rows of all ranks, scaled by their weights, then summed where they repeat."""
+        row_bytes, pieces = [], []
+        for _, i in gathered:
+            grad, var = prepared[i]
+            row_bytes.append(8 + int(np.prod(var.shape[1:], dtype=np.int64)) * var.dtype.itemsize)
+            pieces.append(backend.to_numpy(grad.indices).astype(np.int64).view(np.uint8))
+            pieces.append(np.ascontiguousarray(backend.to_numpy(grad.values)).view(np.uint8)
+                          .reshape(-1))
+        payload = np.concatenate(pieces)
+        columns = [column for column, _ in gathered]
+        sizes = counts[:, columns] @ np.asarray(row_bytes, np.int64)
+        received = communicator.allgather_rows(payload, sizes,
+                                               "the allgather of the sparse gradients")
+        self.bytes += payload.nbytes
+        parts = {i: ([], []) for _, i in gathered}
+        offset = 0
+        for rank, scale in enumerate(scales):
+            for column, i in gathered:
+                var = prepared[i][1]
+                rows = int(counts[rank, column])
+                indices = np.frombuffer(received, np.int64, rows, offset)
+                offset += 8 * rows
+                values = np.frombuffer(received, var.dtype, rows * int(np.prod(var.shape[1:])),
+                                       offset).reshape((rows,) + tuple(var.shape[1:]))
+                offset += values.nbytes
+                parts[i][0].append(indices)
+                parts[i][1].append(values * values.dtype.type(scale))
+        for _, i in gathered:
+            var = prepared[i][1]
+            where = backend.device_of(prepared[i][0].values)
+            indices, values = np.concatenate(parts[i][0]), np.concatenate(parts[i][1])
+            if where[0] != "cpu":
+                indices = backend.to_device(indices, where)
+                values = backend.to_device(values, where)
+            unique, summed = backend.unique_sum_rows(indices, values, backend.RowGroups(indices))
+            result[i] = (_SparseGrad(summed, unique), var)
 
 
 def _check_same_layout(layout, names: list) -> None:

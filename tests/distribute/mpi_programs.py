@@ -115,16 +115,23 @@ def sparse():
     results = {}
     for label, above in (("gathered", 1e9), ("densified", 0.0)):
         for form in ("sparse", "dense"):
+            # two sparse gradients in one step (rows of 4 and scalar rows), exchanged together
             var = ks.Variable(np.zeros((vocab, dim), np.float32), name="embeddings")
+            bias = ks.Variable(np.zeros(vocab, np.float32), name="bias")
             optimizer = dist.DistributedOptimizer(ks.optimizers.SGD(1.0),
                                                   sparse_as_dense_above=above)
             optimizer.gradient_exchange.local_weight = weights[dist.rank()]
-            grad = (IndexedSlices(ks.constant(values), ks.constant(indices), (vocab, dim))
-                    if form == "sparse" else ks.constant(dense_local))
-            optimizer.apply_gradients([(grad, var)])
+            if form == "sparse":
+                grads = [IndexedSlices(ks.constant(values), ks.constant(indices), (vocab, dim)),
+                         IndexedSlices(ks.constant(values[:, 0]), ks.constant(indices), (vocab,))]
+            else:
+                grads = [ks.constant(dense_local), ks.constant(dense_local[:, 0])]
+            optimizer.apply_gradients(zip(grads, [var, bias]))
             results[f"{label}_{form}"] = -var.numpy()
+            results[f"{label}_{form}_bias"] = -bias.numpy()
     for key, got in results.items():
-        np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6, err_msg=key)
+        want = expected[:, 0] if key.endswith("_bias") else expected
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6, err_msg=key)
     # a lazy (sparse) update touches only the rows some rank sent: Adam's moments elsewhere stay 0
     var = ks.Variable(np.zeros((vocab, dim), np.float32), name="embeddings")
     adam = dist.DistributedOptimizer(ks.optimizers.Adam(0.1), sparse_as_dense_above=0.0)
