@@ -406,3 +406,26 @@ def test_fit_compiled_equals_eager_with_lazy_build_and_dropout():
         weights.append(model.get_weights())
     for compiled, eager in zip(weights[1], weights[0]):
         assert _same(compiled, eager)
+
+
+def test_a_compiled_method_does_not_keep_its_instance_alive():
+    import gc
+    import weakref
+
+    class Model(ks.Model):
+        def __init__(self):
+            super().__init__()
+            self.dense = ks.layers.Dense(2)
+
+        @ks.function
+        def step(self, x):
+            return self.dense(x)
+
+    model = Model()
+    for _ in range(3):
+        model.step(ks.ones((1, 3)))
+    assert model.step is model.step and model.step.trace_count == 1
+    ref = weakref.ref(model)
+    del model
+    gc.collect()
+    assert ref() is None

@@ -220,6 +220,7 @@ class Function:
     def __init__(self, fn, input_signature=None, reduce_retracing: bool = False):
         functools.update_wrapper(self, fn)
         self._python_function = fn
+        self._instance = None  # for a method: a weak reference to its instance
         self.input_signature = None if input_signature is None else list(input_signature)
         self.reduce_retracing = bool(reduce_retracing)
         self._concrete: dict = {}
@@ -238,8 +239,13 @@ class Function:
         except TypeError:  # unhashable or no weak references: no cache
             bound = None
         if bound is None:
-            bound = Function(self._python_function.__get__(instance, owner),
-                             self.input_signature, self.reduce_retracing)
+            bound = Function(self._python_function, self.input_signature,
+                             self.reduce_retracing)
+            try:  # weakly: the cache must not keep the instance alive
+                bound._instance = weakref.ref(instance)
+            except TypeError:
+                bound = Function(self._python_function.__get__(instance, owner),
+                                 self.input_signature, self.reduce_retracing)
             try:
                 self._bound[instance] = bound
             except TypeError:
@@ -248,8 +254,15 @@ class Function:
 
     @property
     def python_function(self):
-        """The original Python function."""
+        """The original Python function (bound to its instance, for a method)."""
+        if self._instance is not None:
+            return self._python_function.__get__(self._instance())
         return self._python_function
+
+    def _call_python(self, args, kwargs):
+        if self._instance is not None:
+            return self._python_function(self._instance(), *args, **kwargs)
+        return self._python_function(*args, **kwargs)
 
     # -- calls --------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
@@ -257,7 +270,7 @@ class Function:
         if state.tapes or state.tracer is not None:
             # under a GradientTape the ops must reach it, and inside another trace they
             # belong to that program: run the Python function (TF inlines it the same way)
-            return self._python_function(*args, **kwargs)
+            return self._call_python(args, kwargs)
         if self.input_signature is not None:
             self._check_signature(args)
         arrays: list = []
@@ -266,7 +279,7 @@ class Function:
         if concrete is None:
             return self._trace(key, args, kwargs)
         if concrete.eager_reason is not None:
-            return self._python_function(*args, **kwargs)
+            return self._call_python(args, kwargs)
         if not concrete.checked:
             return self._check(concrete, key, args, kwargs)
         try:
@@ -359,7 +372,7 @@ class Function:
         saved = state.tapes, state.tracer
         state.tapes, state.tracer = (tracer,), tracer
         try:
-            result = self._python_function(*args, **kwargs)
+            result = self._call_python(args, kwargs)
         except BaseException:
             state.tapes, state.tracer = saved
             tracer.concrete.prune()
@@ -396,7 +409,7 @@ class Function:
         if self._retrace_warned or len(self._keys) <= RETRACE_WARNING_AFTER:
             return
         self._retrace_warned = True
-        changing = _changing_argument(self._python_function, self._keys)
+        changing = _changing_argument(self.python_function, self._keys)
         warnings.warn(
             f"ks.function '{self.__name__}' was traced {len(self._keys)} times for different "
             f"signatures{changing}; each new signature runs the Python function again. Pass "
