@@ -18,7 +18,7 @@ import pytest
 
 import kerasish as ks
 from kerasish.checkpoint import read_values
-from recipes import huber_regression, linear_regression, mnist, word2vec
+from recipes import common, huber_regression, linear_regression, mnist, word2vec
 
 
 @pytest.fixture
@@ -36,6 +36,26 @@ def interrupt_at(monkeypatch):
             return result
 
         monkeypatch.setattr(ks.optimizers.Optimizer, "apply_gradients", apply_gradients)
+
+    return arm
+
+
+@pytest.fixture
+def interrupt_fit_at(monkeypatch):
+    """interrupt_fit_at(n): SIGINT as `fit`'s n-th batch ends, before the recipe looks for an
+    interrupt. (fit's steps are compiled with ks.function: their optimizer update is replayed,
+    not a call of apply_gradients that interrupt_at could count.)"""
+
+    def arm(call: int) -> None:
+        original = common.Session.check_interrupt
+        count = itertools.count(1)
+
+        def check_interrupt(self):
+            if next(count) == call:
+                os.kill(os.getpid(), signal.SIGINT)  # the recipe's handler sets its flag
+            return original(self)
+
+        monkeypatch.setattr(common.Session, "check_interrupt", check_interrupt)
 
     return arm
 
@@ -72,7 +92,7 @@ MNIST_CASES = [  # model, loop, where the run is stopped
 
 @pytest.mark.parametrize("model, loop, where", MNIST_CASES)
 def test_mnist_resumes_exactly(model, loop, where, idx_dir, tmp_path, interrupt_at,
-                               monkeypatch, capsys):
+                               interrupt_fit_at, monkeypatch, capsys):
     # 192 examples in batches of 32: 6 steps per epoch, 3 epochs
     def argv(name, *extra):
         return ["--data-dir", idx_dir, "--limit", "192", "--batch-size", "32", "--quiet",
@@ -85,7 +105,8 @@ def test_mnist_resumes_exactly(model, loop, where, idx_dir, tmp_path, interrupt_
     if where == "epoch boundary":  # two epochs, then a third in a new run
         mnist.main(argv("resumed", "--epochs", "2"))
     else:  # stopped during step 9 of 18 (the middle of epoch 2)
-        out = _interrupted(lambda: mnist.main(argv("resumed", "--epochs", "3")), interrupt_at,
+        out = _interrupted(lambda: mnist.main(argv("resumed", "--epochs", "3")),
+                           interrupt_fit_at if loop == "fit" else interrupt_at,
                            monkeypatch, 9, capsys)
         assert "interrupted at step" in out
     resumed = mnist.main(argv("resumed", "--epochs", "3"))
