@@ -27,7 +27,22 @@ _generators: dict = {}  # (device, op seed) -> generator, for every other stream
 
 
 def set_seed(seed: int) -> None:
-    """Make every later random draw reproducible (also seeds layer initializers)."""
+    """Make every later random draw reproducible, layer initializers included.
+
+    The host's generator restarts in place (checkpoints holding it stay
+    connected) and the per-device and per-`seed` streams start again.
+
+    Args:
+        seed: an integer.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.random.set_seed(3)
+        >>> a = ks.random.uniform([2]).numpy()
+        >>> ks.random.set_seed(3)
+        >>> bool((ks.random.uniform([2]).numpy() == a).all())
+        True
+    """
     global _global_seed
     _global_seed = int(seed)
     _generators.clear()
@@ -86,6 +101,10 @@ class Generator(Trackable):
 
     `state` is a uint64 variable of 6 words: PCG64's 128-bit state and
     increment (high word first), and its buffered 32-bit half (flag, value).
+
+    Args:
+        seed: an integer (see `from_seed`), or None for fresh operating-system
+            entropy (see `from_non_deterministic_state`).
 
     Example:
         >>> import os, tempfile
@@ -239,7 +258,22 @@ def get_global_generator() -> Generator:
 
 
 def set_global_generator(generator: Generator) -> None:
-    """Make `generator` the host's generator (later `set_seed` calls reset it)."""
+    """Make `generator` the host's generator (later `set_seed` calls reset it).
+
+    Args:
+        generator: a `ks.random.Generator`.
+
+    Raises:
+        TypeError: if `generator` is not a `ks.random.Generator`.
+
+    Example:
+        >>> import kerasish as ks
+        >>> previous = ks.random.get_global_generator()
+        >>> ks.random.set_global_generator(ks.random.Generator.from_seed(1))
+        >>> ks.random.get_global_generator() is previous
+        False
+        >>> ks.random.set_global_generator(previous)
+    """
     global _global_generator
     if not isinstance(generator, Generator):
         raise TypeError(
@@ -265,10 +299,26 @@ def _shape(shape) -> tuple:
 
 
 def normal(shape, mean=0.0, stddev=1.0, dtype=np.float32, seed=None) -> Tensor:
-    """Samples from N(mean, stddev**2).
+    """Samples from N(mean, stddev**2), on the current device.
 
-    `seed`: None (the global stream), an integer (a stream of its own, see `set_seed`) or a
-    `SeedGenerator`.
+    Args:
+        shape: the result's shape (a list, tuple, int or 1-D integer tensor).
+        mean, stddev: the distribution's mean and standard deviation.
+        dtype: a floating-point dtype.
+            seed: None (the global stream), an integer (a stream of its own for this
+                (global seed, seed) pair) or a `Generator`/`SeedGenerator` (its next
+                values, drawn on the host).
+
+    Returns:
+        A tensor of `shape` and `dtype`.
+
+    Raises:
+        InvalidArgumentError: for a dtype that is not floating point.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.random.normal([2, 3], seed=ks.random.SeedGenerator(1)).shape
+        (2, 3)
     """
     if isinstance(seed, Generator):
         return seed.normal(shape, mean, stddev, dtype)
@@ -284,7 +334,25 @@ def _normal(gen, shape, mean, stddev, dtype):
 def uniform(shape, minval=0.0, maxval=1.0, dtype=np.float32, seed=None) -> Tensor:
     """Samples from U[minval, maxval) (integers if `dtype` is an integer type).
 
-    `seed` as in `normal`.
+    Args:
+        shape: the result's shape.
+        minval, maxval: the bounds; an integer dtype needs an explicit `maxval`.
+        dtype: the result's dtype.
+            seed: None (the global stream), an integer (a stream of its own for this
+                (global seed, seed) pair) or a `Generator`/`SeedGenerator` (its next
+                values, drawn on the host).
+
+    Returns:
+        A tensor of `shape` and `dtype`.
+
+    Raises:
+        InvalidArgumentError: for an integer dtype without `maxval`.
+
+    Example:
+        >>> import kerasish as ks
+        >>> v = ks.random.uniform([1000], 2.0, 3.0, seed=ks.random.SeedGenerator(0)).numpy()
+        >>> bool(v.min() >= 2.0 and v.max() < 3.0)
+        True
     """
     if isinstance(seed, Generator):
         return seed.uniform(shape, minval, maxval, dtype)
@@ -302,8 +370,25 @@ def _uniform(gen, shape, minval, maxval, dtype):
 
 
 def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=np.float32, seed=None) -> Tensor:
-    """Normal samples redrawn until within two standard deviations of the mean (`seed` as in
-    `normal`)."""
+    """Normal samples redrawn until within two standard deviations of the mean.
+
+    Args:
+        shape: the result's shape.
+        mean, stddev: the untruncated distribution's mean and standard deviation.
+        dtype: a floating-point dtype.
+            seed: None (the global stream), an integer (a stream of its own for this
+                (global seed, seed) pair) or a `Generator`/`SeedGenerator` (its next
+                values, drawn on the host).
+
+    Returns:
+        A tensor of `shape` and `dtype`.
+
+    Example:
+        >>> import kerasish as ks
+        >>> v = ks.random.truncated_normal([1000], stddev=0.5, seed=ks.random.SeedGenerator(0))
+        >>> bool(abs(v.numpy()).max() <= 1.0)
+        True
+    """
     if isinstance(seed, Generator):
         return seed.truncated_normal(shape, mean, stddev, dtype)
     return _drawn(lambda: _truncated_normal(_generator(seed), shape, mean, stddev, dtype))
@@ -321,7 +406,21 @@ def _truncated_normal(gen, shape, mean, stddev, dtype):
 
 
 def randint(shape, minval, maxval, dtype="int32", seed=None) -> Tensor:
-    """Integers drawn uniformly from [minval, maxval) (Keras 3's name; `seed` as in `normal`).
+    """Integers drawn uniformly from [minval, maxval) (Keras 3's name).
+
+    Args:
+        shape: the result's shape.
+        minval, maxval: the bounds (maxval excluded).
+        dtype: an integer dtype.
+            seed: None (the global stream), an integer (a stream of its own for this
+                (global seed, seed) pair) or a `Generator`/`SeedGenerator` (its next
+                values, drawn on the host).
+
+    Returns:
+        A tensor of `shape` and `dtype`.
+
+    Raises:
+        InvalidArgumentError: for a dtype that is not an integer type.
 
     Example:
         >>> import kerasish as ks
@@ -337,15 +436,51 @@ def randint(shape, minval, maxval, dtype="int32", seed=None) -> Tensor:
 
 def dropout(inputs, rate: float, noise_shape=None, seed=None) -> Tensor:
     """Keras 3's `keras.random.dropout`: `ks.nn.dropout` (zero with probability `rate`, scale
-    the rest by 1 / (1 - rate)); `seed` as in `normal`."""
+    the rest by 1 / (1 - rate)).
+
+    Args:
+        inputs: a tensor.
+        rate: the probability of zeroing each element, in [0, 1).
+        noise_shape: the shape of the mask, broadcast over `inputs` (None: the inputs').
+            seed: None (the global stream), an integer (a stream of its own for this
+                (global seed, seed) pair) or a `Generator`/`SeedGenerator` (its next
+                values, drawn on the host).
+
+    Returns:
+        A tensor like `inputs`.
+
+    Example:
+        >>> import kerasish as ks
+        >>> out = ks.random.dropout(ks.ones([8]), 0.5, seed=ks.random.SeedGenerator(2))
+        >>> sorted(set(out.numpy().tolist())) in ([0.0, 2.0], [0.0], [2.0])
+        True
+    """
     from kerasish.core.ops.nn_ops import dropout as nn_dropout
 
     return nn_dropout(inputs, rate, noise_shape=noise_shape, seed=seed)
 
 
 def shuffle(value, seed=None, axis: int = 0) -> Tensor:
-    """A copy of `value` with the slices along `axis` (Keras 3's argument; default the first)
-    randomly permuted; `seed` as in `normal`."""
+    """A copy of `value` with the slices along `axis` randomly permuted.
+
+    Args:
+        value: a tensor (or array) of rank >= 1.
+        seed: None (the global stream), an integer (a stream of its own) or a
+            `Generator`/`SeedGenerator`.
+        axis: the axis whose slices are permuted (Keras 3's argument; the first).
+
+    Returns:
+        A tensor with the values of `value`, on its device.
+
+    Raises:
+        InvalidArgumentError: for a scalar or an axis out of range.
+
+    Example:
+        >>> import kerasish as ks
+        >>> out = ks.random.shuffle([[1, 2], [3, 4], [5, 6]], seed=ks.random.SeedGenerator(4))
+        >>> sorted(out.numpy().tolist())
+        [[1, 2], [3, 4], [5, 6]]
+    """
     x = convert_to_tensor(value)
     if x.ndim == 0:
         raise InvalidArgumentError("random.shuffle: needs a tensor of rank >= 1, got a scalar")
@@ -359,7 +494,23 @@ def shuffle(value, seed=None, axis: int = 0) -> Tensor:
 
 
 def categorical(logits, num_samples: int, dtype=np.int64, seed=None) -> Tensor:
-    """Class indices drawn from the softmax of each row of `logits`: (batch, num_samples)."""
+    """Class indices drawn from the softmax of each row of `logits`.
+
+    Args:
+        logits: a (batch, classes) tensor of unnormalized log-probabilities.
+        num_samples: how many indices to draw per row.
+        dtype: the indices' integer dtype.
+        seed: None (the global stream), an integer (a stream of its own) or a
+            `Generator`/`SeedGenerator`.
+
+    Returns:
+        A (batch, num_samples) tensor of class indices, on the device of `logits`.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.random.categorical([[0.0, 50.0]], 3, seed=7).numpy().tolist()
+        [[1, 1, 1]]
+    """
     x = convert_to_tensor(logits)
     values = backend.to_numpy(x._value).astype(np.float64)
     probs = np.exp(values - values.max(axis=-1, keepdims=True))
@@ -372,7 +523,21 @@ def categorical(logits, num_samples: int, dtype=np.int64, seed=None) -> Tensor:
 
 
 def permutation(n: int, seed=None) -> np.ndarray:
-    """A random ordering of range(n) as a NumPy array (for shuffling data on the host)."""
+    """A random ordering of range(n) as a NumPy array (for shuffling data on the host).
+
+    Args:
+        n: how many indices.
+        seed: None (the host's generator), an integer (a stream of its own) or a
+            `Generator`/`SeedGenerator`.
+
+    Returns:
+        An int64 NumPy array holding 0 to n - 1 once each.
+
+    Example:
+        >>> import kerasish as ks
+        >>> sorted(ks.random.permutation(5, seed=ks.random.SeedGenerator(0)).tolist())
+        [0, 1, 2, 3, 4]
+    """
     with backend.device("/cpu:0"):
         return _generator(seed).permutation(int(n))
 
