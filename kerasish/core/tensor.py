@@ -25,10 +25,19 @@ def as_dtype(dtype) -> np.dtype | None:
     """A NumPy dtype from a dtype, a name ('float32') or a Python type; None stays None."""
     if dtype is None:
         return None
+    if isinstance(dtype, str) and dtype == "string":  # TF's and Keras's name for text
+        return np.dtype(str)
     try:
         return np.dtype(dtype)
     except TypeError as exc:
         raise TypeError(f"unknown dtype {dtype!r}; use e.g. ks.float32 or 'int32'") from exc
+
+
+def dtype_name(dtype) -> str:
+    """The name configs use for a dtype: NumPy's ('float32'), with 'string' for text as in
+    TF and Keras (the inverse of `as_dtype`)."""
+    dtype = np.dtype(dtype)
+    return "string" if dtype.kind == "U" else dtype.name
 
 
 def is_floating(dtype) -> bool:

@@ -12,6 +12,7 @@ import numpy as np
 
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.keras_tensor import KerasTensor, Node
+from kerasish.core.tensor import dtype_name
 from kerasish.layers.base import Layer
 
 
@@ -75,7 +76,7 @@ class InputLayer(Layer):
         """Keras 3's InputLayer config (no `trainable`: an input has nothing to train)."""
         return {
             "batch_shape": list(self.batch_shape),
-            "dtype": self.dtype.name,
+            "dtype": dtype_name(self.dtype),
             "sparse": False,
             "ragged": False,
             "name": self.name,

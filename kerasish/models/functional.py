@@ -31,7 +31,7 @@ from kerasish.core import nest
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.keras_tensor import KerasTensor, inbound_nodes, producing_node
 from kerasish.core.ops import array_ops, math_ops
-from kerasish.core.tensor import Tensor
+from kerasish.core.tensor import Tensor, dtype_name
 from kerasish.layers.base import Layer
 from kerasish.layers.input_layer import InputLayer
 from kerasish.models.model import Model
@@ -387,7 +387,7 @@ class Functional(Model):
         def serialize_argument(value):
             if isinstance(value, KerasTensor):
                 return {"class_name": "__keras_tensor__", "config": {
-                    "shape": list(value.shape), "dtype": value.dtype.name,
+                    "shape": list(value.shape), "dtype": dtype_name(value.dtype),
                     "keras_history": reference(value, endpoint=False)}}
             if isinstance(value, (list, tuple)):
                 return [serialize_argument(item) for item in value]

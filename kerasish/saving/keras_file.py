@@ -23,6 +23,7 @@ import inspect
 import io
 import json
 import os
+import tempfile
 import warnings
 import zipfile
 
@@ -246,7 +247,31 @@ def load_model(filepath, custom_objects: dict | None = None, compile: bool = Tru
                                         source=f"{path} ({WEIGHTS_NAME})")
     except OSError as exc:
         raise KerasFileError(f"{path}: {WEIGHTS_NAME} is not a readable HDF5 file ({exc})") from exc
+    _load_assets(path, model)
     return model
+
+
+def _load_assets(path: str, model) -> None:
+    """Hand each layer with a `load_assets(dir_path)` hook (Keras 3's; the lookup layers) the
+    files Keras wrote for it under `assets/<layer path>/`, copied to a temporary folder."""
+    hooked = [(layer_path, layer) for layer_path, layer in weights_layout.layer_paths(model)
+              if callable(getattr(layer, "load_assets", None))]
+    if not hooked:
+        return
+    with zipfile.ZipFile(path) as archive, tempfile.TemporaryDirectory() as folder:
+        names = archive.namelist()  # checked by _read_archive: no absolute or '..' entries
+        for layer_path, layer in hooked:
+            prefix = f"assets/{layer_path}/" if layer_path else "assets/"
+            files = [n for n in names if n.startswith(prefix) and "/" not in n[len(prefix):]
+                     and not n.endswith("/")]
+            if not files:
+                continue
+            directory = os.path.join(folder, *layer_path.split("/"))
+            os.makedirs(directory, exist_ok=True)
+            for name in files:
+                with open(os.path.join(directory, name[len(prefix):]), "wb") as file:
+                    file.write(archive.read(name))
+            layer.load_assets(directory)
 
 
 def _create_lazy_weights(model) -> None:

@@ -300,7 +300,7 @@ def test_lookup_errors_name_what_is_wrong():
         L.StringLookup(vocabulary=["a"], output_mode="tf_idf")
     with pytest.raises(InvalidArgumentError, match="takes integers"):
         L.IntegerLookup(vocabulary=[1])(np.array([1.5]))
-    with pytest.raises(InvalidArgumentError, match="eagerly"):
+    with pytest.raises(InvalidArgumentError, match="a ks.Input with dtype='string', not float32"):
         L.StringLookup(vocabulary=["a"])(ks.Input((1,)))
     with pytest.raises(InvalidArgumentError, match="defaults only"):
         L.IntegerLookup(oov_method="farmhash")
@@ -372,3 +372,38 @@ def test_a_sequential_starting_with_text_vectorization_trains_saves_and_loads(tm
     loaded = ks.models.load_model(path)
     np.testing.assert_allclose(loaded.predict(texts, verbose=0), model.predict(texts, verbose=0))
     assert loaded.layers[0].get_vocabulary() == vectorize.get_vocabulary()
+
+
+def test_a_functional_text_model_on_a_string_input(tmp_path):
+    texts = np.array(["good movie", "bad film", "great fun", "awful bad"] * 4)
+    labels = np.array([1, 0, 1, 0] * 4)
+    vectorize = L.TextVectorization(max_tokens=20, output_sequence_length=3)
+    vectorize.adapt(texts)
+    inputs = ks.Input((1,), dtype="string")
+    indices = vectorize(inputs)
+    assert indices.shape == (None, 3) and indices.dtype == np.int64
+    counts = L.StringLookup(vocabulary=["good", "bad"], output_mode="count")(inputs)
+    assert counts.shape == (None, 3) and counts.dtype == np.float32
+    pooled = L.GlobalAveragePooling1D()(L.Embedding(20, 4)(indices))
+    model = ks.Model(inputs, L.Dense(1, activation="sigmoid")(pooled))
+    model.compile(optimizer="adam", loss="binary_crossentropy")
+    model.fit(texts, labels, epochs=1, verbose=0)
+    path = str(tmp_path / "functional_text.keras")
+    model.save(path)
+    loaded = ks.models.load_model(path)
+    assert loaded.inputs[0].dtype.kind == "U"
+    np.testing.assert_allclose(loaded.predict(texts, verbose=0), model.predict(texts, verbose=0))
+
+
+def test_load_assets_reads_a_keras_vocabulary_file(tmp_path):
+    (tmp_path / "vocabulary.txt").write_text("\n[UNK]\nthe\ncat\n", encoding="utf-8")
+    layer = L.TextVectorization()
+    layer.load_assets(str(tmp_path))
+    assert layer.get_vocabulary() == ["", "[UNK]", "the", "cat"]
+    (tmp_path / "vocabulary.txt").write_text("-1\n7\n3", encoding="utf-8")
+    integers = L.IntegerLookup()
+    integers.load_assets(str(tmp_path))
+    assert integers.get_vocabulary() == [-1, 7, 3]
+    given = L.IntegerLookup(vocabulary=[1, 2])
+    given.load_assets(str(tmp_path))  # a vocabulary from the config wins
+    assert given.get_vocabulary() == [-1, 1, 2]

@@ -226,3 +226,30 @@ def test_a_kerasish_text_model_file_loads_in_keras(tmp_path):
     ours.save(tmp_path / "text.keras")
     theirs = keras.models.load_model(tmp_path / "text.keras")
     _close(np.asarray(theirs(tf.constant(TEXTS))), expected, atol=1e-6)
+
+
+def test_keras_text_models_with_vocabularies_in_assets_load_here(tmp_path):
+    import tensorflow as tf
+
+    vectorize = keras.layers.TextVectorization(max_tokens=30, output_sequence_length=5)
+    vectorize.adapt(TEXTS)
+    inputs = keras.Input((1,), dtype="string")
+    pooled = keras.layers.GlobalAveragePooling1D()(keras.layers.Embedding(30, 4)(vectorize(inputs)))
+    functional = keras.Model(inputs, keras.layers.Dense(2)(pooled))
+    sequential = keras.Sequential([vectorize, keras.layers.Embedding(30, 3),
+                                   keras.layers.GlobalAveragePooling1D()])
+    integers = keras.layers.IntegerLookup(output_mode="multi_hot")
+    integers.adapt(RNG.integers(0, 9, size=(10, 3)))
+    int_inputs = keras.Input((3,), dtype="int64")
+    counting = keras.Model(int_inputs, integers(int_inputs))
+    cases = [(functional, np.array(TEXTS)[:, None]), (sequential, np.array(TEXTS)),
+             (counting, RNG.integers(0, 12, size=(4, 3)))]
+    for i, (theirs, x) in enumerate(cases):
+        path = str(tmp_path / f"model{i}.keras")
+        expected = np.asarray(theirs(tf.constant(x)))
+        theirs.save(path)  # the adapted vocabulary goes to assets/, not to the config
+        ours = ks.models.load_model(path)
+        _close(ours.predict(x, verbose=0), expected, atol=1e-6)
+        ours.save(str(tmp_path / f"back{i}.keras"))
+        back = keras.models.load_model(str(tmp_path / f"back{i}.keras"))
+        _close(np.asarray(back(tf.constant(x))), expected, atol=1e-6)

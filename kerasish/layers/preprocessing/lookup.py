@@ -13,6 +13,7 @@ strings.
 from __future__ import annotations
 
 import collections
+import os
 import zlib
 
 import numpy as np
@@ -55,6 +56,8 @@ class IndexLookup(Layer):
 
     Subclasses convert inputs with `_tokens_of` and choose OOV indices with `_oov_buckets`.
     """
+
+    _token_type = str  # what a line of a vocabulary file holds
 
     def __init__(self, max_tokens=None, num_oov_indices: int = 1, mask_token=None,
                  oov_token=None, vocabulary=None, idf_weights=None, invert: bool = False,
@@ -264,9 +267,26 @@ class IndexLookup(Layer):
                 return
             yield documents_of(self._tokens_of(batch[0] if isinstance(batch, tuple) else batch))
 
+    def load_assets(self, dir_path: str) -> None:
+        """Read the vocabulary Keras 3 keeps in `vocabulary.txt` among a `.keras` file's
+        assets (one token a line, the special tokens first), unless the config held one.
+
+        `load_model` calls this hook; tf_idf weights are not read from Keras files.
+        """
+        if self._tokens is not None:
+            return
+        with open(os.path.join(dir_path, "vocabulary.txt"), encoding="utf-8") as file:
+            lines = file.read().splitlines()
+        while lines and lines[-1] == "":
+            lines.pop()
+        self.set_vocabulary([self._token_type(line) for line in lines])
+
     # -- lookups ------------------------------------------------------------------
     def _check_ready(self) -> None:
-        if self._tokens is None:
+        from kerasish.models.model import building
+
+        # a model's build probe runs before a vocabulary kept in a file's assets is read
+        if self._tokens is None and not building.depth:
             raise InvalidArgumentError(
                 "there is no vocabulary yet: call layer.adapt(data) first, or pass "
                 "vocabulary= (or call set_vocabulary)"
@@ -388,17 +408,28 @@ class EagerStringLayer(Layer):
     input_dtype = np.dtype(str)  # Keras 3's name: what inputs are (a Sequential builds with it)
 
     def __call__(self, inputs, *args, **kwargs):
-        if isinstance(inputs, KerasTensor):
-            raise InvalidArgumentError(
-                f"{type(self).__name__} '{self.name}' runs on strings, eagerly: call it on a "
-                "list or NumPy array of strings (e.g. in Dataset.map), not on a symbolic "
-                "ks.Input"
-            )
+        if isinstance(inputs, KerasTensor):  # ks.Input(shape, dtype="string"): a graph node
+            if inputs.dtype.kind != "U":
+                raise InvalidArgumentError(
+                    f"{type(self).__name__} '{self.name}' takes strings: give it a ks.Input "
+                    f"with dtype='string', not {inputs.dtype}"
+                )
+            return super().__call__(inputs, *args, **kwargs)
         self.built = True
         try:
             return self.call(inputs)
         except KerasishError as exc:
             raise type(exc)(f"layer '{self.name}' ({type(self).__name__}): {exc}") from exc
+
+
+    def compute_output_spec(self, inputs):
+        """The symbolic output (Keras 3's name): int64 indices, float32 vectors in the counting
+        modes, or strings when inverting."""
+        if getattr(self, "invert", False):
+            dtype = np.dtype(str)
+        else:
+            dtype = np.dtype(np.int64 if self.output_mode == "int" else np.float32)
+        return KerasTensor(self.compute_output_shape(inputs.shape), dtype)
 
 
 class StringLookup(EagerStringLayer, IndexLookup):
@@ -502,6 +533,8 @@ class IntegerLookup(IndexLookup):
                          vocabulary=vocabulary, idf_weights=idf_weights, invert=invert,
                          output_mode=output_mode, pad_to_max_tokens=pad_to_max_tokens,
                          sparse=sparse, oov_method=oov_method, salt=salt, **kwargs)
+
+    _token_type = int
 
     def _tokens_of(self, inputs) -> np.ndarray:
         values = host_values(inputs)

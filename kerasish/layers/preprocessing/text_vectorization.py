@@ -168,6 +168,11 @@ class TextVectorization(EagerStringLayer):
         """The number of indices, padding and OOV included."""
         return self._lookup_layer.vocabulary_size()
 
+    def load_assets(self, dir_path: str) -> None:
+        """Read the vocabulary Keras 3 keeps among a `.keras` file's assets (see
+        `StringLookup.load_assets`)."""
+        self._lookup_layer.load_assets(dir_path)
+
     # -- the steps ------------------------------------------------------------------
     def _standardized(self, texts: np.ndarray) -> np.ndarray:
         if callable(self.standardize):
