@@ -429,3 +429,35 @@ def test_a_compiled_method_does_not_keep_its_instance_alive():
     del model
     gc.collect()
     assert ref() is None
+
+
+def test_a_constant_computed_from_the_data_outside_the_ops_makes_the_signature_eager():
+    """boolean_mask finds its indices with NumPy: the check on the second call sees them
+    change and turns the signature eager, instead of replaying the first call's indices."""
+    @ks.function
+    def positives(x):
+        return ks.boolean_mask(x, x > 0)
+
+    with pytest.warns(RuntimeWarning, match="reads a constant computed from the data"):
+        for values in ([1.0, -1.0, 2.0], [-1.0, 3.0, 4.0], [5.0, 6.0, -7.0], [-1.0, -2.0, 8.0]):
+            x = ks.constant(values)
+            assert _same(positives(x), [v for v in values if v > 0])
+
+
+def test_python_state_that_changes_between_calls_is_reported_at_a_side_exit():
+    repeats = {"n": 1}
+
+    @ks.function
+    def f(x):
+        for _ in range(repeats["n"]):
+            x = x + 1.0
+        if ks.reduce_sum(x) > 0:
+            return x
+        return -x
+
+    f(ks.constant(1.0))
+    f(ks.constant(2.0))  # traced and checked: later calls replay
+    repeats["n"] = 2
+    with pytest.raises(RuntimeError, match=r"did not repeat the recorded computation .* "
+                                           r"pass such values as arguments"):
+        f(ks.constant(-5.0))
