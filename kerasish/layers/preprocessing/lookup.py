@@ -402,8 +402,8 @@ class IndexLookup(Layer):
 
 
 class EagerStringLayer(Layer):
-    """A layer whose inputs are strings on the host: called eagerly, without conversion to
-    tensors (which are numeric)."""
+    """A layer whose inputs are strings on the host: called on them directly, without the
+    conversion to (numeric) tensors, or on a `ks.Input(dtype="string")` to make a graph node."""
 
     input_dtype = np.dtype(str)  # Keras 3's name: what inputs are (a Sequential builds with it)
 
@@ -438,8 +438,8 @@ class StringLookup(EagerStringLayer, IndexLookup):
     Inputs are Python strings, lists or NumPy arrays of strings (str or bytes), or a
     tensor holding such an array; outputs are int64 tensors (float32 for the
     one_hot / multi_hot / count / tf_idf modes, which Keras declares), or a NumPy
-    array of strings when inverting. String layers run eagerly (not on symbolic
-    `ks.Input`s).
+    array of strings when inverting. In a functional model, call it on
+    `ks.Input(shape, dtype="string")`.
 
     Args:
         max_tokens: the most indices (special tokens included); None: no limit.
