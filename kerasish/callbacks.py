@@ -148,6 +148,31 @@ class EarlyStopping(Callback):
 
     With restore_best_weights=True the best epoch's weights are restored at the
     end of training, whether or not this callback stopped it.
+
+    Args:
+        monitor: the log value to watch ("val_loss", "loss", "val_accuracy", ...).
+        min_delta: the least change that counts as an improvement.
+        patience: epochs without improvement before training stops.
+        mode: "min", "max", or "auto" (max for accuracy, AUC, precision and
+            recall, else min).
+        baseline: a value the monitored quantity must beat (None: the first epoch's).
+        restore_best_weights: set the best epoch's weights back at the end.
+        start_from_epoch: epochs to wait before watching (a warm-up).
+        verbose: 1 prints when it stops and restores.
+
+    Raises:
+        ValueError: for a `mode` other than "auto", "min" or "max".
+
+    Example:
+        >>> import numpy as np
+        >>> import kerasish as ks
+        >>> model = ks.Sequential([ks.layers.Dense(1)])
+        >>> model.compile(ks.optimizers.SGD(0.0), "mse")  # a rate of 0: no improvement
+        >>> stop = ks.callbacks.EarlyStopping(monitor="loss", patience=2)
+        >>> history = model.fit(np.ones((4, 2)), np.ones((4, 1)), epochs=10, verbose=0,
+        ...                     callbacks=[stop])
+        >>> len(history.history["loss"]), stop.stopped_epoch
+        (3, 2)
     """
 
     def __init__(
@@ -209,7 +234,23 @@ class EarlyStopping(Callback):
 
 
 class LearningRateScheduler(Callback):
-    """Set the optimizer's learning rate each epoch to `schedule(epoch, current_lr)`."""
+    """Set the optimizer's learning rate each epoch to `schedule(epoch, current_lr)`.
+
+    Args:
+        schedule: a function (epoch counted from 0, current rate) -> new rate.
+        verbose: 1 prints the rate set at each epoch.
+
+    Example:
+        >>> import numpy as np
+        >>> import kerasish as ks
+        >>> model = ks.Sequential([ks.layers.Dense(1)])
+        >>> model.compile(ks.optimizers.SGD(0.1), "mse")
+        >>> halve = ks.callbacks.LearningRateScheduler(lambda epoch, rate: rate / 2)
+        >>> history = model.fit(np.ones((4, 2)), np.ones((4, 1)), epochs=3, verbose=0,
+        ...                     callbacks=[halve])
+        >>> [round(rate, 6) for rate in history.history["learning_rate"]]  # float32 rates
+        [0.05, 0.025, 0.0125]
+    """
 
     def __init__(self, schedule, verbose: int = 0):
         super().__init__()
@@ -228,7 +269,26 @@ class LearningRateScheduler(Callback):
 
 
 class CSVLogger(Callback):
-    """Write one CSV row per epoch (flushed at once, so a crash keeps finished epochs)."""
+    """Write one CSV row per epoch (flushed at once, so a crash keeps finished epochs).
+
+    Args:
+        filename: the CSV file; its header is `epoch` and the log names.
+        separator: the field separator.
+        append: add to an existing file (continuing an interrupted run) instead
+            of starting it anew.
+
+    Example:
+        >>> import os, tempfile
+        >>> import numpy as np
+        >>> import kerasish as ks
+        >>> path = os.path.join(tempfile.mkdtemp(), "log.csv")
+        >>> model = ks.Sequential([ks.layers.Dense(1)])
+        >>> model.compile("sgd", "mse")
+        >>> _ = model.fit(np.ones((4, 2)), np.ones((4, 1)), epochs=2, verbose=0,
+        ...               callbacks=[ks.callbacks.CSVLogger(path)])
+        >>> open(path).read().splitlines()[0]
+        'epoch,loss'
+    """
 
     def __init__(self, filename, separator: str = ",", append: bool = False):
         super().__init__()
@@ -274,6 +334,19 @@ class ModelCheckpoint(Callback):
             ending in `.keras` always gets the whole model (`model.save`: architecture,
             weights, compile settings and optimizer state), as in Keras 3.
         save_freq: "epoch", or an integer number of batches.
+
+    Example:
+        >>> import os, tempfile
+        >>> import numpy as np
+        >>> import kerasish as ks
+        >>> folder = tempfile.mkdtemp()
+        >>> model = ks.Sequential([ks.layers.Dense(1)])
+        >>> model.compile("sgd", "mse")
+        >>> save = ks.callbacks.ModelCheckpoint(os.path.join(folder, "weights-{epoch:02d}.h5"),
+        ...                                     monitor="loss")
+        >>> _ = model.fit(np.ones((4, 2)), np.ones((4, 1)), epochs=2, verbose=0, callbacks=[save])
+        >>> sorted(os.listdir(folder))
+        ['weights-01.h5', 'weights-02.h5']
     """
 
     def __init__(self, filepath, monitor: str = "val_loss", verbose: int = 0,
@@ -347,6 +420,25 @@ class TensorBoard(Callback):
     continues the curve). `histogram_freq=K` writes weight histograms every K
     epochs. `purge_step=S` (e.g. the epoch a resumed run starts from) hides the
     events an interrupted run wrote at steps >= S.
+
+    Args:
+        log_dir: the directory for the `train` and `validation` runs.
+        histogram_freq: write weight histograms every this many epochs (0: never).
+        update_freq: "epoch", or a number of batches between training values.
+        purge_step: the step from which an earlier run's events are hidden.
+
+    Example:
+        >>> import os, tempfile
+        >>> import numpy as np
+        >>> import kerasish as ks
+        >>> log_dir = tempfile.mkdtemp()
+        >>> model = ks.Sequential([ks.layers.Dense(1)])
+        >>> model.compile("sgd", "mse")
+        >>> _ = model.fit(np.ones((4, 2)), np.ones((4, 1)), epochs=2, verbose=0,
+        ...               validation_data=(np.ones((2, 2)), np.ones((2, 1))),
+        ...               callbacks=[ks.callbacks.TensorBoard(log_dir)])
+        >>> sorted(os.listdir(log_dir))
+        ['train', 'validation']
     """
 
     def __init__(self, log_dir="logs", histogram_freq: int = 0, update_freq="epoch",
