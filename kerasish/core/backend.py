@@ -166,6 +166,8 @@ def device_name(dev: tuple[str, int]) -> str:
 def to_device(array, dev: tuple[str, int] | None = None):
     """Copy `array` (NumPy, CuPy or anything array-like) to `dev` (default: current)."""
     kind, index = dev if dev is not None else current_device()
+    if isinstance(array, numpy.ndarray) and array.dtype.kind in "US":
+        return array  # text has no GPU form: string tensors stay on the host
     if kind == "cpu":
         if is_gpu_array(array):
             return array.get()

@@ -407,3 +407,13 @@ def test_load_assets_reads_a_keras_vocabulary_file(tmp_path):
     given = L.IntegerLookup(vocabulary=[1, 2])
     given.load_assets(str(tmp_path))  # a vocabulary from the config wins
     assert given.get_vocabulary() == [-1, 1, 2]
+
+
+@pytest.mark.gpu
+def test_strings_stay_on_the_host_under_a_gpu_device():
+    with ks.device("/gpu:0"):
+        text = ks.convert_to_tensor(np.array(["a b", "b"]))
+        assert isinstance(text._value, np.ndarray)
+        indices = L.TextVectorization(vocabulary=["a", "b"])(text)
+        assert indices.device == "/gpu:0"
+        np.testing.assert_array_equal(indices.numpy(), [[2, 3], [3, 0]])
