@@ -461,3 +461,34 @@ def test_python_state_that_changes_between_calls_is_reported_at_a_side_exit():
     with pytest.raises(RuntimeError, match=r"did not repeat the recorded computation .* "
                                            r"pass such values as arguments"):
         f(ks.constant(-5.0))
+
+
+def test_reduce_retracing_keeps_one_program_where_the_ops_allow():
+    layer = ks.layers.Dense(3)
+    layer.build((None, 4))
+
+    @ks.function(reduce_retracing=True)
+    def forward(x):
+        return ks.nn.relu(layer(x))
+
+    for batch in (2, 5, 7, 2):
+        x = ks.constant(np.random.default_rng(batch).normal(size=(batch, 4)), dtype="float32")
+        assert _same(forward(x), forward.python_function(x))
+    assert forward.trace_count == 1 and len(forward.concrete_functions()) == 1
+
+    @ks.function(reduce_retracing=True)
+    def batch_mean(x):  # divides by the batch size, a constant of each trace
+        return ks.reduce_mean(x, axis=0)
+
+    for batch in (2, 4, 2):
+        x = ks.ones((batch, 3)) * float(batch)
+        assert _same(batch_mean(x), np.full(3, batch, np.float32))
+    assert batch_mean.trace_count == 2
+
+
+def test_input_signature_with_none_dimensions_shares_a_program():
+    spec = ks.data.TensorSpec(shape=(None, 2), dtype="float32")
+    double = ks.function(lambda x: x * 2.0, input_signature=[spec])
+    for batch in (1, 3, 4):
+        assert _same(double(ks.ones((batch, 2))), np.full((batch, 2), 2.0, np.float32))
+    assert double.trace_count == 1

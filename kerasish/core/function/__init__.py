@@ -59,9 +59,15 @@ def function(fn=None, *, input_signature=None, reduce_retracing: bool = False):
         input_signature: a list of specs (objects with `shape` and `dtype`,
             such as `ks.data.TensorSpec`; `None` dimensions match any size)
             that the positional arguments must fit; a call that does not fit
-            raises a TypeError naming the argument.
-        reduce_retracing: accepted for TF compatibility; programs are still
-            specific to the shapes they were traced for.
+            raises a TypeError naming the argument. Calls differing only in
+            `None` dimensions share one program where the ops allow it (below).
+        reduce_retracing: let calls whose tensors differ only in shape share
+            one program where the ops allow it: the first call with a new
+            shape is traced and compared with the program, and if they are
+            the same (no shape-dependent attribute, constant or draw: a
+            Dense layer is, a mean over the batch is not, as it divides by
+            the batch size) the program serves both shapes from then on;
+            otherwise each shape keeps its own program.
 
     Returns:
         A `Function`, or a decorator making one when `fn` is omitted.

@@ -229,6 +229,12 @@ class Function:
         self.may_create_variables = False
         self._retrace_warned = False
         self._keys: list = []
+        # shape-generic programs (reduce_retracing, or None dimensions in input_signature):
+        # relaxed signature -> the program, and the relaxed signatures found not generic
+        self._relaxes = self.reduce_retracing or any(
+            None in tuple(getattr(spec, "shape", ()) or ()) for spec in self.input_signature or ())
+        self._generic: dict = {}
+        self._not_generic: set = set()
 
     # -- methods ------------------------------------------------------------------------
     def __get__(self, instance, owner=None):
@@ -277,6 +283,8 @@ class Function:
         key = (_key(args, arrays), _key(kwargs, arrays) if kwargs else ())
         concrete = self._concrete.get(key)
         if concrete is None:
+            if self._relaxes:
+                return self._trace_relaxed(key, args, kwargs)
             return self._trace(key, args, kwargs)
         if concrete.eager_reason is not None:
             return self._call_python(args, kwargs)
@@ -296,8 +304,8 @@ class Function:
         return self._concrete[key]
 
     def concrete_functions(self) -> list:
-        """Every program traced so far, one per signature."""
-        return list(self._concrete.values())
+        """Every program traced so far (one may serve several signatures)."""
+        return list({id(c): c for c in self._concrete.values()}.values())
 
     def _trace(self, key, args, kwargs):
         tensors: list = []
@@ -315,6 +323,47 @@ class Function:
         self._concrete[key] = concrete
         concrete.compile()
         self._note_signature(key)
+        return result
+
+    def _relaxed_key(self, args, kwargs):
+        """The signature with the dimensions allowed to vary left out."""
+        specs = self.input_signature
+        relaxed = []
+        for i, arg in enumerate(args):
+            key = _key(arg, [])
+            if specs is not None and i < len(specs) and isinstance(key, tuple) and len(key) == 3:
+                want = tuple(specs[i].shape)
+                key = (tuple(None if w is None else d for w, d in zip(want, key[0])),) + key[1:]
+            elif self.reduce_retracing:
+                key = _rank_only(key)
+            relaxed.append(key)
+        kwargs_key = _rank_only(_key(kwargs, [])) if self.reduce_retracing else _key(kwargs, [])
+        return tuple(relaxed), kwargs_key
+
+    def _trace_relaxed(self, key, args, kwargs):
+        """A new signature whose relaxed form has a program: replay that program if tracing
+        this call gives the same program (ops, attributes, constants, draw shapes); else
+        keep the new trace as the program for this signature alone."""
+        relaxed = self._relaxed_key(args, kwargs)
+        generic = self._generic.get(relaxed)
+        if relaxed in self._not_generic or generic is None or generic.eager_reason:
+            result = self._trace(key, args, kwargs)
+            self._generic.setdefault(relaxed, self._concrete[key])
+            return result
+        tensors: list = []
+        args, kwargs = _as_tensors(args, tensors), _as_tensors(kwargs, tensors)
+        again = ConcreteFunction(self, key, tensors)
+        tracer = Tracer(again, again.root, "live")
+        for slot, tensor in enumerate(tensors):
+            tracer.bind(tensor, slot)
+        result = self._run(tracer, args, kwargs)
+        if _compare(generic, again, shapes=True) is True:
+            self._concrete[key] = generic  # one program for both shapes
+        else:
+            self._not_generic.add(relaxed)
+            self.trace_count += 1
+            self._concrete[key] = again
+            again.compile()
         return result
 
     def _check(self, concrete: ConcreteFunction, key, args, kwargs):
@@ -419,12 +468,26 @@ class Function:
         )
 
     def __repr__(self) -> str:
-        return f"<ks.function {self.__name__}: {len(self._concrete)} program(s)>"
+        return f"<ks.function {self.__name__}: {len(self.concrete_functions())} program(s)>"
 
 
-def _compare(first: ConcreteFunction, again: ConcreteFunction):
+def _rank_only(key):
+    """A signature with each tensor's shape replaced by its rank (reduce_retracing)."""
+    if isinstance(key, tuple) and len(key) == 3 and isinstance(key[0], tuple) and all(
+            isinstance(d, int) for d in key[0]) and isinstance(key[1], str):
+        return (("rank", len(key[0])),) + key[1:]
+    if isinstance(key, tuple):
+        return tuple(_rank_only(k) for k in key)
+    return key
+
+
+def _compare(first: ConcreteFunction, again: ConcreteFunction, shapes: bool = False):
     """True if `again` (one path) repeats the first trace's path; a reason if it does not;
-    None when it took a guard outcome the first trace did not (nothing to compare yet)."""
+    None when it took a guard outcome the first trace did not (nothing to compare yet).
+
+    With `shapes`, `again` was traced for other input shapes: random draws must also have
+    the same shapes (a draw's shape is part of its recorded call).
+    """
     mine, theirs = first.root, again.root
     while True:
         if len(mine.instrs) != len(theirs.instrs):
@@ -434,6 +497,9 @@ def _compare(first: ConcreteFunction, again: ConcreteFunction):
                     and a.outs == b.outs and a.attr_slots == b.attr_slots)
             if not same:
                 return None
+            if shapes and a.kind == "draw" and (first.slot_info[a.outs[0]][0]
+                                                != again.slot_info[b.outs[0]][0]):
+                return "a random draw's shape depends on the input shapes"
             if a.kind == "prim" and not _equal_attrs(a.attrs, b.attrs, dict(a.attr_slots)):
                 return (f"`{b.label}` at {b.where} has attributes computed from the data "
                         "outside the recorded ops (they differ between calls)")
