@@ -126,3 +126,16 @@ def test_an_empty_dataset_with_steps_per_epoch_is_a_clear_error():
                                         np.zeros((0,), np.int32))).batch(4)
     with pytest.raises(ks.InvalidArgumentError, match="steps_per_epoch=2 but the data"):
         model.fit(empty, epochs=1, steps_per_epoch=2, verbose=0)
+
+
+def test_the_pass_counters_are_found_through_an_mpi_ranks_share_of_the_batches():
+    """Under MPI, fit wraps the batches in this rank's share; the backup still finds them."""
+    from kerasish.distribute.training import ShardedBatches
+    from kerasish.models import data_adapter
+    from kerasish.tracking import named_variables
+
+    dataset = _pipeline("elements")
+    [(_, passes)] = named_variables(dataset)
+    share = ShardedBatches(data_adapter.batches(dataset, batch_size=None))
+    assert [id(v) for v in data_adapter.pass_counters(share)] == [id(passes)]
+    assert data_adapter.pass_counters(ShardedBatches(data_adapter.batches(*_arrays()))) == []

@@ -144,8 +144,11 @@ def pass_counters(data) -> list:
     """The variables that decide the order of `data`'s next pass besides the host's random
     stream: the pass counters of a `ks.data.Dataset`'s shuffles (none for arrays, which
     shuffle from `ks.random`, or for other iterables)."""
-    if isinstance(data, IterableBatches) and isinstance(data.source, Dataset):
-        return variables_depth_first(data.source)
+    source = getattr(data, "source", None)
+    if isinstance(source, Dataset):
+        return variables_depth_first(source)
+    if isinstance(source, IterableBatches):  # batches wrapping batches (an MPI rank's share)
+        return pass_counters(source)
     return []
 
 
