@@ -86,6 +86,24 @@ class SummaryFileWriter:
     last flush (checked as events are written), on `flush()`, `close()`,
     at the end of each `fit` epoch, and at interpreter exit. Every writer
     gets a file of its own, even several in one directory within a second.
+    Make one with `ks.summary.create_file_writer`, which takes the same arguments.
+
+    Args:
+        logdir: the directory of the event file (created if needed).
+        max_queue: events written between two flushes to the file, at most.
+        flush_millis: the longest time between flushes (checked as events are written).
+        filename_suffix: appended to the event file's name.
+        purge_step: TensorBoard hides the events an earlier run wrote at steps
+            >= this one (for a resumed run).
+
+    Example:
+        >>> import tempfile
+        >>> import kerasish as ks
+        >>> writer = ks.summary.create_file_writer(tempfile.mkdtemp())
+        >>> with writer.as_default(step=0):
+        ...     ks.summary.scalar("loss", 1.0)
+        True
+        >>> writer.close()
     """
 
     def __init__(self, logdir, max_queue: int = 10, flush_millis: int = 120_000,
@@ -220,15 +238,39 @@ def get_default_writer():
 
 
 def flush(writer=None) -> None:
-    """Flush `writer`, or the default writer (nothing happens without one)."""
+    """Flush `writer`, or the default writer (nothing happens without one).
+
+    Args:
+        writer: a writer from `create_file_writer`, or None for the default one.
+
+    Example:
+        >>> import tempfile
+        >>> import kerasish as ks
+        >>> writer = ks.summary.create_file_writer(tempfile.mkdtemp())
+        >>> with writer.as_default(step=0):
+        ...     _ = ks.summary.scalar("loss", 0.5)
+        ...     ks.summary.flush()  # in the file now, for a TensorBoard reading it
+    """
     writer = writer if writer is not None else get_default_writer()
     if writer is not None:
         writer.flush()
 
 
 def set_step(step) -> None:
-    """Make `step` (an int, a variable, or None to unset) the default step of summaries
-    written without `step=` in this thread (TF's `tf.summary.experimental.set_step`)."""
+    """Make `step` the default step of summaries written without `step=` in this thread.
+
+    TF's `tf.summary.experimental.set_step`.
+
+    Args:
+        step: an int, a variable (read at each write), or None to unset.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.summary.experimental.set_step(12)
+        >>> int(ks.summary.experimental.get_step())
+        12
+        >>> ks.summary.experimental.set_step(None)
+    """
     _state.step = step
 
 
@@ -251,7 +293,19 @@ def should_record() -> bool:
 
 @contextlib.contextmanager
 def record_if(condition):
-    """Record summaries inside the block only when `condition` (a bool or callable) is true."""
+    """Record summaries inside the block only when `condition` is true.
+
+    Args:
+        condition: a bool, or a callable returning one (asked at each write).
+
+    Example:
+        >>> import tempfile
+        >>> import kerasish as ks
+        >>> writer = ks.summary.create_file_writer(tempfile.mkdtemp())
+        >>> with writer.as_default(step=0), ks.summary.record_if(False):
+        ...     ks.summary.scalar("loss", 0.5)
+        False
+    """
     saved = _state.condition
     _state.condition = condition
     try:
@@ -269,7 +323,22 @@ def never_record_summaries():
 
 
 def record_summaries_every_n_global_steps(n: int, global_step=None):
-    """Record only when the global step is a multiple of `n` (TF1's `tf.contrib.summary` API)."""
+    """Record only when the global step is a multiple of `n` (TF1's `tf.contrib.summary` API).
+
+    Args:
+        n: the recording interval in steps.
+        global_step: the step variable (default: `ks.get_or_create_global_step()`).
+
+    Example:
+        >>> import tempfile
+        >>> import kerasish as ks
+        >>> writer = ks.summary.create_file_writer(tempfile.mkdtemp())
+        >>> step = ks.Variable(3, dtype=ks.int64, trainable=False)
+        >>> with writer.as_default(step=step), \\
+        ...         ks.summary.record_summaries_every_n_global_steps(2, step):
+        ...     ks.summary.scalar("loss", 0.5)
+        False
+    """
     if global_step is None:
         from kerasish.optimizers import get_or_create_global_step
 
@@ -367,6 +436,14 @@ def histogram(name: str, data, step=None, buckets: int | None = None) -> bool:
     Raises:
         InvalidArgumentError: if `data` is empty or holds NaN or infinite values
             (saying how many).
+
+    Example:
+        >>> import tempfile
+        >>> import kerasish as ks
+        >>> writer = ks.summary.create_file_writer(tempfile.mkdtemp())
+        >>> with writer.as_default(step=3):
+        ...     ks.summary.histogram("weights", ks.random.normal([100]), buckets=10)
+        True
     """
     target = _target(step)
     if target is None:
@@ -395,7 +472,20 @@ def _to_uint8(images):
 
 
 def encode_png(pixels) -> bytes:
-    """PNG bytes of an HxWxC uint8 image (C = 1 gray, 2 gray+alpha, 3 RGB, 4 RGBA)."""
+    """PNG bytes of an HxWxC uint8 image (C = 1 gray, 2 gray+alpha, 3 RGB, 4 RGBA).
+
+    Args:
+        pixels: a uint8 NumPy array of shape (height, width, channels).
+
+    Returns:
+        The bytes of a PNG file (unfiltered rows, zlib-compressed).
+
+    Example:
+        >>> import numpy as np
+        >>> from kerasish import summary
+        >>> summary.encode_png(np.zeros((2, 2, 3), np.uint8))[:8]
+        b'\\x89PNG\\r\\n\\x1a\\n'
+    """
     height, width, channels = pixels.shape
     color_type = {1: 0, 2: 4, 3: 2, 4: 6}[channels]
     rows = np.zeros((height, width * channels + 1), np.uint8)  # filter byte 0 per row
@@ -432,6 +522,16 @@ def image(name: str, data, step=None, max_outputs: int = 3, description=None) ->
 
     Raises:
         InvalidArgumentError: if `data` is not an NHWC batch with 1, 3 or 4 channels.
+
+    Example:
+        >>> import numpy as np
+        >>> import tempfile
+        >>> import kerasish as ks
+        >>> writer = ks.summary.create_file_writer(tempfile.mkdtemp())
+        >>> digits = np.zeros((5, 28, 28, 1), np.uint8)
+        >>> with writer.as_default(step=0):
+        ...     ks.summary.image("digits", digits, max_outputs=4)  # one card, four samples
+        True
     """
     target = _target(step)
     if target is None:
@@ -463,7 +563,24 @@ def image(name: str, data, step=None, max_outputs: int = 3, description=None) ->
 
 
 def text(name: str, data, step=None) -> bool:
-    """Write a text summary (a str, bytes, or a scalar string tensor; Markdown is rendered)."""
+    """Write a text summary; TensorBoard renders it as Markdown.
+
+    Args:
+        name: the tag.
+        data: a str, bytes, or a scalar string tensor.
+        step: default: the default step (see the module docstring).
+
+    Returns:
+        Whether it was written (False without a default writer or when recording is off).
+
+    Example:
+        >>> import tempfile
+        >>> import kerasish as ks
+        >>> writer = ks.summary.create_file_writer(tempfile.mkdtemp())
+        >>> with writer.as_default(step=1):
+        ...     ks.summary.text("notes", "learning rate **halved**")
+        True
+    """
     target = _target(step)
     if target is None:
         return False
@@ -584,6 +701,22 @@ def embedding(matrix, metadata=None, metadata_header=None, tag: str = "default",
     Files: `<logdir>/<step:05d>/<tag>/tensors.tsv` (and `metadata.tsv`,
     `sprite.png`), listed in `<logdir>/projector_config.pbtxt` as
     `<tag>:<step:05d>`; writing the same tag and step again replaces them.
+
+    Returns:
+        Whether it was written (False without a default writer or when recording is off).
+
+    Raises:
+        InvalidArgumentError: if `matrix` is not 2-D, or the metadata or
+            thumbnails do not match its rows.
+
+    Example:
+        >>> import numpy as np
+        >>> import tempfile
+        >>> import kerasish as ks
+        >>> writer = ks.summary.create_file_writer(tempfile.mkdtemp())
+        >>> with writer.as_default(step=0):
+        ...     ks.summary.embedding(np.eye(3), metadata=["a", "b", "c"], tag="words")
+        True
     """
     target = _target(step)
     if target is None:
