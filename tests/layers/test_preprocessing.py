@@ -213,7 +213,12 @@ def test_string_lookup_order_masks_and_oov():
                                   [[5, 1, 2], [4, 0, 3]])
     np.testing.assert_array_equal(layer([b"c", b"q"]).numpy(), [2, 1])
     inverse = L.StringLookup(vocabulary=["a", "b"], invert=True, mask_token="")
-    assert inverse(np.array([[0, 1, 2, 3, 9]])).tolist() == [["", "[UNK]", "a", "b", "[UNK]"]]
+    assert (inverse(np.array([[0, 1, 2, 3, 9]])).numpy().tolist()
+            == [["", "[UNK]", "a", "b", "[UNK]"]])
+    indices = ks.Input((2,), dtype="int64")
+    words = ks.Model(indices, inverse(indices))
+    assert words.outputs[0].dtype.kind == "U"
+    assert words.predict(np.array([[2, 3]]), verbose=0).tolist() == [["a", "b"]]
     buckets = L.StringLookup(vocabulary=["a"], num_oov_indices=3)
     out = buckets(["x", "y", "x", "a"]).numpy()
     assert out[0] == out[2] and 0 <= out[1] < 3 and out[3] == 3
@@ -300,7 +305,8 @@ def test_lookup_errors_name_what_is_wrong():
         L.StringLookup(vocabulary=["a"], output_mode="tf_idf")
     with pytest.raises(InvalidArgumentError, match="takes integers"):
         L.IntegerLookup(vocabulary=[1])(np.array([1.5]))
-    with pytest.raises(InvalidArgumentError, match="a ks.Input with dtype='string', not float32"):
+    with pytest.raises(InvalidArgumentError,
+                       match="takes strings: give it a ks.Input with dtype='string', not float32"):
         L.StringLookup(vocabulary=["a"])(ks.Input((1,)))
     with pytest.raises(InvalidArgumentError, match="defaults only"):
         L.IntegerLookup(oov_method="farmhash")

@@ -6,8 +6,8 @@ and moves the rest up by one. `adapt(data)` learns a vocabulary ordered by
 frequency, ties broken by the token, highest first (as Keras sorts). Lookups run
 on the host: strings are NumPy arrays of `str` (Tensors are numeric), so
 `StringLookup` takes Python lists or NumPy arrays of strings (or tensors holding
-them) and returns integer tensors; with `invert=True` it returns a NumPy array of
-strings.
+them) and returns integer tensors; with `invert=True` it returns a tensor of
+strings, which stays on the host.
 """
 
 from __future__ import annotations
@@ -58,6 +58,7 @@ class IndexLookup(Layer):
     """
 
     _token_type = str  # what a line of a vocabulary file holds
+    _token_dtype = np.dtype(str)  # the dtype of inverted outputs
 
     def __init__(self, max_tokens=None, num_oov_indices: int = 1, mask_token=None,
                  oov_token=None, vocabulary=None, idf_weights=None, invert: bool = False,
@@ -355,19 +356,15 @@ class IndexLookup(Layer):
         vocabulary = self.get_vocabulary()
         flat = [vocabulary[i] if 0 <= i < len(vocabulary) else self.oov_token
                 for i in indices.ravel().tolist()]
-        return np.array(flat).reshape(indices.shape)
+        return np.array(flat, dtype=self._token_dtype).reshape(indices.shape)
 
     def call(self, inputs):
         if self.invert:
-            return self._tokens_output(self._invert(np.asarray(host_values(inputs), np.int64)))
+            return convert_to_tensor(self._invert(np.asarray(host_values(inputs), np.int64)))
         indices = self._lookup(self._tokens_of(inputs))
         if self.output_mode == "int":
             return convert_to_tensor(indices)
         return convert_to_tensor(self._encode(indices))
-
-    def _tokens_output(self, tokens: np.ndarray):
-        """What inverting returns: the host array of tokens (strings stay on the host)."""
-        return tokens
 
     def compute_output_shape(self, input_shape):
         input_shape = tuple(input_shape)
@@ -405,14 +402,20 @@ class EagerStringLayer(Layer):
     """A layer whose inputs are strings on the host: called on them directly, without the
     conversion to (numeric) tensors, or on a `ks.Input(dtype="string")` to make a graph node."""
 
-    input_dtype = np.dtype(str)  # Keras 3's name: what inputs are (a Sequential builds with it)
+    @property
+    def input_dtype(self) -> np.dtype:
+        """What inputs are (Keras 3's name; a Sequential builds with it): strings, or int64
+        indices for an inverting lookup."""
+        return np.dtype(np.int64) if getattr(self, "invert", False) else np.dtype(str)
 
     def __call__(self, inputs, *args, **kwargs):
         if isinstance(inputs, KerasTensor):  # ks.Input(shape, dtype="string"): a graph node
-            if inputs.dtype.kind != "U":
+            text = self.input_dtype.kind == "U"
+            if inputs.dtype.kind not in ("U" if text else "iu"):
+                wanted = ("strings: give it a ks.Input with dtype='string'" if text
+                          else "integer indices")
                 raise InvalidArgumentError(
-                    f"{type(self).__name__} '{self.name}' takes strings: give it a ks.Input "
-                    f"with dtype='string', not {inputs.dtype}"
+                    f"{type(self).__name__} '{self.name}' takes {wanted}, not {inputs.dtype}"
                 )
             return super().__call__(inputs, *args, **kwargs)
         self.built = True
@@ -437,9 +440,9 @@ class StringLookup(EagerStringLayer, IndexLookup):
 
     Inputs are Python strings, lists or NumPy arrays of strings (str or bytes), or a
     tensor holding such an array; outputs are int64 tensors (float32 for the
-    one_hot / multi_hot / count / tf_idf modes, which Keras declares), or a NumPy
-    array of strings when inverting. In a functional model, call it on
-    `ks.Input(shape, dtype="string")`.
+    one_hot / multi_hot / count / tf_idf modes, which Keras declares), or, when
+    inverting, a tensor of strings (kept on the host). In a functional model, call it
+    on `ks.Input(shape, dtype="string")` (on integer indices when inverting).
 
     Args:
         max_tokens: the most indices (special tokens included); None: no limit.
@@ -535,6 +538,7 @@ class IntegerLookup(IndexLookup):
                          sparse=sparse, oov_method=oov_method, salt=salt, **kwargs)
 
     _token_type = int
+    _token_dtype = np.dtype(np.int64)
 
     def _tokens_of(self, inputs) -> np.ndarray:
         values = host_values(inputs)
@@ -547,9 +551,6 @@ class IntegerLookup(IndexLookup):
 
     def _oov_buckets(self, tokens: list) -> np.ndarray:
         return np.mod(np.array(tokens, np.int64), self.num_oov_indices)
-
-    def _tokens_output(self, tokens: np.ndarray):
-        return convert_to_tensor(tokens.astype(np.int64))
 
     def get_config(self) -> dict:
         return {**super().get_config(), "vocabulary_dtype": "int64"}
