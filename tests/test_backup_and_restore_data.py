@@ -120,12 +120,22 @@ def test_without_the_pass_counters_the_resumed_order_would_differ():
     assert third != rebuilt_first
 
 
-def test_an_empty_dataset_with_steps_per_epoch_is_a_clear_error():
+def test_data_that_runs_out_under_steps_per_epoch_stops_training_with_a_warning():
+    """As in Keras: a generator used up (or an empty dataset) ends fit, it does not hang."""
+    x, y = _arrays(16)
+
+    def eight_batches():  # a generator object: iterated once only
+        for i in range(0, 16, 2):
+            yield x[i:i + 2], y[i:i + 2]
+
     model = _model()
-    empty = Dataset.from_tensor_slices((np.zeros((0, 4), np.float32),
-                                        np.zeros((0,), np.int32))).batch(4)
-    with pytest.raises(ks.InvalidArgumentError, match="steps_per_epoch=2 but the data"):
-        model.fit(empty, epochs=1, steps_per_epoch=2, verbose=0)
+    with pytest.warns(UserWarning, match=r"ran out before the epoch's 3 steps"):
+        history = model.fit(eight_batches(), epochs=5, steps_per_epoch=3, verbose=0)
+    assert len(history.history["loss"]) == 3 and int(model.optimizer.iterations) == 8
+    empty = Dataset.from_tensor_slices((x[:0], y[:0])).batch(4)
+    with pytest.warns(UserWarning, match="ran out"):
+        history = _model().fit(empty, epochs=2, steps_per_epoch=2, verbose=0)
+    assert len(history.history["loss"]) == 1
 
 
 def test_the_pass_counters_are_found_through_an_mpi_ranks_share_of_the_batches():

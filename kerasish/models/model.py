@@ -629,6 +629,7 @@ class Model(Layer):
                 )
                 if self.stop_training:
                     break
+            self.stop_training = self.stop_training or batches.ran_out
             logs = self._epoch_logs(step_logs)
             if validation is not None and (epoch + 1) % validation_freq == 0:
                 results = self._run_evaluation(validation)
@@ -891,6 +892,7 @@ class _EpochBatches:
         self.started = None  # (random state, pass counters) when the open iterator started
         self.drawn = 0  # batches the open iterator has given
         self.positioned = False  # the open iterator was placed by seek: the next epoch goes on
+        self.ran_out = False  # a source started again gave no batch (Keras: training stops)
 
     def position(self) -> tuple:
         """(random state, pass counters, batches drawn) to `seek` to: the open iterator's
@@ -944,11 +946,14 @@ class _EpochBatches:
                 empty, self.iterator = self.drawn == 0, None
                 if not self.steps:
                     return
-                if empty:
-                    raise InvalidArgumentError(
-                        f"fit: steps_per_epoch={self.steps} but the data gave no batches "
-                        "(an empty dataset or iterable)"
-                    ) from None
+                if empty:  # started again and gave nothing: a used-up generator, or no data
+                    self.ran_out = True
+                    warnings.warn(
+                        f"fit: the data ran out before the epoch's {self.steps} steps "
+                        "(steps_per_epoch); training stops. Give data that can be iterated "
+                        "again for every epoch (a ks.data.Dataset, dataset.repeat()) or "
+                        "lower steps_per_epoch", stacklevel=4)
+                    return
                 continue
             self.drawn += 1
             if count is not None:
