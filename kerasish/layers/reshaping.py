@@ -22,6 +22,7 @@ from kerasish.layers.convolutional import (
     normalize_tuple,
     to_channels_last,
 )
+from kerasish.layers.preprocessing.image import resize_matrix
 
 
 def _repeat(x, axis: int, times: int):
@@ -32,24 +33,6 @@ def _repeat(x, axis: int, times: int):
     expanded = array_ops.reshape(x, shape[: axis + 1] + (1,) + shape[axis + 1 :])
     spread = array_ops.broadcast_to(expanded, shape[: axis + 1] + (times,) + shape[axis + 1 :])
     return array_ops.reshape(spread, shape[:axis] + (shape[axis] * times,) + shape[axis + 1 :])
-
-
-def bilinear_matrix(size: int, scale: int) -> np.ndarray:
-    """The (size * scale, size) matrix of bilinear interpolation with half-pixel centers.
-
-    Output cell i samples the input at (i + 0.5) / scale - 0.5, clamped to the edges, as
-    tf.image.resize(method='bilinear') does.
-    """
-    source = (np.arange(size * scale) + 0.5) / scale - 0.5
-    lower = np.floor(source)
-    fraction = source - lower
-    below = np.clip(lower, 0, size - 1).astype(np.int64)
-    above = np.clip(np.ceil(source), 0, size - 1).astype(np.int64)
-    matrix = np.zeros((size * scale, size))
-    rows = np.arange(size * scale)
-    np.add.at(matrix, (rows, below), 1.0 - fraction)
-    np.add.at(matrix, (rows, above), fraction)
-    return matrix
 
 
 def _check_rank(layer: Layer, inputs, rank: int) -> None:
@@ -117,7 +100,7 @@ class UpSampling2D(Layer):
             x = math_ops.cast(x, self.dtype)
         device = backend.device_of(x._value)
         rows, cols = (
-            Tensor(backend.to_device(bilinear_matrix(n, s).astype(x.dtype), device))
+            Tensor(backend.to_device(resize_matrix(n, n * s, "bilinear").astype(x.dtype), device))
             for n, s in zip(x.shape[1:3], self.size)
         )
         planes = array_ops.transpose(x, (0, 3, 1, 2))  # (batch, channels, rows, cols)
