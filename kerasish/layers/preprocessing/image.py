@@ -82,13 +82,11 @@ class _ImageLayer(Layer):
 
     def _axes(self, shape) -> tuple:
         """(height axis, width axis) of images of this `shape` (rank 3 or 4)."""
-        return _height_axis(shape, self.data_format), _height_axis(shape, self.data_format) + 1
-
-    def _image_axes(self, inputs) -> tuple:
-        return self._axes(inputs.shape)
+        rows = _height_axis(shape, self.data_format)
+        return rows, rows + 1
 
     def _crop(self, x, top: int, left: int, height: int, width: int):
-        rows, cols = self._image_axes(x)
+        rows, cols = self._axes(x.shape)
         index = [slice(None)] * x.ndim
         index[rows] = slice(top, top + height)
         index[cols] = slice(left, left + width)
@@ -96,7 +94,7 @@ class _ImageLayer(Layer):
 
     def _resize(self, x, height: int, width: int, interpolation: str = "bilinear"):
         """x resampled to (height, width), in the layer's float dtype for integer inputs."""
-        rows, cols = self._image_axes(x)
+        rows, cols = self._axes(x.shape)
         if x.dtype.kind != "f":
             x = math_ops.cast(x, self.dtype)
         device = backend.device_of(x._value)
@@ -113,7 +111,7 @@ class _ImageLayer(Layer):
 
     def _crop_and_resize(self, x):
         """The largest centred window with the target aspect ratio, resized to the target."""
-        rows, cols = self._image_axes(x)
+        rows, cols = self._axes(x.shape)
         box = aspect_crop_box(x.shape[rows], x.shape[cols], self.height, self.width)
         return self._resize(self._crop(x, *box), self.height, self.width)
 
@@ -171,7 +169,7 @@ class Resizing(_ImageLayer):
     def call(self, inputs):
         x = inputs
         if self.crop_to_aspect_ratio:
-            rows, cols = self._image_axes(x)
+            rows, cols = self._axes(x.shape)
             box = aspect_crop_box(x.shape[rows], x.shape[cols], self.height, self.width)
             x = self._crop(x, *box)
         resized = self._resize(x, self.height, self.width, self.interpolation)
@@ -205,7 +203,7 @@ class CenterCrop(_ImageLayer):
 
     def call(self, inputs):
         x = math_ops.cast(inputs, self.dtype)
-        rows, cols = self._image_axes(x)
+        rows, cols = self._axes(x.shape)
         height, width = x.shape[rows], x.shape[cols]
         if height >= self.height and width >= self.width:
             return self._crop(x, (height - self.height) // 2, (width - self.width) // 2,
@@ -301,7 +299,7 @@ class RandomCrop(_ImageLayer):
 
     def call(self, inputs, training=None):
         x = math_ops.cast(inputs, self.dtype)
-        rows, cols = self._image_axes(x)
+        rows, cols = self._axes(x.shape)
         height, width = x.shape[rows], x.shape[cols]
         if training is False or height <= self.height or width <= self.width:
             return self._crop_and_resize(x)
