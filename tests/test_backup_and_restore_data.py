@@ -149,3 +149,16 @@ def test_the_pass_counters_are_found_through_an_mpi_ranks_share_of_the_batches()
     share = ShardedBatches(data_adapter.batches(dataset, batch_size=None))
     assert [id(v) for v in data_adapter.pass_counters(share)] == [id(passes)]
     assert data_adapter.pass_counters(ShardedBatches(data_adapter.batches(*_arrays()))) == []
+
+
+def test_resuming_with_less_data_than_the_backup_drew_is_a_clear_error(tmp_path):
+    x, y = _arrays()
+    with pytest.raises(KeyboardInterrupt):
+        _model().fit(_pipeline("slices"), epochs=2, verbose=0,
+                     callbacks=[ks.callbacks.BackupAndRestore(tmp_path, 4), _Interrupt(0, 5)])
+    smaller = Dataset.from_tensor_slices((x[:16], y[:16])).shuffle(16, seed=7).batch(8)
+    with pytest.raises(ks.InvalidArgumentError,
+                       match="resuming after batch 4 of a pass over the data, but the data "
+                             "gives only 2 batches"):
+        _model().fit(smaller, epochs=2, verbose=0,
+                     callbacks=[ks.callbacks.BackupAndRestore(tmp_path, 4)])

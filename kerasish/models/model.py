@@ -911,7 +911,11 @@ class _EpochBatches:
             variable.assign(value)
         self._open()
         for _ in range(drawn):
-            next(self.iterator)
+            if next(self.iterator, None) is None:
+                raise InvalidArgumentError(
+                    f"fit: resuming after batch {drawn} of a pass over the data, but the data "
+                    f"gives only {self.drawn} batches; resume with the data of the "
+                    "interrupted run (or remove its backup to start again)")
             self.drawn += 1
         self.positioned = True
         state.assign(now)
