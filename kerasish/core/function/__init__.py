@@ -27,6 +27,11 @@ What this means for the code you compile:
   Python function runs as is, so the tape records its ops (gradients of any
   order) and the outer trace inlines them.
 - Arguments that are NumPy arrays are passed to the function as tensors.
+- The second call of a signature runs the Python function again and
+  compares what it records with the program: an op reading a constant that
+  changed (an index array some code computed with NumPy from a tensor's
+  value, outside the recorded ops) makes that signature run eagerly, with a
+  warning naming the op and line, rather than replay a stale value.
 
 Example:
     >>> import kerasish as ks

@@ -503,7 +503,7 @@ def _compare(first: ConcreteFunction, again: ConcreteFunction, shapes: bool = Fa
             if a.kind == "prim" and not _equal_attrs(a.attrs, b.attrs, dict(a.attr_slots)):
                 return (f"`{b.label}` at {b.where} has attributes computed from the data "
                         "outside the recorded ops (they differ between calls)")
-        for slot in b_constants(theirs, again):
+        for slot in _constants_read(theirs, again):
             if slot not in first.constants or not _equal_values(first.constants[slot],
                                                                 again.constants[slot]):
                 user = next((i for i in theirs.instrs if slot in i.reads()), None)
@@ -521,7 +521,7 @@ def _compare(first: ConcreteFunction, again: ConcreteFunction, shapes: bool = Fa
         mine, theirs = end.children[key], child
 
 
-def b_constants(segment: Segment, concrete: ConcreteFunction) -> list:
+def _constants_read(segment: Segment, concrete: ConcreteFunction) -> list:
     """The constant slots `segment`'s instructions read."""
     return sorted({s for i in segment.instrs for s in i.reads() if s in concrete.constants})
 
