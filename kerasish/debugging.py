@@ -57,7 +57,7 @@ def _fail(op_name: str, what: str, holds: np.ndarray, a, b, message, extra: str 
     )
 
 
-def _comparison(op_name: str, symbol: str, compare):
+def _comparison(op_name: str, symbol: str, holding: tuple, compare):
     def check(x, y, message: str | None = None, summarize=None, name=None) -> None:
         del summarize, name  # TF's arguments; the message shows the first failure
         a, b = _broadcast(op_name, x, y)
@@ -74,15 +74,20 @@ def _comparison(op_name: str, symbol: str, compare):
     Raises:
         InvalidArgumentError: naming how many elements fail, the first index and
             the values of x and y there; or if the shapes do not broadcast.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.debugging.{op_name}(ks.constant({holding[0]}), {holding[1]})  # holds: no error
     """
     return check
 
 
-assert_equal = _comparison("assert_equal", "==", np.equal)
-assert_less = _comparison("assert_less", "<", np.less)
-assert_less_equal = _comparison("assert_less_equal", "<=", np.less_equal)
-assert_greater = _comparison("assert_greater", ">", np.greater)
-assert_greater_equal = _comparison("assert_greater_equal", ">=", np.greater_equal)
+# each with an (x, y) for which it holds, for its example
+assert_equal = _comparison("assert_equal", "==", ([1, 2], [1, 2]), np.equal)
+assert_less = _comparison("assert_less", "<", ([1, 2], [2, 3]), np.less)
+assert_less_equal = _comparison("assert_less_equal", "<=", ([1, 2], 2), np.less_equal)
+assert_greater = _comparison("assert_greater", ">", ([2, 3], [1, 2]), np.greater)
+assert_greater_equal = _comparison("assert_greater_equal", ">=", ([2, 3], 2), np.greater_equal)
 
 
 def assert_near(x, y, rtol=None, atol=None, message: str | None = None, summarize=None,
