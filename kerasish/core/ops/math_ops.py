@@ -816,13 +816,53 @@ def _(op, dy):
 
 
 def matmul(a, b, transpose_a: bool = False, transpose_b: bool = False):
-    """Matrix product of the last two axes, batched (and broadcast) over leading axes."""
+    """Matrix product of the last two axes, batched (and broadcast) over leading axes.
+
+    Args:
+        a, b: tensors of rank >= 2 (or values convertible to them).
+        transpose_a, transpose_b: use the transpose of the last two axes of `a` / `b`.
+
+    Returns:
+        A tensor of shape (..., rows of a, columns of b).
+
+    Raises:
+        InvalidArgumentError: if the inner dimensions differ (naming both shapes)
+            or the leading axes do not broadcast.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.matmul([[1.0, 2.0]], [[3.0], [4.0]]).numpy().tolist()
+        [[11.0]]
+        >>> ks.matmul(ks.ones([5, 2, 3]), ks.ones([2, 3]), transpose_b=True).shape
+        (5, 2, 2)
+    """
     a, b = binary_args(a, b)
     return apply(_matmul, (a, b), {"transpose_a": transpose_a, "transpose_b": transpose_b})
 
 
 def norm(tensor, ord="euclidean", axis=None, keepdims: bool = False):  # noqa: A002
-    """Euclidean (default) or 1-norm over `axis`."""
+    """Euclidean (default) or 1-norm over `axis`.
+
+    Args:
+        tensor: the values.
+        ord: "euclidean" (also 2 or "fro": the square root of the sum of squares)
+            or 1 (the sum of absolute values).
+        axis: the axis or axes reduced (None: all).
+        keepdims: keep the reduced axes with size 1.
+
+    Returns:
+        The norms.
+
+    Raises:
+        InvalidArgumentError: for another `ord`.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.linalg.norm([[3.0, 4.0], [6.0, 8.0]], axis=1).numpy().tolist()
+        [5.0, 10.0]
+        >>> float(ks.linalg.norm([3.0, -4.0], ord=1))
+        7.0
+    """
     if ord in ("euclidean", 2, "fro"):
         return sqrt(reduce_sum(square(tensor), axis, keepdims))
     if ord == 1:
