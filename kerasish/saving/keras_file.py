@@ -239,6 +239,7 @@ def load_model(filepath, custom_objects: dict | None = None, compile: bool = Tru
     if compile and config.get("compile_config"):
         with deserialization_scope(custom_objects, safe_mode):
             model.compile_from_config(config["compile_config"])
+    _load_assets(path, model)  # first: a run on zeros for lazily made weights needs them
     try:
         with h5py.File(io.BytesIO(weights), "r") as h5file:
             if weights_layout.has_unmade_weights(h5file, model):
@@ -247,7 +248,6 @@ def load_model(filepath, custom_objects: dict | None = None, compile: bool = Tru
                                         source=f"{path} ({WEIGHTS_NAME})")
     except OSError as exc:
         raise KerasFileError(f"{path}: {WEIGHTS_NAME} is not a readable HDF5 file ({exc})") from exc
-    _load_assets(path, model)
     return model
 
 
@@ -271,7 +271,10 @@ def _load_assets(path: str, model) -> None:
             for name in files:
                 with open(os.path.join(directory, name[len(prefix):]), "wb") as file:
                     file.write(archive.read(name))
-            layer.load_assets(directory)
+            try:
+                layer.load_assets(directory)
+            except KerasishError as exc:
+                raise type(exc)(f"{path}: layer '{layer.name}': {exc}") from exc
 
 
 def _create_lazy_weights(model) -> None:

@@ -253,3 +253,28 @@ def test_keras_text_models_with_vocabularies_in_assets_load_here(tmp_path):
         ours.save(str(tmp_path / f"back{i}.keras"))
         back = keras.models.load_model(str(tmp_path / f"back{i}.keras"))
         _close(np.asarray(back(tf.constant(x))), expected, atol=1e-6)
+
+
+def test_a_keras_text_transformer_file_loads_here(tmp_path):
+    import tensorflow as tf
+
+    vectorize = keras.layers.TextVectorization(max_tokens=40, output_sequence_length=6)
+    vectorize.adapt(TEXTS)
+    inputs = keras.Input((1,), dtype="string")
+    x = keras.layers.Embedding(40, 8)(vectorize(inputs))
+    x = keras.layers.MultiHeadAttention(num_heads=2, key_dim=4)(x, x)
+    theirs = keras.Model(inputs, keras.layers.Dense(2)(keras.layers.GlobalAveragePooling1D()(x)))
+    expected = np.asarray(theirs(tf.constant(np.array(TEXTS)[:, None])))
+    theirs.save(tmp_path / "transformer.keras")
+    ours = ks.models.load_model(tmp_path / "transformer.keras")  # weights made by a run
+    _close(ours.predict(np.array(TEXTS)[:, None], verbose=0), expected, atol=1e-5)
+
+
+def test_a_keras_tf_idf_file_says_what_it_lacks(tmp_path):
+    vectorize = keras.layers.TextVectorization(output_mode="tf_idf")
+    vectorize.adapt(TEXTS)
+    inputs = keras.Input((1,), dtype="string")
+    keras.Model(inputs, vectorize(inputs)).save(tmp_path / "tf_idf.keras")
+    with pytest.raises(ks.InvalidArgumentError,
+                       match=r"tf_idf\.keras: layer 'text_vectorization\w*': Keras keeps the idf"):
+        ks.models.load_model(tmp_path / "tf_idf.keras")

@@ -276,6 +276,12 @@ class IndexLookup(Layer):
         """
         if self._tokens is not None:
             return
+        if self.output_mode == "tf_idf":
+            raise InvalidArgumentError(
+                "Keras keeps the idf weights of an adapted tf_idf layer among its weights, "
+                "which kerasish does not read; adapt the layer again, or call "
+                "set_vocabulary(vocabulary, idf_weights)"
+            )
         with open(os.path.join(dir_path, "vocabulary.txt"), encoding="utf-8") as file:
             lines = file.read().splitlines()
         while lines and lines[-1] == "":
