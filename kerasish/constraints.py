@@ -88,6 +88,13 @@ class MaxNorm(Constraint):
     Args:
         max_value: the largest norm allowed (default 2).
         axis: the axis (or axes) the norms are taken over (default 0).
+
+    Example:
+        >>> import kerasish as ks
+        >>> w = ks.constant([[3.0, 0.6], [4.0, 0.8]])  # column norms 5 and 1
+        >>> ks.constraints.MaxNorm(2.0)(w).numpy().round(4)
+        array([[1.2, 0.6],
+               [1.6, 0.8]], dtype=float32)
     """
 
     def __init__(self, max_value: float = 2, axis=0):
@@ -123,6 +130,12 @@ class UnitNorm(Constraint):
 
     Args:
         axis: the axis (or axes) the norms are taken over (default 0).
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.constraints.UnitNorm()(ks.constant([[3.0], [4.0]])).numpy().round(4)
+        array([[0.6],
+               [0.8]], dtype=float32)
     """
 
     def __init__(self, axis=0):
@@ -200,14 +213,39 @@ _NAMES = {
 
 
 def serialize(constraint) -> dict:
-    """Keras 3's serialized form of a constraint (see `ks.saving.serialize_keras_object`)."""
+    """Keras 3's serialized form of a constraint (see `ks.saving.serialize_keras_object`).
+
+    Args:
+        constraint: a constraint object.
+
+    Returns:
+        A dict with `module`, `class_name`, `config` and `registered_name`.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.constraints.serialize(ks.constraints.MaxNorm(3.0))["config"]
+        {'max_value': 3.0, 'axis': 0}
+    """
     from kerasish.saving import serialize_keras_object
 
     return serialize_keras_object(constraint)
 
 
 def deserialize(config: dict, custom_objects: dict | None = None):
-    """A constraint from `serialize`'s dict (`module` may be omitted)."""
+    """A constraint from `serialize`'s dict (`module` may be omitted).
+
+    Args:
+        config: the dict `serialize` returns (or Keras 3 writes).
+        custom_objects: name -> class, for constraints of your own.
+
+    Returns:
+        The constraint.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.constraints.deserialize({"class_name": "MaxNorm", "config": {"max_value": 3.0}})
+        MaxNorm(max_value=3.0, axis=0)
+    """
     from kerasish.saving import deserialize_keras_object
 
     return deserialize_keras_object(config, custom_objects, module_objects=_CLASSES)
@@ -216,6 +254,12 @@ def deserialize(config: dict, custom_objects: dict | None = None):
 def get(identifier):
     """A constraint from None, a name ('max_norm', 'MaxNorm', ...), a class, an instance,
     a serialized dict, or any callable ``w -> w'``.
+
+    Args:
+        identifier: what to turn into a constraint (None gives None).
+
+    Returns:
+        A constraint (a callable ``w -> w'``), or None.
 
     Raises:
         InvalidArgumentError: for an unknown name (listing the known ones) or a
