@@ -10,7 +10,8 @@ import sys
 
 import numpy as np
 
-from kerasish.core import backend, nest
+from kerasish.core import backend
+from kerasish.core.function.effects import RUN_NOW, record_host_call
 from kerasish.core.tape import _state as _tape_state
 from kerasish.core.tensor import Tensor
 
@@ -54,27 +55,12 @@ def print(*inputs, output_stream=None, summarize: int = 3, sep: str = " ",  # no
         >>> ks.print("loss:", ks.constant(0.25), ks.range(10), output_stream=sys.stdout)
         loss: 0.25 [0 1 2 ... 7 8 9]
     """
+    if _tape_state.tracer is not None:  # under ks.function: print on every call
+        recorded = record_host_call(print, *inputs, output_stream=output_stream,
+                                    summarize=summarize, sep=sep, end=end)
+        if recorded is not RUN_NOW:
+            return recorded
     del name
-    tracer = _tape_state.tracer
-    if tracer is not None:  # inside ks.function: print on every call, not at trace time only
-        flat = nest.flatten(list(inputs))
-        tensors = tuple(x for x in flat if isinstance(x, Tensor))
-
-        def run(*arrays):
-            values = iter(arrays)
-            rebuilt = [Tensor(next(values)) if isinstance(x, Tensor) else x for x in flat]
-            print(*nest.pack_sequence_as(list(inputs), rebuilt), output_stream=output_stream,
-                  summarize=summarize, sep=sep, end=end)
-
-        def now():
-            _tape_state.tracer = None
-            try:
-                print(*inputs, output_stream=output_stream, summarize=summarize, sep=sep, end=end)
-            finally:
-                _tape_state.tracer = tracer
-
-        tracer.effect("print", run, tensors, now)
-        return
     text = sep.join(_format(value, summarize) for value in inputs) + end
     if isinstance(output_stream, str):
         if not output_stream.startswith("file://"):

@@ -492,3 +492,24 @@ def test_input_signature_with_none_dimensions_shares_a_program():
     for batch in (1, 3, 4):
         assert _same(double(ks.ones((batch, 2))), np.full((batch, 2), 2.0, np.float32))
     assert double.trace_count == 1
+
+
+def test_summaries_are_written_on_every_call(tmp_path):
+    accumulator = pytest.importorskip("tensorboard.backend.event_processing.event_accumulator")
+
+    @ks.function
+    def step(x):
+        loss = ks.reduce_sum(x * x)
+        ks.summary.scalar("loss", loss)
+        return loss
+
+    writer = ks.summary.create_file_writer(str(tmp_path))
+    for i, value in enumerate((1.0, 2.0, 3.0, 4.0)):
+        with writer.as_default(step=i):  # the step is read on every call
+            step(ks.constant([value]))
+    writer.flush()
+    assert step.trace_count == 1
+    events = accumulator.EventAccumulator(str(tmp_path))
+    events.Reload()
+    assert [(e.step, e.value) for e in events.Scalars("loss")] == [
+        (0, 1.0), (1, 4.0), (2, 9.0), (3, 16.0)]

@@ -1,0 +1,50 @@
+"""Host-side calls that a `ks.function` program makes on every call, not only when traced.
+
+`ks.print` and the `ks.summary` writers read tensor values on the host and write them
+somewhere. Called while tracing, such a function is recorded as one effect: the program
+calls it again on every replay with the tensors of that call (and re-evaluates whatever
+it decides then, such as whether a summary is recorded at this step). Each such function
+starts with:
+
+    if _tape_state.tracer is not None:
+        recorded = record_host_call(this_function, *args, **kwargs)
+        if recorded is not RUN_NOW:
+            return recorded
+
+(a test rather than a decorator, so the eager call keeps its stack, which warnings name).
+"""
+
+from __future__ import annotations
+
+from kerasish.core import nest
+from kerasish.core.tape import _state as _tape_state
+from kerasish.core.tensor import Tensor, Variable
+
+RUN_NOW = object()  # record_host_call's answer when the function should just run
+
+
+def record_host_call(fn, *args, **kwargs):
+    """Record `fn(*args, **kwargs)` as an effect of the program being traced.
+
+    Tensor arguments (anywhere in lists, tuples and dicts) are the effect's inputs;
+    variables and other values are passed as they are. Returns what the call returned
+    while tracing (None when re-run after a side exit), or `RUN_NOW` when nothing is
+    being recorded (the call itself, run once by the tracer, or an eager stretch).
+    """
+    tracer = _tape_state.tracer
+    if tracer is None or not tracer.recording:
+        return RUN_NOW
+    structure = (list(args), kwargs)
+    flat = nest.flatten(structure)
+    is_input = [isinstance(x, Tensor) and x.__class__ is not Variable for x in flat]
+
+    def run(*arrays):
+        values = iter(arrays)
+        rebuilt = [Tensor(next(values)) if tensor else x for x, tensor in zip(flat, is_input)]
+        call_args, call_kwargs = nest.pack_sequence_as(structure, rebuilt)
+        fn(*call_args, **call_kwargs)
+
+    returned = []
+    tracer.effect(fn.__name__, run, tuple(x for x, t in zip(flat, is_input) if t),
+                  lambda: returned.append(fn(*args, **kwargs)))
+    return returned[0] if returned else None
