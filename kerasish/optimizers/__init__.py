@@ -26,14 +26,42 @@ _BY_NAME = {"sgd": SGD, "adam": Adam, "adamw": AdamW, "rmsprop": RMSprop, "adagr
 
 def serialize(optimizer: Optimizer) -> dict:
     """Keras 3's serialized form (`ks.saving.serialize_keras_object`; plain data that
-    `deserialize` or `get` rebuilds)."""
+    `deserialize` or `get` rebuilds).
+
+    Args:
+        optimizer: an optimizer object.
+
+    Returns:
+        A dict with `module`, `class_name`, `config` (the hyperparameters, not the
+        state) and `registered_name`.
+
+    Example:
+        >>> import kerasish as ks
+        >>> config = ks.optimizers.serialize(ks.optimizers.SGD(0.5, momentum=0.9))
+        >>> config["class_name"], config["config"]["momentum"]
+        ('SGD', 0.9)
+    """
     from kerasish.saving import serialize_keras_object
 
     return serialize_keras_object(optimizer)
 
 
 def deserialize(config: dict, custom_objects: dict | None = None) -> Optimizer:
-    """Rebuild an optimizer (with fresh state) from `serialize`'s dict (or Keras's)."""
+    """Rebuild an optimizer (with fresh state) from `serialize`'s dict (or Keras's).
+
+    Args:
+        config: the dict `serialize` returns (or Keras 3 writes).
+        custom_objects: name -> class, for optimizers of your own.
+
+    Returns:
+        A new optimizer with those hyperparameters.
+
+    Example:
+        >>> import kerasish as ks
+        >>> sgd = ks.optimizers.deserialize(ks.optimizers.serialize(ks.optimizers.SGD(0.5)))
+        >>> type(sgd).__name__, float(sgd.learning_rate)
+        ('SGD', 0.5)
+    """
     from kerasish.saving import deserialize_keras_object
 
     classes = {cls.__name__: cls for cls in _BY_NAME.values()}
@@ -44,6 +72,22 @@ def get(identifier) -> Optimizer:
     """An optimizer from a name ('adam', case-insensitive), an instance, a class or a config dict.
 
     Names: 'adagrad', 'adam', 'adamw', 'rmsprop', 'sgd' (with default hyperparameters).
+
+    Args:
+        identifier: a name, an optimizer object (returned as it is), an optimizer
+            class (made with its defaults) or a serialized dict.
+
+    Returns:
+        An optimizer.
+
+    Raises:
+        ValueError: for an unknown name (listing the valid ones).
+        TypeError: for anything else.
+
+    Example:
+        >>> import kerasish as ks
+        >>> type(ks.optimizers.get("Adam")).__name__
+        'Adam'
     """
     if isinstance(identifier, Optimizer):
         return identifier

@@ -148,6 +148,17 @@ class CosineDecay(LearningRateSchedule):
     linearly from `initial_learning_rate` to `warmup_target` over
     `warmup_steps`, then decays from `warmup_target` (as Keras 3).
 
+    Args:
+        initial_learning_rate: the rate at step 0.
+        decay_steps: the steps over which it decays (positive).
+        alpha: the final rate as a fraction of the initial (or warm-up target) one.
+        name: accepted for Keras code.
+        warmup_target: the rate reached after the warm-up (None: no warm-up).
+        warmup_steps: the warm-up's length in steps.
+
+    Raises:
+        ValueError: if `decay_steps` is not positive.
+
     Example:
         >>> s = CosineDecay(1.0, decay_steps=10, alpha=0.1)
         >>> [round(float(s(k)), 4) for k in (0, 5, 10, 20)]
