@@ -152,7 +152,7 @@ class CosineDecay(LearningRateSchedule):
         initial_learning_rate: the rate at step 0.
         decay_steps: the steps over which it decays (positive).
         alpha: the final rate as a fraction of the initial (or warm-up target) one.
-        name: accepted for Keras code.
+        name: the schedule's name (Keras's argument).
         warmup_target: the rate reached after the warm-up (None: no warm-up).
         warmup_steps: the warm-up's length in steps.
 
