@@ -71,7 +71,21 @@ def linspace(start, stop, num, dtype=np.float32) -> Tensor:
 
 
 def eye(num_rows, num_columns=None, dtype=np.float32) -> Tensor:
-    """Identity matrix."""
+    """An identity matrix (ones on the diagonal), on the current device.
+
+    Args:
+        num_rows: the number of rows.
+        num_columns: the number of columns (None: square).
+        dtype: the dtype.
+
+    Returns:
+        A (num_rows, num_columns) tensor.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.eye(2, 3).numpy().tolist()
+        [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]
+    """
     return _new(np.eye(num_rows, num_columns, dtype=as_dtype(dtype)))
 
 

@@ -231,7 +231,21 @@ def l2_loss(t):
 
 
 def l2_normalize(x, axis=None, epsilon: float = 1e-12):
-    """x / sqrt(max(sum(x**2), epsilon)) along `axis`."""
+    """x / sqrt(max(sum(x**2), epsilon)) along `axis`: unit L2 norm, safe at zero.
+
+    Args:
+        x: the values.
+        axis: the axis or axes of the norm (None: all).
+        epsilon: the floor of the squared norm (so zero vectors stay zero).
+
+    Returns:
+        A tensor like `x`.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.linalg.l2_normalize([[3.0, 4.0], [0.0, 0.0]], axis=1).numpy().tolist()
+        [[0.6000000238418579, 0.800000011920929], [0.0, 0.0]]
+    """
     x = convert_to_tensor(x)
     squared = math_ops.reduce_sum(math_ops.square(x), axis, keepdims=True)
     return x * math_ops.rsqrt(math_ops.maximum(squared, epsilon))
