@@ -339,6 +339,10 @@ class Layer(Trackable):
     ) -> Variable:
         """Create, track and return a weight variable.
 
+        Positional arguments follow tf.keras's order (name, shape, dtype, initializer);
+        a first argument that is a shape is read in Keras 3's order instead (shape,
+        initializer, dtype), so `self.add_weight((3, 4), "zeros")` works too.
+
         Args:
             name: the weight's name within this layer ('kernel').
             shape: its shape.
@@ -351,8 +355,18 @@ class Layer(Trackable):
             constraint: a name ('non_neg'), a `ks.constraints` object or a callable
                 w -> w' that optimizers apply after each update (`Variable.constraint`).
         """
+        if name is not None and not isinstance(name, str):  # Keras 3: (shape, initializer)
+            if shape is not None and initializer is not None:
+                raise TypeError(
+                    f"layer '{self.name}': add_weight got the shape {name!r} first (Keras 3's "
+                    f"order: shape, initializer, dtype) and also initializer={initializer!r}; "
+                    "pass the arguments by keyword"
+                )
+            name, shape, initializer = None, name, initializer if shape is None else shape
         name = name or f"weight_{len(self._weights)}"
-        shape = () if shape is None else tuple(int(d) for d in shape)
+        shape = () if shape is None else (
+            (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(d) for d in shape)
+        )
         dtype = as_dtype(dtype) or self._dtype
         if initializer is None:
             initializer = "glorot_uniform" if dtype.kind == "f" else "zeros"

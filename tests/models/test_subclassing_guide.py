@@ -302,3 +302,21 @@ def test_vae_trained_with_fit_and_saved_as_weights(tmp_path):
     other.load_weights(tmp_path / "vae.weights.h5")
     np.testing.assert_array_equal(other.decoder(np.zeros((1, 2), np.float32)).numpy(),
                                   vae.decoder(np.zeros((1, 2), np.float32)).numpy())
+
+
+def test_add_weight_takes_keras_3_positional_order_as_well_as_tf_keras_order():
+    class Both(layers.Layer):
+        def build(self, input_shape):
+            self.keras3 = self.add_weight((input_shape[-1], 2), "ones")  # shape, initializer
+            self.tf_keras = self.add_weight("tf_keras", (2,), None, "zeros")  # name first
+            self.vector = self.add_weight(3)
+
+        def call(self, inputs):
+            return ops.matmul(inputs, self.keras3) + self.tf_keras
+
+    layer = Both(name="both")
+    np.testing.assert_array_equal(layer(ops.ones((1, 3))).numpy(), [[3.0, 3.0]])
+    assert [tuple(w.shape) for w in layer.weights] == [(3, 2), (2,), (3,)]
+    assert layer.tf_keras.name == "both/tf_keras"
+    with pytest.raises(TypeError, match=r"add_weight got the shape \(2,\) first .* by keyword"):
+        layer.add_weight((2,), "zeros", None, "ones")
