@@ -513,3 +513,20 @@ def test_summaries_are_written_on_every_call(tmp_path):
     events.Reload()
     assert [(e.step, e.value) for e in events.Scalars("loss")] == [
         (0, 1.0), (1, 4.0), (2, 9.0), (3, 16.0)]
+
+
+def test_a_layer_whose_build_reads_values_on_the_host_still_compiles():
+    """The orthogonal initializer (LSTM's recurrent kernel) works in NumPy while the first
+    trace builds the layer: that trace is dropped, the next one records the built layer."""
+    layer = ks.layers.Dense(6, kernel_initializer="orthogonal")
+
+    @ks.function
+    def forward(x):
+        return layer(x)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        for _ in range(4):
+            x = ks.ones((2, 9))
+            assert _same(forward(x), forward.python_function(x))
+    assert forward.trace_count == 1 and forward.concrete_functions()[0].eager_reason is None

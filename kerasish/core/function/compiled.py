@@ -62,6 +62,7 @@ class ConcreteFunction:
         self._constant_slots: dict[int, int] = {}
         self._segments: list[Segment] = []
         self.eager_reason: str | None = None
+        self._warned = True  # (set False by give_up: warn_if_eager then warns once)
         for tensor in inputs:
             self.new_slot(tensor._value, "input")
         self.root = self.new_segment()
@@ -101,12 +102,19 @@ class ConcreteFunction:
         return list(self._segments)
 
     def give_up(self, reason: str) -> None:
+        """Make this signature run eagerly (`warn_if_eager` says so, once)."""
         if self.eager_reason is None:
             self.eager_reason = reason
+            self._warned = False
+
+    def warn_if_eager(self) -> None:
+        if self.eager_reason is not None and not self._warned:
+            self._warned = True
             warnings.warn(
-                f"ks.function '{self.name}': {reason}; calls with this signature run eagerly",
+                f"ks.function '{self.name}': {self.eager_reason}; calls with this signature "
+                "run eagerly",
                 RuntimeWarning,
-                stacklevel=4,
+                stacklevel=4,  # the line calling the compiled function
             )
 
     def prune(self) -> None:
@@ -235,6 +243,7 @@ class Function:
             None in tuple(getattr(spec, "shape", ()) or ()) for spec in self.input_signature or ())
         self._generic: dict = {}
         self._not_generic: set = set()
+        self._discarded = False  # a first trace dropped because it failed while building
 
     # -- methods ------------------------------------------------------------------------
     def __get__(self, instance, owner=None):
@@ -314,14 +323,20 @@ class Function:
         tracer = Tracer(concrete, concrete.root, "live")
         for slot, tensor in enumerate(tensors):
             tracer.bind(tensor, slot)
-        self.may_create_variables = self.trace_count == 0
+        self.may_create_variables = self.trace_count == 0 and not self._discarded
         try:
             result = self._run(tracer, args, kwargs)
         finally:
             self.may_create_variables = False
+        if concrete.eager_reason is not None and tracer.created and not self._discarded:
+            # it failed while building (an initializer converting a matrix to NumPy): that
+            # happens once, so the next call traces again, with everything built
+            self._discarded = True
+            return result
         self.trace_count += 1
         self._concrete[key] = concrete
         concrete.compile()
+        concrete.warn_if_eager()
         self._note_signature(key)
         return result
 
@@ -364,6 +379,7 @@ class Function:
             self.trace_count += 1
             self._concrete[key] = again
             again.compile()
+            again.warn_if_eager()
         return result
 
     def _check(self, concrete: ConcreteFunction, key, args, kwargs):
@@ -378,7 +394,8 @@ class Function:
             tracer.bind(tensor, slot)
         result = self._run(tracer, args, kwargs)
         if again.eager_reason is not None:
-            concrete.eager_reason = again.eager_reason
+            concrete.give_up(again.eager_reason)
+            concrete.warn_if_eager()
             return result
         concrete.check_attempts += 1
         verdict = _compare(concrete, again)
@@ -386,6 +403,7 @@ class Function:
             concrete.checked = True
         elif verdict is not None:
             concrete.give_up(verdict)
+            concrete.warn_if_eager()
         return result
 
     def _resume(self, concrete: ConcreteFunction, side_exit: _SideExit, args, kwargs):
@@ -414,6 +432,7 @@ class Function:
             )
         self.trace_count += int(tracer.segment is not None and tracer.segment.end is not None)
         concrete.compile()
+        concrete.warn_if_eager()
         return result
 
     def _run(self, tracer: Tracer, args, kwargs):
