@@ -309,7 +309,30 @@ def _check_weights_name(path: str, what: str) -> None:
 
 def save_weights(model, filepath, overwrite: bool = True) -> str:
     """Write the model's variables (and its optimizers' state) to a `.weights.h5`
-    file in Keras 3's layout, atomically; returns the path."""
+    file in Keras 3's layout, atomically; returns the path.
+
+    Args:
+        model: a built model.
+        filepath: a name ending in `.weights.h5`.
+        overwrite: replace an existing file.
+
+    Returns:
+        `filepath`.
+
+    Raises:
+        ValueError: for a name that does not end in `.weights.h5`.
+        FileExistsError: if the file exists and `overwrite` is False.
+
+    Example:
+        >>> import os, tempfile
+        >>> import numpy as np
+        >>> import kerasish as ks
+        >>> model = ks.Sequential([ks.layers.Dense(2)])
+        >>> _ = model(np.ones((1, 3), "float32"))
+        >>> path = os.path.join(tempfile.mkdtemp(), "model.weights.h5")
+        >>> ks.saving.save_weights(model, path) == path
+        True
+    """
     path = os.fspath(filepath)
     _check_weights_name(path, "save_weights")
     if not overwrite and os.path.exists(path):
@@ -325,7 +348,30 @@ def save_weights(model, filepath, overwrite: bool = True) -> str:
 
 def load_weights(model, filepath) -> None:
     """Read a `.weights.h5` file in Keras 3's layout into the (built) model, and into the
-    optimizers it holds (the compiled one, others as attributes) whose state the file has."""
+    optimizers it holds (the compiled one, others as attributes) whose state the file has.
+
+    Args:
+        model: a built model with the structure of the one saved.
+        filepath: a name ending in `.weights.h5` (written by `save_weights` or Keras 3).
+
+    Raises:
+        ValueError: for a name that does not end in `.weights.h5`.
+        FileNotFoundError: if there is no such file.
+
+    Example:
+        >>> import os, tempfile
+        >>> import numpy as np
+        >>> import kerasish as ks
+        >>> def build():
+        ...     model = ks.Sequential([ks.layers.Dense(2)])
+        ...     _ = model(np.ones((1, 3), "float32"))
+        ...     return model
+        >>> saved, restored = build(), build()
+        >>> path = ks.saving.save_weights(saved, os.path.join(tempfile.mkdtemp(), "m.weights.h5"))
+        >>> ks.saving.load_weights(restored, path)
+        >>> bool((restored.get_weights()[0] == saved.get_weights()[0]).all())
+        True
+    """
     path = os.fspath(filepath)
     _check_weights_name(path, "load_weights")
     if not os.path.exists(path):

@@ -90,7 +90,23 @@ def get_custom_objects() -> dict:
 
 
 def get_registered_name(obj) -> str:
-    """The key `obj` was registered under ('package>name'), or its `__name__`."""
+    """The key `obj` was registered under ('package>name'), or its `__name__`.
+
+    Args:
+        obj: a class or function.
+
+    Returns:
+        The name serialized configs use for it.
+
+    Example:
+        >>> import kerasish as ks
+        >>> @ks.saving.register_keras_serializable(package="registry_doc")
+        ... class Twice(ks.layers.Layer):
+        ...     def call(self, x):
+        ...         return 2 * x
+        >>> ks.saving.get_registered_name(Twice), ks.saving.get_registered_name(len)
+        ('registry_doc>Twice', 'len')
+    """
     return _REGISTERED_NAMES.get(obj, getattr(obj, "__name__", type(obj).__name__))
 
 
@@ -100,6 +116,23 @@ def get_registered_object(name: str, custom_objects: dict | None = None,
 
     Looked up in `custom_objects`, then the active `custom_object_scope`s
     (innermost first), then the registry, then `module_objects`.
+
+    Args:
+        name: a registered name ('package>name') or a plain one.
+        custom_objects: name -> object, searched first.
+        module_objects: name -> object, searched last.
+
+    Returns:
+        The object, or None if no table has `name`.
+
+    Example:
+        >>> import kerasish as ks
+        >>> def double(x):
+        ...     return 2 * x
+        >>> ks.saving.get_registered_object("double", custom_objects={"double": double}) is double
+        True
+        >>> ks.saving.get_registered_object("nowhere") is None
+        True
     """
     for table in [custom_objects or {}, *reversed(_state.scopes), _REGISTERED,
                   module_objects or {}]:
