@@ -6,6 +6,7 @@ import functools
 import inspect
 import threading
 import warnings
+import weakref
 
 import numpy as np
 
@@ -473,7 +474,7 @@ class Model(Layer):
         if self.run_eagerly:
             return getattr(self, name)
         compiled = self._step_functions.get(name)
-        if compiled is None:
+        if compiled is None or compiled.owner() is not self:  # (a copy of the model: its own)
             from kerasish.core.function import function
 
             step = function(getattr(self, name))
@@ -483,6 +484,7 @@ class Model(Layer):
                 return _pythonify_logs(result) if isinstance(result, dict) else result
 
             compiled.function = step
+            compiled.owner = weakref.ref(self)
             self._step_functions[name] = compiled
         return compiled
 

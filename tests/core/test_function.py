@@ -530,3 +530,17 @@ def test_a_layer_whose_build_reads_values_on_the_host_still_compiles():
             x = ks.ones((2, 9))
             assert _same(forward(x), forward.python_function(x))
     assert forward.trace_count == 1 and forward.concrete_functions()[0].eager_reason is None
+
+
+def test_a_copied_model_compiles_its_own_steps():
+    import copy
+
+    model = ks.Sequential([ks.layers.Dense(2)])
+    model.compile("sgd", "mse")
+    x, y = np.ones((4, 3), np.float32), np.ones((4, 2), np.float32)
+    model.fit(x, y, verbose=0)
+    before = model.get_weights()[0].copy()
+    twin = copy.deepcopy(model)
+    twin.fit(x, y, verbose=0)
+    assert _same(model.get_weights()[0], before)  # the copy trained itself, not the original
+    assert not np.array_equal(twin.get_weights()[0], before)
