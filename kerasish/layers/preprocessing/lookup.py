@@ -511,8 +511,9 @@ class IntegerLookup(IndexLookup):
     `token mod num_oov_indices`.
 
     Args:
-        max_tokens, num_oov_indices, mask_token, vocabulary, idf_weights, invert,
-            output_mode, pad_to_max_tokens, sparse: as in `StringLookup`.
+        max_tokens, num_oov_indices, mask_token: as in `StringLookup`.
+        vocabulary, idf_weights, invert: as in `StringLookup`.
+        output_mode, pad_to_max_tokens, sparse: as in `StringLookup`.
         oov_token: what inverting returns for an OOV index (-1).
         vocabulary_dtype: Keras's argument, with its default only ('int64').
 
