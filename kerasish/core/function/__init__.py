@@ -11,7 +11,13 @@ bookkeeping, no Python-level optimizer loop.
 What this means for the code you compile:
 
 - Python side effects (the built-in `print`, appending to a list, counters)
-  happen while tracing only. Use `ks.print` to print on every call.
+  happen while tracing only. Use `ks.print` to print on every call (and
+  `ks.summary` writers, which are replayed too).
+- Python values the function reads but does not receive (a global, an
+  attribute holding a number, a NumPy array it captures) are taken as they
+  were when it was traced, as are the variable objects it found: pass values
+  that change as arguments, and assign new values to variables rather than
+  replacing them with new objects.
 - Converting a tensor to a Python value (`if loss > 1:`, `float(x)`,
   `int(n)`, `x.numpy()`) records a *guard*: each replay checks the value and
   follows the program recorded for it, tracing the other outcome the first
