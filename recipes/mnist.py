@@ -132,7 +132,9 @@ def train_with_tape(model, optimizer, session, metrics, train, test, args, log) 
             for xb, yb in data:
                 if len(xb) < ks.distribute.size():
                     continue  # too small to give every rank an example (alone: never)
+                examples = len(xb)
                 xb, yb = ks.distribute.shard_batch(xb, yb)  # this rank's part (alone: all)
+                share = len(xb) / examples  # the ranks' shares of the loss add up to the batch's
                 optimizer.gradient_exchange.local_weight = len(xb)
                 step = int(session.step)
                 logging = step % args.log_every == 0
@@ -144,7 +146,7 @@ def train_with_tape(model, optimizer, session, metrics, train, test, args, log) 
                         ks.nn.sparse_softmax_cross_entropy_with_logits(yb, logits))
                 grads = tape.gradient(loss, model.trainable_variables)
                 optimizer.apply_gradients(zip(grads, model.trainable_variables))
-                train_loss.update_state(loss)
+                train_loss.update_state(loss, sample_weight=share)
                 train_accuracy.update_state(yb, logits)
                 if logging:
                     ks.summary.scalar("batch_loss", loss, step=step)

@@ -5,15 +5,22 @@ which its `apply_gradients` calls on the gradients after they are prepared
 (on the variables' device and dtype, sparse rows de-duplicated) and before
 clipping, so clipping and the update rule see the global gradient.
 
-Dense gradients are packed into flat buckets of up to `bucket_bytes` (4 MiB:
-on one machine an `Allreduce` is at full bandwidth from 256 KiB, and across
-machines a 4 MiB call keeps a ~50 µs network latency under 2% of its time at
-10 Gb/s), one in-place allreduce per bucket, all started before any is waited
-on. Sparse gradients (`ks.IndexedSlices`, from `Embedding` or word2vec's
-lookups) are exchanged as rows: every rank receives every rank's rows and
-indices (allgather), and repeated rows are summed, so no vocabulary-sized
-array is made, unless the gathered rows reach `sparse_as_dense_above` times
-the number of rows of the variable, where one dense allreduce moves fewer bytes.
+Dense gradients are packed into flat buckets of up to `bucket_bytes`, one
+in-place allreduce per bucket. 4 MiB, by measurement: on one machine an
+`Allreduce` reaches full bandwidth from 256 KiB, and the bucket size made no
+consistent difference to the MLP's 1 MB of gradients (64 KiB to 4 MiB buckets,
+two runs on a loaded machine, BENCHMARKS.md); across machines a 4 MiB call
+keeps a ~50 µs network latency under 2% of its time at 10 Gb/s. Sparse gradients
+(`ks.IndexedSlices`, from `Embedding` or word2vec's lookups) are exchanged as
+rows: one small allgather of every rank's row counts, then one allgather of
+the bytes of all their rows and indices; repeated rows are summed, so no
+vocabulary-sized array is made, unless the gathered rows reach
+`sparse_as_dense_above` (0.5) times the rows of the variable: there one dense
+allreduce is faster (a 50,000 x 128 embedding on 2 ranks, 4 runs on a loaded
+machine: gathered 13-65 ms against dense 38-56 ms at 0.3 of the rows, 67-139 ms
+against 35-56 ms at 0.96; they cross near one half; see BENCHMARKS.md). The
+exchange runs after the backward pass: on CPU ranks the backward pass leaves no
+core idle to overlap it with.
 
 Each rank's gradient counts with weight `local_weight` (1 by default, so the
 result is the plain mean; `fit` sets it to the rank's number of examples in the
@@ -33,7 +40,7 @@ from kerasish.distribute import communicator
 from kerasish.optimizers.optimizer import Optimizer, _SparseGrad
 
 DEFAULT_BUCKET_BYTES = 4 << 20
-DEFAULT_SPARSE_AS_DENSE_ABOVE = 1.0
+DEFAULT_SPARSE_AS_DENSE_ABOVE = 0.5
 
 
 class _Bucket:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -129,6 +130,75 @@ def test_resume_from_a_checkpoint_with_a_different_number_of_ranks(tmp_path):
     run_ok(1, "fit", tmp_path / "one.npz", 4)  # 4 epochs in one process, not interrupted
     assert_close(tmp_path / "one.npz", tmp_path / "resumed.npz",
                  keys=[f"adam_{i}" for i in range(4)])
+
+
+# -- the recipes: the same flags under mpiexec ---------------------------------------------
+
+
+def run_recipe(ranks: int, *argv) -> str:
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
+    root = os.path.dirname(os.path.dirname(HERE))
+    command = [_mpiexec(), "-n", str(ranks), sys.executable, "-m", *map(str, argv)]
+    done = subprocess.run(command, cwd=root, env=env, capture_output=True, text=True,
+                          timeout=DEADLINE)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout
+
+
+def _figures(output: str, prefix: str) -> list:
+    lines = [line for line in output.splitlines() if line.startswith(prefix)]
+    return [float(number) for line in lines for number in re.findall(r"\d+\.\d{4}", line)]
+
+
+@pytest.fixture
+def idx_dir(tmp_path):
+    from kerasish.datasets import write_idx
+
+    rng = np.random.default_rng(7)
+    for name, count in (("train", 96), ("t10k", 30)):
+        labels = rng.integers(0, 10, count).astype(np.uint8)
+        images = rng.integers(0, 60, (count, 28, 28), dtype=np.uint8)
+        for i, label in enumerate(labels):
+            images[i, :, 2 * label:2 * label + 3] = 255
+        write_idx(str(tmp_path / f"{name}-images-idx3-ubyte"), images)
+        write_idx(str(tmp_path / f"{name}-labels-idx1-ubyte"), labels)
+    return tmp_path
+
+
+@needs_mpi
+@pytest.mark.parametrize("ranks, loop", [(3, []), (2, ["--fit"])], ids=["loop-3", "fit-2"])
+def test_the_mnist_recipe_under_mpiexec_follows_the_single_process_run(idx_dir, tmp_path,
+                                                                       ranks, loop):
+    def run(n):  # batches of 16 (3 ranks: 6, 5 and 5 examples), 2 epochs
+        return run_recipe(n, "recipes.mnist", "--data-dir", idx_dir, "--batch-size", "16",
+                          "--epochs", "2", "--quiet", "--logdir", tmp_path / f"logs{n}", *loop)
+
+    alone, many = run(1), run(ranks)
+    assert many.count("epoch 2:") == 1  # printed by rank 0 only
+    np.testing.assert_allclose(_figures(many, "epoch"), _figures(alone, "epoch"), atol=2e-3)
+    assert not os.path.exists(tmp_path / f"logs{ranks}") or len(
+        os.listdir(tmp_path / f"logs{ranks}")) == 1  # one event file: rank 0's
+
+
+@needs_mpi
+def test_the_word2vec_recipe_under_mpiexec_follows_the_single_process_run(tmp_path):
+    rng = np.random.default_rng(0)
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text(" ".join(f"w{i}" for i in rng.zipf(1.5, 20000) % 500))
+
+    def run(n):
+        return run_recipe(n, "recipes.word2vec", "--corpus", corpus, "--steps", "40",
+                          "--print-every", "20", "--num-sampled", "16", "--quiet",
+                          "--logdir", tmp_path / f"logs{n}")
+
+    alone, two = run(1), run(2)
+    losses = [float(x) for x in re.findall(r"Average loss at step \d+: ([\d.]+)", alone)]
+    assert len(losses) == 2
+    # each rank draws its own negatives for its half, so the losses agree only roughly
+    np.testing.assert_allclose(
+        [float(x) for x in re.findall(r"Average loss at step \d+: ([\d.]+)", two)], losses,
+        rtol=0.2)
+    assert sorted(os.listdir(tmp_path / "logs2"))[-2:] == ["projector_config.pbtxt", "vocab.tsv"]
 
 
 # -- alone (no MPI): the same calls answer as the only rank -----------------------------------
