@@ -37,6 +37,15 @@ def unpack_x_y_sample_weight(data):
     `x`, `(x,)`, `(x, y)` and `(x, y, sample_weight)` are understood (a list like a
     tuple); anything that is not a tuple or list is `x` alone.
 
+    Args:
+        data: one element of a dataset, or a batch.
+
+    Returns:
+        The tuple `(x, y, sample_weight)`.
+
+    Raises:
+        InvalidArgumentError: for a tuple or list of more than three parts.
+
     Example:
         >>> import kerasish as ks
         >>> ks.utils.unpack_x_y_sample_weight((1, 2))
@@ -61,6 +70,14 @@ def pack_x_y_sample_weight(x, y=None, sample_weight=None):
 
     `x` alone is returned as is, unless it is a tuple or list (several inputs), which
     becomes `(x,)` so that it is not mistaken for `(x, y)`.
+
+    Args:
+        x: the inputs.
+        y: the targets, or None.
+        sample_weight: the weights, or None (kept only with `y`).
+
+    Returns:
+        `x`, `(x,)`, `(x, y)` or `(x, y, sample_weight)`.
 
     Example:
         >>> import kerasish as ks
@@ -122,6 +139,17 @@ def normalize(x, axis: int = -1, order: int = 2):
     """Scale `x` to unit L-`order` norm along `axis` (zero vectors stay zero).
 
     A tensor gives a tensor (differentiable); anything else a NumPy array.
+
+    Args:
+        x: the values (floating point).
+        axis: the axis of the norm.
+        order: 2 (Euclidean) or 1.
+
+    Returns:
+        The scaled values, a tensor for a tensor, else a NumPy array.
+
+    Raises:
+        InvalidArgumentError: for another `order`.
 
     Example:
         >>> import kerasish as ks
@@ -210,6 +238,17 @@ def img_to_array(img, data_format: str = "channels_last", dtype="float32") -> np
     A grey image without a channel axis gets one (last, or first with
     `data_format='channels_first'`).
 
+    Args:
+        img: a Pillow image, or an array-like of rank 2 or 3.
+        data_format: "channels_last" or "channels_first".
+        dtype: the result's dtype.
+
+    Returns:
+        A NumPy array with a channel axis.
+
+    Raises:
+        InvalidArgumentError: for another `data_format` or an array of another rank.
+
     Example:
         >>> import numpy as np, kerasish as ks
         >>> ks.utils.img_to_array(np.zeros((4, 5), np.uint8)).shape
@@ -234,6 +273,18 @@ def array_to_img(x, data_format: str = "channels_last", scale: bool = True):
     """A Pillow image from an array (height, width, channels); needs the Pillow package.
 
     With `scale`, values are shifted and scaled to [0, 255] first, as Keras does.
+
+    Args:
+        x: an array or tensor of rank 3 with 1, 3 or 4 channels.
+        data_format: "channels_last" or "channels_first".
+        scale: shift and scale the values to [0, 255].
+
+    Returns:
+        A Pillow image (mode "L", "RGB" or "RGBA").
+
+    Raises:
+        ImportError: without Pillow (naming the install command).
+        InvalidArgumentError: for another rank or number of channels.
     """
     try:
         from PIL import Image
@@ -268,6 +319,12 @@ def array_to_img(x, data_format: str = "channels_last", scale: bool = True):
 
 def set_random_seed(seed: int) -> None:
     """Seed Python's `random`, NumPy's global generator and `ks.random` at once, as Keras does.
+
+    Args:
+        seed: an integer.
+
+    Raises:
+        InvalidArgumentError: if `seed` is not an integer.
 
     Example:
         >>> import kerasish as ks
