@@ -6,8 +6,9 @@ symbolic outputs) and returns the outputs. An op applied to a symbolic tensor
 (`x + 1`, `x[:, 0]`, `ks.concat`, `ks.nn.relu`) reaches `primitive.apply`, whose
 error path sees the symbolic input and comes here: each primitive becomes a
 `PrimitiveOp` node, so composite ops and plain Python arithmetic mix freely with
-layers. A `ks.ops` function that needs concrete shapes becomes one `FunctionOp`
-node, and a Keras 3 op read from a Keras config a `KerasOp` node.
+layers. A function that needs concrete shapes (`ks.ops.mean` over an unknown axis,
+`ks.reduce_mean`, `ks.zeros_like`: those defined with `symbolic_fallback`) becomes one
+`FunctionOp` node, and a Keras 3 op read from a Keras config a `KerasOp` node.
 
 How output shapes are inferred (without running the model on data):
 
