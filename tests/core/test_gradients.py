@@ -635,10 +635,27 @@ SAMPLES: dict[str, list[Case]] = {
             [normal(1, 3, 3, 2, 2, 2)],
             label="VALID dilated",
         ),
-        Case(  # the forward of conv2d_transpose
+    ],
+    "conv2d_transpose": [
+        Case(
             lambda y, w: ks.nn.conv2d_transpose(y, w, (1, 5, 4, 2), 2, "SAME"),
             [normal(1, 3, 2, 3), normal(3, 2, 2, 3)],
-            label="conv2d_transpose",
+            label="SAME s2",
+        ),
+        Case(  # taps that share a stride phase overlap; a phase no tap reaches stays zero
+            lambda y, w: ks.nn.conv2d_transpose(y * y, w, (2, 7, 4, 1), (3, 1), "VALID"),
+            [normal(2, 2, 3, 2), normal(2, 2, 1, 2)],
+            label="VALID s(3,1)",
+        ),
+        Case(
+            lambda y, w: ks.nn.conv2d_transpose(y, w * w, (1, 5, 6, 2), 1, "VALID", (2, 3)),
+            [normal(1, 3, 3, 1), normal(2, 2, 2, 1)],
+            label="VALID dilated",
+        ),
+        Case(
+            lambda y, w: ks.nn.conv2d_transpose(y, w, (1, 6, 5, 2), (2, 2), "SAME", 2),
+            [normal(1, 3, 3, 2), normal(2, 3, 2, 2)],
+            label="SAME s2 dilated",
         ),
     ],
     # -- pooling over windows that tile the image (strides == ksize)

@@ -7,6 +7,10 @@ from those primitives with no conv-specific rules. Pooling windows that tile
 the image (strides == ksize, the common case) have their own primitives on
 strided views (`max_pool_blocks` and its gradient, `block_sum` and its adjoint
 `block_spread`), which give the same values and gradients without a patch array.
+The transposed convolution is one primitive, `conv2d_transpose`, for speed: its
+forward adds each filter tap's product into the stride phases of the image with
+contiguous runs instead of scattering a patch array, and its gradient rule is a
+convolution written with `extract_patches` and matmul.
 """
 
 from __future__ import annotations
@@ -540,14 +544,66 @@ def conv2d_transpose(
             f"strides {strides}, padding {padding!r} and dilations {dilations} has shape "
             f"{(image_shape[0], ho, wo, cin)}, not the input's {y.shape}"
         )
+    attrs = {"image_shape": image_shape, "strides": strides, "padding": padding,
+             "dilations": dilations}
+    return apply(_conv2d_transpose, (y, w), attrs)
+
+
+@primitive("conv2d_transpose")
+def _conv2d_transpose(y, w, image_shape, strides, padding, dilations):
+    # One batched product gives every tap's contribution, tap-major: taps[t] is the
+    # (n, h, w, out) image that filter cell t = (i, j) adds at offset (i*dh, j*dw) with
+    # strides (sh, sw). The taps landing on the same stride phase (rows = a mod sh,
+    # cols = b mod sw) are summed in a contiguous buffer of that phase, whose runs are
+    # whole image rows; each phase is then written once into the padded image (col2im
+    # over the patch array would add strided runs of `out` values per tap).
+    kh, kw, cout, cin = w.shape
+    n, h, wd, _ = y.shape
+    sh, sw = strides
+    dh, dw = dilations
+    _, _, ((_, _), (top, bottom), (left, right), _) = _plan(
+        image_shape, (kh, kw), strides, padding, "conv2d_transpose", dilations)
+    height, width = image_shape[1] + top + bottom, image_shape[2] + left + right
+    xp = backend.array_module(y)
+    kernels = w.reshape(kh * kw, cout, cin).transpose(0, 2, 1)
+    taps = xp.matmul(y.reshape(n * h * wd, cin), kernels).reshape(kh, kw, n, h, wd, cout)
+    image = None if (sh, sw) == (1, 1) else xp.empty((n, height, width, cout), dtype=taps.dtype)
+    for a in range(sh):
+        for b in range(sw):
+            rows = len(range(a, height, sh))
+            cols = len(range(b, width, sw))
+            phase = xp.zeros((n, rows, cols, cout), dtype=taps.dtype)
+            for i in (i for i in range(kh) if i * dh % sh == a):
+                for j in (j for j in range(kw) if j * dw % sw == b):
+                    row, col = i * dh // sh, j * dw // sw
+                    phase[:, row : row + h, col : col + wd, :] += taps[i, j]
+            if image is None:
+                image = phase
+            else:
+                image[:, a::sh, b::sw, :] = phase
+    return image[:, top : top + image_shape[1], left : left + image_shape[2], :]
+
+
+@_conv2d_transpose.defgrad
+def _(op, dy):
+    # the adjoint of the forward is the convolution of dy with the same filters: its
+    # patches, once, give both the input's gradient and the filters'
+    y, w = op.inputs
+    attrs = op.attrs
+    kh, kw, cout, cin = w.shape
     n, h, wd = y.shape[:3]
-    columns = math_ops.matmul(
-        array_ops.reshape(y, (n * h * wd, cin)),
-        array_ops.reshape(w, (kh * kw * cout, cin)),
-        transpose_b=True,
-    )
-    patches = array_ops.reshape(columns, (n, h, wd, kh, kw, cout))
-    return patches_to_image(patches, image_shape, (kh, kw), strides, padding, dilations)
+    patches = extract_patches(dy, (kh, kw), attrs["strides"], attrs["padding"],
+                              dilations=attrs["dilations"])
+    columns = array_ops.reshape(patches, (n * h * wd, kh * kw * cout))
+    dy_input = dw = None
+    if op.needs[0]:
+        dy_input = array_ops.reshape(
+            math_ops.matmul(columns, array_ops.reshape(w, (kh * kw * cout, cin))), y.shape)
+    if op.needs[1]:
+        dw = array_ops.reshape(
+            math_ops.matmul(columns, array_ops.reshape(y, (n * h * wd, cin)), transpose_a=True),
+            w.shape)
+    return dy_input, dw
 
 
 def depthwise_conv2d(input, filter, strides=1, padding: str = "VALID", dilations=1):  # noqa: A002
