@@ -332,15 +332,23 @@ def _optimizer_pairs(h5file, path: str, optimizer, compiled_into, source: str) -
         variables = optimizer_variables(optimizer, compiled_into.trainable_variables)
     else:
         variables = optimizer_state(optimizer)
-        if len(group) > len(variables) == len(head):
-            warnings.warn(
-                f"{source}: the state of {what} was not loaded: the file holds {len(group)} "
-                f"variables (slots included) but the optimizer has not been built, so which "
-                "variables its slots belong to is unknown. Build it before loading, e.g. in "
-                "compile_from_config: optimizer.build(sub_model.trainable_variables)",
-                stacklevel=4,
-            )
-            return []
+    if len(group) > len(variables) == len(head):
+        warnings.warn(
+            f"{source}: the state of {what} was not loaded: the file holds {len(group)} "
+            f"variables (slots included) but the optimizer has not been built, so which "
+            "variables its slots belong to is unknown. Build it before loading, e.g. in "
+            "compile_from_config: optimizer.build(sub_model.trainable_variables)",
+            stacklevel=4,
+        )
+        return []
+    if len(variables) > len(group) == len(head):
+        warnings.warn(
+            f"{source}: the state of {what} was not loaded: the file holds only its "
+            f"{len(group)} step and learning-rate variables (it was saved before the "
+            "optimizer's first step), and this optimizer has started; its state is kept",
+            stacklevel=4,
+        )
+        return []
     return _read_group(h5file, path, variables, what, source)
 
 

@@ -208,3 +208,19 @@ def test_a_gan_saved_by_keras_loads_both_optimizers_here(tmp_path):
     noise = np.random.default_rng(3).normal(size=(5, LATENT)).astype(np.float32)
     np.testing.assert_allclose(ours.generator.predict(noise),
                                theirs.generator.predict(noise, verbose=0), atol=1e-6)
+
+
+def test_a_file_saved_before_the_first_step_leaves_a_started_optimizer_as_it_is(tmp_path):
+    fresh = ks.Sequential([ks.Input((4,)), ks.layers.Dense(1)])
+    fresh.compile(ks.optimizers.Adam(), "mse")
+    fresh.save_weights(tmp_path / "fresh.weights.h5")  # Keras's layout: iterations, rate
+    with h5py.File(tmp_path / "fresh.weights.h5", "r") as h5file:
+        assert len(h5file["optimizer/vars"]) == 2
+    trained = ks.Sequential([ks.Input((4,)), ks.layers.Dense(1)])
+    trained.compile(ks.optimizers.Adam(), "mse")
+    trained.fit(_real(), np.ones((16, 1), np.float32), batch_size=8, verbose=0)
+    with pytest.warns(UserWarning, match=r"optimizer 'adam' \(Adam, at 'optimizer'\) was not "
+                                         r"loaded: the file holds only its 2 step"):
+        trained.load_weights(tmp_path / "fresh.weights.h5")
+    assert int(trained.optimizer.iterations) == 2
+    np.testing.assert_array_equal(trained.get_weights()[0], fresh.get_weights()[0])
