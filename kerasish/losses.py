@@ -220,6 +220,13 @@ def _check_label_smoothing(label_smoothing: float, name: str) -> float:
 def mean_squared_error(y_true, y_pred):
     """mean((y_pred - y_true) ** 2) over the last axis: one value per example.
 
+    Args:
+        y_true: targets, broadcastable to y_pred's shape.
+        y_pred: predictions, shape (..., d).
+
+    Returns:
+        The per-example losses, of y_pred's shape without its last axis.
+
     Example:
         >>> import kerasish as ks
         >>> ks.losses.mean_squared_error([[1., 2.]], [[2., 4.]]).numpy()
@@ -231,6 +238,13 @@ def mean_squared_error(y_true, y_pred):
 
 def mean_absolute_error(y_true, y_pred):
     """mean(|y_pred - y_true|) over the last axis: one value per example.
+
+    Args:
+        y_true: targets, broadcastable to y_pred's shape.
+        y_pred: predictions, shape (..., d).
+
+    Returns:
+        The per-example losses, of y_pred's shape without its last axis.
 
     Example:
         >>> import kerasish as ks
@@ -248,6 +262,17 @@ def huber(y_true, y_pred, delta: float = 1.0):
     ``delta * (|t| - 0.5 * delta)``. Quadratic near 0, linear (robust to
     outliers) beyond `delta`; continuous with a continuous first derivative.
     CS20's lecture Huber (``t**2`` / ``m * (2|t| - m)``) is twice this.
+
+    Args:
+        y_true: targets, broadcastable to y_pred's shape.
+        y_pred: predictions, shape (..., d).
+        delta: where the quadratic part turns linear; must be > 0.
+
+    Returns:
+        The per-example losses, of y_pred's shape without its last axis.
+
+    Raises:
+        InvalidArgumentError: if delta is not > 0, or the shapes do not fit.
 
     Example:
         >>> import kerasish as ks
@@ -459,6 +484,13 @@ def _sparse_crossentropy_and_mask(y_true, y_pred, from_logits: bool, ignore_clas
 def mean_absolute_percentage_error(y_true, y_pred):
     """100 * mean(|y_true - y_pred| / max(|y_true|, EPSILON)) over the last axis.
 
+    Args:
+        y_true: targets, broadcastable to y_pred's shape.
+        y_pred: predictions, shape (..., d).
+
+    Returns:
+        The per-example losses, of y_pred's shape without its last axis.
+
     Example:
         >>> import kerasish as ks
         >>> ks.losses.mean_absolute_percentage_error([[2., 4.]], [[1., 5.]]).numpy()
@@ -474,6 +506,13 @@ def mean_squared_logarithmic_error(y_true, y_pred):
 
     Values below EPSILON (zero and negatives) are raised to EPSILON first, as
     in Keras, so the logs stay finite.
+
+    Args:
+        y_true: targets, broadcastable to y_pred's shape.
+        y_pred: predictions, shape (..., d).
+
+    Returns:
+        The per-example losses, of y_pred's shape without its last axis.
 
     Example:
         >>> import kerasish as ks
@@ -493,6 +532,13 @@ def log_cosh(y_true, y_pred):
     overflows float32 beyond |t| ~ 89). About ``t**2 / 2`` for small errors and
     ``|t| - log(2)`` for large ones.
 
+    Args:
+        y_true: targets, broadcastable to y_pred's shape.
+        y_pred: predictions, shape (..., d).
+
+    Returns:
+        The per-example losses, of y_pred's shape without its last axis.
+
     Example:
         >>> import kerasish as ks
         >>> ks.losses.log_cosh([[0., 0.]], [[0., 1000.]]).numpy()  # (1000 - log 2) / 2
@@ -509,6 +555,13 @@ def kl_divergence(y_true, y_pred):
     Both are clipped to [EPSILON, 1] first (Keras's rule), so zeros in either
     give finite values.
 
+    Args:
+        y_true: the target distribution along the last axis.
+        y_pred: the predicted distribution, y_true's shape.
+
+    Returns:
+        The per-example losses, of y_pred's shape without its last axis.
+
     Example:
         >>> import kerasish as ks
         >>> round(float(ks.losses.kl_divergence([[0.5, 0.5]], [[0.25, 0.75]])[0]), 4)
@@ -524,6 +577,13 @@ def kl_divergence(y_true, y_pred):
 def poisson(y_true, y_pred):
     """mean(y_pred - y_true * log(y_pred + EPSILON)) over the last axis.
 
+    Args:
+        y_true: observed counts, broadcastable to y_pred's shape.
+        y_pred: predicted rates (non-negative).
+
+    Returns:
+        The per-example losses, of y_pred's shape without its last axis.
+
     Example:
         >>> import kerasish as ks
         >>> round(float(ks.losses.poisson([[1.]], [[2.]])[0]), 4)  # 2 - log 2
@@ -537,6 +597,14 @@ def cosine_similarity(y_true, y_pred, axis: int = -1):
     """-sum(unit(y_true) * unit(y_pred)) along `axis`: -1 for parallel vectors, 0 if either is 0.
 
     ``unit(x) = x / max(||x||, EPSILON)``, as Keras normalizes.
+
+    Args:
+        y_true: targets, broadcastable to y_pred's shape.
+        y_pred: predictions, shape (..., d).
+        axis: the axis (or axes) holding the vectors.
+
+    Returns:
+        The per-example losses, y_pred's shape without `axis`.
 
     Example:
         >>> import kerasish as ks
@@ -562,6 +630,13 @@ def _hinge_labels(y_true: Tensor) -> Tensor:
 def hinge(y_true, y_pred):
     """mean(max(1 - y_true * y_pred, 0)) over the last axis; labels -1/1 (or 0/1, mapped).
 
+    Args:
+        y_true: labels -1/1 (all-0/1 labels are mapped to -1/1).
+        y_pred: scores, y_true's shape.
+
+    Returns:
+        The per-example losses, of y_pred's shape without its last axis.
+
     Example:
         >>> import kerasish as ks
         >>> ks.losses.hinge([[1., 0.]], [[0.5, -2.]]).numpy()
@@ -574,6 +649,13 @@ def hinge(y_true, y_pred):
 
 def squared_hinge(y_true, y_pred):
     """mean(max(1 - y_true * y_pred, 0) ** 2) over the last axis; labels -1/1 (or 0/1).
+
+    Args:
+        y_true: labels -1/1 (all-0/1 labels are mapped to -1/1).
+        y_pred: scores, y_true's shape.
+
+    Returns:
+        The per-example losses, of y_pred's shape without its last axis.
 
     Example:
         >>> import kerasish as ks
@@ -590,6 +672,16 @@ def categorical_hinge(y_true, y_pred):
 
     ``pos = sum(y_true * y_pred)`` and ``neg = max((1 - y_true) * y_pred)`` over
     the last axis, for one-hot `y_true`.
+
+    Args:
+        y_true: (..., C) one-hot targets.
+        y_pred: (..., C) scores.
+
+    Returns:
+        The per-example losses, shape (...).
+
+    Raises:
+        InvalidArgumentError: if y_pred is a scalar or the shapes differ.
 
     Example:
         >>> import kerasish as ks
@@ -636,6 +728,22 @@ def binary_focal_crossentropy(
     logit gives a finite loss; on probabilities, p is clipped to
     [EPSILON, 1 - EPSILON] in the log as for `binary_crossentropy`.
 
+    Args:
+        y_true: 0/1 targets, broadcastable to y_pred's shape.
+        y_pred: probabilities, or logits with ``from_logits=True``.
+        apply_class_balancing: weigh positives by `alpha` and negatives by ``1 - alpha``.
+        alpha: the positives' weight when balancing.
+        gamma: the focusing exponent, >= 0 (0 gives plain binary cross-entropy).
+        from_logits: whether y_pred holds logits.
+        label_smoothing: squeeze targets towards 0.5: ``y * (1 - s) + 0.5 * s``.
+        axis: the axis averaged over.
+
+    Returns:
+        The per-example losses, y_pred's shape without `axis`.
+
+    Raises:
+        InvalidArgumentError: if gamma < 0 or label_smoothing is outside [0, 1].
+
     Example:
         >>> import kerasish as ks
         >>> round(float(ks.losses.binary_focal_crossentropy([[1.]], [[0.5]])[0]), 4)
@@ -680,6 +788,22 @@ def categorical_focal_crossentropy(
     On probabilities, rows are renormalized and clipped to [EPSILON, 1 - EPSILON]
     as in `categorical_crossentropy`; with ``from_logits=True`` log p is the
     stable ``log_softmax`` (no clipping), so any logit gives a finite loss.
+
+    Args:
+        y_true: (..., C) one-hot or probability targets.
+        y_pred: (..., C) probabilities, or logits with ``from_logits=True``.
+        alpha: the weight of every class's term.
+        gamma: the focusing exponent, >= 0.
+        from_logits: whether y_pred holds logits.
+        label_smoothing: ``y_true * (1 - s) + s / C``.
+        axis: the class axis, summed over.
+
+    Returns:
+        The per-example losses, y_pred's shape without `axis`.
+
+    Raises:
+        InvalidArgumentError: if gamma < 0, label_smoothing is outside [0, 1], C is 1 or
+            the shapes differ.
 
     Example:
         >>> import kerasish as ks
@@ -734,7 +858,22 @@ class Reduction:
 
     @classmethod
     def validate(cls, reduction) -> str:
-        """The canonical name of `reduction` (None means 'none', 'auto' the default)."""
+        """The canonical name of `reduction` (None means 'none', 'auto' the default).
+
+        Args:
+            reduction: a reduction name, 'auto' or None.
+
+        Returns:
+            One of `Reduction.all()`.
+
+        Raises:
+            InvalidArgumentError: for an unknown name, listing the valid ones.
+
+        Example:
+            >>> import kerasish as ks
+            >>> ks.losses.Reduction.validate("auto")
+            'sum_over_batch_size'
+        """
         if reduction is None:
             return cls.NONE
         if reduction == cls.AUTO:
@@ -870,7 +1009,24 @@ class Loss:
         self.name = name or _snake_case(type(self).__name__)
 
     def call(self, y_true, y_pred):
-        """Per-example losses (override in subclasses)."""
+        """The per-example losses, before weighting and reduction; subclasses override it.
+
+        Args:
+            y_true: the targets, as a tensor.
+            y_pred: the predictions, as a tensor.
+
+        Returns:
+            The unreduced losses, e.g. one per example.
+
+        Raises:
+            NotImplementedError: on a subclass that does not override it.
+
+        Example:
+            >>> import kerasish as ks
+            >>> loss = ks.losses.MeanAbsoluteError()
+            >>> loss.call(ks.constant([[1.], [1.]]), ks.constant([[3.], [0.]])).numpy()
+            array([2., 1.], dtype=float32)
+        """
         raise NotImplementedError(f"{type(self).__name__} must implement call(y_true, y_pred)")
 
     def __call__(self, y_true, y_pred, sample_weight=None):
@@ -882,6 +1038,19 @@ class Loss:
 
     @classmethod
     def from_config(cls, config: dict):
+        """A loss of this class made from `get_config`'s dict.
+
+        Args:
+            config: the constructor's keyword arguments, as `get_config` returns them.
+
+        Returns:
+            A new loss equal to the one the config came from.
+
+        Example:
+            >>> import kerasish as ks
+            >>> ks.losses.Huber.from_config(ks.losses.Huber(delta=2.0).get_config())
+            Huber(reduction='sum_over_batch_size', name='huber_loss', delta=2.0)
+        """
         return cls(**config)
 
     def __repr__(self) -> str:
@@ -890,7 +1059,20 @@ class Loss:
 
 
 class LossFunctionWrapper(Loss):
-    """A `Loss` around a per-example loss function ``fn(y_true, y_pred, **kwargs)``."""
+    """A `Loss` around a per-example loss function ``fn(y_true, y_pred, **kwargs)``.
+
+    Args:
+        fn: ``fn(y_true, y_pred, **kwargs)`` returning per-example losses.
+        reduction: how the per-example losses are reduced (see `Loss`).
+        name: the loss's name in logs (default: fn's ``__name__``).
+        **kwargs: keyword arguments passed to every call of `fn` (and kept in the config).
+
+    Example:
+        >>> import kerasish as ks
+        >>> loss = ks.losses.LossFunctionWrapper(lambda t, p, power: abs(p - t) ** power, power=3)
+        >>> float(loss([0., 0.], [1., 2.]))
+        4.5
+    """
 
     def __init__(
         self, fn, reduction: str = "sum_over_batch_size", name: str | None = None, **kwargs
@@ -900,6 +1082,20 @@ class LossFunctionWrapper(Loss):
         self._fn_kwargs = kwargs
 
     def call(self, y_true, y_pred):
+        """``fn(y_true, y_pred, **kwargs)``: the wrapped function's per-example losses.
+
+        Args:
+            y_true: the targets.
+            y_pred: the predictions.
+
+        Returns:
+            What the wrapped function returns.
+
+        Example:
+            >>> import kerasish as ks
+            >>> ks.losses.Huber(delta=1.0).call([[0.]], [[3.]]).numpy()
+            array([2.5], dtype=float32)
+        """
         return self.fn(y_true, y_pred, **self._fn_kwargs)
 
     def get_config(self) -> dict:
@@ -907,14 +1103,34 @@ class LossFunctionWrapper(Loss):
 
 
 class MeanSquaredError(LossFunctionWrapper):
-    """`mean_squared_error` as a `Loss` object."""
+    """`mean_squared_error` as a `Loss` object.
+
+    Args:
+        reduction: how the per-example losses are reduced (see `Loss`).
+        name: the loss's name in logs (default 'mean_squared_error').
+
+    Example:
+        >>> import kerasish as ks
+        >>> float(ks.losses.MeanSquaredError()([[0.], [0.]], [[1.], [3.]]))
+        5.0
+    """
 
     def __init__(self, reduction: str = "sum_over_batch_size", name: str = "mean_squared_error"):
         super().__init__(mean_squared_error, reduction, name)
 
 
 class MeanAbsoluteError(LossFunctionWrapper):
-    """`mean_absolute_error` as a `Loss` object."""
+    """`mean_absolute_error` as a `Loss` object.
+
+    Args:
+        reduction: how the per-example losses are reduced (see `Loss`).
+        name: the loss's name in logs (default 'mean_absolute_error').
+
+    Example:
+        >>> import kerasish as ks
+        >>> float(ks.losses.MeanAbsoluteError()([[0.], [0.]], [[1.], [-3.]]))
+        2.0
+    """
 
     def __init__(self, reduction: str = "sum_over_batch_size", name: str = "mean_absolute_error"):
         super().__init__(mean_absolute_error, reduction, name)
@@ -922,6 +1138,14 @@ class MeanAbsoluteError(LossFunctionWrapper):
 
 class Huber(LossFunctionWrapper):
     """`huber` (standard definition, ``0.5 t**2`` inside `delta`) as a `Loss` object.
+
+    Args:
+        delta: where the quadratic part turns linear; > 0.
+        reduction: how the per-example losses are reduced (see `Loss`).
+        name: the loss's name in logs (default 'huber_loss').
+
+    Raises:
+        InvalidArgumentError: if delta is not > 0.
 
     Example:
         >>> import kerasish as ks
@@ -939,7 +1163,19 @@ class Huber(LossFunctionWrapper):
 
 
 class BinaryCrossentropy(LossFunctionWrapper):
-    """`binary_crossentropy` as a `Loss` object (``from_logits``, ``label_smoothing``)."""
+    """`binary_crossentropy` as a `Loss` object (``from_logits``, ``label_smoothing``).
+
+    Args:
+        from_logits: whether y_pred holds logits rather than probabilities.
+        label_smoothing: in [0, 1], squeezes targets towards 0.5.
+        reduction: how the per-example losses are reduced (see `Loss`).
+        name: the loss's name in logs (default 'binary_crossentropy').
+
+    Example:
+        >>> import kerasish as ks
+        >>> round(float(ks.losses.BinaryCrossentropy(from_logits=True)([[1.]], [[0.]])), 4)
+        0.6931
+    """
 
     def __init__(
         self,
@@ -958,7 +1194,19 @@ class BinaryCrossentropy(LossFunctionWrapper):
 
 
 class CategoricalCrossentropy(LossFunctionWrapper):
-    """`categorical_crossentropy` as a `Loss` object (``from_logits``, ``label_smoothing``)."""
+    """`categorical_crossentropy` as a `Loss` object (``from_logits``, ``label_smoothing``).
+
+    Args:
+        from_logits: whether y_pred holds logits rather than probabilities.
+        label_smoothing: in [0, 1], mixes targets with the uniform distribution.
+        reduction: how the per-example losses are reduced (see `Loss`).
+        name: the loss's name in logs (default 'categorical_crossentropy').
+
+    Example:
+        >>> import kerasish as ks
+        >>> round(float(ks.losses.CategoricalCrossentropy()([[0., 1.]], [[0.5, 0.5]])), 4)
+        0.6931
+    """
 
     def __init__(
         self,
@@ -978,6 +1226,13 @@ class CategoricalCrossentropy(LossFunctionWrapper):
 
 class SparseCategoricalCrossentropy(LossFunctionWrapper):
     """`sparse_categorical_crossentropy` as a `Loss` object.
+
+    Args:
+        from_logits: whether y_pred holds logits rather than probabilities.
+        ignore_class: a label value whose positions count neither in the sum nor in
+            the mean (None: every position counts).
+        reduction: how the per-example losses are reduced (see `Loss`).
+        name: the loss's name in logs (default 'sparse_categorical_crossentropy').
 
     Example:
         >>> import kerasish as ks
@@ -1008,7 +1263,17 @@ class SparseCategoricalCrossentropy(LossFunctionWrapper):
 
 
 class MeanAbsolutePercentageError(LossFunctionWrapper):
-    """`mean_absolute_percentage_error` as a `Loss` object."""
+    """`mean_absolute_percentage_error` as a `Loss` object.
+
+    Args:
+        reduction: how the per-example losses are reduced (see `Loss`).
+        name: the loss's name in logs (default 'mean_absolute_percentage_error').
+
+    Example:
+        >>> import kerasish as ks
+        >>> float(ks.losses.MeanAbsolutePercentageError()([[2.], [4.]], [[1.], [5.]]))
+        37.5
+    """
 
     def __init__(
         self,
@@ -1019,7 +1284,17 @@ class MeanAbsolutePercentageError(LossFunctionWrapper):
 
 
 class MeanSquaredLogarithmicError(LossFunctionWrapper):
-    """`mean_squared_logarithmic_error` as a `Loss` object."""
+    """`mean_squared_logarithmic_error` as a `Loss` object.
+
+    Args:
+        reduction: how the per-example losses are reduced (see `Loss`).
+        name: the loss's name in logs (default 'mean_squared_logarithmic_error').
+
+    Example:
+        >>> import kerasish as ks
+        >>> round(float(ks.losses.MeanSquaredLogarithmicError()([[0.]], [[1.]])), 4)
+        0.4805
+    """
 
     def __init__(
         self,
@@ -1032,6 +1307,10 @@ class MeanSquaredLogarithmicError(LossFunctionWrapper):
 class LogCosh(LossFunctionWrapper):
     """`log_cosh` as a `Loss` object.
 
+    Args:
+        reduction: how the per-example losses are reduced (see `Loss`).
+        name: the loss's name in logs (default 'log_cosh').
+
     Example:
         >>> import kerasish as ks
         >>> round(float(ks.losses.LogCosh()([[0.], [0.]], [[1.], [-1.]])), 4)
@@ -1043,21 +1322,52 @@ class LogCosh(LossFunctionWrapper):
 
 
 class KLDivergence(LossFunctionWrapper):
-    """`kl_divergence` as a `Loss` object."""
+    """`kl_divergence` as a `Loss` object.
+
+    Args:
+        reduction: how the per-example losses are reduced (see `Loss`).
+        name: the loss's name in logs (default 'kl_divergence').
+
+    Example:
+        >>> import kerasish as ks
+        >>> round(float(ks.losses.KLDivergence()([[0.5, 0.5]], [[0.25, 0.75]])), 4)
+        0.1438
+    """
 
     def __init__(self, reduction: str = "sum_over_batch_size", name: str = "kl_divergence"):
         super().__init__(kl_divergence, reduction, name)
 
 
 class Poisson(LossFunctionWrapper):
-    """`poisson` as a `Loss` object."""
+    """`poisson` as a `Loss` object.
+
+    Args:
+        reduction: how the per-example losses are reduced (see `Loss`).
+        name: the loss's name in logs (default 'poisson').
+
+    Example:
+        >>> import kerasish as ks
+        >>> round(float(ks.losses.Poisson()([[1.]], [[2.]])), 4)
+        1.3069
+    """
 
     def __init__(self, reduction: str = "sum_over_batch_size", name: str = "poisson"):
         super().__init__(poisson, reduction, name)
 
 
 class CosineSimilarity(LossFunctionWrapper):
-    """`cosine_similarity` along `axis` as a `Loss` object (minimizing it aligns the vectors)."""
+    """`cosine_similarity` along `axis` as a `Loss` object (minimizing it aligns the vectors).
+
+    Args:
+        axis: the axis holding the vectors.
+        reduction: how the per-example losses are reduced (see `Loss`).
+        name: the loss's name in logs (default 'cosine_similarity').
+
+    Example:
+        >>> import kerasish as ks
+        >>> float(ks.losses.CosineSimilarity()([[0., 1.]], [[0., 3.]]))
+        -1.0
+    """
 
     def __init__(
         self,
@@ -1069,21 +1379,51 @@ class CosineSimilarity(LossFunctionWrapper):
 
 
 class Hinge(LossFunctionWrapper):
-    """`hinge` as a `Loss` object."""
+    """`hinge` as a `Loss` object.
+
+    Args:
+        reduction: how the per-example losses are reduced (see `Loss`).
+        name: the loss's name in logs (default 'hinge').
+
+    Example:
+        >>> import kerasish as ks
+        >>> float(ks.losses.Hinge()([[1., 0.]], [[0.5, -2.]]))
+        0.25
+    """
 
     def __init__(self, reduction: str = "sum_over_batch_size", name: str = "hinge"):
         super().__init__(hinge, reduction, name)
 
 
 class SquaredHinge(LossFunctionWrapper):
-    """`squared_hinge` as a `Loss` object."""
+    """`squared_hinge` as a `Loss` object.
+
+    Args:
+        reduction: how the per-example losses are reduced (see `Loss`).
+        name: the loss's name in logs (default 'squared_hinge').
+
+    Example:
+        >>> import kerasish as ks
+        >>> float(ks.losses.SquaredHinge()([[1., 0.]], [[0.5, 2.]]))
+        4.625
+    """
 
     def __init__(self, reduction: str = "sum_over_batch_size", name: str = "squared_hinge"):
         super().__init__(squared_hinge, reduction, name)
 
 
 class CategoricalHinge(LossFunctionWrapper):
-    """`categorical_hinge` as a `Loss` object."""
+    """`categorical_hinge` as a `Loss` object.
+
+    Args:
+        reduction: how the per-example losses are reduced (see `Loss`).
+        name: the loss's name in logs (default 'categorical_hinge').
+
+    Example:
+        >>> import kerasish as ks
+        >>> round(float(ks.losses.CategoricalHinge()([[0., 1., 0.]], [[0.2, 0.7, 0.5]])), 4)
+        0.8
+    """
 
     def __init__(self, reduction: str = "sum_over_batch_size", name: str = "categorical_hinge"):
         super().__init__(categorical_hinge, reduction, name)
@@ -1091,6 +1431,16 @@ class CategoricalHinge(LossFunctionWrapper):
 
 class BinaryFocalCrossentropy(LossFunctionWrapper):
     """`binary_focal_crossentropy` as a `Loss` object.
+
+    Args:
+        apply_class_balancing: weigh positives by `alpha`, negatives by ``1 - alpha``.
+        alpha: the positives' weight when balancing.
+        gamma: the focusing exponent, >= 0.
+        from_logits: whether y_pred holds logits rather than probabilities.
+        label_smoothing: in [0, 1], squeezes targets towards 0.5.
+        axis: the axis averaged over.
+        reduction: how the per-example losses are reduced (see `Loss`).
+        name: the loss's name in logs (default 'binary_focal_crossentropy').
 
     Example:
         >>> import kerasish as ks
@@ -1125,7 +1475,22 @@ class BinaryFocalCrossentropy(LossFunctionWrapper):
 
 
 class CategoricalFocalCrossentropy(LossFunctionWrapper):
-    """`categorical_focal_crossentropy` as a `Loss` object."""
+    """`categorical_focal_crossentropy` as a `Loss` object.
+
+    Args:
+        alpha: the weight of every class's term.
+        gamma: the focusing exponent, >= 0.
+        from_logits: whether y_pred holds logits rather than probabilities.
+        label_smoothing: in [0, 1], mixes targets with the uniform distribution.
+        axis: the class axis.
+        reduction: how the per-example losses are reduced (see `Loss`).
+        name: the loss's name in logs (default 'categorical_focal_crossentropy').
+
+    Example:
+        >>> import kerasish as ks
+        >>> round(float(ks.losses.CategoricalFocalCrossentropy()([[0., 1.]], [[0.5, 0.5]])), 4)
+        0.0433
+    """
 
     def __init__(
         self,
@@ -1246,6 +1611,13 @@ def get(identifier) -> Loss | None:
         InvalidArgumentError: for an unknown name, listing the valid names.
         TypeError: for anything else.
 
+    Args:
+        identifier: None, a name ('mse'), a `Loss` class or instance, a loss function, or a
+            ``{'class_name': ..., 'config': ...}`` dict.
+
+    Returns:
+        A `Loss` object (the one given, if it is one), or None for None.
+
     Example:
         >>> import kerasish as ks
         >>> ks.losses.get("sparse_categorical_crossentropy")
@@ -1281,7 +1653,22 @@ name='sparse_categorical_crossentropy', from_logits=False, ignore_class=None)
 
 
 def serialize(loss: Loss) -> dict:
-    """``{'class_name': ..., 'config': ...}`` for a built-in `Loss` (inverse of `get`)."""
+    """``{'class_name': ..., 'config': ...}`` for a built-in `Loss` (inverse of `get`).
+
+    Args:
+        loss: an instance of one of the built-in loss classes.
+
+    Returns:
+        A dict that `get` turns back into an equal loss.
+
+    Raises:
+        InvalidArgumentError: for a loss that is not of a built-in class.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.losses.serialize(ks.losses.Huber(delta=2.0))["config"]["delta"]
+        2.0
+    """
     if type(loss).__name__ not in _CLASSES:
         raise InvalidArgumentError(
             f"serialize: only the built-in loss classes {sorted(_CLASSES)} can be serialized, "
