@@ -185,6 +185,34 @@ def transpose(x, axes=None) -> Tensor:
     return array_ops.transpose(x, axes)
 
 
+def swapaxes(x, axis1: int, axis2: int) -> Tensor:
+    """`x` with two axes exchanged."""
+    x = convert_to_tensor(x)
+    axes = list(range(x.ndim))
+    first, second = (math_ops.normalize_axis(a, x.ndim, "swapaxes")[0] for a in (axis1, axis2))
+    axes[first], axes[second] = second, first
+    return array_ops.transpose(x, axes)
+
+
+def moveaxis(x, source, destination) -> Tensor:
+    """`x` with the axes `source` (an int or a sequence) moved to `destination`, the others
+    keeping their order."""
+    x = convert_to_tensor(x)
+    sources, destinations = (
+        [math_ops.normalize_axis(a, x.ndim, "moveaxis")[0]
+         for a in ([axes] if isinstance(axes, (int, np.integer)) else axes)]
+        for axes in (source, destination)
+    )
+    if len(sources) != len(destinations):
+        raise InvalidArgumentError(
+            f"moveaxis: source {source} and destination {destination} need as many axes"
+        )
+    order = [a for a in range(x.ndim) if a not in sources]
+    for destination_axis, source_axis in sorted(zip(destinations, sources)):
+        order.insert(destination_axis, source_axis)
+    return array_ops.transpose(x, order)
+
+
 def concatenate(xs, axis: int = 0) -> Tensor:
     """Join tensors along an existing axis."""
     return array_ops.concat(list(xs), axis)
@@ -340,6 +368,29 @@ def all(x, axis=None, keepdims: bool = False) -> Tensor:  # noqa: A001
 def any(x, axis=None, keepdims: bool = False) -> Tensor:  # noqa: A001
     """Whether some element over `axis` is true."""
     return math_ops.reduce_any(x, axis, keepdims)
+
+
+def count_nonzero(x, axis=None) -> Tensor:
+    """The number of non-zero elements over `axis` (all axes when None), as int32."""
+    return math_ops.reduce_sum(math_ops.cast(not_equal(x, 0), np.int32), axis)
+
+
+def average(x, axis=None, weights=None) -> Tensor:
+    """The mean over `axis`, weighted by `weights` (of `x`'s shape, or 1-D along `axis`)."""
+    x = _floating(x)
+    if weights is None:
+        return mean(x, axis)
+    weights = math_ops.cast(convert_to_tensor(weights), x.dtype)
+    if weights.ndim == 1 and x.ndim > 1:
+        if axis is None:
+            raise InvalidArgumentError(
+                f"average: 1-D weights of shape {weights.shape} need an axis for x of shape "
+                f"{x.shape}"
+            )
+        axis = math_ops.normalize_axis(axis, x.ndim, "average")[0]
+        weights = array_ops.reshape(weights, [-1 if a == axis else 1 for a in range(x.ndim)])
+    return math_ops.reduce_sum(x * weights, axis) / math_ops.reduce_sum(
+        weights * ones_like(x), axis)
 
 
 def argmax(x, axis=None, keepdims: bool = False) -> Tensor:

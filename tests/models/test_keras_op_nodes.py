@@ -131,6 +131,11 @@ _KERAS_OPS = {
     "take": lambda o, a, t: o.take(a, [0, 2], axis=2),
     "logsumexp": lambda o, a, t: o.logsumexp(a, axis=-1),
     "clip_stack": lambda o, a, t: o.stack([o.clip(a, -0.2, 0.3), a], axis=1),
+    "swapaxes": lambda o, a, t: o.swapaxes(a, 1, 2),
+    "moveaxis": lambda o, a, t: o.moveaxis(a, [0, 1], [2, 0]),
+    "count_nonzero": lambda o, a, t: o.cast(o.count_nonzero(a > 0.5, axis=1), "float32"),
+    "average": lambda o, a, t: o.average(a, axis=1, weights=o.array([1.0, 2.0, 0.5, 0.0])),
+    "average_unweighted": lambda o, a, t: o.average(a, axis=-1),
 }
 
 
@@ -148,6 +153,35 @@ def test_keras_op_nodes_with_arguments_load_and_write_back(name):
     back = keras.saving.deserialize_keras_object(
         json.loads(json.dumps(ks.saving.serialize_keras_object(ours))))
     np.testing.assert_allclose(back.predict(data, verbose=0), want, atol=1e-5)
+
+
+@pytest.mark.parametrize("axes", [(0, -1), ([0, 1], [2, 0]), (2, 0), ([1], [0])])
+def test_moveaxis_and_swapaxes_follow_numpy(axes):
+    x = rand(2, 3, 4, seed=8)
+    np.testing.assert_array_equal(ks.ops.moveaxis(x, *axes).numpy(), np.moveaxis(x, *axes))
+    np.testing.assert_array_equal(ks.ops.swapaxes(x, 0, -1).numpy(), np.swapaxes(x, 0, -1))
+    with pytest.raises(ks.InvalidArgumentError, match=r"moveaxis: source \[0, 1\] and "
+                                                      r"destination 2 need as many axes"):
+        ks.ops.moveaxis(x, [0, 1], 2)
+
+
+def test_count_nonzero_and_average_follow_numpy():
+    x = rand(2, 3, 4, seed=9)
+    for axis in (None, 1, (0, 2)):
+        np.testing.assert_array_equal(ks.ops.count_nonzero(x > 0, axis=axis).numpy(),
+                                      np.count_nonzero(x > 0, axis=axis))
+    weights = np.abs(rand(3, seed=10))
+    full = np.abs(rand(2, 3, 4, seed=11))
+    np.testing.assert_allclose(ks.ops.average(x, axis=1, weights=weights).numpy(),
+                               np.average(x, axis=1, weights=weights), rtol=1e-5)
+    np.testing.assert_allclose(ks.ops.average(x, axis=(0, 2), weights=full).numpy(),
+                               np.average(x, axis=(0, 2), weights=full), rtol=1e-5)
+    np.testing.assert_allclose(ks.ops.average(x).numpy(), np.average(x), rtol=1e-5)
+    with pytest.raises(ks.InvalidArgumentError, match=r"average: 1-D weights of shape \(3,\) "
+                                                      r"need an axis for x of shape"):
+        ks.ops.average(x, weights=weights)
+    ks.testing.check_gradients(lambda v: ks.ops.average(v, axis=1, weights=weights),
+                               [x.astype(np.float64)])
 
 
 # -- composite ops on unknown dimensions ----------------------------------------------------
