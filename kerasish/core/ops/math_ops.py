@@ -116,22 +116,74 @@ _floormod = primitive("floormod", differentiable=False)(lambda x, y: x % y)
 
 
 def add(x, y):
-    """x + y elementwise, with broadcasting."""
+    """x + y elementwise, with broadcasting.
+
+    Args:
+        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
+        y: the second operand, broadcast against x (NumPy rules).
+
+    Returns:
+        A tensor of the broadcast shape.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.add([1, 2], 10).numpy().tolist()
+        [11, 12]
+    """
     return apply2(_add, x, y)
 
 
 def subtract(x, y):
-    """x - y elementwise, with broadcasting."""
+    """x - y elementwise, with broadcasting.
+
+    Args:
+        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
+        y: the second operand, broadcast against x (NumPy rules).
+
+    Returns:
+        A tensor of the broadcast shape.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.subtract([5.0, 3.0], [1.0, 4.0]).numpy().tolist()
+        [4.0, -1.0]
+    """
     return apply2(_subtract, x, y)
 
 
 def multiply(x, y):
-    """x * y elementwise, with broadcasting."""
+    """x * y elementwise, with broadcasting.
+
+    Args:
+        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
+        y: the second operand, broadcast against x (NumPy rules).
+
+    Returns:
+        A tensor of the broadcast shape.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.multiply([[1.0], [2.0]], [3.0, 4.0]).numpy().tolist()
+        [[3.0, 4.0], [6.0, 8.0]]
+    """
     return apply2(_multiply, x, y)
 
 
 def divide(x, y):
-    """x / y elementwise (true division: integers give float32, or float64 for 64-bit ints)."""
+    """x / y elementwise (true division: integers give float32, or float64 for 64-bit ints).
+
+    Args:
+        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
+        y: the second operand, broadcast against x (NumPy rules).
+
+    Returns:
+        A floating tensor of the broadcast shape.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.divide([1, 3], 2)
+        <ks.Tensor: shape=(2,), dtype=float32, numpy=[0.5, 1.5]>
+    """
     return apply2(_divide, x, y)
 
 
@@ -139,29 +191,88 @@ truediv = divide
 
 
 def pow(x, y):  # noqa: A001 - TF's name
-    """x ** y elementwise (x ** 2 runs as `square`: same values, a cheaper gradient)."""
+    """x ** y elementwise (x ** 2 runs as `square`: same values, a cheaper gradient).
+
+    Args:
+        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
+        y: the second operand, broadcast against x (NumPy rules).
+
+    Returns:
+        A tensor of the broadcast shape.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.pow([2.0, 3.0], 3.0).numpy().tolist()
+        [8.0, 27.0]
+    """
     if y.__class__ in (int, float) and y == 2:
         return square(x)
     return apply2(_pow, x, y)
 
 
 def maximum(x, y):
-    """Elementwise maximum; the gradient goes to x where x >= y."""
+    """Elementwise maximum; the gradient goes to x where x >= y.
+
+    Args:
+        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
+        y: the second operand, broadcast against x (NumPy rules).
+
+    Returns:
+        A tensor of the broadcast shape.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.maximum([1.0, 5.0], 3.0).numpy().tolist()
+        [3.0, 5.0]
+    """
     return apply2(_maximum, x, y)
 
 
 def minimum(x, y):
-    """Elementwise minimum; the gradient goes to x where x <= y."""
+    """Elementwise minimum; the gradient goes to x where x <= y.
+
+    Args:
+        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
+        y: the second operand, broadcast against x (NumPy rules).
+
+    Returns:
+        A tensor of the broadcast shape.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.minimum([1.0, 5.0], 3.0).numpy().tolist()
+        [1.0, 3.0]
+    """
     return apply2(_minimum, x, y)
 
 
 def floordiv(x, y):
-    """x // y elementwise (not differentiable)."""
+    """x // y elementwise (not differentiable).
+
+    Args:
+        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
+        y: the second operand, broadcast against x (NumPy rules).
+
+    Returns:
+        A tensor of the broadcast shape, rounded toward minus infinity.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.floordiv([-7, 7], 2).numpy().tolist()
+        [-4, 3]
+    """
     return apply2(_floordiv, x, y)
 
 
 def truncatediv(x, y):
     """x / y for integers, rounded toward zero as in C (TF's truncatediv; not differentiable).
+
+    Args:
+        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
+        y: the second operand, broadcast against x (NumPy rules).
+
+    Returns:
+        An integer tensor of the broadcast shape.
 
     Example:
         >>> import kerasish as ks
@@ -172,7 +283,20 @@ def truncatediv(x, y):
 
 
 def floormod(x, y):
-    """x % y elementwise, sign of y as in Python (not differentiable)."""
+    """x % y elementwise, sign of y as in Python (not differentiable).
+
+    Args:
+        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
+        y: the second operand, broadcast against x (NumPy rules).
+
+    Returns:
+        A tensor of the broadcast shape.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.floormod([-7, 7], 3).numpy().tolist()
+        [2, 1]
+    """
     return apply2(_floormod, x, y)
 
 
@@ -180,47 +304,99 @@ mod = floormod
 
 
 def squared_difference(x, y):
-    """(x - y) ** 2 elementwise."""
+    """(x - y) ** 2 elementwise.
+
+    Args:
+        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
+        y: the second operand, broadcast against x (NumPy rules).
+
+    Returns:
+        A tensor of the broadcast shape.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.squared_difference([1.0, 4.0], [3.0, 4.0]).numpy().tolist()
+        [4.0, 0.0]
+    """
     return square(subtract(x, y))
 
 
 # ---------------------------------------------------------------- comparisons and logic
 
 
-def _nondiff2(name, fn):
+_X_ARG = "x: a tensor, or a number, list or array that `convert_to_tensor` takes."
+_Y_ARG = "y: the second operand, broadcast against x (NumPy rules)."
+_AXIS_ARGS = (
+    "input_tensor: the tensor to reduce.",
+    "axis: an axis or a sequence of axes (negative counts from the end); None: all axes.",
+    "keepdims: keep each reduced axis with length 1, so the result broadcasts against"
+    " the input.",
+)
+
+
+def _factory_doc(summary: str, args, returns: str, example: str, shown: str, raises=()) -> str:
+    """The docstring of an op made by a factory below: Args, Returns, Raises and a doctest."""
+    lines = [summary, "", "Args:", *(f"    {a}" for a in args), "", "Returns:", f"    {returns}"]
+    if raises:
+        lines += ["", "Raises:", *(f"    {r}" for r in raises)]
+    lines += ["", "Example:", "    >>> import kerasish as ks", f"    >>> {example}"]
+    lines += [f"    {line}" for line in shown.splitlines()]
+    return "\n".join(lines)
+
+
+def _nondiff2(name, fn, example, shown):
     prim = primitive(name, differentiable=False)(fn)
 
     def op(x, y):
         return apply2(prim, x, y)
 
     op.__name__ = name
-    op.__doc__ = f"Elementwise {name} (boolean result, not differentiable)."
+    op.__doc__ = _factory_doc(
+        f"Elementwise {name} (boolean result, not differentiable).",
+        (_X_ARG, _Y_ARG), "A bool tensor of the broadcast shape.",
+        f"ks.{name}({example}).numpy().tolist()", shown,
+    )
     return op
 
 
-equal = _nondiff2("equal", np.equal)
-not_equal = _nondiff2("not_equal", np.not_equal)
-less = _nondiff2("less", np.less)
-less_equal = _nondiff2("less_equal", np.less_equal)
-greater = _nondiff2("greater", np.greater)
-greater_equal = _nondiff2("greater_equal", np.greater_equal)
-logical_and = _nondiff2("logical_and", np.logical_and)
-logical_or = _nondiff2("logical_or", np.logical_or)
-logical_xor = _nondiff2("logical_xor", np.logical_xor)
+_BOOLS = "[True, True, False], [True, False, False]"
+equal = _nondiff2("equal", np.equal, "[1, 2, 3], 2", "[False, True, False]")
+not_equal = _nondiff2("not_equal", np.not_equal, "[1, 2, 3], 2", "[True, False, True]")
+less = _nondiff2("less", np.less, "[1, 2, 3], 2", "[True, False, False]")
+less_equal = _nondiff2("less_equal", np.less_equal, "[1, 2, 3], 2", "[True, True, False]")
+greater = _nondiff2("greater", np.greater, "[1, 2, 3], 2", "[False, False, True]")
+greater_equal = _nondiff2(
+    "greater_equal", np.greater_equal, "[1, 2, 3], 2", "[False, True, True]"
+)
+logical_and = _nondiff2("logical_and", np.logical_and, _BOOLS, "[True, False, False]")
+logical_or = _nondiff2("logical_or", np.logical_or, _BOOLS, "[True, True, False]")
+logical_xor = _nondiff2("logical_xor", np.logical_xor, _BOOLS, "[False, True, False]")
 
 _logical_not = primitive("logical_not", differentiable=False)(np.logical_not)
 
 
 def logical_not(x):
-    """Elementwise not (boolean result)."""
+    """Elementwise not (boolean result).
+
+    Args:
+        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
+
+    Returns:
+        A bool tensor of x's shape.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.logical_not([True, False]).numpy().tolist()
+        [False, True]
+    """
     return apply1(_logical_not, x)
 
 
 # ---------------------------------------------------------------- unary math
 
 
-def _unary(name, forward, rule=None, doc=""):
-    """Declare a one-input primitive and its public function."""
+def _unary(name, forward, rule, doc, example):
+    """Declare a one-input primitive and its public function; `example`: (a call, its repr)."""
     prim = primitive(name, differentiable=rule is not None)(forward)
     if rule is not None:
         prim.defgrad(lambda op, dy: (rule(op.inputs[0], op.output, dy),))
@@ -229,29 +405,87 @@ def _unary(name, forward, rule=None, doc=""):
         return apply1(prim, x)
 
     op.__name__ = name
-    op.__doc__ = doc or f"Elementwise {name}."
+    op.__doc__ = _factory_doc(doc, (_X_ARG,), "A tensor of x's shape and dtype.", *example)
     return op
 
 
-negative = _unary("negative", np.negative, lambda x, y, dy: negative(dy), "-x elementwise.")
-abs = _unary("abs", np.abs, lambda x, y, dy: dy * sign(x), "|x| elementwise.")  # noqa: A001
-sign = _unary("sign", np.sign, None, "Sign of x (-1, 0, 1); not differentiable.")
-floor = _unary("floor", np.floor, None, "Round down; not differentiable.")
-ceil = _unary("ceil", np.ceil, None, "Round up; not differentiable.")
-round = _unary("round", np.rint, None, "Round half to even; not differentiable.")  # noqa: A001
-square = _unary("square", np.square, lambda x, y, dy: dy * (x * 2.0), "x ** 2 elementwise.")
-sqrt = _unary("sqrt", np.sqrt, lambda x, y, dy: dy * 0.5 / y, "Square root elementwise.")
-rsqrt = _unary(
-    "rsqrt", lambda x: 1.0 / np.sqrt(x), lambda x, y, dy: dy * -0.5 * y * y * y, "1 / sqrt(x)."
+negative = _unary(
+    "negative", np.negative, lambda x, y, dy: negative(dy), "-x elementwise.",
+    ("ks.negative([1.0, -2.0])", "<ks.Tensor: shape=(2,), dtype=float32, numpy=[-1.,  2.]>"),
 )
-reciprocal = _unary("reciprocal", lambda x: 1.0 / x, lambda x, y, dy: negative(dy) * y * y, "1/x.")
-exp = _unary("exp", np.exp, lambda x, y, dy: dy * y, "e ** x elementwise.")
-expm1 = _unary("expm1", np.expm1, lambda x, y, dy: dy * (y + 1.0), "e ** x - 1, accurate near 0.")
-log = _unary("log", np.log, lambda x, y, dy: dy / x, "Natural logarithm elementwise.")
-log1p = _unary("log1p", np.log1p, lambda x, y, dy: dy / (x + 1.0), "log(1 + x), accurate near 0.")
-sin = _unary("sin", np.sin, lambda x, y, dy: dy * cos(x), "Sine elementwise.")
-cos = _unary("cos", np.cos, lambda x, y, dy: negative(dy) * sin(x), "Cosine elementwise.")
-tanh = _unary("tanh", np.tanh, lambda x, y, dy: dy * (1.0 - y * y), "Hyperbolic tangent.")
+abs = _unary(  # noqa: A001
+    "abs", np.abs, lambda x, y, dy: dy * sign(x), "|x| elementwise.",
+    ("ks.abs([-1.5, 2.0])", "<ks.Tensor: shape=(2,), dtype=float32, numpy=[1.5, 2. ]>"),
+)
+sign = _unary(
+    "sign", np.sign, None, "Sign of x (-1, 0, 1); not differentiable.",
+    ("ks.sign([-2.0, 0.0, 3.0])", "<ks.Tensor: shape=(3,), dtype=float32, numpy=[-1.,  0.,  1.]>"),
+)
+floor = _unary(
+    "floor", np.floor, None, "Round down; not differentiable.",
+    ("ks.floor([-1.5, 1.5])", "<ks.Tensor: shape=(2,), dtype=float32, numpy=[-2.,  1.]>"),
+)
+ceil = _unary(
+    "ceil", np.ceil, None, "Round up; not differentiable.",
+    ("ks.ceil([-1.5, 1.5])", "<ks.Tensor: shape=(2,), dtype=float32, numpy=[-1.,  2.]>"),
+)
+round = _unary(  # noqa: A001
+    "round", np.rint, None, "Round half to even; not differentiable.",
+    ("ks.round([0.5, 1.5, 2.5])", "<ks.Tensor: shape=(3,), dtype=float32, numpy=[0., 2., 2.]>"),
+)
+square = _unary(
+    "square", np.square, lambda x, y, dy: dy * (x * 2.0), "x ** 2 elementwise.",
+    ("ks.square([1.0, -3.0])", "<ks.Tensor: shape=(2,), dtype=float32, numpy=[1., 9.]>"),
+)
+sqrt = _unary(
+    "sqrt", np.sqrt, lambda x, y, dy: dy * 0.5 / y, "Square root elementwise.",
+    ("ks.sqrt([4.0, 9.0])", "<ks.Tensor: shape=(2,), dtype=float32, numpy=[2., 3.]>"),
+)
+rsqrt = _unary(
+    "rsqrt", lambda x: 1.0 / np.sqrt(x), lambda x, y, dy: dy * -0.5 * y * y * y, "1 / sqrt(x).",
+    ("ks.rsqrt([4.0, 0.25])", "<ks.Tensor: shape=(2,), dtype=float32, numpy=[0.5, 2. ]>"),
+)
+reciprocal = _unary(
+    "reciprocal", lambda x: 1.0 / x, lambda x, y, dy: negative(dy) * y * y, "1/x.",
+    ("ks.reciprocal([2.0, -0.5])", "<ks.Tensor: shape=(2,), dtype=float32, numpy=[ 0.5, -2. ]>"),
+)
+exp = _unary(
+    "exp", np.exp, lambda x, y, dy: dy * y, "e ** x elementwise.",
+    ("ks.exp([0.0, 1.0])", "<ks.Tensor: shape=(2,), dtype=float32, numpy=[1.      , 2.718282]>"),
+)
+expm1 = _unary(
+    "expm1", np.expm1, lambda x, y, dy: dy * (y + 1.0), "e ** x - 1, accurate near 0.",
+    (
+        "ks.expm1([0.0, 1e-05])",
+        "<ks.Tensor: shape=(2,), dtype=float32, numpy=[0.000000e+00, 1.000005e-05]>",
+    ),
+)
+log = _unary(
+    "log", np.log, lambda x, y, dy: dy / x, "Natural logarithm elementwise.",
+    (
+        "ks.log([1.0, 100.0])",
+        "<ks.Tensor: shape=(2,), dtype=float32, numpy=[0.       , 4.6051702]>",
+    ),
+)
+log1p = _unary(
+    "log1p", np.log1p, lambda x, y, dy: dy / (x + 1.0), "log(1 + x), accurate near 0.",
+    (
+        "ks.log1p([0.0, 1e-05])",
+        "<ks.Tensor: shape=(2,), dtype=float32, numpy=[0.00000e+00, 9.99995e-06]>",
+    ),
+)
+sin = _unary(
+    "sin", np.sin, lambda x, y, dy: dy * cos(x), "Sine elementwise.",
+    ("ks.sin([0.0, 1.0])", "<ks.Tensor: shape=(2,), dtype=float32, numpy=[0.      , 0.841471]>"),
+)
+cos = _unary(
+    "cos", np.cos, lambda x, y, dy: negative(dy) * sin(x), "Cosine elementwise.",
+    ("ks.cos([0.0, 1.0])", "<ks.Tensor: shape=(2,), dtype=float32, numpy=[1.       , 0.5403023]>"),
+)
+tanh = _unary(
+    "tanh", np.tanh, lambda x, y, dy: dy * (1.0 - y * y), "Hyperbolic tangent.",
+    ("ks.tanh([0.0, 1.0])", "<ks.Tensor: shape=(2,), dtype=float32, numpy=[0.       , 0.7615942]>"),
+)
 
 
 def sigmoid_values(x):
@@ -275,29 +509,55 @@ sigmoid = _unary(
     sigmoid_values,
     lambda x, y, dy: dy * y * (1.0 - y),
     "Logistic sigmoid 1 / (1 + e**-x), computed stably.",
+    (
+        "ks.sigmoid([0.0, 2.0])",
+        "<ks.Tensor: shape=(2,), dtype=float32, numpy=[0.5     , 0.880797]>",
+    ),
 )
 relu = _unary(
     "relu",
     lambda x: np.maximum(x, 0).astype(x.dtype, copy=False),
     lambda x, y, dy: where(greater(x, 0), dy, 0.0),
     "max(x, 0) elementwise.",
+    ("ks.nn.relu([-1.0, 2.0])", "<ks.Tensor: shape=(2,), dtype=float32, numpy=[0., 2.]>"),
 )
 softplus = _unary(
     "softplus",
     lambda x: np.logaddexp(x, 0).astype(x.dtype, copy=False),
     lambda x, y, dy: dy * sigmoid(x),
     "log(1 + e**x), computed stably.",
+    (
+        "ks.math.softplus([0.0, 1.0])",
+        "<ks.Tensor: shape=(2,), dtype=float32, numpy=[0.6931472, 1.3132617]>",
+    ),
 )
 elu = _unary(
     "elu",
     lambda x: np.where(x > 0, x, np.expm1(np.minimum(x, 0))).astype(x.dtype, copy=False),
     lambda x, y, dy: where(greater(x, 0), dy, dy * (y + 1.0)),
     "x if x > 0 else e**x - 1.",
+    (
+        "ks.nn.elu([-1.0, 2.0])",
+        "<ks.Tensor: shape=(2,), dtype=float32, numpy=[-0.63212055,  2.        ]>",
+    ),
 )
 
 
 def leaky_relu(x, alpha: float = 0.2):
-    """x if x > 0 else alpha * x."""
+    """x if x > 0 else alpha * x.
+
+    Args:
+        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
+        alpha: the slope for negative x.
+
+    Returns:
+        A tensor of x's shape and dtype.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.nn.leaky_relu([-1.0, 2.0], alpha=0.1)
+        <ks.Tensor: shape=(2,), dtype=float32, numpy=[-0.1,  2. ]>
+    """
     x = convert_to_tensor(x)
     return where(greater(x, 0), x, x * alpha)
 
@@ -307,6 +567,7 @@ relu6 = _unary(
     lambda x: np.clip(x, 0, 6).astype(x.dtype, copy=False),
     lambda x, y, dy: where(logical_and(greater(x, 0), less(x, 6)), dy, 0.0),
     "min(max(x, 0), 6); the gradient is 0 at 0 and at 6, as in TF.",
+    ("ks.nn.relu6([-1.0, 3.0, 8.0])", "<ks.Tensor: shape=(3,), dtype=float32, numpy=[0., 3., 6.]>"),
 )
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
@@ -316,6 +577,12 @@ _SELU_SCALE = 1.0507009873554804934193349852946
 def selu(x):
     """scale * (x if x > 0 else alpha * (e**x - 1)), the self-normalizing constants of
     Klambauer et al. (2017), as TF and Keras.
+
+    Args:
+        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
+
+    Returns:
+        A tensor of x's shape and dtype.
 
     Example:
         >>> import kerasish as ks
@@ -382,12 +649,20 @@ erf = _unary(
     _erf_values,
     lambda x, y, dy: dy * exp(negative(square(x))) * (2.0 / math.sqrt(math.pi)),
     "The error function 2 / sqrt(pi) * integral of e**-t**2 from 0 to x, elementwise.",
+    (
+        "ks.math.erf([0.0, 1.0])",
+        "<ks.Tensor: shape=(2,), dtype=float32, numpy=[0.       , 0.8427008]>",
+    ),
 )
 erfc = _unary(
     "erfc",
     _erfc_values,
     lambda x, y, dy: dy * exp(negative(square(x))) * (-2.0 / math.sqrt(math.pi)),
     "1 - erf(x), accurate where erf(x) is near 1 (it decays like e**-x**2 / x).",
+    (
+        "ks.math.erfc([0.0, 3.0])",
+        "<ks.Tensor: shape=(2,), dtype=float32, numpy=[1.0000000e+00, 2.2090497e-05]>",
+    ),
 )
 
 
@@ -413,12 +688,36 @@ def gelu(features, approximate: bool = False):
 
 
 def softsign(x):
-    """x / (1 + |x|)."""
+    """x / (1 + |x|).
+
+    Args:
+        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
+
+    Returns:
+        A tensor of x's shape and dtype, in (-1, 1).
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.nn.softsign([-3.0, 1.0])
+        <ks.Tensor: shape=(2,), dtype=float32, numpy=[-0.75,  0.5 ]>
+    """
     return x / (abs(x) + 1.0)
 
 
 def swish(x):
-    """x * sigmoid(x) (also called SiLU)."""
+    """x * sigmoid(x) (also called SiLU).
+
+    Args:
+        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
+
+    Returns:
+        A tensor of x's shape and dtype.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.nn.swish([0.0, 1.0])
+        <ks.Tensor: shape=(2,), dtype=float32, numpy=[0.       , 0.7310586]>
+    """
     x = convert_to_tensor(x)
     return x * sigmoid(x)
 
@@ -427,7 +726,19 @@ silu = swish
 
 
 def log_sigmoid(x):
-    """log(sigmoid(x)) = -softplus(-x), computed stably."""
+    """log(sigmoid(x)) = -softplus(-x), computed stably.
+
+    Args:
+        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
+
+    Returns:
+        A tensor of x's shape and dtype; finite where sigmoid(x) rounds to 0.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.nn.log_sigmoid([0.0, -100.0])
+        <ks.Tensor: shape=(2,), dtype=float32, numpy=[  -0.6931472, -100.       ]>
+    """
     return negative(softplus(negative(x)))
 
 
@@ -453,7 +764,21 @@ def _(op, dy):
 
 
 def cast(x, dtype):
-    """x converted to `dtype`; differentiable between floating dtypes."""
+    """x converted to `dtype`; differentiable between floating dtypes.
+
+    Args:
+        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
+        dtype: a NumPy dtype or its name ("float32", "int64", ...). Floats become
+            integers by truncation toward zero.
+
+    Returns:
+        A tensor of x's shape (x itself when it already has `dtype`).
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.cast([1.7, -1.7], "int32")
+        <ks.Tensor: shape=(2,), dtype=int32, numpy=[ 1, -1]>
+    """
     x = convert_to_tensor(x)
     dtype = as_dtype(dtype)
     if x.dtype == dtype:
@@ -522,7 +847,28 @@ _nonzero = primitive("where_indices", differentiable=False)(
 
 
 def where(condition, x=None, y=None):
-    """Elementwise select: x where condition else y; with only `condition`, its true indices."""
+    """Elementwise select: x where condition else y; with only `condition`, its true indices.
+
+    Args:
+        condition: a bool tensor.
+        x: the values taken where `condition` is true; broadcast with `condition` and `y`.
+        y: the values taken where `condition` is false.
+
+    Returns:
+        With x and y: a tensor of the broadcast shape (the gradient flows to the picked
+        side). With neither: an int64 tensor of shape (number of true entries, rank of
+        `condition`), the index of each true entry in row-major order.
+
+    Raises:
+        InvalidArgumentError: `condition` is not boolean, or only one of x and y is given.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.where([True, False], [1, 2], [10, 20]).numpy().tolist()
+        [1, 20]
+        >>> ks.where([[False, True], [True, True]]).numpy().tolist()
+        [[0, 1], [1, 0], [1, 1]]
+    """
     condition = convert_to_tensor(condition)
     if condition.dtype.kind != "b":
         raise InvalidArgumentError(
@@ -632,7 +978,28 @@ def broadcast_reduced(dy, axis, shape) -> Tensor:
 
 
 def reduce_sum(input_tensor, axis=None, keepdims: bool = False):
-    """Sum over `axis` (all axes if None)."""
+    """Sum over `axis` (all axes if None).
+
+    Args:
+        input_tensor: the tensor to reduce.
+        axis: an axis or a sequence of axes (negative counts from the end); None: all axes.
+        keepdims: keep each reduced axis with length 1, so the result broadcasts against
+            the input.
+
+    Returns:
+        The reduced tensor.
+
+    Raises:
+        InvalidArgumentError: an axis is out of range.
+
+    Example:
+        >>> import kerasish as ks
+        >>> x = [[1.0, 2.0], [3.0, 4.0]]
+        >>> float(ks.reduce_sum(x)), ks.reduce_sum(x, axis=0).numpy().tolist()
+        (10.0, [4.0, 6.0])
+        >>> ks.reduce_sum(x, axis=1, keepdims=True).numpy().tolist()
+        [[3.0], [7.0]]
+    """
     x = convert_to_tensor(input_tensor)
     axes = normalize_axis(axis, x.ndim, "reduce_sum")
     return apply(_reduce_sum, (x,), {"axis": axes, "keepdims": keepdims})
@@ -644,6 +1011,25 @@ def reduce_mean(input_tensor, axis=None, keepdims: bool = False):
 
     Integer inputs give an integer mean of the same dtype, rounded toward zero
     (C integer division), as in TF: the mean of [-3, 0] is -1.
+
+    Args:
+        input_tensor: the tensor to reduce.
+        axis: an axis or a sequence of axes (negative counts from the end); None: all axes.
+        keepdims: keep each reduced axis with length 1, so the result broadcasts against
+            the input.
+
+    Returns:
+        The reduced tensor.
+
+    Raises:
+        InvalidArgumentError: an axis is out of range.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.reduce_mean([[1.0, 2.0], [3.0, 4.0]], axis=1).numpy().tolist()
+        [1.5, 3.5]
+        >>> int(ks.reduce_mean([-3, 0]))
+        -1
     """
     x = convert_to_tensor(input_tensor)
     axes = normalize_axis(axis, x.ndim, "reduce_mean")
@@ -654,7 +1040,7 @@ def reduce_mean(input_tensor, axis=None, keepdims: bool = False):
     return total / float(max(count, 1)) if count != 1 else total
 
 
-def _extreme(name, method):
+def _extreme(name, method, shown):
     @primitive(name)
     def prim(x, axis, keepdims):
         if x.size == 0:
@@ -677,14 +1063,18 @@ def _extreme(name, method):
         return apply(prim, (x,), {"axis": axes, "keepdims": keepdims})
 
     op.__name__ = name
-    op.__doc__ = (
-        f"{method.capitalize()} over `axis`; the gradient is shared equally between ties."
+    op.__doc__ = _factory_doc(
+        f"{method.capitalize()} over `axis`; the gradient is shared equally between ties.",
+        _AXIS_ARGS,
+        "The reduced tensor, of the input's dtype.",
+        f"ks.{name}([[1.0, 5.0], [3.0, 2.0]], axis=1).numpy().tolist()", shown,
+        raises=("InvalidArgumentError: the input is empty, or an axis is out of range.",),
     )
     return op
 
 
-reduce_max = _extreme("reduce_max", "max")
-reduce_min = _extreme("reduce_min", "min")
+reduce_max = _extreme("reduce_max", "max", "[5.0, 3.0]")
+reduce_min = _extreme("reduce_min", "min", "[1.0, 2.0]")
 
 
 @primitive("reduce_logsumexp")
@@ -710,7 +1100,25 @@ def _(op, dy):
 
 
 def reduce_logsumexp(input_tensor, axis=None, keepdims: bool = False):
-    """log(sum(exp(x))) over `axis`, without overflow."""
+    """log(sum(exp(x))) over `axis`, without overflow.
+
+    Args:
+        input_tensor: the tensor to reduce.
+        axis: an axis or a sequence of axes (negative counts from the end); None: all axes.
+        keepdims: keep each reduced axis with length 1, so the result broadcasts against
+            the input.
+
+    Returns:
+        The reduced tensor.
+
+    Raises:
+        InvalidArgumentError: an axis is out of range.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.reduce_logsumexp([1000.0, 1000.0])
+        <ks.Tensor: shape=(), dtype=float32, numpy=1000.6932>
+    """
     x = convert_to_tensor(input_tensor)
     axes = normalize_axis(axis, x.ndim, "reduce_logsumexp")
     return apply(_reduce_logsumexp, (x,), {"axis": axes, "keepdims": keepdims})
@@ -718,7 +1126,25 @@ def reduce_logsumexp(input_tensor, axis=None, keepdims: bool = False):
 
 @symbolic_fallback
 def reduce_variance(input_tensor, axis=None, keepdims: bool = False):
-    """Population variance over `axis`."""
+    """Population variance over `axis` (the mean squared deviation: divided by n).
+
+    Args:
+        input_tensor: the tensor to reduce.
+        axis: an axis or a sequence of axes (negative counts from the end); None: all axes.
+        keepdims: keep each reduced axis with length 1, so the result broadcasts against
+            the input.
+
+    Returns:
+        The reduced tensor.
+
+    Raises:
+        InvalidArgumentError: an axis is out of range.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.reduce_variance([[1.0, 2.0], [3.0, 4.0]], axis=0).numpy().tolist()
+        [1.0, 1.0]
+    """
     x = convert_to_tensor(input_tensor)
     mean = reduce_mean(x, axis, keepdims=True)
     return reduce_mean(square(x - mean), axis, keepdims)
@@ -726,11 +1152,29 @@ def reduce_variance(input_tensor, axis=None, keepdims: bool = False):
 
 @symbolic_fallback
 def reduce_std(input_tensor, axis=None, keepdims: bool = False):
-    """Population standard deviation over `axis`."""
+    """Population standard deviation over `axis` (the square root of `reduce_variance`).
+
+    Args:
+        input_tensor: the tensor to reduce.
+        axis: an axis or a sequence of axes (negative counts from the end); None: all axes.
+        keepdims: keep each reduced axis with length 1, so the result broadcasts against
+            the input.
+
+    Returns:
+        The reduced tensor.
+
+    Raises:
+        InvalidArgumentError: an axis is out of range.
+
+    Example:
+        >>> import kerasish as ks
+        >>> float(ks.reduce_std([1.0, 3.0]))
+        1.0
+    """
     return sqrt(reduce_variance(input_tensor, axis, keepdims))
 
 
-def _nondiff_reduction(name, method):
+def _nondiff_reduction(name, method, shown):
     prim = primitive(name, differentiable=False)(
         lambda x, axis, keepdims: getattr(x, method)(axis=axis, keepdims=keepdims)
     )
@@ -741,15 +1185,19 @@ def _nondiff_reduction(name, method):
         return apply(prim, (x,), {"axis": axes, "keepdims": keepdims})
 
     op.__name__ = name
-    op.__doc__ = f"Logical {method} over `axis` (boolean result)."
+    op.__doc__ = _factory_doc(
+        f"Logical {method} over `axis` (boolean result, not differentiable).",
+        _AXIS_ARGS, "A bool tensor.",
+        f"ks.{name}([[True, False], [True, True]], axis=1).numpy().tolist()", shown,
+    )
     return op
 
 
-reduce_any = _nondiff_reduction("reduce_any", "any")
-reduce_all = _nondiff_reduction("reduce_all", "all")
+reduce_any = _nondiff_reduction("reduce_any", "any", "[True, True]")
+reduce_all = _nondiff_reduction("reduce_all", "all", "[False, True]")
 
 
-def _arg_extreme(name, method):
+def _arg_extreme(name, method, shown):
     prim = primitive(name, differentiable=False)(
         lambda x, axis, output_type: getattr(x, method)(axis=axis).astype(output_type)
     )
@@ -760,12 +1208,21 @@ def _arg_extreme(name, method):
         return apply(prim, (x,), {"axis": axis, "output_type": as_dtype(output_type)})
 
     op.__name__ = name
-    op.__doc__ = f"Index of the {method[3:]} along `axis` (default 0), as in TF."
+    op.__doc__ = _factory_doc(
+        f"Index of the {method[3:]} along `axis` (default 0), as in TF (not differentiable).",
+        (
+            "input: the tensor to search.",
+            "axis: the one axis to search along; None means 0.",
+            "output_type: the integer dtype of the indices.",
+        ),
+        "The indices, with `axis` removed from the input's shape; the first one on ties.",
+        f"ks.{name}([[1, 5, 2], [7, 0, 3]], axis=1).numpy().tolist()", shown,
+    )
     return op
 
 
-argmax = _arg_extreme("argmax", "argmax")
-argmin = _arg_extreme("argmin", "argmin")
+argmax = _arg_extreme("argmax", "argmax", "[1, 0]")
+argmin = _arg_extreme("argmin", "argmin", "[0, 1]")
 
 
 # ---------------------------------------------------------------- matmul
@@ -871,7 +1328,22 @@ def norm(tensor, ord="euclidean", axis=None, keepdims: bool = False):  # noqa: A
 
 
 def add_n(inputs):
-    """Sum of a list of tensors of the same shape."""
+    """Sum of a list of tensors of the same shape.
+
+    Args:
+        inputs: a non-empty sequence of tensors (or values `convert_to_tensor` takes).
+
+    Returns:
+        Their elementwise sum.
+
+    Raises:
+        InvalidArgumentError: `inputs` is empty.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.add_n([[1, 2], [3, 4], [5, 6]]).numpy().tolist()
+        [9, 12]
+    """
     inputs = list(inputs)
     if not inputs:
         raise InvalidArgumentError("add_n: needs at least one tensor")
