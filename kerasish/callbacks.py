@@ -26,29 +26,331 @@ class Callback:
         self.params = {}
 
     def set_model(self, model) -> None:
+        """Attach the model being trained, evaluated or run (`fit` does this).
+
+        Args:
+            model: the model; hooks reach it as ``self.model``.
+
+        Example:
+            >>> import kerasish as ks
+            >>> callback, model = ks.callbacks.Callback(), ks.Sequential()
+            >>> callback.set_model(model)
+            >>> callback.model is model
+            True
+        """
         self.model = model
 
     def set_params(self, params: dict) -> None:
+        """Attach the run's parameters (`fit` passes ``epochs``, ``steps`` and ``verbose``).
+
+        Args:
+            params: a dict; hooks reach it as ``self.params``.
+
+        Example:
+            >>> import kerasish as ks
+            >>> callback = ks.callbacks.Callback()
+            >>> callback.set_params({"epochs": 3, "steps": 10, "verbose": 0})
+            >>> callback.params["epochs"]
+            3
+        """
         self.params = params
 
-    def on_train_begin(self, logs=None): ...
-    def on_train_end(self, logs=None): ...
-    def on_epoch_begin(self, epoch, logs=None): ...
-    def on_epoch_end(self, epoch, logs=None): ...
-    def on_train_batch_begin(self, batch, logs=None): ...
-    def on_train_batch_end(self, batch, logs=None): ...
-    def on_test_begin(self, logs=None): ...
-    def on_test_end(self, logs=None): ...
-    def on_test_batch_begin(self, batch, logs=None): ...
-    def on_test_batch_end(self, batch, logs=None): ...
-    def on_predict_begin(self, logs=None): ...
-    def on_predict_end(self, logs=None): ...
-    def on_predict_batch_begin(self, batch, logs=None): ...
-    def on_predict_batch_end(self, batch, logs=None): ...
+    def on_train_begin(self, logs=None):
+        """Called once when `fit` starts, before the first epoch.
+
+        Args:
+            logs: unused by `fit` (None); kept for Keras's signature.
+
+        Example:
+            >>> import numpy as np
+            >>> import kerasish as ks
+            >>> class Show(ks.callbacks.Callback):
+            ...     def on_train_begin(self, logs=None):
+            ...         print("on_train_begin")
+            >>> model = ks.Sequential([ks.layers.Dense(1)])
+            >>> model.compile("sgd", "mse")
+            >>> _ = model.fit(np.ones((4, 2)), np.ones((4, 1)), batch_size=2, verbose=0,
+            ...               callbacks=[Show()])
+            on_train_begin
+        """
+
+    def on_train_end(self, logs=None):
+        """Called once when `fit` ends (also after early stopping).
+
+        Args:
+            logs: the last epoch's logs.
+
+        Example:
+            >>> import numpy as np
+            >>> import kerasish as ks
+            >>> class Show(ks.callbacks.Callback):
+            ...     def on_train_end(self, logs=None):
+            ...         print(sorted(logs))
+            >>> model = ks.Sequential([ks.layers.Dense(1)])
+            >>> model.compile("sgd", "mse")
+            >>> _ = model.fit(np.ones((4, 2)), np.ones((4, 1)), batch_size=2, verbose=0,
+            ...               callbacks=[Show()])
+            ['loss']
+        """
+
+    def on_epoch_begin(self, epoch, logs=None):
+        """Called at the start of every epoch of `fit`.
+
+        Args:
+            epoch: the epoch's index, from 0.
+            logs: unused by `fit` (None).
+
+        Example:
+            >>> import numpy as np
+            >>> import kerasish as ks
+            >>> class Show(ks.callbacks.Callback):
+            ...     def on_epoch_begin(self, epoch, logs=None):
+            ...         print("epoch", epoch)
+            >>> model = ks.Sequential([ks.layers.Dense(1)])
+            >>> model.compile("sgd", "mse")
+            >>> _ = model.fit(np.ones((4, 2)), np.ones((4, 1)), batch_size=2, verbose=0,
+            ...               callbacks=[Show()])
+            epoch 0
+        """
+
+    def on_epoch_end(self, epoch, logs=None):
+        """Called at the end of every epoch of `fit`, after validation.
+
+        Args:
+            epoch: the epoch's index, from 0.
+            logs: the epoch's loss and metrics (``val_``-prefixed ones after validation).
+
+        Example:
+            >>> import numpy as np
+            >>> import kerasish as ks
+            >>> class Show(ks.callbacks.Callback):
+            ...     def on_epoch_end(self, epoch, logs=None):
+            ...         print(epoch, sorted(logs))
+            >>> model = ks.Sequential([ks.layers.Dense(1)])
+            >>> model.compile("sgd", "mse")
+            >>> _ = model.fit(np.ones((4, 2)), np.ones((4, 1)), batch_size=2, verbose=0,
+            ...               callbacks=[Show()])
+            0 ['loss']
+        """
+
+    def on_train_batch_begin(self, batch, logs=None):
+        """Called before every training step of `fit`.
+
+        Args:
+            batch: the batch's index, from 0.
+            logs: unused by `fit` (None).
+
+        Example:
+            >>> import numpy as np
+            >>> import kerasish as ks
+            >>> class Show(ks.callbacks.Callback):
+            ...     def on_train_batch_begin(self, batch, logs=None):
+            ...         print("batch", batch)
+            >>> model = ks.Sequential([ks.layers.Dense(1)])
+            >>> model.compile("sgd", "mse")
+            >>> _ = model.fit(np.ones((4, 2)), np.ones((4, 1)), batch_size=2, verbose=0,
+            ...               callbacks=[Show()])
+            batch 0
+            batch 1
+        """
+
+    def on_train_batch_end(self, batch, logs=None):
+        """Called after every training step of `fit`.
+
+        Args:
+            batch: the batch's index, from 0.
+            logs: the running loss and metrics of the epoch so far (given only when some
+                callback overrides this hook, since they cost a device sync).
+
+        Example:
+            >>> import numpy as np
+            >>> import kerasish as ks
+            >>> class Show(ks.callbacks.Callback):
+            ...     def on_train_batch_end(self, batch, logs=None):
+            ...         print(batch, sorted(logs))
+            >>> model = ks.Sequential([ks.layers.Dense(1)])
+            >>> model.compile("sgd", "mse")
+            >>> _ = model.fit(np.ones((4, 2)), np.ones((4, 1)), batch_size=2, verbose=0,
+            ...               callbacks=[Show()])
+            0 ['loss']
+            1 ['loss']
+        """
+
+    def on_test_begin(self, logs=None):
+        """Called once when `evaluate` (or `fit`'s validation) starts.
+
+        Args:
+            logs: unused (None).
+
+        Example:
+            >>> import numpy as np
+            >>> import kerasish as ks
+            >>> class Show(ks.callbacks.Callback):
+            ...     def on_test_begin(self, logs=None):
+            ...         print("on_test_begin")
+            >>> model = ks.Sequential([ks.layers.Dense(1)])
+            >>> model.compile("sgd", "mse")
+            >>> _ = model.evaluate(np.ones((4, 2)), np.ones((4, 1)), batch_size=2, verbose=0,
+            ...                    callbacks=[Show()])
+            on_test_begin
+        """
+
+    def on_test_end(self, logs=None):
+        """Called once when `evaluate` (or `fit`'s validation) ends.
+
+        Args:
+            logs: the evaluation's loss and metrics.
+
+        Example:
+            >>> import numpy as np
+            >>> import kerasish as ks
+            >>> class Show(ks.callbacks.Callback):
+            ...     def on_test_end(self, logs=None):
+            ...         print(sorted(logs))
+            >>> model = ks.Sequential([ks.layers.Dense(1)])
+            >>> model.compile("sgd", "mse")
+            >>> _ = model.evaluate(np.ones((4, 2)), np.ones((4, 1)), batch_size=2, verbose=0,
+            ...                    callbacks=[Show()])
+            ['loss']
+        """
+
+    def on_test_batch_begin(self, batch, logs=None):
+        """Called before every step of `evaluate`.
+
+        Args:
+            batch: the batch's index, from 0.
+            logs: unused (None).
+
+        Example:
+            >>> import numpy as np
+            >>> import kerasish as ks
+            >>> class Show(ks.callbacks.Callback):
+            ...     def on_test_batch_begin(self, batch, logs=None):
+            ...         print("batch", batch)
+            >>> model = ks.Sequential([ks.layers.Dense(1)])
+            >>> model.compile("sgd", "mse")
+            >>> _ = model.evaluate(np.ones((4, 2)), np.ones((4, 1)), batch_size=2, verbose=0,
+            ...                    callbacks=[Show()])
+            batch 0
+            batch 1
+        """
+
+    def on_test_batch_end(self, batch, logs=None):
+        """Called after every step of `evaluate`.
+
+        Args:
+            batch: the batch's index, from 0.
+            logs: the running loss and metrics so far.
+
+        Example:
+            >>> import numpy as np
+            >>> import kerasish as ks
+            >>> class Show(ks.callbacks.Callback):
+            ...     def on_test_batch_end(self, batch, logs=None):
+            ...         print(batch, sorted(logs))
+            >>> model = ks.Sequential([ks.layers.Dense(1)])
+            >>> model.compile("sgd", "mse")
+            >>> _ = model.evaluate(np.ones((4, 2)), np.ones((4, 1)), batch_size=2, verbose=0,
+            ...                    callbacks=[Show()])
+            0 ['loss']
+            1 ['loss']
+        """
+
+    def on_predict_begin(self, logs=None):
+        """Called once when `predict` starts.
+
+        Args:
+            logs: unused (None).
+
+        Example:
+            >>> import numpy as np
+            >>> import kerasish as ks
+            >>> class Show(ks.callbacks.Callback):
+            ...     def on_predict_begin(self, logs=None):
+            ...         print("on_predict_begin")
+            >>> model = ks.Sequential([ks.layers.Dense(1)])
+            >>> model.compile("sgd", "mse")
+            >>> _ = model.predict(np.ones((4, 2)), batch_size=2, verbose=0, callbacks=[Show()])
+            on_predict_begin
+        """
+
+    def on_predict_end(self, logs=None):
+        """Called once when `predict` ends.
+
+        Args:
+            logs: unused (None).
+
+        Example:
+            >>> import numpy as np
+            >>> import kerasish as ks
+            >>> class Show(ks.callbacks.Callback):
+            ...     def on_predict_end(self, logs=None):
+            ...         print("on_predict_end")
+            >>> model = ks.Sequential([ks.layers.Dense(1)])
+            >>> model.compile("sgd", "mse")
+            >>> _ = model.predict(np.ones((4, 2)), batch_size=2, verbose=0, callbacks=[Show()])
+            on_predict_end
+        """
+
+    def on_predict_batch_begin(self, batch, logs=None):
+        """Called before every step of `predict`.
+
+        Args:
+            batch: the batch's index, from 0.
+            logs: unused (None).
+
+        Example:
+            >>> import numpy as np
+            >>> import kerasish as ks
+            >>> class Show(ks.callbacks.Callback):
+            ...     def on_predict_batch_begin(self, batch, logs=None):
+            ...         print("batch", batch)
+            >>> model = ks.Sequential([ks.layers.Dense(1)])
+            >>> model.compile("sgd", "mse")
+            >>> _ = model.predict(np.ones((4, 2)), batch_size=2, verbose=0, callbacks=[Show()])
+            batch 0
+            batch 1
+        """
+
+    def on_predict_batch_end(self, batch, logs=None):
+        """Called after every step of `predict`.
+
+        Args:
+            batch: the batch's index, from 0.
+            logs: ``{'outputs': ...}``, the batch's predictions.
+
+        Example:
+            >>> import numpy as np
+            >>> import kerasish as ks
+            >>> class Show(ks.callbacks.Callback):
+            ...     def on_predict_batch_end(self, batch, logs=None):
+            ...         print(batch, logs['outputs'].shape)
+            >>> model = ks.Sequential([ks.layers.Dense(1)])
+            >>> model.compile("sgd", "mse")
+            >>> _ = model.predict(np.ones((4, 2)), batch_size=2, verbose=0, callbacks=[Show()])
+            0 (2, 1)
+            1 (2, 1)
+        """
+
 
 
 class CallbackList:
-    """Calls a hook on every callback in order."""
+    """Calls a hook on every callback in order.
+
+    Args:
+        callbacks: the callbacks, called in this order.
+        model: the model given to each callback's `set_model`.
+        params: the dict given to each callback's `set_params`.
+
+    Example:
+        >>> import kerasish as ks
+        >>> history = ks.callbacks.History()
+        >>> callbacks = ks.callbacks.CallbackList([history], ks.Sequential(), {"epochs": 1})
+        >>> callbacks.on_train_begin()
+        >>> callbacks.on_epoch_end(0, {"loss": 0.5})
+        >>> history.history
+        {'loss': [0.5]}
+    """
 
     def __init__(self, callbacks, model, params: dict):
         self.callbacks = list(callbacks)
@@ -82,8 +384,19 @@ def _format_logs(logs: dict) -> str:
 class ProgbarLogger(Callback):
     """Progress output: a tqdm bar per epoch in a terminal, one line per epoch otherwise.
 
-    verbose=1: bar when stdout is a terminal, else one line per epoch;
-    verbose=2: one line per epoch always.
+    Args:
+        verbose: 1 for a bar when the stream is a terminal (else one line per epoch), 2 for
+            one line per epoch always.
+        stream: where the output goes (default: ``sys.stdout``).
+
+    Example:
+        >>> import numpy as np
+        >>> import kerasish as ks
+        >>> model = ks.Sequential([ks.layers.Dense(1, kernel_initializer="zeros")])
+        >>> model.compile("sgd", "mse")
+        >>> _ = model.fit(np.ones((4, 2)), np.ones((4, 1)), epochs=1, verbose=0,
+        ...               callbacks=[ks.callbacks.ProgbarLogger(verbose=2)])
+        Epoch 1/1 - loss: 1.0000
     """
 
     def __init__(self, verbose: int = 1, stream=None):
@@ -640,6 +953,8 @@ def _forward(hook: str):
             if function is not None:
                 function(logs if logs is not None else {})
     forward.__name__ = hook
+    forward.__qualname__ = f"LambdaCallback.{hook}"
+    forward.__doc__ = getattr(Callback, hook).__doc__  # the same contract as the base hook
     return forward
 
 
