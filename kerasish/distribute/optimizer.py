@@ -16,9 +16,9 @@ rows: one small allgather of every rank's row counts, then one allgather of
 the bytes of all their rows and indices; repeated rows are summed, so no
 vocabulary-sized array is made, unless the gathered rows reach
 `sparse_as_dense_above` (0.5) times the rows of the variable: there one dense
-allreduce is faster (a 50,000 x 128 embedding on 2 ranks, 4 runs on a loaded
-machine: gathered 13-65 ms against dense 38-56 ms at 0.3 of the rows, 67-139 ms
-against 35-56 ms at 0.96; they cross near one half; see BENCHMARKS.md). The
+allreduce is faster (a 50,000 x 128 embedding on 2 ranks, 6 runs on a loaded
+machine: gathered 13-65 ms against dense 38-56 ms at 0.3 of the rows, 58-139 ms
+against 29-56 ms at 0.96; they cross near one half; see BENCHMARKS.md). The
 exchange runs after the backward pass: on CPU ranks the backward pass leaves no
 core idle to overlap it with.
 
