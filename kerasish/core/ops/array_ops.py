@@ -21,24 +21,77 @@ def _new(array) -> Tensor:
 
 
 def zeros(shape, dtype=np.float32) -> Tensor:
-    """A tensor of zeros on the current device."""
+    """A tensor of zeros on the current device.
+
+    Args:
+        shape: an int or a sequence of ints (a 1-D integer tensor too).
+        dtype: the element type.
+
+    Returns:
+        A new tensor.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.zeros((2, 3)).shape, ks.zeros(2, dtype="int32").numpy().tolist()
+        ((2, 3), [0, 0])
+    """
     return _new(np.zeros(_shape_tuple(shape), dtype=as_dtype(dtype)))
 
 
 def ones(shape, dtype=np.float32) -> Tensor:
-    """A tensor of ones on the current device."""
+    """A tensor of ones on the current device.
+
+    Args:
+        shape: an int or a sequence of ints (a 1-D integer tensor too).
+        dtype: the element type.
+
+    Returns:
+        A new tensor.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.ones(2, dtype="int32")
+        <ks.Tensor: shape=(2,), dtype=int32, numpy=[1, 1]>
+    """
     return _new(np.ones(_shape_tuple(shape), dtype=as_dtype(dtype)))
 
 
 def fill(dims, value, dtype=None) -> Tensor:
-    """A tensor of shape `dims` filled with `value`."""
+    """A tensor of shape `dims` filled with `value`.
+
+    Args:
+        dims: the shape: an int or a sequence of ints.
+        value: a scalar.
+        dtype: the element type; None: the type `convert_to_tensor` gives `value`.
+
+    Returns:
+        A new tensor.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.fill([2, 2], 7).numpy().tolist()
+        [[7, 7], [7, 7]]
+    """
     value = convert_to_tensor(value, dtype=dtype, _allow_cast=True).numpy()
     return _new(np.full(_shape_tuple(dims), value, dtype=value.dtype))
 
 
 @symbolic_fallback
 def zeros_like(input, dtype=None) -> Tensor:  # noqa: A002 - TF's name
-    """Zeros with the shape (and dtype, unless given) of `input`, on its device."""
+    """Zeros with the shape (and dtype, unless given) of `input`, on its device.
+
+    Args:
+        input: a tensor or a value `convert_to_tensor` takes.
+        dtype: the element type; None: `input`'s.
+
+    Returns:
+        A new tensor, not connected to `input` on any tape.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.zeros_like([[1, 2]])
+        <ks.Tensor: shape=(1, 2), dtype=int32, numpy=[[0, 0]]>
+    """
     x = convert_to_tensor(input)
     xp = backend.array_module(x._value)
     return Tensor(xp.zeros(x._value.shape, dtype=as_dtype(dtype) or x.dtype))
@@ -46,14 +99,42 @@ def zeros_like(input, dtype=None) -> Tensor:  # noqa: A002 - TF's name
 
 @symbolic_fallback
 def ones_like(input, dtype=None) -> Tensor:  # noqa: A002
-    """Ones with the shape (and dtype, unless given) of `input`, on its device."""
+    """Ones with the shape (and dtype, unless given) of `input`, on its device.
+
+    Args:
+        input: a tensor or a value `convert_to_tensor` takes.
+        dtype: the element type; None: `input`'s.
+
+    Returns:
+        A new tensor, not connected to `input` on any tape.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.ones_like([1.0, 2.0], dtype="int64")
+        <ks.Tensor: shape=(2,), dtype=int64, numpy=[1, 1]>
+    """
     x = convert_to_tensor(input)
     xp = backend.array_module(x._value)
     return Tensor(xp.ones(x._value.shape, dtype=as_dtype(dtype) or x.dtype))
 
 
 def range(start, limit=None, delta=1, dtype=None) -> Tensor:  # noqa: A001
-    """[start, limit) in steps of delta; like Python's range, `range(n)` counts from 0."""
+    """[start, limit) in steps of delta; like Python's range, `range(n)` counts from 0.
+
+    Args:
+        start: the first value, or the limit when `limit` is None.
+        limit: the end, not included.
+        delta: the step (may be negative or fractional).
+        dtype: the element type; None: int32 when every bound is an int, else float32.
+
+    Returns:
+        A 1-D tensor.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.range(4).numpy().tolist(), ks.range(1.0, 2.0, 0.25).numpy().tolist()
+        ([0, 1, 2, 3], [1.0, 1.25, 1.5, 1.75])
+    """
     if limit is None:
         start, limit = 0, start
     values = [float(v) if isinstance(v, Tensor) else v for v in (start, limit, delta)]
@@ -66,7 +147,22 @@ def range(start, limit=None, delta=1, dtype=None) -> Tensor:  # noqa: A001
 
 
 def linspace(start, stop, num, dtype=np.float32) -> Tensor:
-    """`num` evenly spaced values from start to stop inclusive."""
+    """`num` evenly spaced values from start to stop inclusive.
+
+    Args:
+        start: the first value.
+        stop: the last value.
+        num: how many values.
+        dtype: the element type.
+
+    Returns:
+        A 1-D tensor of length `num`.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.linspace(0.0, 1.0, 5).numpy().tolist()
+        [0.0, 0.25, 0.5, 0.75, 1.0]
+    """
     return _new(np.linspace(float(start), float(stop), int(num)).astype(as_dtype(dtype)))
 
 
@@ -91,7 +187,27 @@ def eye(num_rows, num_columns=None, dtype=np.float32) -> Tensor:
 
 @symbolic_fallback
 def one_hot(indices, depth, on_value=1.0, off_value=0.0, axis=-1, dtype=np.float32) -> Tensor:
-    """One-hot encoding along a new last axis; out-of-range indices give all `off_value`."""
+    """One-hot encoding along a new last axis; out-of-range indices give all `off_value`.
+
+    Args:
+        indices: an integer tensor of class ids.
+        depth: the number of classes.
+        on_value: the value at each id's position.
+        off_value: the value everywhere else.
+        axis: where the new axis of length `depth` goes (-1: last).
+        dtype: the element type.
+
+    Returns:
+        A tensor of `indices.shape` with a `depth` axis inserted (not differentiable).
+
+    Raises:
+        InvalidArgumentError: `indices` are not integers.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.one_hot([0, 2, 5], 3).numpy().tolist()
+        [[1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [0.0, 0.0, 0.0]]
+    """
     ids = convert_to_tensor(indices)
     if ids.dtype.kind not in "iu":
         raise InvalidArgumentError(
@@ -120,18 +236,56 @@ def _shape_tuple(shape) -> tuple:
 
 @symbolic_fallback
 def shape(input, out_type=np.int32) -> Tensor:  # noqa: A002
-    """The shape of `input` as a 1-D integer tensor."""
+    """The shape of `input` as a 1-D integer tensor.
+
+    Args:
+        input: a tensor or a value `convert_to_tensor` takes.
+        out_type: the integer dtype of the result.
+
+    Returns:
+        A tensor with one entry per axis (use `x.shape` for a Python tuple).
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.shape([[1, 2, 3], [4, 5, 6]]).numpy().tolist()
+        [2, 3]
+    """
     return _new(np.asarray(convert_to_tensor(input).shape, dtype=as_dtype(out_type)))
 
 
 @symbolic_fallback
 def size(input, out_type=np.int32) -> Tensor:  # noqa: A002
-    """The number of elements of `input` as a scalar tensor."""
+    """The number of elements of `input` as a scalar tensor.
+
+    Args:
+        input: a tensor or a value `convert_to_tensor` takes.
+        out_type: the integer dtype of the result.
+
+    Returns:
+        A 0-d integer tensor.
+
+    Example:
+        >>> import kerasish as ks
+        >>> int(ks.size([[1, 2, 3], [4, 5, 6]]))
+        6
+    """
     return _new(np.asarray(convert_to_tensor(input).size, dtype=as_dtype(out_type)))
 
 
 def rank(input) -> Tensor:  # noqa: A002
-    """The number of dimensions of `input` as a scalar int32 tensor."""
+    """The number of dimensions of `input` as a scalar int32 tensor.
+
+    Args:
+        input: a tensor or a value `convert_to_tensor` takes.
+
+    Returns:
+        A 0-d int32 tensor.
+
+    Example:
+        >>> import kerasish as ks
+        >>> int(ks.rank([[1, 2, 3], [4, 5, 6]]))
+        2
+    """
     return _new(np.asarray(convert_to_tensor(input).ndim, dtype=np.int32))
 
 
@@ -149,7 +303,22 @@ def _(op, dy):
 
 
 def identity(input):  # noqa: A002
-    """The same values as a new tensor (a snapshot when given a variable)."""
+    """The same values as a new tensor (a snapshot when given a variable).
+
+    Args:
+        input: a tensor, variable or value `convert_to_tensor` takes.
+
+    Returns:
+        A tensor with `input`'s values; gradients pass through unchanged.
+
+    Example:
+        >>> import kerasish as ks
+        >>> v = ks.Variable([1.0, 2.0])
+        >>> snapshot = ks.identity(v)
+        >>> _ = v.assign([5.0, 6.0])
+        >>> snapshot.numpy().tolist()
+        [1.0, 2.0]
+    """
     return apply1(_identity, input)
 
 
@@ -157,7 +326,22 @@ _stop_gradient = primitive("stop_gradient", differentiable=False, views=True)(la
 
 
 def stop_gradient(input):  # noqa: A002
-    """The same values, treated as a constant by every tape."""
+    """The same values, treated as a constant by every tape.
+
+    Args:
+        input: a tensor or a value `convert_to_tensor` takes.
+
+    Returns:
+        A tensor with `input`'s values and no gradient path back to it.
+
+    Example:
+        >>> import kerasish as ks
+        >>> x = ks.Variable(3.0)
+        >>> with ks.GradientTape() as tape:
+        ...     y = x * ks.stop_gradient(x)
+        >>> float(tape.gradient(y, x))
+        3.0
+    """
     return apply1(_stop_gradient, input)
 
 
@@ -201,7 +385,20 @@ def _(op, dy):
 
 
 def reshape(tensor, shape):
-    """The same values in a new shape (one dimension may be -1)."""
+    """The same values in a new shape (one dimension may be -1).
+
+    Args:
+        tensor: a tensor or a value `convert_to_tensor` takes.
+        shape: the new shape, with as many elements in all; one entry may be -1, inferred.
+
+    Returns:
+        A tensor of `shape` (`tensor` itself when the shape is unchanged).
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.reshape(ks.range(6), (2, -1)).numpy().tolist()
+        [[0, 1, 2], [3, 4, 5]]
+    """
     x = convert_to_tensor(tensor)
     shape = _shape_tuple(shape)
     if x._value.shape == shape:
@@ -220,7 +417,23 @@ def _(op, dy):
 
 
 def transpose(a, perm=None):
-    """Permute axes (default: reverse them)."""
+    """Permute axes (default: reverse them).
+
+    Args:
+        a: a tensor or a value `convert_to_tensor` takes.
+        perm: result axis i is input axis perm[i]; None: the axes reversed.
+
+    Returns:
+        The permuted tensor.
+
+    Raises:
+        InvalidArgumentError: `perm` is not a permutation of the axes.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.transpose([[1, 2, 3], [4, 5, 6]]).numpy().tolist()
+        [[1, 4], [2, 5], [3, 6]]
+    """
     x = convert_to_tensor(a)
     perm = tuple(builtins.range(x.ndim))[::-1] if perm is None else _shape_tuple(perm)
     if sorted(p % max(x.ndim, 1) for p in perm) != list(builtins.range(x.ndim)):
@@ -232,7 +445,23 @@ def transpose(a, perm=None):
 
 @symbolic_fallback
 def expand_dims(input, axis: int):  # noqa: A002
-    """Insert a size-1 axis at `axis`."""
+    """Insert a size-1 axis at `axis`.
+
+    Args:
+        input: a tensor or a value `convert_to_tensor` takes.
+        axis: the new axis's position in the result, in [-rank - 1, rank].
+
+    Returns:
+        A tensor of rank one higher.
+
+    Raises:
+        InvalidArgumentError: `axis` is out of range.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.expand_dims([1, 2], 0).shape, ks.expand_dims([1, 2], -1).shape
+        ((1, 2), (2, 1))
+    """
     x = convert_to_tensor(input)
     axis = int(axis)
     if not -x.ndim - 1 <= axis <= x.ndim:
@@ -243,7 +472,24 @@ def expand_dims(input, axis: int):  # noqa: A002
 
 @symbolic_fallback
 def squeeze(input, axis=None):  # noqa: A002
-    """Remove size-1 axes (all of them, or those in `axis`)."""
+    """Remove size-1 axes (all of them, or those in `axis`).
+
+    Args:
+        input: a tensor or a value `convert_to_tensor` takes.
+        axis: an axis or axes to remove; None: every size-1 axis.
+
+    Returns:
+        The tensor without those axes.
+
+    Raises:
+        InvalidArgumentError: an axis in `axis` is out of range or not of size 1.
+
+    Example:
+        >>> import kerasish as ks
+        >>> x = ks.zeros((1, 3, 1))
+        >>> ks.squeeze(x).shape, ks.squeeze(x, axis=0).shape
+        ((3,), (3, 1))
+    """
     x = convert_to_tensor(input)
     if axis is None:
         axes = {i for i, d in enumerate(x.shape) if d == 1}
@@ -268,7 +514,20 @@ def _(op, dy):
 
 
 def broadcast_to(input, shape):  # noqa: A002
-    """`input` broadcast to `shape` (NumPy rules)."""
+    """`input` broadcast to `shape` (NumPy rules).
+
+    Args:
+        input: a tensor or a value `convert_to_tensor` takes.
+        shape: the target shape; `input`'s shape must broadcast to it.
+
+    Returns:
+        A tensor of `shape`; its gradient is summed back to `input`'s shape.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.broadcast_to([1, 2], (2, 2)).numpy().tolist()
+        [[1, 2], [1, 2]]
+    """
     x = convert_to_tensor(input)
     shape = _shape_tuple(shape)
     if x._value.shape == shape:
@@ -325,7 +584,23 @@ def _(op, dy):
 
 
 def concat(values, axis: int):
-    """Join tensors along an existing axis."""
+    """Join tensors along an existing axis.
+
+    Args:
+        values: a non-empty sequence of tensors of one rank, equal in every other axis.
+        axis: the axis to join along.
+
+    Returns:
+        The joined tensor.
+
+    Raises:
+        InvalidArgumentError: `values` is empty, the ranks differ, or `axis` is out of range.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.concat([[[1, 2]], [[3, 4]]], axis=1).numpy().tolist()
+        [[1, 2, 3, 4]]
+    """
     tensors = tuple(convert_to_tensor(v) for v in values)
     if not tensors:
         raise InvalidArgumentError("concat: needs at least one tensor")
@@ -340,7 +615,23 @@ def concat(values, axis: int):
 
 
 def stack(values, axis: int = 0):
-    """Join tensors of the same shape along a new axis."""
+    """Join tensors of the same shape along a new axis.
+
+    Args:
+        values: a non-empty sequence of tensors of one shape.
+        axis: where the new axis goes in the result.
+
+    Returns:
+        A tensor of rank one higher, with `len(values)` along `axis`.
+
+    Raises:
+        InvalidArgumentError: `values` is empty, or two shapes differ (both are named).
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.stack([[1, 2], [3, 4]], axis=1).numpy().tolist()
+        [[1, 3], [2, 4]]
+    """
     tensors = [convert_to_tensor(v) for v in values]
     if not tensors:
         raise InvalidArgumentError("stack: needs at least one tensor")
@@ -380,7 +671,24 @@ def _split_parts(x: Tensor, sizes: tuple, axis: int) -> list:
 
 @symbolic_fallback
 def unstack(value, num=None, axis: int = 0) -> list:
-    """Split along `axis` into a list of tensors with that axis removed."""
+    """Split along `axis` into a list of tensors with that axis removed.
+
+    Args:
+        value: a tensor of rank at least 1.
+        num: the expected length of `axis`, checked when given.
+        axis: the axis to split along.
+
+    Returns:
+        A list of `value.shape[axis]` tensors.
+
+    Raises:
+        InvalidArgumentError: `num` differs from the axis's length, or `axis` is out of range.
+
+    Example:
+        >>> import kerasish as ks
+        >>> [t.numpy().tolist() for t in ks.unstack([[1, 2], [3, 4]], axis=1)]
+        [[1, 3], [2, 4]]
+    """
     x = convert_to_tensor(value)
     axis = math_ops.normalize_axis(axis, x.ndim, "unstack")[0]
     count = x.shape[axis]
@@ -393,7 +701,25 @@ def unstack(value, num=None, axis: int = 0) -> list:
 
 
 def split(value, num_or_size_splits, axis: int = 0) -> list:
-    """Split along `axis` into equal parts (an int) or parts of the given sizes (a list)."""
+    """Split along `axis` into equal parts (an int) or parts of the given sizes (a list).
+
+    Args:
+        value: a tensor of rank at least 1.
+        num_or_size_splits: the number of equal parts, or the size of each part.
+        axis: the axis to split along.
+
+    Returns:
+        A list of tensors.
+
+    Raises:
+        InvalidArgumentError: the axis does not divide into that many equal parts, or the
+            sizes do not add up to its length.
+
+    Example:
+        >>> import kerasish as ks
+        >>> [t.numpy().tolist() for t in ks.split([1, 2, 3, 4, 5, 6], [1, 5])]
+        [[1], [2, 3, 4, 5, 6]]
+    """
     x = convert_to_tensor(value)
     axis = math_ops.normalize_axis(axis, x.ndim, "split")[0]
     total = x.shape[axis]
@@ -429,7 +755,23 @@ def _(op, dy):
 
 
 def tile(input, multiples):  # noqa: A002
-    """Repeat `input` `multiples[i]` times along axis i."""
+    """Repeat `input` `multiples[i]` times along axis i.
+
+    Args:
+        input: a tensor or a value `convert_to_tensor` takes.
+        multiples: one repeat count per axis.
+
+    Returns:
+        A tensor whose axis i is `multiples[i]` times longer.
+
+    Raises:
+        InvalidArgumentError: `multiples` does not have one entry per axis.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.tile([[1, 2]], [2, 2]).numpy().tolist()
+        [[1, 2, 1, 2], [1, 2, 1, 2]]
+    """
     x = convert_to_tensor(input)
     multiples = _shape_tuple(multiples)
     if len(multiples) != x.ndim:
@@ -740,6 +1082,19 @@ def gather_nd(params, indices, batch_dims: int = 0):
     `batch_dims` leading axes that both share); the result has shape
     indices.shape[:-1] + params.shape[batch_dims + m:].
 
+    Args:
+        params: the tensor to read from.
+        indices: an integer tensor whose last axis holds coordinates into `params`.
+        batch_dims: how many leading axes `params` and `indices` share as batch axes.
+
+    Returns:
+        The gathered slices; the gradient scatters back into `params`.
+
+    Raises:
+        InvalidArgumentError: `indices` are not integers or a scalar, have more coordinates
+            than `params` has axes, disagree with `params` on the batch axes, or point
+            outside `params`.
+
     Example:
         >>> import kerasish as ks
         >>> ks.gather_nd([[1, 2], [3, 4]], [[1, 0], [0, 1]]).numpy().tolist()
@@ -801,7 +1156,25 @@ def _(op, dy):
 
 
 def scatter_rows(values, indices, num_rows: int) -> Tensor:
-    """A (num_rows, ...) tensor with values[i] added into row indices[i] (repeats accumulate)."""
+    """A (num_rows, ...) tensor with values[i] added into row indices[i] (repeats accumulate).
+
+    Args:
+        values: a tensor of rows, shape (n, ...).
+        indices: an integer tensor or array of n row numbers in [0, num_rows).
+        num_rows: the number of rows of the result.
+
+    Returns:
+        The scattered tensor; its gradient gathers the rows back.
+
+    Raises:
+        InvalidArgumentError: an index is not an integer or not in [0, num_rows) (the first
+            bad one is named).
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.scatter_rows([[1.0], [2.0], [4.0]], ks.constant([0, 2, 0]), 3).numpy().tolist()
+        [[5.0], [0.0], [2.0]]
+    """
     values = convert_to_tensor(values)
     ids = indices._value if isinstance(indices, Tensor) else indices
     _check_indices("scatter_rows", ids, num_rows)
@@ -809,12 +1182,45 @@ def scatter_rows(values, indices, num_rows: int) -> Tensor:
 
 
 def unsorted_segment_sum(data, segment_ids, num_segments):
-    """Sum rows of `data` into `num_segments` buckets given by `segment_ids`."""
+    """Sum rows of `data` into `num_segments` buckets given by `segment_ids`.
+
+    Args:
+        data: a tensor of rows, shape (n, ...).
+        segment_ids: n integer bucket ids in [0, num_segments), in any order.
+        num_segments: the number of buckets.
+
+    Returns:
+        A tensor of shape (num_segments, ...); an empty bucket is zero.
+
+    Raises:
+        InvalidArgumentError: an id is not an integer or out of range.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.unsorted_segment_sum([1, 2, 3, 4], [1, 0, 1, 1], 2).numpy().tolist()
+        [2, 8]
+    """
     return scatter_rows(data, convert_to_tensor(segment_ids), num_segments)
 
 
 def boolean_mask(tensor, mask):
-    """The elements (or rows) of `tensor` where the boolean `mask` is true."""
+    """The elements (or rows) of `tensor` where the boolean `mask` is true.
+
+    Args:
+        tensor: a tensor whose leading axes have `mask`'s shape.
+        mask: a bool tensor.
+
+    Returns:
+        A tensor of the selected entries, flattened over `mask`'s axes.
+
+    Raises:
+        InvalidArgumentError: `mask` is not boolean or its shape does not start `tensor`'s.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.boolean_mask([[1, 2], [3, 4], [5, 6]], [True, False, True]).numpy().tolist()
+        [[1, 2], [5, 6]]
+    """
     x = convert_to_tensor(tensor)
     mask = convert_to_tensor(mask)
     if mask.dtype.kind != "b" or x.shape[: mask.ndim] != mask.shape:
@@ -832,12 +1238,40 @@ def boolean_mask(tensor, mask):
 
 
 def clip_by_value(t, clip_value_min, clip_value_max):
-    """Clamp to [min, max]; the gradient passes where the value was inside."""
+    """Clamp to [min, max]; the gradient passes where the value was inside.
+
+    Args:
+        t: a tensor or a value `convert_to_tensor` takes.
+        clip_value_min: the lower bound (broadcast against `t`).
+        clip_value_max: the upper bound (broadcast against `t`).
+
+    Returns:
+        The clipped tensor.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.clip_by_value([-2.0, 0.5, 3.0], -1.0, 1.0).numpy().tolist()
+        [-1.0, 0.5, 1.0]
+    """
     return math_ops.minimum(math_ops.maximum(t, clip_value_min), clip_value_max)
 
 
 def clip_by_norm(t, clip_norm, axes=None):
-    """Rescale `t` so its L2 norm over `axes` is at most `clip_norm` (safe at zero)."""
+    """Rescale `t` so its L2 norm over `axes` is at most `clip_norm` (safe at zero).
+
+    Args:
+        t: a floating tensor.
+        clip_norm: the largest norm kept.
+        axes: the axes the norm is taken over; None: all of them.
+
+    Returns:
+        `t` scaled by clip_norm / max(norm, clip_norm).
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.clip_by_norm([6.0, 8.0], 5.0).numpy().tolist()
+        [3.0, 4.0]
+    """
     t = convert_to_tensor(t)
     squared = math_ops.reduce_sum(t * t, axes, keepdims=True)
     positive = math_ops.greater(squared, 0)
@@ -847,7 +1281,19 @@ def clip_by_norm(t, clip_norm, axes=None):
 
 
 def global_norm(tensors):
-    """sqrt(sum of squares) over a list of tensors (None entries are skipped)."""
+    """sqrt(sum of squares) over a list of tensors (None entries are skipped).
+
+    Args:
+        tensors: a sequence of tensors or None.
+
+    Returns:
+        A 0-d tensor (0 for no tensors).
+
+    Example:
+        >>> import kerasish as ks
+        >>> float(ks.global_norm([[3.0], [4.0], None]))
+        5.0
+    """
     total = None
     for t in tensors:
         if t is None:
@@ -859,7 +1305,22 @@ def global_norm(tensors):
 
 
 def clip_by_global_norm(t_list, clip_norm, use_norm=None):
-    """Scale all tensors by clip_norm / max(global_norm, clip_norm); returns (list, norm)."""
+    """Scale all tensors by clip_norm / max(global_norm, clip_norm); returns (list, norm).
+
+    Args:
+        t_list: a sequence of tensors or None (kept as None).
+        clip_norm: the largest global norm kept.
+        use_norm: the global norm, when already computed.
+
+    Returns:
+        (the scaled tensors, the global norm before clipping).
+
+    Example:
+        >>> import kerasish as ks
+        >>> clipped, norm = ks.clip_by_global_norm([[6.0], [8.0]], 5.0)
+        >>> [t.numpy().tolist() for t in clipped], float(norm)
+        ([[3.0], [4.0]], 10.0)
+    """
     norm = global_norm(t_list) if use_norm is None else convert_to_tensor(use_norm)
     scale = clip_norm / math_ops.maximum(norm, clip_norm)
     return [None if t is None else convert_to_tensor(t) * scale for t in t_list], norm
