@@ -242,6 +242,21 @@ class Optimizer(Trackable):
         It lives on the variable's device, has its shape and dtype, and is
         named `f"{var.name}/{slot_name}"`. Every observer in
         `_slot_observers` is called with (var, slot_name, slot) after creation.
+
+        Args:
+            var: the variable the slot belongs to.
+            slot_name: the slot's name, e.g. 'm'.
+            initial_value: the value every element of a new slot starts at.
+
+        Returns:
+            The slot variable (the existing one if it was made before).
+
+        Example:
+            >>> import kerasish as ks
+            >>> var = ks.Variable([1.0, 2.0], name="w")
+            >>> slot = ks.optimizers.SGD().add_slot(var, "trace", initial_value=0.5)
+            >>> slot.name, slot.numpy()
+            ('w/trace', array([0.5, 0.5], dtype=float32))
         """
         slots = self._slots.setdefault(id(var), {})
         if slot_name in slots:
@@ -272,13 +287,44 @@ class Optimizer(Trackable):
         self._built.add(id(var))
 
     def build(self, var_list) -> None:
-        """Create the slots of every variable in `var_list` now instead of at its first update."""
+        """Create the slots of every variable in `var_list` now instead of at its first update.
+
+        Args:
+            var_list: the variables that will be trained.
+
+        Example:
+            >>> import kerasish as ks
+            >>> var = ks.Variable([1.0, 2.0], name="w")
+            >>> adam = ks.optimizers.Adam()
+            >>> adam.build([var])
+            >>> adam.get_slot(var, "m").numpy()
+            array([0., 0.], dtype=float32)
+        """
         for var in var_list:
             if id(var) not in self._built:
                 self._create_slots(var)
 
     def get_slot(self, var: Variable, name: str) -> Variable:
-        """The slot variable `name` of `var` (KeyError saying what exists otherwise)."""
+        """The slot variable `name` of `var`.
+
+        Args:
+            var: a variable this optimizer has updated (or built slots for).
+            name: the slot's name, one of `get_slot_names()`.
+
+        Returns:
+            The slot variable.
+
+        Raises:
+            KeyError: if `var` has no slots yet, or none called `name` (listing those it has).
+
+        Example:
+            >>> import kerasish as ks
+            >>> var = ks.Variable([1.0], name="w")
+            >>> sgd = ks.optimizers.SGD(0.1, momentum=0.9)
+            >>> _ = sgd.apply_gradients([(ks.constant([1.0]), var)])
+            >>> sgd.get_slot(var, "momentum").numpy()
+            array([-0.1], dtype=float32)
+        """
         slots = self._slots.get(id(var))
         if slots is None:
             raise KeyError(
@@ -331,6 +377,16 @@ class Optimizer(Trackable):
             var_list: variables to exclude.
             var_names: substrings / regular expressions searched in variable
                 names (e.g. ["bias", "batch_normalization"]).
+
+        Example:
+            >>> import kerasish as ks
+            >>> kernel, bias = ks.Variable([1.0], name="kernel"), ks.Variable([1.0], name="bias")
+            >>> adamw = ks.optimizers.AdamW(learning_rate=0.5, weight_decay=0.5)
+            >>> adamw.exclude_from_weight_decay(var_names=["bias"])
+            >>> zero = ks.constant([0.0])
+            >>> _ = adamw.apply_gradients([(zero, kernel), (zero, bias)])
+            >>> float(kernel.numpy()[0]), float(bias.numpy()[0])  # decayed by lr * wd, kept
+            (0.75, 1.0)
         """
         self._excluded_from_decay.update(id(v) for v in var_list or ())
         self._excluded_names.extend(re.compile(n) for n in var_names or ())
@@ -364,6 +420,15 @@ class Optimizer(Trackable):
             ValueError: if every gradient is None (naming the variables), or a
                 variable appears twice.
             TypeError: if an item is not a (gradient, variable) pair.
+
+        Example:
+            >>> import kerasish as ks
+            >>> var = ks.Variable([1.0, 2.0])
+            >>> sgd = ks.optimizers.SGD(learning_rate=0.1)
+            >>> int(sgd.apply_gradients([(ks.constant([10.0, -10.0]), var)]))
+            1
+            >>> var.numpy()
+            array([0., 3.], dtype=float32)
         """
         del name
         pairs, skipped, seen = [], [], set()
@@ -414,7 +479,25 @@ class Optimizer(Trackable):
         return self._iterations
 
     def apply(self, grads, trainable_variables) -> Variable:
-        """Keras 3 spelling: `apply_gradients(zip(grads, trainable_variables))`."""
+        """Keras 3 spelling: `apply_gradients(zip(grads, trainable_variables))`.
+
+        Args:
+            grads: one gradient (or None) per variable.
+            trainable_variables: the variables, in the order of `grads`.
+
+        Returns:
+            The `iterations` variable.
+
+        Raises:
+            ValueError: if the two lists differ in length.
+
+        Example:
+            >>> import kerasish as ks
+            >>> var = ks.Variable([1.0, 2.0])
+            >>> _ = ks.optimizers.SGD(0.5).apply([ks.constant([2.0, 2.0])], [var])
+            >>> var.numpy()
+            array([0., 1.], dtype=float32)
+        """
         return self.apply_gradients(zip(grads, trainable_variables, strict=True))
 
     def _apply(self, pairs) -> None:
@@ -469,7 +552,26 @@ class Optimizer(Trackable):
         return run
 
     def update_step(self, grad, var: Variable, lr: float) -> None:
-        """Apply a dense gradient (an array of the variable's shape) to `var` in place."""
+        """Apply a dense gradient (an array of the variable's shape) to `var` in place.
+
+        Weight decay (if any) is applied first, then `update_arrays` on the raw arrays.
+        `apply_gradients` calls it after clipping; call it directly only to bypass that.
+
+        Args:
+            grad: a raw array (NumPy or CuPy) of the variable's shape, on its device.
+            var: the variable to update; its slots must exist (`build`).
+            lr: the learning rate for this step.
+
+        Example:
+            >>> import numpy as np
+            >>> import kerasish as ks
+            >>> var = ks.Variable([1.0, 2.0])
+            >>> sgd = ks.optimizers.SGD()
+            >>> sgd.build([var])
+            >>> sgd.update_step(np.array([1.0, 1.0], np.float32), var, lr=0.5)
+            >>> var.numpy()
+            array([0.5, 1.5], dtype=float32)
+        """
         param = var._value
         factor = self._decay_factor(var, lr)
         if factor is not None:
@@ -486,6 +588,23 @@ class Optimizer(Trackable):
         Only those rows of the variable and of its slots are read and written:
         the same `update_arrays` rule runs on copies of the rows, which are
         then written back (for Adam this is "lazy Adam").
+
+        Args:
+            values: a raw array of the new gradients of those rows, shape
+                ``(len(indices),) + var.shape[1:]``.
+            indices: a raw integer array of distinct row indices.
+            var: the variable to update; its slots must exist (`build`).
+            lr: the learning rate for this step.
+
+        Example:
+            >>> import numpy as np
+            >>> import kerasish as ks
+            >>> var = ks.Variable(np.ones((3, 2), np.float32))
+            >>> sgd = ks.optimizers.SGD()
+            >>> sgd.build([var])
+            >>> sgd.sparse_update_step(np.ones((1, 2), np.float32), np.array([1]), var, lr=1.0)
+            >>> var.numpy()[:, 0]
+            array([1., 0., 1.], dtype=float32)
         """
         param = var._value
         rows = param.take(indices, axis=0)  # take: faster than param[indices] for rows
@@ -502,7 +621,28 @@ class Optimizer(Trackable):
             slot._version += 1
 
     def update_arrays(self, grad, param, slots: dict, lr: float) -> None:
-        """The update rule on raw arrays, in place: implemented by each optimizer."""
+        """The update rule on raw arrays, in place: implemented by each optimizer.
+
+        Written once for NumPy and CuPy (through `backend.array_module`); it reads
+        ``self._step`` (the 1-based step number) where the rule needs it.
+
+        Args:
+            grad: the gradient array, `param`'s shape.
+            param: the variable's array, updated in place.
+            slots: this variable's slot arrays by slot name, updated in place.
+            lr: the learning rate for this step.
+
+        Raises:
+            NotImplementedError: on an optimizer class that does not define it.
+
+        Example:
+            >>> import numpy as np
+            >>> import kerasish as ks
+            >>> param = np.array([1.0, 2.0], np.float32)
+            >>> ks.optimizers.SGD().update_arrays(np.array([1.0, -1.0], np.float32), param, {}, 0.1)
+            >>> param
+            array([0.9, 2.1], dtype=float32)
+        """
         raise NotImplementedError(
             f"{type(self).__name__} must implement update_arrays(grad, param, slots, lr)"
         )
@@ -603,6 +743,20 @@ class Optimizer(Trackable):
                 default: the trainable variables the loss read.
             global_step: TF1-style step variable to add one to.
             tape: the GradientTape that recorded a loss tensor.
+
+        Returns:
+            The loss value that was differentiated.
+
+        Raises:
+            ValueError: for a loss tensor given without its `tape`.
+
+        Example:
+            >>> import kerasish as ks
+            >>> x = ks.Variable(3.0)
+            >>> float(ks.optimizers.SGD(learning_rate=0.25).minimize(lambda: x * x, [x]))
+            9.0
+            >>> float(x)  # 3 - 0.25 * 2 * 3
+            1.5
         """
         if callable(loss) and not isinstance(loss, Tensor):
             with GradientTape() as tape:
@@ -653,6 +807,22 @@ class Optimizer(Trackable):
 
     @classmethod
     def from_config(cls, config: dict, custom_objects: dict | None = None):
+        """An optimizer of this class made from `get_config`'s dict.
+
+        Args:
+            config: the constructor's keyword arguments; a learning rate given as a
+                serialized schedule is rebuilt.
+            custom_objects: name -> class, for custom schedule classes.
+
+        Returns:
+            A new optimizer with no slots and ``iterations`` at 0.
+
+        Example:
+            >>> import kerasish as ks
+            >>> config = ks.optimizers.Adam(learning_rate=0.01).get_config()
+            >>> round(float(ks.optimizers.Adam.from_config(config).learning_rate), 6)
+            0.01
+        """
         config = dict(config)
         if isinstance(config.get("learning_rate"), dict):
             config["learning_rate"] = schedules.deserialize(config["learning_rate"], custom_objects)

@@ -49,6 +49,22 @@ class LearningRateSchedule(Trackable):
 
     @classmethod
     def from_config(cls, config: dict):
+        """A schedule of this class made from `get_config`'s dict.
+
+        Args:
+            config: the constructor's keyword arguments.
+
+        Returns:
+            A new schedule giving the same learning rates.
+
+        Example:
+            >>> import kerasish as ks
+            >>> schedules = ks.optimizers.schedules
+            >>> decay = schedules.ExponentialDecay(0.1, decay_steps=10, decay_rate=0.5)
+            >>> again = schedules.ExponentialDecay.from_config(decay.get_config())
+            >>> round(float(again(10)), 6)
+            0.05
+        """
         return cls(**config)
 
     def __repr__(self) -> str:
