@@ -279,8 +279,9 @@ class KerasOp:
         return f"<KerasOp '{self.name}' ({self.keras_class})>"
 
 
-# Modules whose functions an op node of a config may name by module and function.
-_OP_MODULES = ("kerasish.ops", "kerasish.activations", "kerasish.nn", "kerasish.math")
+def _is_op_module(module_name: str) -> bool:
+    return module_name in ("kerasish.ops", "kerasish.activations") or module_name.startswith(
+        "kerasish.core.ops.")
 
 
 def ops_function(name: str):
@@ -291,9 +292,7 @@ def ops_function(name: str):
     from kerasish import ops
 
     module_name, _, attr = name.rpartition(".")
-    if attr.startswith("_") or (module_name and not (
-        module_name in _OP_MODULES or module_name.startswith("kerasish.core.ops.")
-    )):
+    if attr.startswith("_") or (module_name and not _is_op_module(module_name)):
         return None
     module = sys.modules.get(module_name) if module_name else ops
     found = getattr(module, attr, None)
@@ -302,11 +301,7 @@ def ops_function(name: str):
     defined_in = getattr(found, "__wrapped_op__", found).__module__
     if module_name and defined_in != module_name:
         return None
-    if defined_in == ops.__name__ or defined_in.startswith(
-        ("kerasish.core.ops.", "kerasish.activations")
-    ):
-        return found
-    return None
+    return found if _is_op_module(defined_in) else None
 
 
 def _snake(class_name: str) -> str:
