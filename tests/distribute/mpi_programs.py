@@ -234,8 +234,35 @@ def resume(phase, path, out):
         print("resume ok", flush=True)
 
 
+def backup(phase, directory, out):
+    """fit with BackupAndRestore (a backup after every batch, by the chief); phase 1 stops in
+    the middle of epoch 3, phase 2 (any number of ranks) resumes there and ends epoch 4."""
+    x, y = _data()
+    ks.random.set_seed(5)
+    model = _model("adam")
+    model.compile(_optimizer("adam"), "mse")
+
+    class Stop(ks.callbacks.Callback):
+        def on_epoch_begin(self, epoch, logs=None):
+            self.epoch = epoch
+
+        def on_train_batch_end(self, batch, logs=None):
+            if phase == "1" and self.epoch == 2 and batch == 1:
+                self.model.stop_training = True
+
+    callbacks = [ks.callbacks.BackupAndRestore(directory, save_freq=1, delete_checkpoint=False),
+                 Stop()]
+    model.fit(x, y, batch_size=10, epochs=4, verbose=0, callbacks=callbacks)
+    results = {f"adam_{i}": w for i, w in enumerate(model.get_weights())}
+    check_same_on_all_ranks(results)
+    if dist.is_chief():
+        np.savez(out, **results)
+        print("backup ok", flush=True)
+
+
 PROGRAMS = {"fit": fit, "loop": loop, "sparse": sparse, "broadcast": broadcast, "files": files,
-            "raise": raising, "hang": hanging, "kill": killed, "resume": resume}
+            "raise": raising, "hang": hanging, "kill": killed, "resume": resume,
+            "backup": backup}
 
 if __name__ == "__main__":
     dist.init()
