@@ -12,6 +12,8 @@ MLP: one epoch of `model.fit` (Dense 128 relu, Dense 10, Adam, batch 128) on
 Fashion-MNIST (`ks.datasets.fashion_mnist`, or random images when it cannot be
 read) with `run_eagerly=True` and `False`, against the NumPy GEMM floor (the
 six matrix products of each batch's forward and backward pass, nothing else).
+CNN: the same for a small convolutional model on the first `--cnn-examples`
+images, eager against compiled.
 
 Usage (from the repository root; one thread each):
 
@@ -158,6 +160,20 @@ def mlp_epoch(x, y, eager: bool) -> float:
     return time.perf_counter() - start
 
 
+def cnn_epoch(x, y, eager: bool) -> float:
+    ks.random.set_seed(0)
+    model = ks.Sequential([ks.layers.Conv2D(16, 3, activation="relu"), ks.layers.MaxPooling2D(),
+                           ks.layers.Flatten(), ks.layers.Dense(10)])
+    model.compile(ks.optimizers.Adam(1e-3),
+                  ks.losses.SparseCategoricalCrossentropy(from_logits=True),
+                  run_eagerly=eager)
+    images = x.reshape(-1, 28, 28, 1)
+    model.fit(images[:256], y[:256], batch_size=128, epochs=1, verbose=0)
+    start = time.perf_counter()
+    model.fit(images, y, batch_size=128, epochs=1, verbose=0, shuffle=False)
+    return time.perf_counter() - start
+
+
 def gemm_floor(x) -> float:
     rng = np.random.default_rng(0)
     w1 = rng.normal(size=(784, 128)).astype(np.float32)
@@ -177,11 +193,15 @@ def gemm_floor(x) -> float:
 def mlp(args) -> dict:
     x, y, source = mnist_data(args.examples)
     times = {"kerasish eager": [], "kerasish compiled": [], "NumPy GEMM floor": []}
+    cnn_times = {"kerasish eager": [], "kerasish compiled": []}
     for _ in range(args.mlp_rounds):
         times["kerasish eager"].append(mlp_epoch(x, y, True))
         times["kerasish compiled"].append(mlp_epoch(x, y, False))
         times["NumPy GEMM floor"].append(gemm_floor(x))
-    return {"times": times, "source": source, "examples": len(x)}
+        cnn_x, cnn_y = x[:args.cnn_examples], y[:args.cnn_examples]
+        cnn_times["kerasish eager"].append(cnn_epoch(cnn_x, cnn_y, True))
+        cnn_times["kerasish compiled"].append(cnn_epoch(cnn_x, cnn_y, False))
+    return {"times": times, "cnn": cnn_times, "source": source, "examples": len(x)}
 
 
 # ---------------------------------------------------------------- report
@@ -192,6 +212,7 @@ def main() -> None:
     parser.add_argument("--epochs", type=int, default=20, help="Huber epochs per round")
     parser.add_argument("--rounds", type=int, default=5, help="Huber rounds (alternating)")
     parser.add_argument("--examples", type=int, default=12000, help="MLP epoch size")
+    parser.add_argument("--cnn-examples", type=int, default=4000, help="CNN epoch size")
     parser.add_argument("--mlp-rounds", type=int, default=3)
     parser.add_argument("--markdown", action="store_true")
     args = parser.parse_args()
@@ -219,12 +240,24 @@ def main() -> None:
         mlp_rows.append((name, min(values), med, med / floor))
         print(f"  {name:24s} best {min(values):8.3f}  median {med:8.3f}  "
               f"x floor {med / floor:5.2f}")
+    cnn_eager = statistics.median(result_mlp["cnn"]["kerasish eager"])
+    print(f"\nCNN epoch (Conv2D 16 3x3 relu, max pool, Dense 10), {args.cnn_examples} examples, "
+          "batch 128 (seconds)")
+    cnn_rows = []
+    for name, values in result_mlp["cnn"].items():
+        med = statistics.median(values)
+        cnn_rows.append((name, min(values), med, med / cnn_eager))
+        print(f"  {name:24s} best {min(values):8.3f}  median {med:8.3f}  "
+              f"x eager {med / cnn_eager:5.2f}")
     if args.markdown:
         print("\n| Huber step | best us | median us | x eager |\n|---|---|---|---|")
         for name, best, med, ratio in rows:
             print(f"| {name} | {best:.1f} | {med:.1f} | {ratio:.2f} |")
         print("\n| MLP epoch | best s | median s | x GEMM floor |\n|---|---|---|---|")
         for name, best, med, ratio in mlp_rows:
+            print(f"| {name} | {best:.3f} | {med:.3f} | {ratio:.2f} |")
+        print("\n| CNN epoch | best s | median s | x eager |\n|---|---|---|---|")
+        for name, best, med, ratio in cnn_rows:
             print(f"| {name} | {best:.3f} | {med:.3f} | {ratio:.2f} |")
 
 
