@@ -11,6 +11,7 @@ import pytest
 import kerasish as ks
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "keras_io"
+pytestmark = pytest.mark.slow  # each example trains for several seconds
 
 
 @pytest.fixture(scope="module", autouse=True)
