@@ -225,6 +225,28 @@ def load_model(filepath, custom_objects: dict | None = None, compile: bool = Tru
         compile: compile the model as it was when saved.
         safe_mode: refuse Python code stored in the file (a lambda's bytecode);
             pass False only for files you trust.
+
+    Returns:
+        The model (or layer) the file describes, with its saved weights.
+
+    Raises:
+        FileNotFoundError: if there is no file at `filepath`.
+        KerasFileError: naming the file, for a damaged archive, an unreadable config or
+            weights file, or a config that is not a model or layer.
+        SerializationError: naming the file and the class that cannot be found (pass it
+            in `custom_objects`), or the lambda refused in safe mode.
+
+    Example:
+        >>> import os, tempfile
+        >>> import numpy as np
+        >>> import kerasish as ks
+        >>> model = ks.Sequential([ks.Input((2,)), ks.layers.Dense(1)])
+        >>> path = os.path.join(tempfile.mkdtemp(), "model.keras")
+        >>> _ = model.save(path)
+        >>> loaded = ks.saving.load_model(path)
+        >>> x = np.ones((1, 2), np.float32)
+        >>> bool(np.allclose(loaded.predict(x, verbose=0), model.predict(x, verbose=0)))
+        True
     """
     path = os.fspath(filepath)
     config, weights = _read_archive(path)
@@ -394,5 +416,23 @@ def model_to_json(model, **kwargs) -> str:
 
 
 def model_from_json(json_string: str, custom_objects: dict | None = None):
-    """A new model (fresh weights) from `model.to_json()`'s text, or Keras's."""
+    """A new model (fresh weights) from `model.to_json()`'s text, or Keras's.
+
+    Args:
+        json_string: the JSON text of a model's config.
+        custom_objects: {name: class or function} for your own layers, losses, ...
+
+    Returns:
+        A new model of that architecture, with newly initialized weights.
+
+    Raises:
+        SerializationError: naming a class that cannot be found.
+
+    Example:
+        >>> import kerasish as ks
+        >>> model = ks.Sequential([ks.Input((2,)), ks.layers.Dense(3, name="hidden")])
+        >>> again = ks.models.model_from_json(model.to_json())
+        >>> again.get_layer("hidden").units
+        3
+    """
     return deserialize_keras_object(json.loads(json_string), custom_objects)

@@ -54,6 +54,17 @@ def register_keras_serializable(package: str = "Custom", name: str | None = None
     The object is registered as `"package>name"` (name defaults to its `__name__`),
     and that key is written as the `registered_name` of its serialized form.
 
+    Args:
+        package: the first part of the key; may not contain ',' or '>'.
+        name: the second part (default: the object's `__name__`).
+
+    Returns:
+        The decorator, which registers its argument and returns it unchanged.
+
+    Raises:
+        ValueError: for a package containing ',' or '>', or (from the decorator) a class
+            without `get_config()`.
+
     Example:
         >>> import kerasish as ks
         >>> @ks.saving.register_keras_serializable(package="Docs")
@@ -143,6 +154,9 @@ def get_registered_object(name: str, custom_objects: dict | None = None,
 
 class CustomObjectScope:
     """Within `with CustomObjectScope({"Name": obj}):`, deserialization finds those objects.
+
+    Args:
+        *custom_objects: dicts of {name: class or function}; later ones win on a name.
 
     Example:
         >>> import kerasish as ks
@@ -259,6 +273,12 @@ def serialize_keras_object(obj):
     `get_config()` become `{"module", "class_name", "config", "registered_name"}`
     (layers also carry `build_config`); built-in activation functions their
     name ('relu'), other registered functions Keras's `function` form.
+
+    Args:
+        obj: a plain value, container, NumPy value, object with `get_config()` or function.
+
+    Returns:
+        JSON-ready data that `deserialize_keras_object` turns back into an equal object.
 
     Example:
         >>> import kerasish as ks
@@ -390,9 +410,19 @@ def deserialize_keras_object(config, custom_objects: dict | None = None,
             only for files you trust.
         module_objects: {name: class or function} to resolve a dict without `module`.
 
+    Returns:
+        The rebuilt object.
+
     Raises:
         SerializationError: naming the class (and module) that cannot be found,
             or the lambda refused in safe mode.
+
+    Example:
+        >>> import kerasish as ks
+        >>> config = ks.saving.serialize_keras_object(ks.layers.Dense(3, name="d"))
+        >>> layer = ks.saving.deserialize_keras_object(config)
+        >>> type(layer).__name__, layer.units, layer.name
+        ('Dense', 3, 'd')
     """
     with deserialization_scope(custom_objects, safe_mode):
         return _deserialize(config, module_objects)
