@@ -114,27 +114,89 @@ swish = silu
 
 
 def convert_to_numpy(x) -> np.ndarray:
-    """A NumPy array of `x`'s values (copied to the host from a GPU)."""
+    """A NumPy array of `x`'s values (copied to the host from a GPU).
+
+    Args:
+        x: a tensor, or anything `np.asarray` takes.
+
+    Returns:
+        A NumPy array.
+
+    Example:
+        >>> from kerasish import ops
+        >>> import kerasish as ks
+        >>> ops.convert_to_numpy(ks.constant([1, 2])).tolist()
+        [1, 2]
+    """
     return x.numpy() if isinstance(x, Tensor) else np.asarray(x)
 
 
 def cast(x, dtype) -> Tensor:
-    """`x` converted to `dtype` (a name such as 'float32' or a NumPy dtype)."""
+    """`x` converted to `dtype` (a name such as 'float32' or a NumPy dtype).
+
+    Args:
+        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
+        dtype: the target dtype; floats become integers by truncation toward zero.
+
+    Returns:
+        The converted tensor.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.cast([1.5, 2.5], "int32")
+        <ks.Tensor: shape=(2,), dtype=int32, numpy=[1, 2]>
+    """
     return math_ops.cast(x, dtype)
 
 
 def shape(x) -> tuple:
-    """The static shape of `x` as a tuple of ints (Keras 3: `ops.shape`, not a tensor)."""
+    """The static shape of `x` as a tuple of ints (Keras 3: `ops.shape`, not a tensor).
+
+    Args:
+        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
+
+    Returns:
+        A tuple of ints.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.shape([[1, 2, 3]])
+        (1, 3)
+    """
     return tuple(convert_to_tensor(x).shape)
 
 
 def ndim(x) -> int:
-    """The rank of `x`."""
+    """The rank of `x`.
+
+    Args:
+        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
+
+    Returns:
+        An int.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.ndim([[1, 2, 3]])
+        2
+    """
     return convert_to_tensor(x).ndim
 
 
 def size(x) -> int:
-    """The number of elements of `x`."""
+    """The number of elements of `x`.
+
+    Args:
+        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
+
+    Returns:
+        An int.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.size([[1, 2, 3]])
+        3
+    """
     return int(np.prod(shape(x), dtype=np.int64))
 
 
@@ -142,38 +204,136 @@ def size(x) -> int:
 
 
 def zeros(shape, dtype=None) -> Tensor:  # noqa: A002 - Keras's name
-    """Zeros of `shape` (float32 by default)."""
+    """Zeros of `shape` (float32 by default).
+
+    Args:
+        shape: an int or a sequence of ints.
+        dtype: the element type; None: float32.
+
+    Returns:
+        A new tensor.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.zeros((2,))
+        <ks.Tensor: shape=(2,), dtype=float32, numpy=[0., 0.]>
+    """
     return array_ops.zeros(shape, dtype or np.float32)
 
 
 def ones(shape, dtype=None) -> Tensor:  # noqa: A002
-    """Ones of `shape` (float32 by default)."""
+    """Ones of `shape` (float32 by default).
+
+    Args:
+        shape: an int or a sequence of ints.
+        dtype: the element type; None: float32.
+
+    Returns:
+        A new tensor.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.ones((2,), dtype="int32")
+        <ks.Tensor: shape=(2,), dtype=int32, numpy=[1, 1]>
+    """
     return array_ops.ones(shape, dtype or np.float32)
 
 
 def full(shape, fill_value, dtype=None) -> Tensor:  # noqa: A002
-    """`shape` filled with `fill_value` (float32 unless `dtype` says otherwise, as in Keras)."""
+    """`shape` filled with `fill_value` (float32 unless `dtype` says otherwise, as in Keras).
+
+    Args:
+        shape: an int or a sequence of ints.
+        fill_value: a scalar.
+        dtype: the element type; None: float32.
+
+    Returns:
+        A new tensor.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.full((2,), 3)
+        <ks.Tensor: shape=(2,), dtype=float32, numpy=[3., 3.]>
+    """
     return array_ops.fill(shape, fill_value, dtype=dtype or np.float32)
 
 
 def full_like(x, fill_value, dtype=None) -> Tensor:
-    """A tensor like `x` filled with `fill_value`."""
+    """A tensor like `x` filled with `fill_value`.
+
+    Args:
+        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
+        fill_value: a scalar.
+        dtype: the element type; None: `x`'s.
+
+    Returns:
+        A new tensor of `x`'s shape.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.full_like([1, 2], 7)
+        <ks.Tensor: shape=(2,), dtype=int32, numpy=[7, 7]>
+    """
     x = convert_to_tensor(x)
     return array_ops.fill(x.shape, fill_value, dtype=dtype or x.dtype)
 
 
 def eye(N, M=None, dtype=None) -> Tensor:  # noqa: N803 - NumPy's names
-    """The identity matrix (N, M)."""
+    """The identity matrix (N, M).
+
+    Args:
+        N: the number of rows.
+        M: the number of columns; None: N.
+        dtype: the element type; None: float32.
+
+    Returns:
+        A 2-D tensor with ones on the main diagonal.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.convert_to_numpy(ops.eye(2, 3)).tolist()
+        [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]
+    """
     return array_ops.eye(N, M, dtype=dtype or np.float32)
 
 
 def arange(start, stop=None, step=1, dtype=None) -> Tensor:
-    """Evenly spaced values in [start, stop), as `np.arange`."""
+    """Evenly spaced values in [start, stop), as `np.arange`.
+
+    Args:
+        start: the first value, or the stop when `stop` is None.
+        stop: the end, not included.
+        step: the spacing.
+        dtype: the element type; None: int32 for int bounds, else float32.
+
+    Returns:
+        A 1-D tensor.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.arange(0, 1, 0.5)
+        <ks.Tensor: shape=(2,), dtype=float32, numpy=[0. , 0.5]>
+    """
     return array_ops.range(start, stop, step, dtype=dtype)
 
 
 def linspace(start, stop, num=50, dtype=None) -> Tensor:
-    """`num` evenly spaced values from `start` to `stop` inclusive."""
+    """`num` evenly spaced values from `start` to `stop` inclusive.
+
+    Args:
+        start: the first value.
+        stop: the last value.
+        num: how many values.
+        dtype: the element type; None: float32.
+
+    Returns:
+        A 1-D tensor of length `num`.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.convert_to_numpy(ops.linspace(0, 1, 3)).tolist()
+        [0.0, 0.5, 1.0]
+    """
     return array_ops.linspace(start, stop, num, dtype=dtype or np.float32)
 
 
@@ -181,12 +341,45 @@ def linspace(start, stop, num=50, dtype=None) -> Tensor:
 
 
 def transpose(x, axes=None) -> Tensor:
-    """Permute the axes (reversed when `axes` is None)."""
+    """Permute the axes (reversed when `axes` is None).
+
+    Args:
+        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
+        axes: result axis i is input axis axes[i]; None: reversed.
+
+    Returns:
+        The permuted tensor.
+
+    Raises:
+        InvalidArgumentError: `axes` is not a permutation of the axes.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.shape(ops.transpose(ops.zeros((2, 3, 4)), axes=(1, 0, 2)))
+        (3, 2, 4)
+    """
     return array_ops.transpose(x, axes)
 
 
 def swapaxes(x, axis1: int, axis2: int) -> Tensor:
-    """`x` with two axes exchanged."""
+    """`x` with two axes exchanged.
+
+    Args:
+        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
+        axis1: one axis.
+        axis2: the other.
+
+    Returns:
+        The permuted tensor.
+
+    Raises:
+        InvalidArgumentError: an axis is out of range.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.shape(ops.swapaxes(ops.zeros((2, 3, 4)), 0, 2))
+        (4, 3, 2)
+    """
     x = convert_to_tensor(x)
     axes = list(range(x.ndim))
     first, second = (math_ops.normalize_axis(a, x.ndim, "swapaxes")[0] for a in (axis1, axis2))
@@ -196,7 +389,25 @@ def swapaxes(x, axis1: int, axis2: int) -> Tensor:
 
 def moveaxis(x, source, destination) -> Tensor:
     """`x` with the axes `source` (an int or a sequence) moved to `destination`, the others
-    keeping their order."""
+    keeping their order.
+
+    Args:
+        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
+        source: the axis or axes to move.
+        destination: their positions in the result, as many.
+
+    Returns:
+        The permuted tensor.
+
+    Raises:
+        InvalidArgumentError: `source` and `destination` differ in length, or an axis is out
+            of range.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.shape(ops.moveaxis(ops.zeros((2, 3, 4)), 0, -1))
+        (3, 4, 2)
+    """
     x = convert_to_tensor(x)
     sources, destinations = (
         [math_ops.normalize_axis(a, x.ndim, "moveaxis")[0]
@@ -214,17 +425,66 @@ def moveaxis(x, source, destination) -> Tensor:
 
 
 def concatenate(xs, axis: int = 0) -> Tensor:
-    """Join tensors along an existing axis."""
+    """Join tensors along an existing axis.
+
+    Args:
+        xs: a non-empty sequence of tensors of one rank.
+        axis: the axis to join along.
+
+    Returns:
+        The joined tensor.
+
+    Raises:
+        InvalidArgumentError: `xs` is empty or the ranks differ.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.convert_to_numpy(ops.concatenate([[1, 2], [3]])).tolist()
+        [1, 2, 3]
+    """
     return array_ops.concat(list(xs), axis)
 
 
 def stack(x, axis: int = 0) -> Tensor:
-    """Join tensors along a new axis."""
+    """Join tensors along a new axis.
+
+    Args:
+        x: a non-empty sequence of tensors of one shape.
+        axis: where the new axis goes.
+
+    Returns:
+        A tensor of rank one higher.
+
+    Raises:
+        InvalidArgumentError: `x` is empty, or two shapes differ.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.convert_to_numpy(ops.stack([[1, 2], [3, 4]], axis=1)).tolist()
+        [[1, 3], [2, 4]]
+    """
     return array_ops.stack(list(x), axis)
 
 
 def split(x, indices_or_sections, axis: int = 0) -> list:
-    """NumPy's split: `n` equal parts, or cut before each of the given indices."""
+    """NumPy's split: `n` equal parts, or cut before each of the given indices.
+
+    Args:
+        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
+        indices_or_sections: a number of equal parts, or the indices to cut before.
+        axis: the axis to split along.
+
+    Returns:
+        A list of tensors.
+
+    Raises:
+        InvalidArgumentError: the axis does not divide into that many equal parts.
+
+    Example:
+        >>> from kerasish import ops
+        >>> [ops.convert_to_numpy(t).tolist() for t in ops.split([1, 2, 3, 4, 5], [2, 3])]
+        [[1, 2], [3], [4, 5]]
+    """
     if isinstance(indices_or_sections, (int, np.integer)):
         return array_ops.split(x, int(indices_or_sections), axis)
     length = convert_to_tensor(x).shape[axis]
@@ -233,32 +493,108 @@ def split(x, indices_or_sections, axis: int = 0) -> list:
 
 
 def tile(x, repeats) -> Tensor:
-    """Repeat `x` `repeats[i]` times along axis i."""
+    """Repeat `x` `repeats[i]` times along axis i.
+
+    Args:
+        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
+        repeats: one repeat count per axis.
+
+    Returns:
+        The tiled tensor.
+
+    Raises:
+        InvalidArgumentError: `repeats` does not have one entry per axis.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.convert_to_numpy(ops.tile([1, 2], [2])).tolist()
+        [1, 2, 1, 2]
+    """
     return array_ops.tile(x, repeats)
 
 
 def pad(x, pad_width, mode: str = "constant", constant_values=None) -> Tensor:
     """Pad with `pad_width` = [(before, after), ...] per axis ('constant', 'reflect',
-    'symmetric')."""
+    'symmetric').
+
+    Args:
+        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
+        pad_width: one (before, after) pair per axis.
+        mode: 'constant', 'reflect' or 'symmetric'.
+        constant_values: the fill of constant mode; None: 0.
+
+    Returns:
+        The padded tensor.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.convert_to_numpy(ops.pad([1, 2, 3], [(2, 0)], mode="reflect")).tolist()
+        [3, 2, 1, 2, 3]
+    """
     return array_ops.pad(x, pad_width, mode.upper(), constant_values or 0)
 
 
 def take(x, indices, axis=None) -> Tensor:
-    """Elements of `x` at `indices` along `axis` (of the flattened `x` when axis is None)."""
+    """Elements of `x` at `indices` along `axis` (of the flattened `x` when axis is None).
+
+    Args:
+        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
+        indices: integer positions along `axis`.
+        axis: the axis to index; None: the flattened `x`.
+
+    Returns:
+        The gathered tensor.
+
+    Raises:
+        InvalidArgumentError: an index is out of range.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.convert_to_numpy(ops.take([[1, 2], [3, 4]], [3, 0])).tolist()
+        [4, 1]
+    """
     if axis is None:
         return array_ops.gather(reshape(x, [-1]), indices)
     return array_ops.gather(x, indices, axis=axis)
 
 
 def segment_sum(data, segment_ids, num_segments=None) -> Tensor:
-    """Sums of the rows of `data` sharing a segment id."""
+    """Sums of the rows of `data` sharing a segment id.
+
+    Args:
+        data: a tensor of rows.
+        segment_ids: one integer segment id per row.
+        num_segments: the number of segments; None: the largest id + 1.
+
+    Returns:
+        A tensor with one summed row per segment.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.convert_to_numpy(ops.segment_sum([1, 2, 3], [0, 0, 2])).tolist()
+        [3, 0, 3]
+    """
     if num_segments is None:
         num_segments = int(convert_to_numpy(segment_ids).max()) + 1
     return array_ops.unsorted_segment_sum(data, segment_ids, num_segments)
 
 
 def repeat(x, repeats, axis=None) -> Tensor:
-    """Each element repeated `repeats` times along `axis` (of the flattened `x` when None)."""
+    """Each element repeated `repeats` times along `axis` (of the flattened `x` when None).
+
+    Args:
+        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
+        repeats: a count, or one count per element along `axis`.
+        axis: the axis; None: the flattened `x`.
+
+    Returns:
+        The repeated tensor.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.convert_to_numpy(ops.repeat([[1, 2]], [1, 3], axis=1)).tolist()
+        [[1, 2, 2, 2]]
+    """
     x = convert_to_tensor(x)
     if axis is None:
         x, axis = reshape(x, [-1]), 0
@@ -267,7 +603,20 @@ def repeat(x, repeats, axis=None) -> Tensor:
 
 
 def flip(x, axis=None) -> Tensor:
-    """`x` with the order of its elements reversed along `axis` (an int, a tuple, or all)."""
+    """`x` with the order of its elements reversed along `axis` (an int, a tuple, or all).
+
+    Args:
+        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
+        axis: an axis, a tuple of axes, or None for all.
+
+    Returns:
+        The flipped tensor.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.convert_to_numpy(ops.flip([[1, 2], [3, 4]], axis=1)).tolist()
+        [[2, 1], [4, 3]]
+    """
     x = convert_to_tensor(x)
     axes = range(x.ndim) if axis is None else [axis] if isinstance(axis, int) else axis
     for a in axes:
@@ -276,12 +625,38 @@ def flip(x, axis=None) -> Tensor:
 
 
 def tril(x, k: int = 0) -> Tensor:
-    """`x` with the elements above the k-th diagonal of its last two axes set to zero."""
+    """`x` with the elements above the k-th diagonal of its last two axes set to zero.
+
+    Args:
+        x: a tensor of rank at least 2.
+        k: the diagonal: 0 the main one, > 0 above it, < 0 below it.
+
+    Returns:
+        A tensor of `x`'s shape.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.convert_to_numpy(ops.tril(ops.ones((2, 2)))).tolist()
+        [[1.0, 0.0], [1.0, 1.0]]
+    """
     return _band(x, k, lower=True)
 
 
 def triu(x, k: int = 0) -> Tensor:
-    """`x` with the elements below the k-th diagonal of its last two axes set to zero."""
+    """`x` with the elements below the k-th diagonal of its last two axes set to zero.
+
+    Args:
+        x: a tensor of rank at least 2.
+        k: the diagonal: 0 the main one, > 0 above it, < 0 below it.
+
+    Returns:
+        A tensor of `x`'s shape.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.convert_to_numpy(ops.triu(ops.ones((2, 2)), k=1)).tolist()
+        [[0.0, 1.0], [0.0, 0.0]]
+    """
     return _band(x, k, lower=False)
 
 
@@ -293,27 +668,95 @@ def _band(x, k, lower):
 
 
 def isnan(x) -> Tensor:
-    """Where `x` is NaN."""
+    """Where `x` is NaN.
+
+    Args:
+        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
+
+    Returns:
+        A bool tensor of `x`'s shape.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.convert_to_numpy(ops.isnan([1.0, float("nan"), float("inf")])).tolist()
+        [False, True, False]
+    """
     return not_equal(x, x)
 
 
 def isinf(x) -> Tensor:
-    """Where `x` is +inf or -inf."""
+    """Where `x` is +inf or -inf.
+
+    Args:
+        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
+
+    Returns:
+        A bool tensor of `x`'s shape.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.convert_to_numpy(ops.isinf([1.0, float("nan"), float("-inf")])).tolist()
+        [False, False, True]
+    """
     return equal(abs(x), np.inf)
 
 
 def isfinite(x) -> Tensor:
-    """Where `x` is neither NaN nor infinite."""
+    """Where `x` is neither NaN nor infinite.
+
+    Args:
+        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
+
+    Returns:
+        A bool tensor of `x`'s shape.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.convert_to_numpy(ops.isfinite([1.0, float("nan"), float("inf")])).tolist()
+        [True, False, False]
+    """
     return logical_not(logical_or(isnan(x), isinf(x)))
 
 
 def one_hot(x, num_classes: int, axis: int = -1, dtype=None) -> Tensor:
-    """One-hot vectors of `num_classes` for integer `x` (out-of-range ids give zeros)."""
+    """One-hot vectors of `num_classes` for integer `x` (out-of-range ids give zeros).
+
+    Args:
+        x: an integer tensor of class ids.
+        num_classes: the number of classes.
+        axis: where the class axis goes.
+        dtype: the element type; None: float32.
+
+    Returns:
+        The one-hot tensor.
+
+    Raises:
+        InvalidArgumentError: `x` is not an integer tensor.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.convert_to_numpy(ops.one_hot([1, 0], 3)).tolist()
+        [[0.0, 1.0, 0.0], [1.0, 0.0, 0.0]]
+    """
     return array_ops.one_hot(x, num_classes, axis=axis, dtype=dtype or np.float32)
 
 
 def clip(x, x_min, x_max) -> Tensor:
-    """`x` limited to [x_min, x_max]."""
+    """`x` limited to [x_min, x_max].
+
+    Args:
+        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
+        x_min: the lower bound.
+        x_max: the upper bound.
+
+    Returns:
+        The clipped tensor.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.convert_to_numpy(ops.clip([-2, 0, 5], 0, 3)).tolist()
+        [0, 0, 3]
+    """
     return array_ops.clip_by_value(x, x_min, x_max)
 
 
@@ -321,62 +764,238 @@ def clip(x, x_min, x_max) -> Tensor:
 
 
 def sum(x, axis=None, keepdims: bool = False) -> Tensor:  # noqa: A001
-    """Sum over `axis` (all axes when None)."""
+    """Sum over `axis` (all axes when None).
+
+    Args:
+        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
+        axis: an axis or a sequence of axes; None: all axes.
+        keepdims: keep each reduced axis with length 1.
+
+    Returns:
+        The reduced tensor.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.convert_to_numpy(ops.sum([[1, 2], [3, 4]], axis=0)).tolist()
+        [4, 6]
+    """
     return math_ops.reduce_sum(x, axis, keepdims)
 
 
 def mean(x, axis=None, keepdims: bool = False) -> Tensor:
-    """Mean over `axis` (all axes when None); integers give float32, as in Keras."""
+    """Mean over `axis` (all axes when None); integers give float32, as in Keras.
+
+    Args:
+        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
+        axis: an axis or a sequence of axes; None: all axes.
+        keepdims: keep each reduced axis with length 1.
+
+    Returns:
+        The reduced tensor (float32 for integer `x`).
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.mean([[1, 2], [3, 4]])
+        <ks.Tensor: shape=(), dtype=float32, numpy=2.5>
+    """
     return math_ops.reduce_mean(_floating(x), axis, keepdims)
 
 
 def max(x, axis=None, keepdims: bool = False) -> Tensor:  # noqa: A001
-    """Maximum over `axis` (all axes when None)."""
+    """Maximum over `axis` (all axes when None).
+
+    Args:
+        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
+        axis: an axis or a sequence of axes; None: all axes.
+        keepdims: keep each reduced axis with length 1.
+
+    Returns:
+        The reduced tensor.
+
+    Raises:
+        InvalidArgumentError: `x` is empty.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.convert_to_numpy(ops.max([[1, 2], [3, 4]], axis=1)).tolist()
+        [2, 4]
+    """
     return math_ops.reduce_max(x, axis, keepdims)
 
 
 def min(x, axis=None, keepdims: bool = False) -> Tensor:  # noqa: A001
-    """Minimum over `axis` (all axes when None)."""
+    """Minimum over `axis` (all axes when None).
+
+    Args:
+        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
+        axis: an axis or a sequence of axes; None: all axes.
+        keepdims: keep each reduced axis with length 1.
+
+    Returns:
+        The reduced tensor.
+
+    Raises:
+        InvalidArgumentError: `x` is empty.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.convert_to_numpy(ops.min([[1, 2], [3, 4]], axis=0)).tolist()
+        [1, 2]
+    """
     return math_ops.reduce_min(x, axis, keepdims)
 
 
 def prod(x, axis=None, keepdims: bool = False) -> Tensor:
-    """Product over `axis` (all axes when None)."""
+    """Product over `axis` (all axes when None).
+
+    Args:
+        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
+        axis: an axis or a sequence of axes; None: all axes.
+        keepdims: keep each reduced axis with length 1.
+
+    Returns:
+        The reduced tensor.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.convert_to_numpy(ops.prod([[1, 2], [3, 4]], axis=1)).tolist()
+        [2, 12]
+    """
     return scan_ops.reduce_prod(x, axis, keepdims)
 
 
 def var(x, axis=None, keepdims: bool = False) -> Tensor:
-    """Variance over `axis` (all axes when None)."""
+    """Variance over `axis` (all axes when None).
+
+    Args:
+        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
+        axis: an axis or a sequence of axes; None: all axes.
+        keepdims: keep each reduced axis with length 1.
+
+    Returns:
+        The population variance (float32 for integer `x`).
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.var([1, 3])
+        <ks.Tensor: shape=(), dtype=float32, numpy=1.0>
+    """
     return math_ops.reduce_variance(_floating(x), axis, keepdims)
 
 
 def std(x, axis=None, keepdims: bool = False) -> Tensor:
-    """Standard deviation over `axis` (all axes when None)."""
+    """Standard deviation over `axis` (all axes when None).
+
+    Args:
+        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
+        axis: an axis or a sequence of axes; None: all axes.
+        keepdims: keep each reduced axis with length 1.
+
+    Returns:
+        The population standard deviation (float32 for integer `x`).
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.std([1, 3])
+        <ks.Tensor: shape=(), dtype=float32, numpy=1.0>
+    """
     return math_ops.reduce_std(_floating(x), axis, keepdims)
 
 
 def logsumexp(x, axis=None, keepdims: bool = False) -> Tensor:
-    """log(sum(exp(x))) over `axis`, computed stably."""
+    """log(sum(exp(x))) over `axis`, computed stably.
+
+    Args:
+        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
+        axis: an axis or a sequence of axes; None: all axes.
+        keepdims: keep each reduced axis with length 1.
+
+    Returns:
+        The reduced tensor (float32 for integer `x`).
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.logsumexp([0.0, 0.0])
+        <ks.Tensor: shape=(), dtype=float32, numpy=0.6931472>
+    """
     return math_ops.reduce_logsumexp(_floating(x), axis, keepdims)
 
 
 def all(x, axis=None, keepdims: bool = False) -> Tensor:  # noqa: A001
-    """Whether every element over `axis` is true."""
+    """Whether every element over `axis` is true.
+
+    Args:
+        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
+        axis: an axis or a sequence of axes; None: all axes.
+        keepdims: keep each reduced axis with length 1.
+
+    Returns:
+        A bool tensor.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.convert_to_numpy(ops.all([[True, False], [True, True]], axis=1)).tolist()
+        [False, True]
+    """
     return math_ops.reduce_all(x, axis, keepdims)
 
 
 def any(x, axis=None, keepdims: bool = False) -> Tensor:  # noqa: A001
-    """Whether some element over `axis` is true."""
+    """Whether some element over `axis` is true.
+
+    Args:
+        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
+        axis: an axis or a sequence of axes; None: all axes.
+        keepdims: keep each reduced axis with length 1.
+
+    Returns:
+        A bool tensor.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.convert_to_numpy(ops.any([[True, False], [False, False]], axis=1)).tolist()
+        [True, False]
+    """
     return math_ops.reduce_any(x, axis, keepdims)
 
 
 def count_nonzero(x, axis=None) -> Tensor:
-    """The number of non-zero elements over `axis` (all axes when None), as int32."""
+    """The number of non-zero elements over `axis` (all axes when None), as int32.
+
+    Args:
+        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
+        axis: an axis or a sequence of axes; None: all axes.
+
+    Returns:
+        An int32 tensor.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.count_nonzero([[0, 1], [2, 0]])
+        <ks.Tensor: shape=(), dtype=int32, numpy=2>
+    """
     return math_ops.reduce_sum(math_ops.cast(not_equal(x, 0), np.int32), axis)
 
 
 def average(x, axis=None, weights=None) -> Tensor:
-    """The mean over `axis`, weighted by `weights` (of `x`'s shape, or 1-D along `axis`)."""
+    """The mean over `axis`, weighted by `weights` (of `x`'s shape, or 1-D along `axis`).
+
+    Args:
+        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
+        axis: the axis to average over; None: all axes.
+        weights: a tensor of `x`'s shape, or 1-D along `axis`; None: the plain mean.
+
+    Returns:
+        The weighted mean (float32 for integer `x`).
+
+    Raises:
+        InvalidArgumentError: 1-D weights for a tensor of rank 2 or more without an axis.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.average([1.0, 3.0], weights=[3.0, 1.0])
+        <ks.Tensor: shape=(), dtype=float32, numpy=1.5>
+    """
     x = _floating(x)
     if weights is None:
         return mean(x, axis)
@@ -394,12 +1013,40 @@ def average(x, axis=None, weights=None) -> Tensor:
 
 
 def argmax(x, axis=None, keepdims: bool = False) -> Tensor:
-    """Index of the largest value along `axis` (of the flattened `x` when None), int32."""
+    """Index of the largest value along `axis` (of the flattened `x` when None), int32.
+
+    Args:
+        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
+        axis: the axis to search; None: the flattened `x`.
+        keepdims: keep the searched axis with length 1.
+
+    Returns:
+        An int32 tensor of indices (the first one on ties).
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.argmax([[1, 5], [7, 2]])
+        <ks.Tensor: shape=(), dtype=int32, numpy=2>
+    """
     return _arg_reduce(math_ops.argmax, x, axis, keepdims)
 
 
 def argmin(x, axis=None, keepdims: bool = False) -> Tensor:
-    """Index of the smallest value along `axis` (of the flattened `x` when None), int32."""
+    """Index of the smallest value along `axis` (of the flattened `x` when None), int32.
+
+    Args:
+        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
+        axis: the axis to search; None: the flattened `x`.
+        keepdims: keep the searched axis with length 1.
+
+    Returns:
+        An int32 tensor of indices (the first one on ties).
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.convert_to_numpy(ops.argmin([[1, 5], [7, 2]], axis=1)).tolist()
+        [0, 1]
+    """
     return _arg_reduce(math_ops.argmin, x, axis, keepdims)
 
 
@@ -413,22 +1060,79 @@ def _arg_reduce(op, x, axis, keepdims):
 
 
 def cumsum(x, axis=None) -> Tensor:
-    """Running sums along `axis` (of the flattened `x` when None)."""
+    """Running sums along `axis` (of the flattened `x` when None).
+
+    Args:
+        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
+        axis: the axis; None: the flattened `x`.
+
+    Returns:
+        A tensor of the running sums.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.convert_to_numpy(ops.cumsum([1, 2, 3])).tolist()
+        [1, 3, 6]
+    """
     return scan_ops.cumsum(reshape(x, [-1]) if axis is None else x, axis=axis or 0)
 
 
 def cumprod(x, axis=None) -> Tensor:
-    """Running products along `axis` (of the flattened `x` when None)."""
+    """Running products along `axis` (of the flattened `x` when None).
+
+    Args:
+        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
+        axis: the axis; None: the flattened `x`.
+
+    Returns:
+        A tensor of the running products.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.convert_to_numpy(ops.cumprod([[1, 2], [3, 4]], axis=1)).tolist()
+        [[1, 2], [3, 12]]
+    """
     return scan_ops.cumprod(reshape(x, [-1]) if axis is None else x, axis=axis or 0)
 
 
 def norm(x, ord=None, axis=None, keepdims: bool = False) -> Tensor:  # noqa: A002
-    """The 2-norm (default, also 'fro') or the 1-norm over `axis` (all axes when None)."""
+    """The 2-norm (default, also 'fro') or the 1-norm over `axis` (all axes when None).
+
+    Args:
+        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
+        ord: None, 2, 'fro' or 'euclidean' for the 2-norm; 1 for the 1-norm.
+        axis: an axis or a sequence of axes; None: all axes.
+        keepdims: keep each reduced axis with length 1.
+
+    Returns:
+        The norm (float32 for integer `x`).
+
+    Raises:
+        InvalidArgumentError: another `ord`.
+
+    Example:
+        >>> from kerasish import ops
+        >>> float(ops.norm([3.0, 4.0])), float(ops.norm([3.0, -4.0], ord=1))
+        (5.0, 7.0)
+    """
     return math_ops.norm(_floating(x), "euclidean" if ord is None else ord, axis, keepdims)
 
 
 def round(x, decimals: int = 0) -> Tensor:  # noqa: A001
-    """`x` rounded half to even to `decimals` places; integers are returned as they are."""
+    """`x` rounded half to even to `decimals` places; integers are returned as they are.
+
+    Args:
+        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
+        decimals: the number of decimal places.
+
+    Returns:
+        A tensor of `x`'s shape and dtype.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.convert_to_numpy(ops.round([0.5, 1.5, 2.5])).tolist()
+        [0.0, 2.0, 2.0]
+    """
     x = convert_to_tensor(x)
     if x.dtype.kind not in "fc":
         return x
@@ -443,7 +1147,23 @@ def round(x, decimals: int = 0) -> Tensor:  # noqa: A001
 
 def dot(x1, x2) -> Tensor:
     """NumPy's dot: a product for scalars, the inner product of vectors, else a sum over
-    the last axis of `x1` and the first (1-D) or second-to-last (2-D) axis of `x2`."""
+    the last axis of `x1` and the first (1-D) or second-to-last (2-D) axis of `x2`.
+
+    Args:
+        x1: a tensor.
+        x2: a tensor of rank 0, 1 or 2.
+
+    Returns:
+        The product.
+
+    Raises:
+        InvalidArgumentError: the shapes do not align, or `x2` has rank 3 or more.
+
+    Example:
+        >>> from kerasish import ops
+        >>> float(ops.dot([1, 2], [3, 4]))
+        11.0
+    """
     a, b = convert_to_tensor(x1), convert_to_tensor(x2)
     if a.ndim == 0 or b.ndim == 0:
         return multiply(a, b)
@@ -471,6 +1191,19 @@ def einsum(subscripts: str, *operands) -> Tensor:
     operands (left to right), so it is differentiable to any order. Each letter
     names one axis per operand: ellipses and repeated letters within one operand
     (diagonals) are not taken.
+
+    Args:
+        subscripts: one group of letters per operand, comma-separated, and optionally
+            `->` and the output's letters (else the letters used once, sorted).
+        *operands: the tensors, one per group.
+
+    Returns:
+        The contracted tensor.
+
+    Raises:
+        InvalidArgumentError: the subscripts have an ellipsis or a repeated letter in one
+            term, do not match the operands in number or rank, give one letter two sizes,
+            or name an output letter no input has.
 
     Example:
         >>> import numpy as np
@@ -548,7 +1281,20 @@ def _contract(a_term, a, b_term, b, later):
 
 
 def elu(x, alpha: float = 1.0) -> Tensor:
-    """x for x > 0, alpha * (exp(x) - 1) otherwise."""
+    """x for x > 0, alpha * (exp(x) - 1) otherwise.
+
+    Args:
+        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
+        alpha: the scale of the negative part.
+
+    Returns:
+        A floating tensor of `x`'s shape.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.elu([-1.0, 1.0], alpha=2.0)
+        <ks.Tensor: shape=(2,), dtype=float32, numpy=[-1.2642411,  1.       ]>
+    """
     x = _floating(x)
     if alpha == 1.0:
         return math_ops.elu(x)
@@ -556,12 +1302,42 @@ def elu(x, alpha: float = 1.0) -> Tensor:
 
 
 def leaky_relu(x, negative_slope: float = 0.2) -> Tensor:
-    """x for x >= 0, negative_slope * x otherwise."""
+    """x for x >= 0, negative_slope * x otherwise.
+
+    Args:
+        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
+        negative_slope: the slope for negative x.
+
+    Returns:
+        A tensor of `x`'s shape.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.leaky_relu([-1.0, 1.0], negative_slope=0.5)
+        <ks.Tensor: shape=(2,), dtype=float32, numpy=[-0.5,  1. ]>
+    """
     return math_ops.leaky_relu(x, alpha=negative_slope)
 
 
 def normalize(x, axis: int = -1, order: int = 2) -> Tensor:
-    """`x` scaled to unit L2 norm along `axis` (Keras: `ops.normalize`; only order 2)."""
+    """`x` scaled to unit L2 norm along `axis` (Keras: `ops.normalize`; only order 2).
+
+    Args:
+        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
+        axis: the axis the norm is taken over.
+        order: the norm; only 2.
+
+    Returns:
+        A tensor of `x`'s shape.
+
+    Raises:
+        InvalidArgumentError: `order` is not 2.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.normalize([[3.0, 4.0]])
+        <ks.Tensor: shape=(1, 2), dtype=float32, numpy=[[0.6, 0.8]]>
+    """
     if order != 2:
         raise InvalidArgumentError(f"normalize: only order=2 is available, got {order}")
     return nn_ops.l2_normalize(x, axis=axis)
