@@ -123,7 +123,8 @@ def saveable_paths(model: Layer) -> list:
             if isinstance(child, Optimizer):
                 if id(child) not in visited:
                     visited.add(id(child))
-                    result.append((base, (child, layer if attr == "optimizer" else None)))
+                    compiled = attr == "optimizer" and getattr(layer, "compiled", False)
+                    result.append((base, (child, layer if compiled else None)))
                 continue
             if isinstance(child, Layer):
                 visit(child, base)
