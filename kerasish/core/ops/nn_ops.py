@@ -52,7 +52,23 @@ def _(op, dy):
 
 
 def softmax(logits, axis: int = -1):
-    """exp(x) / sum(exp(x)) along `axis`, computed without overflow."""
+    """exp(x) / sum(exp(x)) along `axis`, computed without overflow.
+
+    Args:
+        logits: a floating tensor of rank at least 1.
+        axis: the axis normalized over.
+
+    Returns:
+        A tensor of `logits`' shape whose entries along `axis` are positive and sum to 1.
+
+    Raises:
+        InvalidArgumentError: `logits` is a scalar, or `axis` is out of range.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.nn.softmax([0.0, 0.0, 0.0])
+        <ks.Tensor: shape=(3,), dtype=float32, numpy=[0.33333334, 0.33333334, 0.33333334]>
+    """
     x = convert_to_tensor(logits)
     return apply(_softmax, (x,), {"axis": _axis(x, axis, "softmax")})
 
@@ -74,7 +90,23 @@ def _(op, dy):
 
 
 def log_softmax(logits, axis: int = -1):
-    """log(softmax(x)) along `axis`, computed as x - logsumexp(x) (no log of 0)."""
+    """log(softmax(x)) along `axis`, computed as x - logsumexp(x) (no log of 0).
+
+    Args:
+        logits: a floating tensor of rank at least 1.
+        axis: the axis normalized over.
+
+    Returns:
+        A tensor of `logits`' shape.
+
+    Raises:
+        InvalidArgumentError: `logits` is a scalar, or `axis` is out of range.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.nn.log_softmax([0.0, 0.0])
+        <ks.Tensor: shape=(2,), dtype=float32, numpy=[-0.6931472, -0.6931472]>
+    """
     x = convert_to_tensor(logits)
     return apply(_log_softmax, (x,), {"axis": _axis(x, axis, "log_softmax")})
 
@@ -99,7 +131,24 @@ def _(op, dy):
 
 
 def softmax_cross_entropy_with_logits(labels, logits, axis: int = -1):
-    """-sum(labels * log_softmax(logits)) along `axis`: one loss per example, stable."""
+    """-sum(labels * log_softmax(logits)) along `axis`: one loss per example, stable.
+
+    Args:
+        labels: a distribution over the classes per example (e.g. one-hot), `logits`' shape.
+        logits: unnormalized log-probabilities.
+        axis: the class axis.
+
+    Returns:
+        The losses, of `logits`' shape without `axis`; differentiable in both arguments.
+
+    Raises:
+        InvalidArgumentError: the shapes differ.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.nn.softmax_cross_entropy_with_logits([[0.0, 1.0]], [[0.0, 0.0]])
+        <ks.Tensor: shape=(1,), dtype=float32, numpy=[0.6931472]>
+    """
     labels = convert_to_tensor(labels)
     logits = convert_to_tensor(logits)
     if labels.shape != logits.shape:
@@ -127,7 +176,23 @@ def _(op, dy):
 
 
 def sparse_softmax_cross_entropy_with_logits(labels, logits):
-    """Cross-entropy of integer class `labels` against `logits` (last axis = classes)."""
+    """Cross-entropy of integer class `labels` against `logits` (last axis = classes).
+
+    Args:
+        labels: integer class ids, `logits`' shape without its last axis.
+        logits: unnormalized log-probabilities, classes on the last axis.
+
+    Returns:
+        The losses, of `labels`' shape.
+
+    Raises:
+        InvalidArgumentError: the shapes do not fit, or a label is not in [0, classes).
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.nn.sparse_softmax_cross_entropy_with_logits([1], [[0.0, 0.0]])
+        <ks.Tensor: shape=(1,), dtype=float32, numpy=[0.6931472]>
+    """
     labels = convert_to_tensor(labels)
     logits = convert_to_tensor(logits)
     name = "sparse_softmax_cross_entropy_with_logits"
@@ -212,6 +277,21 @@ def sigmoid_cross_entropy_with_logits(labels, logits):
 
     One primitive (stable for any logit) whose gradient is sigmoid(x) - z for
     the logits, sigmoid(0) - z at 0 included, and -x for the labels.
+
+    Args:
+        labels: targets z in [0, 1], `logits`' shape.
+        logits: floating logits x.
+
+    Returns:
+        The losses, elementwise.
+
+    Raises:
+        InvalidArgumentError: the shapes differ, or `logits` are not floating point.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.nn.sigmoid_cross_entropy_with_logits([1.0, 0.0], [0.0, 0.0])
+        <ks.Tensor: shape=(2,), dtype=float32, numpy=[0.6931472, 0.6931472]>
     """
     labels = convert_to_tensor(labels)
     logits = convert_to_tensor(logits)
@@ -230,7 +310,19 @@ def sigmoid_cross_entropy_with_logits(labels, logits):
 
 
 def l2_loss(t):
-    """sum(t ** 2) / 2."""
+    """sum(t ** 2) / 2.
+
+    Args:
+        t: a tensor.
+
+    Returns:
+        A 0-d tensor.
+
+    Example:
+        >>> import kerasish as ks
+        >>> float(ks.nn.l2_loss([1.0, 2.0]))
+        2.5
+    """
     return math_ops.reduce_sum(math_ops.square(t)) * 0.5
 
 
@@ -257,7 +349,22 @@ def l2_normalize(x, axis=None, epsilon: float = 1e-12):
 
 @symbolic_fallback
 def moments(x, axes, keepdims: bool = False):
-    """(mean, variance) over `axes`."""
+    """(mean, variance) over `axes`.
+
+    Args:
+        x: a tensor.
+        axes: the axes to reduce.
+        keepdims: keep the reduced axes with length 1.
+
+    Returns:
+        (mean, population variance).
+
+    Example:
+        >>> import kerasish as ks
+        >>> mean, variance = ks.nn.moments([[1.0, 2.0], [3.0, 6.0]], axes=[0])
+        >>> mean.numpy().tolist(), variance.numpy().tolist()
+        ([2.0, 4.0], [1.0, 4.0])
+    """
     x = convert_to_tensor(x)
     mean = math_ops.reduce_mean(x, axes, keepdims=True)
     variance = math_ops.reduce_mean(math_ops.square(x - mean), axes, keepdims=True)
@@ -268,7 +375,23 @@ def moments(x, axes, keepdims: bool = False):
 
 
 def bias_add(value, bias):
-    """value + bias, with `bias` a vector matching the last axis."""
+    """value + bias, with `bias` a vector matching the last axis.
+
+    Args:
+        value: a tensor of rank at least 1.
+        bias: a vector of `value`'s last-axis length.
+
+    Returns:
+        The sum, of `value`'s shape.
+
+    Raises:
+        InvalidArgumentError: `bias` is not such a vector.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.nn.bias_add([[1.0, 2.0]], [10.0, 20.0]).numpy().tolist()
+        [[11.0, 22.0]]
+    """
     value = convert_to_tensor(value)
     bias = convert_to_tensor(bias)
     if bias.ndim != 1 or value.ndim == 0 or bias.shape[0] != value.shape[-1]:
@@ -283,6 +406,22 @@ def embedding_lookup(params, ids):
     """Rows of `params` at `ids`; an id outside [0, rows) raises at the call.
 
     Example error: ``embedding_lookup: indices[0] = 3081 is not in [0, 128)``.
+
+    Args:
+        params: the embedding table, shape (rows, ...).
+        ids: an integer tensor of row numbers.
+
+    Returns:
+        A tensor of shape `ids.shape + params.shape[1:]`; its gradient is sparse
+        (`IndexedSlices`).
+
+    Raises:
+        InvalidArgumentError: an id is not an integer in [0, rows).
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.nn.embedding_lookup([[1.0, 1.0], [2.0, 2.0], [3.0, 3.0]], [2, 0]).numpy().tolist()
+        [[3.0, 3.0], [1.0, 1.0]]
     """
     return array_ops.gather(params, ids, name="embedding_lookup")
 
@@ -408,7 +547,28 @@ def _(op, dy):
 
 def patches_to_image(patches, image_shape, ksize, strides, padding: str = "VALID", dilations=1):
     """The adjoint of `extract_patches` (col2im): every patch entry added back onto the
-    image cell it was taken from, for an NHWC image of `image_shape`."""
+    image cell it was taken from, for an NHWC image of `image_shape`.
+
+    Args:
+        patches: a tensor shaped as `extract_patches` returns for this image shape.
+        image_shape: the NHWC shape of the image.
+        ksize: the window size: an int, (height, width), or TF's [1, h, w, 1].
+        strides: the window step, in the same forms.
+        padding: 'VALID' (windows inside the input) or 'SAME' (output size ceil(in / stride)).
+        dilations: the spacing of window cells, in the same forms.
+
+    Returns:
+        A tensor of `image_shape`.
+
+    Raises:
+        InvalidArgumentError: a size has the wrong form, or `padding` is neither mode.
+
+    Example:
+        >>> import kerasish as ks
+        >>> patches = ks.nn.extract_patches(ks.ones([1, 3, 3, 1]), 2, 1)
+        >>> ks.nn.patches_to_image(patches, (1, 3, 3, 1), 2, 1).numpy()[0, :, :, 0].tolist()
+        [[1.0, 2.0, 1.0], [2.0, 4.0, 2.0], [1.0, 2.0, 1.0]]
+    """
     attrs = {
         "image_shape": tuple(int(d) for d in image_shape),
         "ksize": _pair(ksize, "patches_to_image"),
@@ -425,6 +585,26 @@ def extract_patches(
     """Sliding windows of an NHWC batch: shape (N, out_h, out_w, kh, kw, C).
 
     Window cells are `dilations` apart (TF's `rates`); padding cells hold `pad_value`.
+
+    Args:
+        images: an NHWC batch.
+        ksize: the window size: an int, (height, width), or TF's [1, h, w, 1].
+        strides: the window step, in the same forms.
+        padding: 'VALID' (windows inside the input) or 'SAME' (output size ceil(in / stride)).
+        pad_value: the value of the padding cells.
+        dilations: the spacing of window cells, in the same forms.
+
+    Returns:
+        The windows; the gradient is `patches_to_image`.
+
+    Raises:
+        InvalidArgumentError: `images` is not rank 4, a size has the wrong form, a window
+            is larger than the input with 'VALID', or `padding` is neither mode.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.nn.extract_patches(ks.ones([1, 4, 4, 3]), 2, 2).shape
+        (1, 2, 2, 2, 2, 3)
     """
     x = convert_to_tensor(images)
     attrs = {
@@ -450,6 +630,20 @@ def conv2d(input, filters, strides=1, padding: str = "VALID", dilations=1):  # n
     Filter cells are `dilations` apart. When the input has a multiple g of the filters'
     input channels, the convolution is grouped as TF's: input channels and filters are
     split into g consecutive groups, each group of filters seeing one group of channels.
+
+    Args:
+        input: an NHWC batch (rank 4: batch, height, width, channels).
+        filters: (height, width, in_channels, out_channels).
+        strides: the window step: an int, (height, width), or TF's [1, h, w, 1].
+        padding: 'VALID' (windows inside the input) or 'SAME' (output size ceil(in / stride)).
+        dilations: the spacing of filter cells, in the same forms.
+
+    Returns:
+        The NHWC output with `out_channels` channels.
+
+    Raises:
+        InvalidArgumentError: a rank is wrong, the channels do not fit the filters (both
+            shapes named), a size has the wrong form, or `padding` is neither mode.
 
     Example:
         >>> import kerasish as ks
@@ -611,6 +805,19 @@ def depthwise_conv2d(input, filter, strides=1, padding: str = "VALID", dilations
     tf.nn.depthwise_conv2d: `filter` is (height, width, in, multiplier) and output channel
     c * multiplier + m comes from channel c and filter m.
 
+    Args:
+        input: an NHWC batch (rank 4: batch, height, width, channels).
+        filter: (height, width, in_channels, multiplier).
+        strides: the window step: an int, (height, width), or TF's [1, h, w, 1].
+        padding: 'VALID' (windows inside the input) or 'SAME' (output size ceil(in / stride)).
+        dilations: the spacing of filter cells, in the same forms.
+
+    Returns:
+        The NHWC output with in_channels * multiplier channels.
+
+    Raises:
+        InvalidArgumentError: a rank is wrong, or the input's channels are not the filter's.
+
     Example:
         >>> import kerasish as ks
         >>> ks.nn.depthwise_conv2d(ks.ones([1, 4, 4, 3]), ks.ones([2, 2, 3, 2])).shape
@@ -634,7 +841,28 @@ def separable_conv2d(
     dilations=1,
 ):
     """A depthwise convolution followed by a 1x1 convolution mixing its channels, as
-    tf.nn.separable_conv2d; `pointwise_filter` is (1, 1, in * multiplier, out)."""
+    tf.nn.separable_conv2d; `pointwise_filter` is (1, 1, in * multiplier, out).
+
+    Args:
+        input: an NHWC batch (rank 4: batch, height, width, channels).
+        depthwise_filter: (height, width, in_channels, multiplier).
+        pointwise_filter: (1, 1, in_channels * multiplier, out_channels).
+        strides: the depthwise window step: an int, (height, width), or TF's [1, h, w, 1].
+        padding: 'VALID' (windows inside the input) or 'SAME' (output size ceil(in / stride)).
+        dilations: the spacing of depthwise filter cells, in the same forms.
+
+    Returns:
+        The NHWC output with `out_channels` channels.
+
+    Raises:
+        InvalidArgumentError: as `depthwise_conv2d` and `conv2d` do.
+
+    Example:
+        >>> import kerasish as ks
+        >>> x = ks.ones([1, 4, 4, 3])
+        >>> ks.nn.separable_conv2d(x, ks.ones([2, 2, 3, 2]), ks.ones([1, 1, 6, 5])).shape
+        (1, 3, 3, 5)
+    """
     depthwise = depthwise_conv2d(input, depthwise_filter, strides, padding, dilations)
     return conv2d(depthwise, pointwise_filter, 1, "VALID")
 
@@ -643,6 +871,20 @@ def conv1d(input, filters, stride=1, padding: str = "VALID", dilations=1):  # no
     """1-D convolution of NWC `input` with (width, in, out) `filters`, as tf.nn.conv1d;
     it runs as a 2-D convolution of height 1 (grouped when the input has a multiple of the
     filters' input channels).
+
+    Args:
+        input: an NWC batch (rank 3: batch, width, channels).
+        filters: (width, in_channels, out_channels).
+        stride: the window step: an int or a one-element sequence.
+        padding: 'VALID' (windows inside the input) or 'SAME' (output size ceil(in / stride)).
+        dilations: the spacing of filter cells.
+
+    Returns:
+        The NWC output with `out_channels` channels.
+
+    Raises:
+        InvalidArgumentError: a rank is wrong, the channels do not fit, or `stride` is not one
+            value.
 
     Example:
         >>> import kerasish as ks
@@ -814,7 +1056,27 @@ def _pool_route(x, ksize, strides, padding, name):
 
 
 def max_pool2d(input, ksize, strides, padding: str = "VALID"):  # noqa: A002
-    """Max over windows of an NHWC batch (padding never wins the max)."""
+    """Max over windows of an NHWC batch (padding never wins the max).
+
+    Args:
+        input: an NHWC batch (rank 4: batch, height, width, channels).
+        ksize: the window size: an int, (height, width), or TF's [1, h, w, 1].
+        strides: the window step, in the same forms.
+        padding: 'VALID' (windows inside the input) or 'SAME' (output size ceil(in / stride)).
+
+    Returns:
+        The pooled NHWC batch; the gradient goes to each window's maximum.
+
+    Raises:
+        InvalidArgumentError: `input` is not rank 4, a size has the wrong form, or `padding`
+            is neither mode.
+
+    Example:
+        >>> import kerasish as ks
+        >>> x = ks.reshape(ks.range(16.0), (1, 4, 4, 1))
+        >>> ks.nn.max_pool2d(x, 2, 2).numpy().reshape(-1).tolist()
+        [5.0, 7.0, 13.0, 15.0]
+    """
     x = convert_to_tensor(input)
     ksize, strides, padding, tiles = _pool_route(x, ksize, strides, padding, "max_pool2d")
     if tiles:
@@ -824,7 +1086,27 @@ def max_pool2d(input, ksize, strides, padding: str = "VALID"):  # noqa: A002
 
 
 def avg_pool2d(input, ksize, strides, padding: str = "VALID"):  # noqa: A002
-    """Mean over windows of an NHWC batch; with SAME padding, padded cells are not counted."""
+    """Mean over windows of an NHWC batch; with SAME padding, padded cells are not counted.
+
+    Args:
+        input: an NHWC batch (rank 4: batch, height, width, channels).
+        ksize: the window size: an int, (height, width), or TF's [1, h, w, 1].
+        strides: the window step, in the same forms.
+        padding: 'VALID' (windows inside the input) or 'SAME' (output size ceil(in / stride)).
+
+    Returns:
+        The pooled NHWC batch.
+
+    Raises:
+        InvalidArgumentError: `input` is not rank 4, a size has the wrong form, or `padding`
+            is neither mode.
+
+    Example:
+        >>> import kerasish as ks
+        >>> x = ks.reshape(ks.range(16.0), (1, 4, 4, 1))
+        >>> ks.nn.avg_pool2d(x, 2, 2).numpy().reshape(-1).tolist()
+        [2.5, 4.5, 10.5, 12.5]
+    """
     x = convert_to_tensor(input)
     ksize, strides, padding, tiles = _pool_route(x, ksize, strides, padding, "avg_pool2d")
     if tiles:
@@ -843,7 +1125,27 @@ def avg_pool2d(input, ksize, strides, padding: str = "VALID"):  # noqa: A002
 
 @symbolic_fallback
 def dropout(x, rate: float, noise_shape=None, seed=None):
-    """Zero each element with probability `rate` and scale the rest by 1 / (1 - rate)."""
+    """Zero each element with probability `rate` and scale the rest by 1 / (1 - rate).
+
+    Args:
+        x: a floating tensor.
+        rate: the probability of dropping each element, in [0, 1).
+        noise_shape: the shape of the keep mask, broadcast against `x` (e.g. (batch, 1,
+            features) drops the same features at every step); None: `x`'s shape.
+        seed: an int for a repeatable mask; None: the global random state.
+
+    Returns:
+        A tensor of `x`'s shape (`x` itself when `rate` is 0).
+
+    Raises:
+        InvalidArgumentError: `rate` is outside [0, 1).
+
+    Example:
+        >>> import kerasish as ks
+        >>> kept = ks.nn.dropout(ks.ones([1000]), 0.5, seed=1)
+        >>> sorted(set(kept.numpy().tolist()))
+        [0.0, 2.0]
+    """
     from kerasish import random as ks_random
 
     x = convert_to_tensor(x)
