@@ -43,7 +43,20 @@ def _masked_value(dtype) -> float:
 
 
 def compute_accidental_hits(true_classes, sampled_candidates):
-    """Boolean (batch, num_sampled) mask: sampled candidate j equals a true class of row i."""
+    """Boolean (batch, num_sampled) mask: sampled candidate j equals a true class of row i.
+
+    Args:
+        true_classes: integer (batch, num_true) labels.
+        sampled_candidates: the (num_sampled,) classes drawn for the whole batch.
+
+    Returns:
+        A bool tensor (not differentiable).
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.nn.compute_accidental_hits([[1], [3]], [1, 2, 3]).numpy().tolist()
+        [[True, False, False], [False, False, True]]
+    """
     true_classes = convert_to_tensor(true_classes)
     sampled = convert_to_tensor(sampled_candidates)
     labels = true_classes._value
@@ -372,6 +385,19 @@ def sampled_softmax_loss(
     removed by default (``remove_accidental_hits=True``, as in TF). Arguments,
     errors and gradients as in `nce_loss`. Use it for training only; evaluate
     with the full softmax.
+
+    Args:
+        weights, biases, labels, inputs, num_sampled, num_classes, num_true,
+            sampled_values, seed, partition_strategy, name: as in `nce_loss`.
+        remove_accidental_hits: mask the sampled classes equal to a true label of the row
+            (True by default here, False in `nce_loss`, as in TF).
+
+    Returns:
+        A (batch,) tensor of losses; take `ks.reduce_mean` of it for a training loss.
+
+    Raises:
+        InvalidArgumentError: as `nce_loss`: a label outside the rows of `weights`, or
+            shapes that do not fit.
 
     Example:
         >>> import kerasish as ks

@@ -129,6 +129,17 @@ def cumprod(x, axis: int = 0, exclusive: bool = False, reverse: bool = False):
 def reduce_prod(input_tensor, axis=None, keepdims: bool = False):
     """Product over `axis` (all axes if None); its gradient is right with zeros in the input.
 
+    Args:
+        input_tensor: the tensor to reduce.
+        axis: an axis or a sequence of axes; None: all axes.
+        keepdims: keep each reduced axis with length 1.
+
+    Returns:
+        The reduced tensor.
+
+    Raises:
+        InvalidArgumentError: an axis is out of range.
+
     Example:
         >>> import kerasish as ks
         >>> ks.reduce_prod([[1.0, 2.0], [3.0, 4.0]], axis=1).numpy().tolist()
