@@ -129,6 +129,16 @@ class Metric(Trackable):
             initializer: a name ('zeros', 'ones'), an initializer, or a callable
                 `(shape, dtype) -> tensor`; `reset_state` re-applies it.
             dtype: defaults to the metric's dtype.
+
+        Returns:
+            The new variable.
+
+        Example:
+            >>> import kerasish as ks
+            >>> metric = ks.metrics.Mean()
+            >>> best = metric.add_weight("best", shape=(2,), initializer="ones")
+            >>> best.name, best.numpy()
+            ('best', array([1., 1.], dtype=float32))
         """
         dtype = as_dtype(dtype) or self._dtype
         shape = tuple(int(d) for d in shape)
@@ -183,7 +193,25 @@ class Metric(Trackable):
 
     # -- the contract ---------------------------------------------------------
     def update_state(self, *args, **kwargs) -> None:
-        """Accumulate statistics from one batch (implemented by subclasses)."""
+        """Accumulate statistics from one batch; subclasses implement it.
+
+        Args:
+            *args: the batch as the metric reads it: ``(y_true, y_pred)`` for most
+                built-in metrics, ``(values,)`` for `Mean` and `Sum`.
+            **kwargs: options, e.g. ``sample_weight``: weights broadcastable to the
+                batch's values (default 1 each).
+
+        Raises:
+            NotImplementedError: on a subclass that does not define it.
+
+        Example:
+            >>> import kerasish as ks
+            >>> m = ks.metrics.Precision()
+            >>> m.update_state([0, 1, 1], [1, 1, 0])
+            >>> m.update_state([1], [1])
+            >>> float(m.result())  # 2 true positives, 1 false positive
+            0.6666666865348816
+        """
         raise NotImplementedError(f"{type(self).__name__} must implement update_state")
 
     def result(self) -> Tensor:

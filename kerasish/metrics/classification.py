@@ -25,6 +25,16 @@ def _hits(condition):
 def accuracy(y_true, y_pred):
     """1.0 where y_true == y_pred elementwise, else 0.0.
 
+    Args:
+        y_true: the labels.
+        y_pred: the predictions, y_true's shape.
+
+    Returns:
+        1.0 or 0.0 per element (float32).
+
+    Raises:
+        InvalidArgumentError: if the shapes differ.
+
     Example:
         >>> import kerasish as ks
         >>> ks.metrics.accuracy([1, 2, 3], [1, 2, 0]).numpy()
@@ -38,6 +48,15 @@ def binary_accuracy(y_true, y_pred, threshold: float = 0.5, from_logits: bool = 
     """1.0 where (y_pred > threshold) equals y_true elementwise (labels 0/1 or booleans).
 
     With `from_logits=True` the threshold applies to sigmoid(y_pred).
+
+    Args:
+        y_true: 0/1 (or boolean) labels.
+        y_pred: scores, y_true's shape.
+        threshold: predictions above it count as 1.
+        from_logits: apply the threshold to sigmoid(y_pred).
+
+    Returns:
+        1.0 or 0.0 per element (float32).
 
     Example:
         >>> import kerasish as ks
@@ -77,6 +96,18 @@ def _sparse_labels(y_true, y_pred, what: str):
 def categorical_accuracy(y_true, y_pred, from_logits: bool = False):
     """1.0 where argmax(y_pred) == argmax(y_true) (one-hot labels), per example.
 
+    Args:
+        y_true: (..., C) one-hot labels.
+        y_pred: (..., C) scores.
+        from_logits: accepted for Keras's signature; argmax is the same on logits.
+
+    Returns:
+        1.0 or 0.0 per example, shape (...).
+
+    Raises:
+        InvalidArgumentError: if the shapes differ (suggesting the sparse form for
+            class-index labels) or C < 2.
+
     Example:
         >>> import kerasish as ks
         >>> ks.metrics.categorical_accuracy([[0, 1], [1, 0]], [[0.2, 0.8], [0.3, 0.7]]).numpy()
@@ -103,6 +134,17 @@ def sparse_categorical_accuracy(y_true, y_pred, from_logits: bool = False):
     """1.0 where argmax(y_pred) equals the integer label, per example.
 
     Labels have shape (batch,) or (batch, 1); a label outside [0, classes) is never right.
+
+    Args:
+        y_true: class indices, shape (...) or (..., 1).
+        y_pred: (..., C) scores.
+        from_logits: accepted for Keras's signature; argmax is the same on logits.
+
+    Returns:
+        1.0 or 0.0 per example, shape (...).
+
+    Raises:
+        InvalidArgumentError: if the label shape does not fit y_pred, or C < 2.
 
     Example:
         >>> import kerasish as ks
@@ -140,6 +182,18 @@ def _in_top_k(labels, y_pred, k: int):
 def top_k_categorical_accuracy(y_true, y_pred, k: int = 5, from_logits: bool = False):
     """1.0 where the one-hot label's class is among the k highest scores, per example.
 
+    Args:
+        y_true: (..., C) one-hot labels.
+        y_pred: (..., C) scores.
+        k: how many of the highest scores count.
+        from_logits: accepted for Keras's signature; argmax is the same on logits.
+
+    Returns:
+        1.0 or 0.0 per example, shape (...).
+
+    Raises:
+        InvalidArgumentError: if the shapes differ, C < 2 or k < 1.
+
     Example:
         >>> import kerasish as ks
         >>> y_true = [[0, 0, 1], [1, 0, 0]]
@@ -161,6 +215,18 @@ def top_k_categorical_accuracy(y_true, y_pred, k: int = 5, from_logits: bool = F
 def sparse_top_k_categorical_accuracy(y_true, y_pred, k: int = 5, from_logits: bool = False):
     """1.0 where the integer label is among the k highest scores, per example.
 
+    Args:
+        y_true: class indices, shape (...) or (..., 1).
+        y_pred: (..., C) scores.
+        k: how many of the highest scores count.
+        from_logits: accepted for Keras's signature; argmax is the same on logits.
+
+    Returns:
+        1.0 or 0.0 per example, shape (...).
+
+    Raises:
+        InvalidArgumentError: if the label shape does not fit y_pred, C < 2 or k < 1.
+
     Example:
         >>> import kerasish as ks
         >>> y_pred = [[0.1, 0.5, 0.4], [0.1, 0.2, 0.7]]
@@ -179,6 +245,10 @@ def sparse_top_k_categorical_accuracy(y_true, y_pred, k: int = 5, from_logits: b
 
 class Accuracy(MeanMetricWrapper):
     """How often y_pred equals y_true, elementwise (weighted mean of `accuracy`).
+
+    Args:
+        name: the metric's name in logs (default 'accuracy').
+        dtype: the dtype of the state and the result (default float32).
 
     Example:
         >>> import kerasish as ks
@@ -227,6 +297,11 @@ class BinaryAccuracy(MeanMetricWrapper):
 class CategoricalAccuracy(MeanMetricWrapper):
     """How often argmax(y_pred) matches argmax of the one-hot labels.
 
+    Args:
+        name: the metric's name in logs (default 'categorical_accuracy').
+        dtype: the dtype of the state and the result (default float32).
+        from_logits: accepted for Keras's signature; argmax is the same on logits.
+
     Example:
         >>> import kerasish as ks
         >>> m = ks.metrics.CategoricalAccuracy()
@@ -243,6 +318,11 @@ class CategoricalAccuracy(MeanMetricWrapper):
 
 class SparseCategoricalAccuracy(MeanMetricWrapper):
     """How often argmax(y_pred) matches the integer labels (shape (batch,) or (batch, 1)).
+
+    Args:
+        name: the metric's name in logs (default 'sparse_categorical_accuracy').
+        dtype: the dtype of the state and the result (default float32).
+        from_logits: accepted for Keras's signature; argmax is the same on logits.
 
     Example:
         >>> import kerasish as ks
@@ -263,6 +343,12 @@ class SparseCategoricalAccuracy(MeanMetricWrapper):
 class TopKCategoricalAccuracy(MeanMetricWrapper):
     """How often the one-hot label's class is among the `k` highest scores.
 
+    Args:
+        k: how many of the highest scores count.
+        name: the metric's name in logs (default 'top_k_categorical_accuracy').
+        dtype: the dtype of the state and the result (default float32).
+        from_logits: accepted for Keras's signature; argmax is the same on logits.
+
     Example:
         >>> import kerasish as ks
         >>> m = ks.metrics.TopKCategoricalAccuracy(k=1)
@@ -282,6 +368,12 @@ class TopKCategoricalAccuracy(MeanMetricWrapper):
 
 class SparseTopKCategoricalAccuracy(MeanMetricWrapper):
     """How often the integer label is among the `k` highest scores.
+
+    Args:
+        k: how many of the highest scores count.
+        name: the metric's name in logs (default 'sparse_top_k_categorical_accuracy').
+        dtype: the dtype of the state and the result (default float32).
+        from_logits: accepted for Keras's signature; argmax is the same on logits.
 
     Example:
         >>> import kerasish as ks

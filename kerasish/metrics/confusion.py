@@ -200,6 +200,15 @@ class Recall(_ConfusionMetric):
 
     Arguments as for `Precision` (default name 'recall').
 
+    Args:
+        thresholds: a float or a list of floats in [0, 1] (default 0.5); with several,
+            `result()` has one recall per threshold.
+        top_k: only the k highest predictions of each example count as positive.
+        class_id: compute the metric for this column of y_pred only.
+        name: the metric's name in logs (default 'recall').
+        dtype: the dtype of the state and the result (default float32).
+        from_logits: y_pred are logits; thresholds apply to sigmoid(y_pred).
+
     Example:
         >>> import kerasish as ks
         >>> float(ks.metrics.Recall()([0, 1, 1, 1], [1, 0, 1, 1]))
@@ -388,7 +397,20 @@ class _ConfusionCount(_ConfusionMetric):
         self.accumulator = self.add_weight("accumulator", (len(values),))
 
     def update_state(self, y_true, y_pred, sample_weight=None) -> None:
-        """Add this batch's count (labels are positive when non-zero, predictions when > t)."""
+        """Add this batch's count (labels are positive when non-zero, predictions when > t).
+
+        Args:
+            y_true: the labels.
+            y_pred: the predicted scores, y_true's shape.
+            sample_weight: None, or weights broadcastable to the labels.
+
+        Example:
+            >>> import kerasish as ks
+            >>> positives = ks.metrics.TruePositives()
+            >>> positives.update_state([1, 1, 0], [0.9, 0.2, 0.8])
+            >>> float(positives.result())
+            1.0
+        """
         self.accumulator.assign_add(self._confusion(y_true, y_pred, sample_weight)[self._cell])
 
     def result(self) -> Tensor:
@@ -420,6 +442,12 @@ class TruePositives(_ConfusionCount):
 class FalsePositives(_ConfusionCount):
     """The (weighted) number of negative labels predicted above each threshold (default 0.5).
 
+    Args:
+        thresholds: a float or a list of floats in [0, 1] (default 0.5); with several,
+            `result()` has one count per threshold.
+        name: the metric's name in logs (default 'false_positives').
+        dtype: the dtype of the state and the result (default float32).
+
     Example:
         >>> import kerasish as ks
         >>> float(ks.metrics.FalsePositives()([0, 1, 0, 0], [0, 0, 1, 1]))
@@ -432,6 +460,12 @@ class FalsePositives(_ConfusionCount):
 class TrueNegatives(_ConfusionCount):
     """The (weighted) number of negative labels predicted at or below each threshold.
 
+    Args:
+        thresholds: a float or a list of floats in [0, 1] (default 0.5); with several,
+            `result()` has one count per threshold.
+        name: the metric's name in logs (default 'true_negatives').
+        dtype: the dtype of the state and the result (default float32).
+
     Example:
         >>> import kerasish as ks
         >>> float(ks.metrics.TrueNegatives()([0, 1, 0, 0], [1, 1, 0, 0]))
@@ -443,6 +477,12 @@ class TrueNegatives(_ConfusionCount):
 
 class FalseNegatives(_ConfusionCount):
     """The (weighted) number of positive labels predicted at or below each threshold.
+
+    Args:
+        thresholds: a float or a list of floats in [0, 1] (default 0.5); with several,
+            `result()` has one count per threshold.
+        name: the metric's name in logs (default 'false_negatives').
+        dtype: the dtype of the state and the result (default float32).
 
     Example:
         >>> import kerasish as ks
@@ -557,6 +597,17 @@ class PrecisionAtRecall(_RateAtRate):
 class RecallAtPrecision(_RateAtRate):
     """The best recall over the thresholds whose precision is >= `precision`.
 
+    Args:
+        precision: the least precision accepted, in [0, 1].
+        num_thresholds: how many thresholds, evenly spaced over [0, 1], are tried.
+        class_id: compute the metric for this column of y_pred only.
+        name: the metric's name in logs (default 'recall_at_precision').
+        dtype: the dtype of the state and the result (default float32).
+
+    Raises:
+        InvalidArgumentError: if precision is outside [0, 1] or num_thresholds is not a
+            positive integer.
+
     Example:
         >>> import kerasish as ks
         >>> m = ks.metrics.RecallAtPrecision(0.8)
@@ -578,6 +629,17 @@ class RecallAtPrecision(_RateAtRate):
 class SensitivityAtSpecificity(_RateAtRate):
     """The best sensitivity (recall) over the thresholds whose specificity is >= `specificity`.
 
+    Args:
+        specificity: the least specificity accepted, in [0, 1].
+        num_thresholds: how many thresholds, evenly spaced over [0, 1], are tried.
+        class_id: compute the metric for this column of y_pred only.
+        name: the metric's name in logs (default 'sensitivity_at_specificity').
+        dtype: the dtype of the state and the result (default float32).
+
+    Raises:
+        InvalidArgumentError: if specificity is outside [0, 1] or num_thresholds is not a
+            positive integer.
+
     Example:
         >>> import kerasish as ks
         >>> m = ks.metrics.SensitivityAtSpecificity(0.5)
@@ -598,6 +660,17 @@ class SensitivityAtSpecificity(_RateAtRate):
 
 class SpecificityAtSensitivity(_RateAtRate):
     """The best specificity over the thresholds whose sensitivity (recall) is >= `sensitivity`.
+
+    Args:
+        sensitivity: the least sensitivity accepted, in [0, 1].
+        num_thresholds: how many thresholds, evenly spaced over [0, 1], are tried.
+        class_id: compute the metric for this column of y_pred only.
+        name: the metric's name in logs (default 'specificity_at_sensitivity').
+        dtype: the dtype of the state and the result (default float32).
+
+    Raises:
+        InvalidArgumentError: if sensitivity is outside [0, 1] or num_thresholds is not a
+            positive integer.
 
     Example:
         >>> import kerasish as ks

@@ -144,6 +144,12 @@ class FBetaScore(Metric):
 class F1Score(FBetaScore):
     """The F1 score 2 * precision * recall / (precision + recall): `FBetaScore` with beta = 1.
 
+    Args:
+        average: None, 'micro', 'macro' or 'weighted', as for `FBetaScore`.
+        threshold: a float in (0, 1], or None for the row maximum.
+        name: the metric's name in logs (default 'f1_score').
+        dtype: the dtype of the state and the result (default float32).
+
     Example:
         >>> import kerasish as ks
         >>> m = ks.metrics.F1Score(threshold=0.5)

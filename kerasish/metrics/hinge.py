@@ -9,6 +9,10 @@ from kerasish.metrics.reduction import MeanMetricWrapper
 class Hinge(MeanMetricWrapper):
     """The streaming (weighted) mean of `ks.losses.hinge` (labels -1/1, or 0/1 mapped to them).
 
+    Args:
+        name: the metric's name in logs (default 'hinge').
+        dtype: the dtype of the state and the result (default float32).
+
     Example:
         >>> import kerasish as ks
         >>> float(ks.metrics.Hinge()([[1., 0.]], [[0.5, -2.]]))
@@ -22,7 +26,17 @@ class Hinge(MeanMetricWrapper):
 
 
 class SquaredHinge(MeanMetricWrapper):
-    """The streaming (weighted) mean of `ks.losses.squared_hinge`."""
+    """The streaming (weighted) mean of `ks.losses.squared_hinge`.
+
+    Args:
+        name: the metric's name in logs (default 'squared_hinge').
+        dtype: the dtype of the state and the result (default float32).
+
+    Example:
+        >>> import kerasish as ks
+        >>> float(ks.metrics.SquaredHinge()([[1., 0.]], [[0.5, 2.]]))
+        4.625
+    """
 
     _default_name = "squared_hinge"
 
@@ -31,7 +45,17 @@ class SquaredHinge(MeanMetricWrapper):
 
 
 class CategoricalHinge(MeanMetricWrapper):
-    """The streaming (weighted) mean of `ks.losses.categorical_hinge` (one-hot labels)."""
+    """The streaming (weighted) mean of `ks.losses.categorical_hinge` (one-hot labels).
+
+    Args:
+        name: the metric's name in logs (default 'categorical_hinge').
+        dtype: the dtype of the state and the result (default float32).
+
+    Example:
+        >>> import kerasish as ks
+        >>> round(float(ks.metrics.CategoricalHinge()([[0., 1., 0.]], [[0.2, 0.7, 0.5]])), 4)
+        0.8
+    """
 
     _default_name = "categorical_hinge"
 

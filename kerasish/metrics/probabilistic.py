@@ -9,6 +9,10 @@ from kerasish.metrics.reduction import MeanMetricWrapper
 class KLDivergence(MeanMetricWrapper):
     """The streaming (weighted) mean of `ks.losses.kl_divergence` (one value per example).
 
+    Args:
+        name: the metric's name in logs (default 'kl_divergence').
+        dtype: the dtype of the state and the result (default float32).
+
     Example:
         >>> import kerasish as ks
         >>> round(float(ks.metrics.KLDivergence()([[0.5, 0.5]], [[0.25, 0.75]])), 4)
@@ -23,6 +27,10 @@ class KLDivergence(MeanMetricWrapper):
 
 class Poisson(MeanMetricWrapper):
     """The streaming (weighted) mean of `ks.losses.poisson`.
+
+    Args:
+        name: the metric's name in logs (default 'poisson').
+        dtype: the dtype of the state and the result (default float32).
 
     Example:
         >>> import kerasish as ks

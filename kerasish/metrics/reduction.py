@@ -28,6 +28,25 @@ def weighted_sum_and_count(values: Tensor, sample_weight, what: str) -> tuple:
     per example of shape (batch,) counts once per element of that example's
     values, so the weighted mean of elementwise values equals the weighted
     mean of their per-example means.
+
+    Args:
+        values: the values, any shape.
+        sample_weight: None, or weights broadcastable to `values` (a per-example weight
+            of shape (batch,) covers every value of its example).
+        what: the metric's description, for error messages.
+
+    Returns:
+        The pair (weighted sum, total weight), as scalars.
+
+    Raises:
+        InvalidArgumentError: naming `what` and both shapes, if the weights do not fit.
+
+    Example:
+        >>> import kerasish as ks
+        >>> total, count = ks.metrics.weighted_sum_and_count(
+        ...     ks.constant([[1., 3.], [5., 7.]]), [1., 0.], "example")
+        >>> float(total), float(count)
+        (4.0, 2.0)
     """
     if sample_weight is None:
         return math_ops.reduce_sum(values), values.size
@@ -70,7 +89,22 @@ class Mean(Metric):
         self.count = self.add_weight("count")
 
     def update_state(self, values, sample_weight=None) -> None:
-        """Add `values` (any shape), each weighted by `sample_weight` (default 1)."""
+        """Add `values` (any shape), each weighted by `sample_weight` (default 1).
+
+        Args:
+            values: the values to average, any shape.
+            sample_weight: None, or weights broadcastable to `values`.
+
+        Raises:
+            InvalidArgumentError: naming the metric and both shapes, if the weights do not fit.
+
+        Example:
+            >>> import kerasish as ks
+            >>> mean = ks.metrics.Mean()
+            >>> mean.update_state([1., 3.], sample_weight=[1., 3.])
+            >>> float(mean.result())  # (1 + 9) / 4
+            2.5
+        """
         values = math_ops.cast(as_tensor(values), self._dtype)
         self._follow_device(values._value)
         total, count = weighted_sum_and_count(values, sample_weight, self._describe())
@@ -83,6 +117,10 @@ class Mean(Metric):
 
 class Sum(Metric):
     """The (weighted) sum of every value seen: sum(w * x).
+
+    Args:
+        name: the metric's name in logs (default 'sum').
+        dtype: the dtype of the state and the result (default float32).
 
     Example:
         >>> import kerasish as ks
@@ -98,7 +136,22 @@ class Sum(Metric):
         self.total = self.add_weight("total")
 
     def update_state(self, values, sample_weight=None) -> None:
-        """Add the sum of `values`, each weighted by `sample_weight` (default 1)."""
+        """Add the sum of `values`, each weighted by `sample_weight` (default 1).
+
+        Args:
+            values: the values to add, any shape.
+            sample_weight: None, or weights broadcastable to `values`.
+
+        Raises:
+            InvalidArgumentError: naming the metric and both shapes, if the weights do not fit.
+
+        Example:
+            >>> import kerasish as ks
+            >>> total = ks.metrics.Sum()
+            >>> total.update_state([1., 3.], sample_weight=[2., 0.])
+            >>> float(total.result())
+            2.0
+        """
         values = math_ops.cast(as_tensor(values), self._dtype)
         self._follow_device(values._value)
         total, _ = weighted_sum_and_count(values, sample_weight, self._describe())
@@ -144,7 +197,24 @@ class MeanMetricWrapper(Mean):
         self._fn_kwargs = dict(kwargs)
 
     def update_state(self, y_true, y_pred, sample_weight=None) -> None:
-        """Average `fn(y_true, y_pred)` into the state, weighted by `sample_weight`."""
+        """Average `fn(y_true, y_pred)` into the state, weighted by `sample_weight`.
+
+        Args:
+            y_true: the labels.
+            y_pred: the predictions.
+            sample_weight: None, or weights broadcastable to fn's per-example values.
+
+        Raises:
+            InvalidArgumentError: naming the metric, when `fn` rejects the inputs or the
+                weights do not fit.
+
+        Example:
+            >>> import kerasish as ks
+            >>> mse = ks.metrics.MeanSquaredError()
+            >>> mse.update_state([[0.], [0.]], [[1.], [3.]], sample_weight=[1., 0.])
+            >>> float(mse.result())
+            1.0
+        """
         y_true, y_pred = as_pair(y_true, y_pred)
         try:
             values = self._fn(y_true, y_pred, **self._fn_kwargs)

@@ -196,7 +196,19 @@ def _is_loss_object(identifier) -> bool:
 
 
 def serialize(metric: Metric) -> dict:
-    """{'class_name': ..., 'config': {...}} for the built-in metrics that have a config."""
+    """{'class_name': ..., 'config': {...}} for the built-in metrics that have a config.
+
+    Args:
+        metric: a metric object.
+
+    Returns:
+        A dict that `ks.metrics.get` turns back into an equal metric.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.metrics.serialize(ks.metrics.Mean(name="avg"))
+        {'class_name': 'Mean', 'config': {'name': 'avg', 'dtype': 'float32'}}
+    """
     config = metric.get_config() if hasattr(metric, "get_config") else {"name": metric.name}
     return {"class_name": type(metric).__name__, "config": config}
 

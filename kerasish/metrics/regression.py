@@ -43,6 +43,10 @@ def absolute_error(y_true, y_pred) -> Tensor:
 class MeanSquaredError(MeanMetricWrapper):
     """The streaming (weighted) mean of (y_pred - y_true)**2.
 
+    Args:
+        name: the metric's name in logs (default 'mean_squared_error').
+        dtype: the dtype of the state and the result (default float32).
+
     Example:
         >>> import kerasish as ks
         >>> float(ks.metrics.MeanSquaredError()([[0, 1], [0, 0]], [[1, 1], [0, 0]]))
@@ -58,6 +62,10 @@ class MeanSquaredError(MeanMetricWrapper):
 class MeanAbsoluteError(MeanMetricWrapper):
     """The streaming (weighted) mean of |y_pred - y_true|.
 
+    Args:
+        name: the metric's name in logs (default 'mean_absolute_error').
+        dtype: the dtype of the state and the result (default float32).
+
     Example:
         >>> import kerasish as ks
         >>> float(ks.metrics.MeanAbsoluteError()([[0, 1], [0, 0]], [[1, 1], [0, 2]]))
@@ -72,6 +80,10 @@ class MeanAbsoluteError(MeanMetricWrapper):
 
 class RootMeanSquaredError(MeanMetricWrapper):
     """sqrt of the streaming (weighted) mean of (y_pred - y_true)**2 (not a mean of roots).
+
+    Args:
+        name: the metric's name in logs (default 'root_mean_squared_error').
+        dtype: the dtype of the state and the result (default float32).
 
     Example:
         >>> import kerasish as ks
@@ -93,6 +105,14 @@ def cosine_similarity(y_true, y_pred, axis: int = -1) -> Tensor:
 
     The metric's sign is the opposite of the loss `ks.losses.cosine_similarity`.
 
+    Args:
+        y_true: vectors along `axis`.
+        y_pred: vectors along `axis`, y_true's shape.
+        axis: the axis holding the vectors.
+
+    Returns:
+        One similarity per vector, y_pred's shape without `axis`.
+
     Example:
         >>> import kerasish as ks
         >>> similarity = ks.metrics.cosine_similarity([[0., 1.], [1., 1.]], [[1., 0.], [2., 2.]])
@@ -104,6 +124,10 @@ def cosine_similarity(y_true, y_pred, axis: int = -1) -> Tensor:
 
 class MeanAbsolutePercentageError(MeanMetricWrapper):
     """The streaming (weighted) mean of `ks.losses.mean_absolute_percentage_error`.
+
+    Args:
+        name: the metric's name in logs (default 'mean_absolute_percentage_error').
+        dtype: the dtype of the state and the result (default float32).
 
     Example:
         >>> import kerasish as ks
@@ -118,7 +142,17 @@ class MeanAbsolutePercentageError(MeanMetricWrapper):
 
 
 class MeanSquaredLogarithmicError(MeanMetricWrapper):
-    """The streaming (weighted) mean of `ks.losses.mean_squared_logarithmic_error`."""
+    """The streaming (weighted) mean of `ks.losses.mean_squared_logarithmic_error`.
+
+    Args:
+        name: the metric's name in logs (default 'mean_squared_logarithmic_error').
+        dtype: the dtype of the state and the result (default float32).
+
+    Example:
+        >>> import kerasish as ks
+        >>> round(float(ks.metrics.MeanSquaredLogarithmicError()([[0.]], [[1.]])), 4)
+        0.4805
+    """
 
     _default_name = "mean_squared_logarithmic_error"
 
@@ -128,6 +162,11 @@ class MeanSquaredLogarithmicError(MeanMetricWrapper):
 
 class CosineSimilarity(MeanMetricWrapper):
     """The streaming (weighted) mean of `cosine_similarity` along `axis` (1 is best).
+
+    Args:
+        name: the metric's name in logs (default 'cosine_similarity').
+        dtype: the dtype of the state and the result (default float32).
+        axis: the axis holding the vectors.
 
     Example:
         >>> import kerasish as ks
@@ -143,7 +182,17 @@ class CosineSimilarity(MeanMetricWrapper):
 
 
 class LogCoshError(MeanMetricWrapper):
-    """The streaming (weighted) mean of `ks.losses.log_cosh` (Keras's default name 'logcosh')."""
+    """The streaming (weighted) mean of `ks.losses.log_cosh` (Keras's default name 'logcosh').
+
+    Args:
+        name: the metric's name in logs (default 'logcosh').
+        dtype: the dtype of the state and the result (default float32).
+
+    Example:
+        >>> import kerasish as ks
+        >>> round(float(ks.metrics.LogCoshError()([[0.], [0.]], [[1.], [-1.]])), 4)
+        0.4338
+    """
 
     _default_name = "logcosh"
 
