@@ -45,6 +45,16 @@ def _value_and_gradients(f, params, args, kwargs):
 def gradients_function(f, params=None):
     """A function returning the gradients of `f` with respect to its arguments.
 
+    Args:
+        f: a function of tensors returning a tensor (a non-scalar output is summed, as
+            `GradientTape.gradient` does).
+        params: the arguments to differentiate, by name or position; None: all of them.
+
+    Returns:
+        A function taking `f`'s arguments (positional ones are converted to tensors) and
+        returning the list of gradients, one per selected argument. A `params` name `f`
+        does not have raises InvalidArgumentError at that call.
+
     Example:
         >>> import kerasish as ks
         >>> grad = ks.gradients_function(lambda x: x * x)
@@ -60,7 +70,23 @@ def gradients_function(f, params=None):
 
 
 def value_and_gradients_function(f, params=None):
-    """Like `gradients_function`, returning `(value, gradients)`."""
+    """Like `gradients_function`, returning `(value, gradients)`.
+
+    Args:
+        f: a function of tensors returning a tensor (a non-scalar output is summed, as
+            `GradientTape.gradient` does).
+        params: the arguments to differentiate, by name or position; None: all of them.
+
+    Returns:
+        A function taking `f`'s arguments and returning `(f's value, [gradients])`.
+
+    Example:
+        >>> import kerasish as ks
+        >>> value_and_grad = ks.value_and_gradients_function(lambda x, y: x * y, params=["y"])
+        >>> value, grads = value_and_grad(3.0, 4.0)
+        >>> float(value), [float(g) for g in grads]
+        (12.0, [3.0])
+    """
 
     @functools.wraps(f)
     def value_and_grad_fn(*args, **kwargs):
@@ -83,7 +109,21 @@ def _implicit(f, args, kwargs):
 
 
 def implicit_gradients(f):
-    """A function returning `[(gradient, variable), ...]` for every trainable variable `f` reads."""
+    """A function returning `[(gradient, variable), ...]` for every trainable variable `f` reads.
+
+    Args:
+        f: a function returning a tensor, reading trainable variables.
+
+    Returns:
+        A function taking `f`'s arguments. It raises InvalidArgumentError when `f` read no
+        trainable variable.
+
+    Example:
+        >>> import kerasish as ks
+        >>> w = ks.Variable(2.0)
+        >>> [(float(g), v is w) for g, v in ks.implicit_gradients(lambda x: w * x)(5.0)]
+        [(5.0, True)]
+    """
 
     @functools.wraps(f)
     def grad_fn(*args, **kwargs):
@@ -93,7 +133,22 @@ def implicit_gradients(f):
 
 
 def implicit_value_and_gradients(f):
-    """Like `implicit_gradients`, returning `(value, [(gradient, variable), ...])`."""
+    """Like `implicit_gradients`, returning `(value, [(gradient, variable), ...])`.
+
+    Args:
+        f: a function returning a tensor, reading trainable variables.
+
+    Returns:
+        A function taking `f`'s arguments. It raises InvalidArgumentError when `f` read no
+        trainable variable.
+
+    Example:
+        >>> import kerasish as ks
+        >>> w = ks.Variable(2.0)
+        >>> value, pairs = ks.implicit_value_and_gradients(lambda x: w * w * x)(5.0)
+        >>> float(value), float(pairs[0][0])
+        (20.0, 20.0)
+    """
 
     @functools.wraps(f)
     def value_and_grad_fn(*args, **kwargs):
@@ -113,6 +168,26 @@ def custom_gradient(f):
     return `(argument_gradients, variable_gradients)`. The forward ops are
     still recorded, so `grad_fn` may use forward values and remain
     differentiable (higher-order gradients work through custom gradients).
+
+    Args:
+        f: the function to decorate.
+
+    Returns:
+        The decorated function. Its backward pass raises InvalidArgumentError, naming `f`,
+        when `grad_fn` returns the wrong number of gradients or a gradient of the wrong
+        shape, or does not take `variables=` although `f` read variables.
+
+    Example:
+        >>> import kerasish as ks
+        >>> @ks.custom_gradient
+        ... def clip_gradient(x):
+        ...     return ks.identity(x), lambda dy: ks.clip_by_value(dy, -1.0, 1.0)
+        >>> x = ks.constant(2.0)
+        >>> with ks.GradientTape() as tape:
+        ...     tape.watch(x)
+        ...     y = clip_gradient(x) * 10.0
+        >>> float(tape.gradient(y, x))
+        1.0
     """
     label = f"custom_gradient({getattr(f, '__name__', 'f')})"
     prim = Primitive(label, None, multi_output=True, register=False)
@@ -207,7 +282,20 @@ def _as_list(grads) -> list:
 
 
 def jacobian(f, x):
-    """The Jacobian of `f` at `x`: shape f(x).shape + x.shape."""
+    """The Jacobian of `f` at `x`: shape f(x).shape + x.shape.
+
+    Args:
+        f: a function of one tensor.
+        x: the point (a tensor or a value `convert_to_tensor` takes).
+
+    Returns:
+        The Jacobian; zeros where an output does not depend on `x`.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.jacobian(lambda x: x * x, [1.0, 2.0]).numpy().tolist()
+        [[2.0, 0.0], [0.0, 4.0]]
+    """
     x = convert_to_tensor(x)
     with GradientTape(watch_accessed_variables=False) as tape:
         tape.watch(x)
@@ -216,7 +304,20 @@ def jacobian(f, x):
 
 
 def hessian(f, x):
-    """The Hessian of a scalar function `f` at `x`: shape x.shape + x.shape."""
+    """The Hessian of a scalar function `f` at `x`: shape x.shape + x.shape.
+
+    Args:
+        f: a function of one tensor returning a scalar.
+        x: the point (a tensor or a value `convert_to_tensor` takes).
+
+    Returns:
+        The matrix of second derivatives.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.hessian(lambda x: ks.reduce_sum(x * x * x), [1.0, 2.0]).numpy().tolist()
+        [[6.0, 0.0], [0.0, 12.0]]
+    """
     x = convert_to_tensor(x)
     with GradientTape(watch_accessed_variables=False) as outer:
         outer.watch(x)
