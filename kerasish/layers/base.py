@@ -82,6 +82,20 @@ class Layer(Trackable):
     `build(input_shape)` runs once, on the first call, so weight shapes can
     follow the input; `call(inputs, training=None)` computes the output.
 
+    Args:
+        name: the layer's name, the prefix of its weights' names (default: the class
+            name in snake_case, made unique).
+        trainable: whether its weights are updated by training.
+        dtype: the dtype of its weights (default float32).
+        input_shape: the shape of one example, without the batch axis; a first layer of a
+            `Sequential` given it builds the model at once.
+        activity_regularizer: a penalty on the layer's outputs, added to `losses` at each
+            call (divided by the batch size).
+        **kwargs: ``input_dim=n``, Keras's spelling of ``input_shape=(n,)``.
+
+    Raises:
+        TypeError: for any other keyword argument, naming it.
+
     Example:
         >>> import kerasish as ks
         >>> class Scale(ks.layers.Layer):
@@ -192,7 +206,20 @@ class Layer(Trackable):
 
     @classmethod
     def from_config(cls, config: dict):
-        """A new, unbuilt layer from `get_config()`'s dict."""
+        """A new, unbuilt layer from `get_config()`'s dict.
+
+        Args:
+            config: the constructor's keyword arguments, as `get_config` returns them.
+
+        Returns:
+            A new layer with the same settings and fresh weights (made when it is built).
+
+        Example:
+            >>> import kerasish as ks
+            >>> layer = ks.layers.Dense.from_config(ks.layers.Dense(4, name="d").get_config())
+            >>> layer.units, layer.name, layer.built
+            (4, 'd', False)
+        """
         return cls(**config)
 
     def get_build_config(self) -> dict | None:
@@ -207,7 +234,18 @@ class Layer(Trackable):
         return {"input_shape": _with_unknown_batch(shapes)}
 
     def build_from_config(self, config: dict) -> None:
-        """Build from `get_build_config()`'s dict (weights get their shapes, not values)."""
+        """Build from `get_build_config()`'s dict (weights get their shapes, not values).
+
+        Args:
+            config: ``{"input_shape": ...}``; without an input shape nothing is built.
+
+        Example:
+            >>> import kerasish as ks
+            >>> layer = ks.layers.Dense(4)
+            >>> layer.build_from_config({"input_shape": [None, 3]})
+            >>> layer.kernel.shape
+            (3, 4)
+        """
         input_shape = config.get("input_shape")
         if input_shape is not None and not self.built:
             self.build(input_shape)
@@ -217,11 +255,44 @@ class Layer(Trackable):
 
     # -- the Keras contract -------------------------------------------------
     def build(self, input_shape) -> None:
-        """Create weights from the input shape; the default creates none."""
+        """Create weights from the input shape; the default creates none.
+
+        Called once, by the first `__call__` (or explicitly); afterwards `built` is True.
+
+        Args:
+            input_shape: the shape of the first inputs, batch axis included (a list or
+                dict of shapes for several inputs).
+
+        Example:
+            >>> import kerasish as ks
+            >>> layer = ks.layers.Dense(2)
+            >>> layer.build((None, 5))
+            >>> layer.built, [w.shape for w in layer.weights]
+            (True, [(5, 2), (2,)])
+        """
         self.built = True
 
     def call(self, inputs, *args, **kwargs):
-        """The computation; the default passes inputs through."""
+        """The computation; the default passes inputs through.
+
+        Override it in a subclass; `__call__` builds the layer first and hands over the
+        mask and the `training` flag when `call` takes them.
+
+        Args:
+            inputs: a tensor, or a list/dict of tensors.
+            *args: further positional arguments, as the layer defines them.
+            **kwargs: keyword arguments such as ``training`` (True in `fit`, False in
+                `evaluate`/`predict`) and ``mask``.
+
+        Returns:
+            The outputs.
+
+        Example:
+            >>> import kerasish as ks
+            >>> dropout = ks.layers.Dropout(0.5)
+            >>> dropout.call(ks.ones([1, 4]), training=False).numpy()
+            array([[1., 1., 1., 1.]], dtype=float32)
+        """
         return inputs
 
     @property
@@ -245,6 +316,19 @@ class Layer(Trackable):
         """The mask of the outputs, given the inputs and their mask (None: no mask).
 
         The default passes `mask` through; it is used only when `supports_masking`.
+
+        Args:
+            inputs: the layer's inputs.
+            mask: the inputs' mask (booleans, True where a position is real), or None.
+
+        Returns:
+            The outputs' mask, or None.
+
+        Example:
+            >>> import kerasish as ks
+            >>> embed = ks.layers.Embedding(10, 2, mask_zero=True)
+            >>> embed.compute_mask(ks.constant([[3, 0]])).numpy()
+            array([[ True, False]])
         """
         return mask
 
@@ -354,6 +438,19 @@ class Layer(Trackable):
             trainable: whether optimizers should update it.
             constraint: a name ('non_neg'), a `ks.constraints` object or a callable
                 w -> w' that optimizers apply after each update (`Variable.constraint`).
+
+        Returns:
+            The variable, named ``"<layer name>/<name>"``.
+
+        Raises:
+            TypeError: when a shape comes first and the initializer is given twice.
+
+        Example:
+            >>> import kerasish as ks
+            >>> layer = ks.layers.Layer(name="scale")
+            >>> w = layer.add_weight("w", shape=(2,), initializer="ones")
+            >>> w.name, w.numpy()
+            ('scale/w', array([1., 1.], dtype=float32))
         """
         if name is not None and not isinstance(name, str):  # Keras 3: (shape, initializer)
             if shape is not None and initializer is not None:
@@ -382,7 +479,24 @@ class Layer(Trackable):
         return variable
 
     def add_variable(self, name=None, shape=None, dtype=None, initializer=None, **kwargs):
-        """TF1's name for `add_weight`."""
+        """TF1's name for `add_weight`.
+
+        Args:
+            name: the weight's name within this layer.
+            shape: its shape.
+            dtype: default: the layer's dtype.
+            initializer: as for `add_weight`.
+            **kwargs: the other arguments of `add_weight`.
+
+        Returns:
+            The variable.
+
+        Example:
+            >>> import kerasish as ks
+            >>> layer = ks.layers.Layer(name="tf1")
+            >>> layer.add_variable("b", shape=(3,), initializer="zeros").name
+            'tf1/b'
+        """
         return self.add_weight(name, shape, dtype, initializer, **kwargs)
 
     def _add_activity_penalty(self, outputs) -> None:
@@ -400,6 +514,20 @@ class Layer(Trackable):
         As in Keras, the terms added during a call last until the next outermost call of
         a layer or model that contains this one, so `sum(model.losses)` after
         `model(x)` holds this call's terms only.
+
+        Args:
+            loss: a scalar tensor.
+
+        Example:
+            >>> import kerasish as ks
+            >>> class Penalized(ks.layers.Layer):
+            ...     def call(self, inputs):
+            ...         self.add_loss(ks.reduce_sum(inputs) * 0.1)
+            ...         return inputs
+            >>> layer = Penalized()
+            >>> _ = layer(ks.ones([2, 5]))
+            >>> [round(float(term), 4) for term in layer.losses]
+            [1.0]
         """
         if _context.loss_holders is None:
             _context.loss_holders = {}
@@ -483,7 +611,24 @@ class Layer(Trackable):
         return [v.numpy() for v in self.variables]
 
     def set_weights(self, weights) -> None:
-        """Assign NumPy arrays to `variables`, in order (shapes must match)."""
+        """Assign NumPy arrays to `variables`, in order (shapes must match).
+
+        Args:
+            weights: one array per variable, in the order of `get_weights()`.
+
+        Raises:
+            ValueError: naming the layer, if the number of arrays differs from the
+                number of variables.
+
+        Example:
+            >>> import numpy as np
+            >>> import kerasish as ks
+            >>> layer = ks.layers.Dense(1)
+            >>> layer.build((None, 2))
+            >>> layer.set_weights([np.ones((2, 1)), np.zeros(1)])
+            >>> layer(ks.constant([[1., 2.]])).numpy()
+            array([[3.]], dtype=float32)
+        """
         variables = self.variables
         if len(weights) != len(variables):
             raise ValueError(
