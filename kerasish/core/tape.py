@@ -169,7 +169,24 @@ class GradientTape:
 
     # -- watching -----------------------------------------------------------
     def watch(self, tensor) -> None:
-        """Watch a tensor, a variable, or a nested structure of them."""
+        """Watch a tensor, a variable, or a nested structure of them.
+
+        Args:
+            tensor: a floating tensor or variable, or a list/tuple/dict of them.
+
+        Raises:
+            InvalidArgumentError: an item is not a tensor (a Python number or a NumPy
+                array: convert it with `ks.constant`), or is not floating point.
+
+        Example:
+            >>> import kerasish as ks
+            >>> x = ks.constant([1.0, 2.0])
+            >>> with ks.GradientTape() as tape:
+            ...     tape.watch(x)
+            ...     y = x * x
+            >>> tape.gradient(y, x).numpy().tolist()
+            [2.0, 4.0]
+        """
         for item in nest.flatten(tensor):
             if not isinstance(item, tensor_module.Tensor):
                 raise InvalidArgumentError(
@@ -435,7 +452,31 @@ class GradientTape:
         return tuple(array_ops.zeros_like(o) if g is None else g for o, g in zip(op.output, found))
 
     def jacobian(self, target, sources, unconnected_gradients="none"):
-        """d target[i...] / d source[j...] for every element: shape target.shape + source.shape."""
+        """d target[i...] / d source[j...] for every element: shape target.shape + source.shape.
+
+        One backward pass per element of `target`.
+
+        Args:
+            target: a tensor computed under this tape.
+            sources: a tensor or variable, or a nested structure of them.
+            unconnected_gradients: "none" (None for a source the target does not depend
+                on) or "zero" (zeros of the Jacobian's shape).
+
+        Returns:
+            The Jacobians, in the structure of `sources`.
+
+        Raises:
+            RuntimeError: a non-persistent tape was already used.
+
+        Example:
+            >>> import kerasish as ks
+            >>> x = ks.constant([1.0, 2.0])
+            >>> with ks.GradientTape() as tape:
+            ...     tape.watch(x)
+            ...     y = x * x
+            >>> tape.jacobian(y, x).numpy().tolist()
+            [[2.0, 0.0], [0.0, 4.0]]
+        """
         from kerasish.core.ops import array_ops
 
         self._consume("jacobian")
@@ -464,7 +505,28 @@ class GradientTape:
     def batch_jacobian(self, target, source):
         """Per-example Jacobian: target (B, ...) and source (B, ...) -> (B, target..., source...).
 
-        Assumes example b of the target depends only on example b of the source.
+        Assumes example b of the target depends only on example b of the source: one
+        backward pass per element of one example, not of the whole batch.
+
+        Args:
+            target: a tensor computed under this tape, batch first.
+            source: a watched tensor or variable with the same batch size.
+
+        Returns:
+            A tensor of shape (B,) + target.shape[1:] + source.shape[1:].
+
+        Raises:
+            InvalidArgumentError: target and source do not share a leading batch axis.
+            RuntimeError: a non-persistent tape was already used.
+
+        Example:
+            >>> import kerasish as ks
+            >>> x = ks.constant([[1.0, 2.0], [3.0, 4.0]])
+            >>> with ks.GradientTape() as tape:
+            ...     tape.watch(x)
+            ...     y = x * x
+            >>> tape.batch_jacobian(y, x).numpy().tolist()
+            [[[2.0, 0.0], [0.0, 4.0]], [[6.0, 0.0], [0.0, 8.0]]]
         """
         from kerasish.core.ops import array_ops
 
@@ -501,7 +563,24 @@ class GradientTape:
 
     # -- diagnostics --------------------------------------------------------
     def explain(self, target, source) -> str:
-        """Explain, in one paragraph, why `source` does or does not reach `target`."""
+        """Explain, in one paragraph, why `source` does or does not reach `target`.
+
+        Args:
+            target: a tensor (or nested structure) computed under this tape.
+            source: a tensor or variable that `gradient` returned None for, or did not.
+
+        Returns:
+            The explanation: not watched (and why), or the non-differentiable ops or NumPy
+            conversions on the way.
+
+        Example:
+            >>> import kerasish as ks
+            >>> v = ks.Variable(1.0)
+            >>> with ks.GradientTape() as tape:
+            ...     y = ks.cast(ks.cast(v, "int32"), "float32")
+            >>> "non-differentiable op(s) cast" in tape.explain(y, v)
+            True
+        """
         return self._explain(nest.flatten(target), source)
 
     def _explain(self, targets, source) -> str:
