@@ -150,12 +150,11 @@ def test_weights_files_carry_both_optimizers_too(tmp_path):
         np.testing.assert_array_equal(got, want)
 
 
-def test_a_gan_saved_by_keras_loads_both_optimizers_here(tmp_path):
-    keras = pytest.importorskip("keras")
-    tf = pytest.importorskip("tensorflow")
+def _keras_gan_class(keras, tf, build_optimizers: bool):
+    """The same GAN in Keras, registered under the same name."""
 
     @keras.saving.register_keras_serializable(package="TestGanSaving", name="GAN")
-    class KerasGAN(keras.Model):  # the same model in Keras, under the same registered name
+    class KerasGAN(keras.Model):
         def __init__(self, latent_dim=LATENT, **kwargs):
             super().__init__(**kwargs)
             self.latent_dim = latent_dim
@@ -177,6 +176,12 @@ def test_a_gan_saved_by_keras_loads_both_optimizers_here(tmp_path):
             return {name: keras.saving.serialize_keras_object(getattr(self, name))
                     for name in ("d_optimizer", "g_optimizer", "loss_fn")}
 
+        def compile_from_config(self, config):
+            self.compile(**keras.saving.deserialize_keras_object(config))
+            if build_optimizers:
+                self.d_optimizer.build(self.discriminator.trainable_variables)
+                self.g_optimizer.build(self.generator.trainable_variables)
+
         def train_step(self, data):
             batch = tf.shape(data)[0]
             noise = keras.random.normal((batch, self.latent_dim))
@@ -192,6 +197,13 @@ def test_a_gan_saved_by_keras_loads_both_optimizers_here(tmp_path):
             self.g_optimizer.apply_gradients(zip(tape.gradient(g_loss, weights), weights))
             return {"d_loss": d_loss, "g_loss": g_loss}
 
+    return KerasGAN
+
+
+def test_a_gan_saved_by_keras_loads_both_optimizers_here(tmp_path):
+    keras = pytest.importorskip("keras")
+    tf = pytest.importorskip("tensorflow")
+    KerasGAN = _keras_gan_class(keras, tf, build_optimizers=False)
     theirs = KerasGAN()
     theirs.compile(keras.optimizers.Adam(1e-2), keras.optimizers.SGD(0.05, momentum=0.9),
                    keras.losses.BinaryCrossentropy(from_logits=True))
@@ -224,3 +236,21 @@ def test_a_file_saved_before_the_first_step_leaves_a_started_optimizer_as_it_is(
         trained.load_weights(tmp_path / "fresh.weights.h5")
     assert int(trained.optimizer.iterations) == 2
     np.testing.assert_array_equal(trained.get_weights()[0], fresh.get_weights()[0])
+
+
+def test_a_gan_saved_here_loads_both_optimizers_in_keras(tmp_path):
+    keras = pytest.importorskip("keras")
+    tf = pytest.importorskip("tensorflow")
+    _keras_gan_class(keras, tf, build_optimizers=True)
+    ours = _trained(GAN)
+    ours.save(tmp_path / "ours.keras")
+    theirs = keras.models.load_model(tmp_path / "ours.keras")
+    for name in ("d_optimizer", "g_optimizer"):
+        want = _state(getattr(ours, name))
+        got = [np.asarray(v) for v in getattr(theirs, name).variables]
+        assert len(got) == len(want)
+        for keras_value, mine in zip(got, want):
+            np.testing.assert_allclose(keras_value, mine, rtol=1e-6)
+    noise = np.random.default_rng(4).normal(size=(5, LATENT)).astype(np.float32)
+    np.testing.assert_allclose(theirs.generator.predict(noise, verbose=0),
+                               ours.generator.predict(noise), atol=1e-6)
