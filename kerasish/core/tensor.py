@@ -22,7 +22,23 @@ _INT32_MIN, _INT32_MAX = np.iinfo(np.int32).min, np.iinfo(np.int32).max
 
 
 def as_dtype(dtype) -> np.dtype | None:
-    """A NumPy dtype from a dtype, a name ('float32') or a Python type; None stays None."""
+    """A NumPy dtype from a dtype, a name ('float32') or a Python type; None stays None.
+
+    Args:
+        dtype: a NumPy dtype, a name such as 'float32' (or 'string' for text), a Python
+            type, or None.
+
+    Returns:
+        The `np.dtype`, or None.
+
+    Raises:
+        TypeError: the name or type is not a dtype.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.as_dtype("float32"), ks.as_dtype(None)
+        (dtype('float32'), None)
+    """
     if dtype is None:
         return None
     if isinstance(dtype, str) and dtype == "string":  # TF's and Keras's name for text
@@ -81,6 +97,12 @@ def _format_value(array, separator: str) -> str:
 class Tensor:
     """An immutable multi-dimensional value backed by a NumPy or CuPy array.
 
+    Tensors are made with `ks.constant`, `ks.convert_to_tensor` or by ops; the constructor
+    wraps an array as it is.
+
+    Args:
+        value: a NumPy or CuPy array, kept without a copy.
+
     Example:
         >>> import kerasish as ks
         >>> t = ks.constant([[1, 2], [3, 4]])
@@ -134,7 +156,25 @@ class Tensor:
         return array_ops.copy_to_device(self, ("cpu", 0))
 
     def gpu(self, index: int = 0) -> Tensor:
-        """A copy of this tensor on GPU `index` (differentiable)."""
+        """A copy of this tensor on GPU `index` (differentiable).
+
+        Args:
+            index: the GPU's number.
+
+        Returns:
+            The copy, whose gradient comes back to this tensor's device.
+
+        Raises:
+            DeviceError: CuPy is not installed or there is no GPU `index` (the message
+                says how to install it).
+
+        Example:
+            >>> import kerasish as ks
+            >>> x = ks.constant([1.0, 2.0])
+            >>> on_gpu = x.gpu() if ks.config.list_physical_devices("GPU") else x
+            >>> on_gpu.numpy().tolist()
+            [1.0, 2.0]
+        """
         from kerasish.core.ops import array_ops
 
         return array_ops.copy_to_device(self, ("gpu", index))
@@ -344,15 +384,64 @@ class Variable(Tensor):
         return array
 
     def assign(self, value) -> Variable:
-        """Replace the value in place (same shape); returns the variable."""
+        """Replace the value in place (same shape); returns the variable.
+
+        Args:
+            value: a tensor or value of the variable's shape, converted to its dtype.
+
+        Returns:
+            The variable itself.
+
+        Raises:
+            InvalidArgumentError: the shape differs from the variable's, a floating value
+                goes into an integer variable, or an integer does not fit its dtype.
+
+        Example:
+            >>> import kerasish as ks
+            >>> v = ks.Variable([1.0, 2.0])
+            >>> v.assign([3.0, 4.0])
+            <ks.Variable 'Variable' shape=(2,) dtype=float32, numpy=[3., 4.]>
+        """
         return self._update_from("assign", value)
 
     def assign_add(self, delta) -> Variable:
-        """Add `delta` in place; returns the variable."""
+        """Add `delta` in place; returns the variable.
+
+        Args:
+            delta: a tensor or value of the variable's shape, converted to its dtype.
+
+        Returns:
+            The variable itself.
+
+        Raises:
+            InvalidArgumentError: the shape differs from the variable's, a floating value
+                goes into an integer variable, or an integer does not fit its dtype.
+
+        Example:
+            >>> import kerasish as ks
+            >>> ks.Variable([1.0, 2.0]).assign_add([1.0, 1.0]).numpy().tolist()
+            [2.0, 3.0]
+        """
         return self._update_from("assign_add", delta)
 
     def assign_sub(self, delta) -> Variable:
-        """Subtract `delta` in place; returns the variable."""
+        """Subtract `delta` in place; returns the variable.
+
+        Args:
+            delta: a tensor or value of the variable's shape, converted to its dtype.
+
+        Returns:
+            The variable itself.
+
+        Raises:
+            InvalidArgumentError: the shape differs from the variable's, a floating value
+                goes into an integer variable, or an integer does not fit its dtype.
+
+        Example:
+            >>> import kerasish as ks
+            >>> ks.Variable([1.0, 2.0]).assign_sub([1.0, 1.0]).numpy().tolist()
+            [0.0, 1.0]
+        """
         return self._update_from("assign_sub", delta)
 
     def _update_from(self, how: str, value) -> Variable:
@@ -393,6 +482,18 @@ class IndexedSlices:
     one of these, so a step touching 128 rows of a 50,000-row embedding never
     builds a 50,000-row array. Optimizers apply it row by row; anything else
     that needs a dense tensor converts it with `ks.convert_to_tensor`.
+
+    Args:
+        values: a tensor of rows, shape (n,) + dense_shape[1:].
+        indices: the n row numbers (an integer array or tensor); repeats add up.
+        dense_shape: the shape of the dense tensor.
+
+    Example:
+        >>> import numpy as np
+        >>> import kerasish as ks
+        >>> rows = ks.IndexedSlices(ks.constant([[1.0, 1.0]]), np.array([2]), (3, 2))
+        >>> ks.convert_to_tensor(rows).numpy().tolist()
+        [[0.0, 0.0], [0.0, 0.0], [1.0, 1.0]]
     """
 
     __slots__ = ("values", "indices", "dense_shape")
@@ -431,6 +532,26 @@ def convert_to_tensor(value, dtype=None, _allow_cast: bool = False) -> Tensor:
     NumPy and CuPy arrays keep their dtype and share memory; Python floats
     become float32 and ints int32. New tensors are placed on the current device
     (see `ks.device`).
+
+    Args:
+        value: a tensor, variable, `IndexedSlices` (made dense), array, NumPy scalar,
+            Python number, bool, string or nested list of them.
+        dtype: the dtype wanted; None: the value's own (see above).
+
+    Returns:
+        A tensor (`value` itself when it already is one of that dtype).
+
+    Raises:
+        InvalidArgumentError: `value` is a tensor of another dtype than `dtype` (cast
+            it with `ks.cast`).
+
+    Example:
+        >>> import numpy as np
+        >>> import kerasish as ks
+        >>> ks.convert_to_tensor(2)
+        <ks.Tensor: shape=(), dtype=int32, numpy=2>
+        >>> ks.convert_to_tensor(np.arange(3, dtype=np.int64))
+        <ks.Tensor: shape=(3,), dtype=int64, numpy=[0, 1, 2]>
     """
     if dtype is None and isinstance(value, Tensor):  # the common case, first
         return value
@@ -462,10 +583,24 @@ def convert_to_tensor(value, dtype=None, _allow_cast: bool = False) -> Tensor:
 def constant(value, dtype=None, shape=None) -> Tensor:
     """A new tensor holding a copy of `value`, optionally cast and reshaped.
 
+    Args:
+        value: a tensor, array, Python number or nested list.
+        dtype: cast to this dtype; None: as `convert_to_tensor` decides.
+        shape: the result's shape: a single value is repeated to fill it, otherwise the
+            values are reshaped (their number must match).
+
+    Returns:
+        A new tensor, not sharing memory with `value`.
+
+    Raises:
+        InvalidArgumentError: `value` cannot fill `shape`.
+
     Example:
         >>> import kerasish as ks
         >>> ks.constant(3.0).dtype
         dtype('float32')
+        >>> ks.constant([1, 2, 3, 4], shape=(2, 2)).numpy().tolist()
+        [[1, 2], [3, 4]]
     """
     tensor = convert_to_tensor(value, dtype=dtype, _allow_cast=True)
     array = tensor._value
