@@ -92,6 +92,10 @@ class ReLU(_Elementwise):
 class LeakyReLU(_Elementwise):
     """``x`` for ``x > 0``, ``negative_slope * x`` otherwise (Keras 3 default slope 0.3).
 
+    Args:
+        negative_slope: the slope for negative inputs (>= 0).
+        **kwargs: the `Layer` arguments (``name``, ``dtype``, ``input_shape``, ...).
+
     Example:
         >>> import kerasish as ks
         >>> ks.layers.LeakyReLU()(ks.constant([[-1.0, 2.0]])).numpy()
@@ -200,6 +204,10 @@ class PReLU(_Elementwise):
 class ELU(_Elementwise):
     """Exponential linear unit: ``x`` for ``x > 0``, ``alpha * (exp(x) - 1)`` otherwise.
 
+    Args:
+        alpha: the scale of the negative part.
+        **kwargs: the `Layer` arguments (``name``, ``dtype``, ``input_shape``, ...).
+
     Example:
         >>> import kerasish as ks
         >>> ks.layers.ELU(alpha=2.0)(ks.constant([[0.0, 1.0]])).numpy()
@@ -227,6 +235,10 @@ class Softmax(_Elementwise):
     positions where the mask is False get probability 0 and the others share
     all of it; a slice with no unmasked position is all zeros. The mask must
     broadcast to the inputs (e.g. (batch, 1, keys) against attention scores).
+
+    Args:
+        axis: the axis, or a list of axes normalized together.
+        **kwargs: the `Layer` arguments (``name``, ``dtype``, ``input_shape``, ...).
 
     Example:
         >>> import kerasish as ks

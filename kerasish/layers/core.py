@@ -213,7 +213,17 @@ class Embedding(Layer):
 
 
 class Activation(Layer):
-    """Apply an activation function ('relu', 'softmax', or a callable)."""
+    """Apply an activation function ('relu', 'softmax', or a callable).
+
+    Args:
+        activation: a name ('relu', 'softmax', ...) or a callable tensor -> tensor.
+        **kwargs: the `Layer` arguments (``name``, ``dtype``, ``input_shape``, ...).
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.layers.Activation("relu")(ks.constant([[-1.0, 2.0]])).numpy()
+        array([[0., 2.]], dtype=float32)
+    """
 
     supports_masking = True
 
@@ -232,7 +242,16 @@ class Activation(Layer):
 
 
 class Flatten(Layer):
-    """Collapse every axis but the batch axis: (batch, ...) -> (batch, product)."""
+    """Collapse every axis but the batch axis: (batch, ...) -> (batch, product).
+
+    Args:
+        **kwargs: the `Layer` arguments (``name``, ``dtype``, ``input_shape``, ...).
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.layers.Flatten()(ks.ones([2, 3, 4])).shape
+        (2, 12)
+    """
 
     def call(self, inputs):
         if inputs.ndim == 0:
@@ -245,7 +264,18 @@ class Flatten(Layer):
 
 
 class Reshape(Layer):
-    """Reshape each example to `target_shape` (the batch axis is kept)."""
+    """Reshape each example to `target_shape` (the batch axis is kept).
+
+    Args:
+        target_shape: the shape of one example (no batch axis); one entry may be -1, inferred from
+            the size.
+        **kwargs: the `Layer` arguments (``name``, ``dtype``, ``input_shape``, ...).
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.layers.Reshape((3, 2))(ks.ones([4, 6])).shape
+        (4, 3, 2)
+    """
 
     def __init__(self, target_shape, **kwargs):
         super().__init__(**kwargs)
@@ -267,7 +297,24 @@ class Reshape(Layer):
 
 
 class Dropout(Layer):
-    """Drop a fraction `rate` of inputs during training (scaling the rest); identity otherwise."""
+    """Drop a fraction `rate` of inputs during training (scaling the rest); identity otherwise.
+
+    Args:
+        rate: the fraction of inputs set to 0 in training, in [0, 1); the kept ones are
+            scaled by 1 / (1 - rate).
+        noise_shape: the shape of the keep/drop mask, broadcast to the inputs (e.g. (batch, 1,
+            features) drops whole features for every step); None: the inputs' shape.
+        seed: an op seed, for a separate reproducible random stream.
+        **kwargs: the `Layer` arguments (``name``, ``dtype``, ``input_shape``, ...).
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.random.set_seed(0)
+        >>> ks.layers.Dropout(0.5)(ks.ones([1, 6]), training=True).numpy()
+        array([[2., 0., 0., 0., 2., 2.]], dtype=float32)
+        >>> ks.layers.Dropout(0.5)(ks.ones([1, 2]), training=False).numpy()
+        array([[1., 1.]], dtype=float32)
+    """
 
     supports_masking = True
 
@@ -467,6 +514,9 @@ class Lambda(Layer):
 
 class Identity(Layer):
     """Returns its inputs unchanged (a placeholder where a model needs a layer); masks pass.
+
+    Args:
+        **kwargs: the `Layer` arguments (``name``, ``dtype``, ``input_shape``, ...).
 
     Example:
         >>> import kerasish as ks

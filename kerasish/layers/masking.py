@@ -12,6 +12,10 @@ class Masking(Layer):
     Masked steps are zeroed in the output, and the output carries the mask
     (batch, time) so that RNN layers skip those steps and pooling ignores them.
 
+    Args:
+        mask_value: a step whose features all equal it is masked.
+        **kwargs: the `Layer` arguments (``name``, ``dtype``, ``input_shape``, ...).
+
     Example:
         >>> import kerasish as ks
         >>> x = ks.constant([[[1.0, 2.0], [0.0, 0.0], [3.0, 0.0]]])

@@ -178,6 +178,9 @@ class _ElementwiseMerge(_Merge):
 class Add(_ElementwiseMerge):
     """The elementwise sum of a list of inputs (broadcast as Keras does).
 
+    Args:
+        **kwargs: the `Layer` arguments (``name``, ``dtype``, ``input_shape``, ...).
+
     Example:
         >>> import kerasish as ks
         >>> ks.layers.Add()([ks.ones([1, 2]), ks.ones([1, 2])]).numpy()
@@ -190,6 +193,9 @@ class Add(_ElementwiseMerge):
 
 class Subtract(_ElementwiseMerge):
     """inputs[0] - inputs[1], for exactly two inputs.
+
+    Args:
+        **kwargs: the `Layer` arguments (``name``, ``dtype``, ``input_shape``, ...).
 
     Example:
         >>> import kerasish as ks
@@ -206,6 +212,9 @@ class Subtract(_ElementwiseMerge):
 class Multiply(_ElementwiseMerge):
     """The elementwise product of a list of inputs.
 
+    Args:
+        **kwargs: the `Layer` arguments (``name``, ``dtype``, ``input_shape``, ...).
+
     Example:
         >>> import kerasish as ks
         >>> ks.layers.Multiply()([ks.ones([1, 2]) * 2, ks.ones([1, 2]) * 3]).numpy()
@@ -218,6 +227,9 @@ class Multiply(_ElementwiseMerge):
 
 class Average(_ElementwiseMerge):
     """The elementwise mean of a list of inputs.
+
+    Args:
+        **kwargs: the `Layer` arguments (``name``, ``dtype``, ``input_shape``, ...).
 
     Example:
         >>> import kerasish as ks
@@ -235,6 +247,9 @@ class Average(_ElementwiseMerge):
 class Maximum(_ElementwiseMerge):
     """The elementwise maximum of a list of inputs.
 
+    Args:
+        **kwargs: the `Layer` arguments (``name``, ``dtype``, ``input_shape``, ...).
+
     Example:
         >>> import kerasish as ks
         >>> ks.layers.Maximum()([ks.constant([[1., 4.]]), ks.constant([[3., 2.]])]).numpy()
@@ -249,6 +264,9 @@ class Maximum(_ElementwiseMerge):
 
 class Minimum(_ElementwiseMerge):
     """The elementwise minimum of a list of inputs.
+
+    Args:
+        **kwargs: the `Layer` arguments (``name``, ``dtype``, ``input_shape``, ...).
 
     Example:
         >>> import kerasish as ks

@@ -83,6 +83,11 @@ class SpatialDropout1D(_SpatialDropout):
     single elements regularizes little; this drops a channel at every step at
     once (and scales the kept ones by 1 / (1 - rate)), only when training.
 
+    Args:
+        rate: the probability of dropping a channel, in [0, 1).
+        seed: an op seed, for a separate reproducible random stream.
+        **kwargs: the `Layer` arguments (``name``, ``dtype``, ``input_shape``, ...).
+
     Example:
         >>> import kerasish as ks
         >>> ks.random.set_seed(0)
@@ -105,6 +110,13 @@ class SpatialDropout2D(_SpatialDropout):
         data_format: 'channels_last' (default, (batch, rows, cols, channels)) or
             'channels_first' ((batch, channels, rows, cols)).
         seed: an op seed for a separate reproducible stream.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.random.set_seed(0)
+        >>> y = ks.layers.SpatialDropout2D(0.5)(ks.ones([1, 2, 2, 4]), training=True)
+        >>> y.numpy()[0, 0, 0], bool((y.numpy() == y.numpy()[:, :1, :1]).all())
+        (array([2., 0., 0., 0.], dtype=float32), True)
     """
 
     _rank = 4
@@ -130,6 +142,11 @@ class SpatialDropout2D(_SpatialDropout):
 
 class GaussianNoise(_SameShape):
     """Add zero-mean Gaussian noise of standard deviation `stddev`, only when training.
+
+    Args:
+        stddev: the noise's standard deviation.
+        seed: an op seed, for a separate reproducible random stream.
+        **kwargs: the `Layer` arguments (``name``, ``dtype``, ``input_shape``, ...).
 
     Example:
         >>> import kerasish as ks
@@ -163,6 +180,11 @@ class GaussianDropout(_SameShape):
     The multiplicative-noise counterpart of `Dropout` with the same `rate`
     (the same mean and variance of the mask), as in Srivastava et al. (2014).
 
+    Args:
+        rate: the drop probability whose noise variance it matches, rate / (1 - rate); in [0, 1).
+        seed: an op seed, for a separate reproducible random stream.
+        **kwargs: the `Layer` arguments (``name``, ``dtype``, ``input_shape``, ...).
+
     Example:
         >>> import kerasish as ks
         >>> ks.random.set_seed(2)
@@ -192,6 +214,11 @@ class ActivityRegularization(_SameShape):
 
     The penalty is added at every call (training or not), as Keras does for
     any layer's `activity_regularizer`; `model.losses` (and `fit`) include it.
+
+    Args:
+        l1: the weight of the L1 penalty.
+        l2: the weight of the squared-L2 penalty.
+        **kwargs: the `Layer` arguments (``name``, ``dtype``, ``input_shape``, ...).
 
     Example:
         >>> import kerasish as ks
