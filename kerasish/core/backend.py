@@ -121,6 +121,24 @@ def device(spec: str):
     Ops run where their inputs live; this scope decides where new tensors
     (constants, random values, zeros, converted NumPy data) are created.
     A bad or unavailable device raises here, at the call.
+
+    Args:
+        spec: '/cpu:0', '/gpu:N' (also 'cpu', 'gpu', 'GPU:1' and TF's
+            '/device:GPU:0' spellings).
+
+    Returns:
+        A context manager.
+
+    Raises:
+        ValueError: `spec` cannot be parsed.
+        DeviceError: a GPU is asked for and CuPy or that GPU is missing.
+
+    Example:
+        >>> import kerasish as ks
+        >>> with ks.device("/cpu:0"):
+        ...     x = ks.constant([1.0])
+        >>> x.device
+        '/cpu:0'
     """
     kind, index = parse_device(spec)
     if kind == "gpu":

@@ -73,5 +73,17 @@ class TensorShape(tuple):
         return math.prod(self) if None not in self else None
 
     def concatenate(self, other) -> "TensorShape":
-        """This shape followed by `other`'s dimensions."""
+        """This shape followed by `other`'s dimensions.
+
+        Args:
+            other: a shape, tuple or list (None for an unknown dimension).
+
+        Returns:
+            A new `TensorShape`.
+
+        Example:
+            >>> import kerasish as ks
+            >>> ks.TensorShape([2, None]).concatenate([3])
+            (2, None, 3)
+        """
         return TensorShape(tuple(self) + tuple(other))
