@@ -1,4 +1,5 @@
-"""`ks.config`: which devices this process can use, in `tf.config` spelling.
+"""`ks.config`: which devices this process can use, in `tf.config` spelling, and Keras 3's
+`enable_unsafe_deserialization`.
 
 Example:
     >>> import kerasish as ks
@@ -11,8 +12,9 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from kerasish.core import backend
+from kerasish.saving.serialization import enable_unsafe_deserialization
 
-__all__ = ["PhysicalDevice", "list_physical_devices"]
+__all__ = ["PhysicalDevice", "enable_unsafe_deserialization", "list_physical_devices"]
 
 
 class PhysicalDevice(NamedTuple):

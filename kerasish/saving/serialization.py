@@ -445,9 +445,28 @@ def deserialization_scope(custom_objects: dict | None = None, safe_mode: bool = 
         _state.safe_mode = outer
 
 
+_unsafe_enabled = False  # set for the whole process by enable_unsafe_deserialization
+
+
+def enable_unsafe_deserialization() -> None:
+    """Allow Python code in configs and `.keras` files (a `Lambda` layer's bytecode) from now
+    on in this process, as if every load passed `safe_mode=False` (Keras 3's
+    `keras.config.enable_unsafe_deserialization`). Only for files you trust: loading such
+    a file runs the code it holds.
+
+    Example (not run here, since it lasts for the process)::
+
+        keras.config.enable_unsafe_deserialization()
+        model = keras.models.load_model("model_with_a_lambda.keras")
+    """
+    global _unsafe_enabled
+    _unsafe_enabled = True
+
+
 def in_safe_mode() -> bool:
-    """Whether code from configs is refused right now (True outside any deserialization)."""
-    return _state.safe_mode is not False
+    """Whether code from configs is refused right now (True outside any deserialization,
+    unless `enable_unsafe_deserialization` was called)."""
+    return _state.safe_mode is not False and not _unsafe_enabled
 
 
 def _deserialize(config, module_objects):
