@@ -97,6 +97,26 @@ class MultiHeadAttention(Layer):
     The output has the query's shape (or `output_shape` as its last axes); the
     scores, if asked for, have shape (batch, heads, Tq, Tv).
 
+    Args:
+        num_heads: the number of attention heads.
+        key_dim: the size of each head's query and key projections.
+        value_dim: the size of each head's value projection (default: key_dim).
+        dropout: the fraction of attention weights dropped in training.
+        use_bias: whether to add a learned bias.
+        output_shape: the last axes of the output (default: the query's last axis).
+        attention_axes: the axes attention runs over (default: all but batch, heads and
+            features).
+        kernel_initializer: how `kernel` starts: a name, an initializer or a callable.
+        bias_initializer: how `bias` starts: a name, an initializer or a callable.
+        kernel_regularizer: a penalty on `kernel`, added to `losses` (None: none).
+        bias_regularizer: a penalty on `bias`, added to `losses` (None: none).
+        kernel_constraint: applied to `kernel` after each optimizer update (None: none).
+        bias_constraint: applied to `bias` after each optimizer update (None: none).
+        use_gate: gate each head's output with a learned sigmoid of the query.
+        sliding_window: each query attends only to keys within this distance (None: all).
+        seed: an op seed, for a separate reproducible random stream.
+        **kwargs: the `Layer` arguments (``name``, ``dtype``, ``input_shape``, ...).
+
     Example:
         >>> import kerasish as ks
         >>> mha = ks.layers.MultiHeadAttention(num_heads=2, key_dim=4)
@@ -402,6 +422,13 @@ class Attention(Layer):
     inputs) hide padded positions. `score_mode='concat'` scores with
     sum(tanh(query + key)) instead; `use_scale` learns a scalar score scale.
 
+    Args:
+        use_scale: learn a scalar scale of the scores.
+        score_mode: 'dot' (query @ key^T) or 'concat' (sum(tanh(query + key))).
+        dropout: the fraction of attention weights dropped in training.
+        seed: an op seed, for a separate reproducible random stream.
+        **kwargs: the `Layer` arguments (``name``, ``dtype``, ``input_shape``, ...).
+
     Example:
         >>> import kerasish as ks
         >>> ks.layers.Attention()([ks.ones([2, 3, 4]), ks.ones([2, 5, 4])]).shape
@@ -513,6 +540,11 @@ class AdditiveAttention(Attention):
     """Additive (Bahdanau-style) attention: scores = sum(scale * tanh(query + key), -1).
 
     `use_scale=True` (the default) learns a per-feature scale of shape (dim,).
+
+    Args:
+        use_scale: learn a per-feature scale of the scores.
+        dropout: the fraction of attention weights dropped in training.
+        **kwargs: the `Layer` arguments (``name``, ``dtype``, ``input_shape``, ...).
 
     Example:
         >>> import kerasish as ks

@@ -265,6 +265,25 @@ class Conv1D(_Conv):
     padding='causal' pads (kernel_size - 1) * dilation_rate steps on the left only, so
     output step t sees no input after t.
 
+    Args:
+        filters: the number of output channels.
+        kernel_size: the window's size: an int, or one int per spatial axis.
+        strides: the step between windows: an int, or one per spatial axis.
+        padding: 'valid' (no padding), 'same' (pad so the output has ceil(size / stride)
+            positions) or 'causal' (see above).
+        data_format: 'channels_last' (default: channels on the last axis) or 'channels_first'.
+        dilation_rate: the spacing between the kernel's taps: an int, or one per spatial axis.
+        groups: how many groups the input channels are split into, each with its own filters.
+        activation: applied to the output: a name ('relu'), a callable, or None for none.
+        use_bias: whether to add a learned bias.
+        kernel_initializer: how `kernel` starts: a name, an initializer or a callable.
+        bias_initializer: how `bias` starts: a name, an initializer or a callable.
+        kernel_regularizer: a penalty on `kernel`, added to `losses` (None: none).
+        bias_regularizer: a penalty on `bias`, added to `losses` (None: none).
+        kernel_constraint: applied to `kernel` after each optimizer update (None: none).
+        bias_constraint: applied to `bias` after each optimizer update (None: none).
+        **kwargs: the `Layer` arguments (``name``, ``dtype``, ``input_shape``, ...).
+
     Example:
         >>> import kerasish as ks
         >>> ks.layers.Conv1D(8, 3, padding="causal", dilation_rate=2)(ks.ones([2, 10, 4])).shape
@@ -288,6 +307,25 @@ class Conv1D(_Conv):
 class Conv2D(_Conv):
     """2-D convolution over (batch, rows, cols, channels): kernel (h, w, in / groups, filters).
 
+    Args:
+        filters: the number of output channels.
+        kernel_size: the window's size: an int, or one int per spatial axis.
+        strides: the step between windows: an int, or one per spatial axis.
+        padding: 'valid' (no padding) or 'same' (pad so the output has ceil(size / stride)
+            positions).
+        data_format: 'channels_last' (default: channels on the last axis) or 'channels_first'.
+        dilation_rate: the spacing between the kernel's taps: an int, or one per spatial axis.
+        groups: how many groups the input channels are split into, each with its own filters.
+        activation: applied to the output: a name ('relu'), a callable, or None for none.
+        use_bias: whether to add a learned bias.
+        kernel_initializer: how `kernel` starts: a name, an initializer or a callable.
+        bias_initializer: how `bias` starts: a name, an initializer or a callable.
+        kernel_regularizer: a penalty on `kernel`, added to `losses` (None: none).
+        bias_regularizer: a penalty on `bias`, added to `losses` (None: none).
+        kernel_constraint: applied to `kernel` after each optimizer update (None: none).
+        bias_constraint: applied to `bias` after each optimizer update (None: none).
+        **kwargs: the `Layer` arguments (``name``, ``dtype``, ``input_shape``, ...).
+
     Example:
         >>> import kerasish as ks
         >>> ks.layers.Conv2D(6, 3, padding="same", groups=2)(ks.ones([1, 8, 8, 4])).shape
@@ -307,6 +345,25 @@ class Conv2DTranspose(_Convolution):
     kernel size: `size * stride + max(k - stride, 0)` ('valid') or `size * stride`
     ('same') without `output_padding`; with it, `(size - 1) * stride + k - 2 * pad +
     output_padding`, pad being k // 2 for 'same' and 0 for 'valid'.
+
+    Args:
+        filters: the number of output channels.
+        kernel_size: the window's size: an int, or one int per spatial axis.
+        strides: the step between windows: an int, or one per spatial axis.
+        padding: 'valid' (no padding) or 'same' (pad so the output has ceil(size / stride)
+            positions).
+        output_padding: extra rows/columns on one side of the output (None: as Keras infers).
+        data_format: 'channels_last' (default: channels on the last axis) or 'channels_first'.
+        dilation_rate: the spacing between the kernel's taps: an int, or one per spatial axis.
+        activation: applied to the output: a name ('relu'), a callable, or None for none.
+        use_bias: whether to add a learned bias.
+        kernel_initializer: how `kernel` starts: a name, an initializer or a callable.
+        bias_initializer: how `bias` starts: a name, an initializer or a callable.
+        kernel_regularizer: a penalty on `kernel`, added to `losses` (None: none).
+        bias_regularizer: a penalty on `bias`, added to `losses` (None: none).
+        kernel_constraint: applied to `kernel` after each optimizer update (None: none).
+        bias_constraint: applied to `bias` after each optimizer update (None: none).
+        **kwargs: the `Layer` arguments (``name``, ``dtype``, ``input_shape``, ...).
 
     Example:
         >>> import kerasish as ks
@@ -411,6 +468,27 @@ class DepthwiseConv2D(_Convolution):
     (in * depth_multiplier,); output channel c * depth_multiplier + m comes from
     input channel c and filter m.
 
+    Args:
+        kernel_size: the window's size: an int, or one int per spatial axis.
+        strides: the step between windows: an int, or one per spatial axis.
+        padding: 'valid' (no padding) or 'same' (pad so the output has ceil(size / stride)
+            positions).
+        depth_multiplier: how many filters each input channel gets.
+        data_format: 'channels_last' (default: channels on the last axis) or 'channels_first'.
+        dilation_rate: the spacing between the kernel's taps: an int, or one per spatial axis.
+        activation: applied to the output: a name ('relu'), a callable, or None for none.
+        use_bias: whether to add a learned bias.
+        depthwise_initializer: how `depthwise_kernel` starts: a name, an initializer or a
+            callable.
+        bias_initializer: how `bias` starts: a name, an initializer or a callable.
+        depthwise_regularizer: a penalty on `depthwise_kernel`, added to `losses` (None:
+            none).
+        bias_regularizer: a penalty on `bias`, added to `losses` (None: none).
+        depthwise_constraint: applied to `depthwise_kernel` after each optimizer update (None:
+            none).
+        bias_constraint: applied to `bias` after each optimizer update (None: none).
+        **kwargs: the `Layer` arguments (``name``, ``dtype``, ``input_shape``, ...).
+
     Example:
         >>> import kerasish as ks
         >>> ks.layers.DepthwiseConv2D(3, depth_multiplier=2)(ks.ones([1, 5, 5, 3])).shape
@@ -487,6 +565,34 @@ class SeparableConv2D(DepthwiseConv2D):
 
     Weights, in Keras's order: `depthwise_kernel` (h, w, in, depth_multiplier),
     `pointwise_kernel` (1, 1, in * depth_multiplier, filters) and `bias` (filters,).
+
+    Args:
+        filters: the number of output channels.
+        kernel_size: the window's size: an int, or one int per spatial axis.
+        strides: the step between windows: an int, or one per spatial axis.
+        padding: 'valid' (no padding) or 'same' (pad so the output has ceil(size / stride)
+            positions).
+        data_format: 'channels_last' (default: channels on the last axis) or 'channels_first'.
+        dilation_rate: the spacing between the kernel's taps: an int, or one per spatial axis.
+        depth_multiplier: how many filters each input channel gets.
+        activation: applied to the output: a name ('relu'), a callable, or None for none.
+        use_bias: whether to add a learned bias.
+        depthwise_initializer: how `depthwise_kernel` starts: a name, an initializer or a
+            callable.
+        pointwise_initializer: how `pointwise_kernel` starts: a name, an initializer or a
+            callable.
+        bias_initializer: how `bias` starts: a name, an initializer or a callable.
+        depthwise_regularizer: a penalty on `depthwise_kernel`, added to `losses` (None:
+            none).
+        pointwise_regularizer: a penalty on `pointwise_kernel`, added to `losses` (None:
+            none).
+        bias_regularizer: a penalty on `bias`, added to `losses` (None: none).
+        depthwise_constraint: applied to `depthwise_kernel` after each optimizer update (None:
+            none).
+        pointwise_constraint: applied to `pointwise_kernel` after each optimizer update (None:
+            none).
+        bias_constraint: applied to `bias` after each optimizer update (None: none).
+        **kwargs: the `Layer` arguments (``name``, ``dtype``, ``input_shape``, ...).
 
     Example:
         >>> import kerasish as ks

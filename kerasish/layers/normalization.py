@@ -16,6 +16,30 @@ class BatchNormalization(Layer):
 
     In training, outputs use the batch mean and variance, and the moving
     statistics move towards them: moving = moving * momentum + batch * (1 - momentum).
+
+    Args:
+        axis: the features axis: one mean and variance per entry along it, over every other
+            axis.
+        momentum: how much of the moving statistics each batch keeps.
+        epsilon: added to the variance, for stability.
+        center: whether to learn an offset `beta`.
+        scale: whether to learn a scale `gamma`.
+        beta_initializer: how `beta` starts: a name, an initializer or a callable.
+        gamma_initializer: how `gamma` starts: a name, an initializer or a callable.
+        moving_mean_initializer: how `moving_mean` starts: a name, an initializer or a
+            callable.
+        moving_variance_initializer: how `moving_variance` starts: a name, an initializer or a
+            callable.
+        **kwargs: the `Layer` arguments (``name``, ``dtype``, ``input_shape``, ...).
+
+    Example:
+        >>> import kerasish as ks
+        >>> bn = ks.layers.BatchNormalization()
+        >>> bn(ks.constant([[0., 2.], [2., 6.]]), training=True).numpy().round(3)
+        array([[-1., -1.],
+               [ 1.,  1.]], dtype=float32)
+        >>> bn.moving_mean.numpy()  # 0.99 * 0 + 0.01 * the batch mean
+        array([0.01, 0.04], dtype=float32)
     """
 
     supports_masking = True
@@ -123,6 +147,20 @@ class LayerNormalization(Layer):
     Unlike BatchNormalization the statistics come from the example itself, so
     training and inference compute the same thing.
 
+    Args:
+        axis: the axis (or list of axes) normalized over, per example.
+        epsilon: added to the variance, for stability.
+        center: whether to learn an offset `beta`.
+        scale: whether to learn a scale `gamma`.
+        beta_initializer: how `beta` starts: a name, an initializer or a callable.
+        gamma_initializer: how `gamma` starts: a name, an initializer or a callable.
+        beta_regularizer: a penalty on `beta`, added to `losses` (None: none).
+        gamma_regularizer: a penalty on `gamma`, added to `losses` (None: none).
+        beta_constraint: applied to `beta` after each optimizer update (None: none).
+        gamma_constraint: applied to `gamma` after each optimizer update (None: none).
+        rms_scaling: scale by the root mean square only (no centering, no beta).
+        **kwargs: the `Layer` arguments (``name``, ``dtype``, ``input_shape``, ...).
+
     Example:
         >>> import kerasish as ks
         >>> y = ks.layers.LayerNormalization()(ks.constant([[1.0, 2.0, 3.0]]))
@@ -225,6 +263,21 @@ class GroupNormalization(Layer):
 
     `groups=-1` makes one group per channel (instance normalization); with
     `groups=1` it is layer normalization over all non-batch axes.
+
+    Args:
+        groups: how many groups the channels form (-1: one per channel); must divide the
+            channels.
+        axis: the channels axis.
+        epsilon: added to the variance, for stability.
+        center: whether to learn an offset `beta`.
+        scale: whether to learn a scale `gamma`.
+        beta_initializer: how `beta` starts: a name, an initializer or a callable.
+        gamma_initializer: how `gamma` starts: a name, an initializer or a callable.
+        beta_regularizer: a penalty on `beta`, added to `losses` (None: none).
+        gamma_regularizer: a penalty on `gamma`, added to `losses` (None: none).
+        beta_constraint: applied to `beta` after each optimizer update (None: none).
+        gamma_constraint: applied to `gamma` after each optimizer update (None: none).
+        **kwargs: the `Layer` arguments (``name``, ``dtype``, ``input_shape``, ...).
 
     Example:
         >>> import kerasish as ks
@@ -333,6 +386,10 @@ class GroupNormalization(Layer):
 
 class UnitNormalization(Layer):
     """Scale each example to unit L2 norm along `axis` (an int or a list of ints).
+
+    Args:
+        axis: the axis (or list of axes) of the norm.
+        **kwargs: the `Layer` arguments (``name``, ``dtype``, ``input_shape``, ...).
 
     Example:
         >>> import kerasish as ks

@@ -76,6 +76,15 @@ class _Pooling(Layer):
 class MaxPooling1D(_Pooling):
     """Max over windows of `pool_size` steps of (batch, steps, channels) inputs.
 
+    Args:
+        pool_size: the window's size: an int, or one int per spatial axis.
+        strides: the step between windows: an int, or one per spatial axis (default:
+            pool_size).
+        padding: 'valid' (no padding) or 'same' (pad so the output has ceil(size / stride)
+            positions).
+        data_format: 'channels_last' (default: channels on the last axis) or 'channels_first'.
+        **kwargs: the `Layer` arguments (``name``, ``dtype``, ``input_shape``, ...).
+
     Example:
         >>> import kerasish as ks
         >>> ks.layers.MaxPooling1D()(ks.ones([2, 9, 3])).shape
@@ -93,6 +102,15 @@ class MaxPooling1D(_Pooling):
 class AveragePooling1D(_Pooling):
     """Mean over windows of `pool_size` steps ('same' padding: padded steps not counted).
 
+    Args:
+        pool_size: the window's size: an int, or one int per spatial axis.
+        strides: the step between windows: an int, or one per spatial axis (default:
+            pool_size).
+        padding: 'valid' (no padding) or 'same' (pad so the output has ceil(size / stride)
+            positions).
+        data_format: 'channels_last' (default: channels on the last axis) or 'channels_first'.
+        **kwargs: the `Layer` arguments (``name``, ``dtype``, ``input_shape``, ...).
+
     Example:
         >>> import kerasish as ks
         >>> ks.layers.AveragePooling1D(3, strides=1, padding="same")(ks.ones([2, 9, 3])).shape
@@ -108,7 +126,24 @@ class AveragePooling1D(_Pooling):
 
 
 class MaxPooling2D(_Pooling):
-    """Max over pool_size windows (stride defaults to pool_size)."""
+    """Max over pool_size windows (stride defaults to pool_size).
+
+    Args:
+        pool_size: the window's size: an int, or one int per spatial axis.
+        strides: the step between windows: an int, or one per spatial axis (default:
+            pool_size).
+        padding: 'valid' (no padding) or 'same' (pad so the output has ceil(size / stride)
+            positions).
+        data_format: 'channels_last' (default: channels on the last axis) or 'channels_first'.
+        **kwargs: the `Layer` arguments (``name``, ``dtype``, ``input_shape``, ...).
+
+    Example:
+        >>> import kerasish as ks
+        >>> x = ks.reshape(ks.range(16, dtype="float32"), (1, 4, 4, 1))
+        >>> ks.layers.MaxPooling2D()(x).numpy()[0, :, :, 0]
+        array([[ 5.,  7.],
+               [13., 15.]], dtype=float32)
+    """
 
     _pool = staticmethod(nn_ops.max_pool2d)
 
@@ -119,7 +154,24 @@ class MaxPooling2D(_Pooling):
 
 class AveragePooling2D(_Pooling):
     """Mean over pool_size windows (stride defaults to pool_size; 'same' padding: padded
-    cells are not counted)."""
+    cells are not counted).
+
+    Args:
+        pool_size: the window's size: an int, or one int per spatial axis.
+        strides: the step between windows: an int, or one per spatial axis (default:
+            pool_size).
+        padding: 'valid' (no padding) or 'same' (pad so the output has ceil(size / stride)
+            positions).
+        data_format: 'channels_last' (default: channels on the last axis) or 'channels_first'.
+        **kwargs: the `Layer` arguments (``name``, ``dtype``, ``input_shape``, ...).
+
+    Example:
+        >>> import kerasish as ks
+        >>> x = ks.reshape(ks.range(16, dtype="float32"), (1, 4, 4, 1))
+        >>> ks.layers.AveragePooling2D()(x).numpy()[0, :, :, 0]
+        array([[ 2.5,  4.5],
+               [10.5, 12.5]], dtype=float32)
+    """
 
     _pool = staticmethod(nn_ops.avg_pool2d)
 
@@ -164,6 +216,11 @@ class GlobalAveragePooling1D(_GlobalPooling):
     """Mean over the steps of (batch, steps, channels); with a mask (batch, steps), the
     mean of the unmasked steps only (an `Embedding(mask_zero=True)`'s padding left out).
 
+    Args:
+        data_format: 'channels_last' (default: channels on the last axis) or 'channels_first'.
+        keepdims: keep the pooled axes with size 1.
+        **kwargs: the `Layer` arguments (``name``, ``dtype``, ``input_shape``, ...).
+
     Example:
         >>> import kerasish as ks
         >>> x = ks.constant([[[1.0], [3.0], [8.0]]])
@@ -187,7 +244,18 @@ class GlobalAveragePooling1D(_GlobalPooling):
 
 
 class GlobalMaxPooling1D(_GlobalPooling):
-    """Max over the steps of (batch, steps, channels)."""
+    """Max over the steps of (batch, steps, channels).
+
+    Args:
+        data_format: 'channels_last' (default: channels on the last axis) or 'channels_first'.
+        keepdims: keep the pooled axes with size 1.
+        **kwargs: the `Layer` arguments (``name``, ``dtype``, ``input_shape``, ...).
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.layers.GlobalMaxPooling1D()(ks.constant([[[1., 5.], [3., 2.]]])).numpy()
+        array([[3., 5.]], dtype=float32)
+    """
 
     def call(self, inputs):
         return math_ops.reduce_max(inputs, self._spatial_axes(inputs), keepdims=self.keepdims)
@@ -195,6 +263,11 @@ class GlobalMaxPooling1D(_GlobalPooling):
 
 class GlobalAveragePooling2D(_GlobalPooling):
     """Mean over rows and columns of (batch, rows, cols, channels).
+
+    Args:
+        data_format: 'channels_last' (default: channels on the last axis) or 'channels_first'.
+        keepdims: keep the pooled axes with size 1.
+        **kwargs: the `Layer` arguments (``name``, ``dtype``, ``input_shape``, ...).
 
     Example:
         >>> import kerasish as ks
@@ -209,7 +282,19 @@ class GlobalAveragePooling2D(_GlobalPooling):
 
 
 class GlobalMaxPooling2D(_GlobalPooling):
-    """Max over rows and columns of (batch, rows, cols, channels)."""
+    """Max over rows and columns of (batch, rows, cols, channels).
+
+    Args:
+        data_format: 'channels_last' (default: channels on the last axis) or 'channels_first'.
+        keepdims: keep the pooled axes with size 1.
+        **kwargs: the `Layer` arguments (``name``, ``dtype``, ``input_shape``, ...).
+
+    Example:
+        >>> import kerasish as ks
+        >>> x = ks.reshape(ks.range(16, dtype="float32"), (1, 4, 4, 1))
+        >>> ks.layers.GlobalMaxPooling2D()(x).numpy()
+        array([[15.]], dtype=float32)
+    """
 
     rank = 2
 

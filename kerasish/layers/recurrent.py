@@ -249,6 +249,26 @@ class _BuiltinCell(Layer):
 class SimpleRNNCell(_BuiltinCell):
     """h = activation(x @ kernel + h_prev @ recurrent_kernel + bias).
 
+    Args:
+        units: the size of the output and of the state.
+        activation: the activation of the candidate state (default tanh).
+        use_bias: whether to add a learned bias.
+        kernel_initializer: how `kernel` starts: a name, an initializer or a callable.
+        recurrent_initializer: how `recurrent_kernel` starts: a name, an initializer or a
+            callable.
+        bias_initializer: how `bias` starts: a name, an initializer or a callable.
+        kernel_regularizer: a penalty on `kernel`, added to `losses` (None: none).
+        recurrent_regularizer: a penalty on `recurrent_kernel`, added to `losses` (None: none).
+        bias_regularizer: a penalty on `bias`, added to `losses` (None: none).
+        kernel_constraint: applied to `kernel` after each optimizer update (None: none).
+        recurrent_constraint: applied to `recurrent_kernel` after each optimizer update
+            (None: none).
+        bias_constraint: applied to `bias` after each optimizer update (None: none).
+        dropout: the fraction of the inputs dropped during training.
+        recurrent_dropout: the fraction of the recurrent state dropped during training.
+        seed: an op seed, for a separate reproducible random stream.
+        **kwargs: the `Layer` arguments (``name``, ``dtype``, ``input_shape``, ...).
+
     Example:
         >>> import kerasish as ks
         >>> cell = ks.layers.SimpleRNNCell(4)
@@ -270,6 +290,15 @@ class LSTMCell(_BuiltinCell):
     """Long short-term memory step; states [h, c]; gates i, f, c, o in the kernel's columns.
 
     `unit_forget_bias=True` starts the forget gate's bias at 1 (Keras's default).
+
+    Args:
+        units: the size of the output and of the state.
+        activation: the activation of the candidate state (default tanh).
+        recurrent_activation: the activation of the gates.
+        use_bias: whether to add a learned bias.
+        unit_forget_bias: start the forget gate's bias at 1.
+        **kwargs: the `SimpleRNNCell` arguments (initializers, regularizers, constraints,
+            dropout, ...) and the `Layer` ones.
 
     Example:
         >>> import kerasish as ks
@@ -334,6 +363,16 @@ class GRUCell(_BuiltinCell):
     recurrent product after the matmul and the bias has shape (2, 3 * units):
     row 0 for the input, row 1 for the recurrent product.
 
+    Args:
+        units: the size of the output and of the state.
+        activation: the activation of the candidate state (default tanh).
+        recurrent_activation: the activation of the gates.
+        use_bias: whether to add a learned bias.
+        reset_after: apply the reset gate after the recurrent matmul (Keras 3's default), with
+            a (2, 3 * units) bias.
+        **kwargs: the `SimpleRNNCell` arguments (initializers, regularizers, constraints,
+            dropout, ...) and the `Layer` ones.
+
     Example:
         >>> import kerasish as ks
         >>> cell = ks.layers.GRUCell(4)
@@ -397,6 +436,10 @@ class GRUCell(_BuiltinCell):
 class StackedRNNCells(Layer):
     """Several cells as one: each step runs them in order, each cell's output the next one's
     input; the states are one list per cell. `RNN([cell1, cell2])` makes one.
+
+    Args:
+        cells: the cells, first to last.
+        **kwargs: the `Layer` arguments (``name``, ``dtype``, ``input_shape``, ...).
 
     Example:
         >>> import kerasish as ks
@@ -739,6 +782,12 @@ for _name in ("units", "activation", "use_bias", "kernel_initializer", "recurren
 class SimpleRNN(_CellLayer):
     """A fully connected RNN: h = tanh(x @ kernel + h_prev @ recurrent_kernel + bias).
 
+    Args:
+        units: the size of the output and of the state.
+        **kwargs: the `SimpleRNNCell` arguments (activation, initializers, dropout, ...), the
+            `RNN` ones (return_sequences, return_state, go_backwards, stateful, ...) and the
+            `Layer` ones.
+
     Example:
         >>> import kerasish as ks
         >>> ks.layers.SimpleRNN(4, return_sequences=True)(ks.ones([2, 5, 3])).shape
@@ -754,6 +803,12 @@ class LSTM(_CellLayer):
     Its cell (`layer.cell`, an LSTMCell) holds `kernel` (features, 4 * units),
     `recurrent_kernel` (units, 4 * units) and `bias` (4 * units,), gates i, f, c, o.
 
+    Args:
+        units: the size of the output and of the states.
+        **kwargs: the `LSTMCell` arguments (activation, recurrent_activation,
+            unit_forget_bias, dropout, ...), the `RNN` ones (return_sequences, return_state,
+            go_backwards, stateful, ...) and the `Layer` ones.
+
     Example:
         >>> import kerasish as ks
         >>> output, h, c = ks.layers.LSTM(4, return_state=True)(ks.ones([2, 5, 3]))
@@ -768,6 +823,12 @@ class LSTM(_CellLayer):
 
 class GRU(_CellLayer):
     """Gated recurrent unit (Cho et al., 2014) with Keras 3's defaults (`reset_after=True`).
+
+    Args:
+        units: the size of the output and of the state.
+        **kwargs: the `GRUCell` arguments (activation, recurrent_activation, reset_after,
+            dropout, ...), the `RNN` ones (return_sequences, return_state, go_backwards,
+            stateful, ...) and the `Layer` ones.
 
     Example:
         >>> import kerasish as ks
@@ -934,6 +995,10 @@ class TimeDistributed(Layer):
 
     The steps are folded into the batch axis, so the wrapped layer runs once,
     with one set of weights for all steps.
+
+    Args:
+        layer: the layer applied to every step.
+        **kwargs: the `Layer` arguments (``name``, ``dtype``, ``input_shape``, ...).
 
     Example:
         >>> import kerasish as ks

@@ -43,6 +43,10 @@ def _check_rank(layer: Layer, inputs, rank: int) -> None:
 class UpSampling1D(Layer):
     """Each step of (batch, steps, features) repeated `size` times.
 
+    Args:
+        size: how many times each step is repeated.
+        **kwargs: the `Layer` arguments (``name``, ``dtype``, ``input_shape``, ...).
+
     Example:
         >>> import kerasish as ks
         >>> ks.layers.UpSampling1D(2)(ks.constant([[[1.0], [2.0]]])).numpy()[0, :, 0].tolist()
@@ -68,6 +72,12 @@ class UpSampling1D(Layer):
 class UpSampling2D(Layer):
     """Rows and columns enlarged `size` times, by repetition ('nearest') or 'bilinear'
     interpolation (half-pixel centers, as Keras on TF).
+
+    Args:
+        size: an int or (rows, cols): the enlargement factors.
+        data_format: 'channels_last' (default: channels on the last axis) or 'channels_first'.
+        interpolation: 'nearest' (repetition) or 'bilinear'.
+        **kwargs: the `Layer` arguments (``name``, ``dtype``, ``input_shape``, ...).
 
     Example:
         >>> import kerasish as ks
@@ -156,6 +166,11 @@ def _pairs(value, rank: int, what: str, layer: str) -> tuple:
 class ZeroPadding1D(Layer):
     """Zeros added at the start and end of the steps axis.
 
+    Args:
+        padding: an int (both ends) or (start, end): the zero steps added.
+        data_format: 'channels_last' (default: channels on the last axis) or 'channels_first'.
+        **kwargs: the `Layer` arguments (``name``, ``dtype``, ``input_shape``, ...).
+
     Example:
         >>> import kerasish as ks
         >>> ks.layers.ZeroPadding1D((1, 2))(ks.ones([1, 3, 2])).shape
@@ -188,6 +203,11 @@ class ZeroPadding1D(Layer):
 class ZeroPadding2D(Layer):
     """Zeros added around the rows and columns: `padding` is an int, (rows, cols) or
     ((top, bottom), (left, right)).
+
+    Args:
+        padding: an int, (rows, cols) or ((top, bottom), (left, right)).
+        data_format: 'channels_last' (default: channels on the last axis) or 'channels_first'.
+        **kwargs: the `Layer` arguments (``name``, ``dtype``, ``input_shape``, ...).
 
     Example:
         >>> import kerasish as ks
@@ -243,6 +263,10 @@ def _cropped_shape(input_shape, start: int, cropping) -> tuple:
 class Cropping1D(Layer):
     """Steps removed from the start and end of (batch, steps, features).
 
+    Args:
+        cropping: an int (both ends) or (start, end): the steps removed.
+        **kwargs: the `Layer` arguments (``name``, ``dtype``, ``input_shape``, ...).
+
     Example:
         >>> import kerasish as ks
         >>> ks.layers.Cropping1D((1, 2))(ks.ones([1, 6, 2])).shape
@@ -267,6 +291,11 @@ class Cropping1D(Layer):
 class Cropping2D(Layer):
     """Rows and columns removed from the edges: `cropping` is an int, (rows, cols) or
     ((top, bottom), (left, right)).
+
+    Args:
+        cropping: an int, (rows, cols) or ((top, bottom), (left, right)).
+        data_format: 'channels_last' (default: channels on the last axis) or 'channels_first'.
+        **kwargs: the `Layer` arguments (``name``, ``dtype``, ``input_shape``, ...).
 
     Example:
         >>> import kerasish as ks
