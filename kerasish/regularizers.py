@@ -7,7 +7,19 @@ from kerasish.core.ops import math_ops
 
 
 class Regularizer:
-    """Base class: subclasses implement `__call__(weight)` and `get_config()`."""
+    """Base class: subclasses implement `__call__(weight)` and `get_config()`.
+
+    `reg(weight)` returns the penalty, a scalar tensor (differentiable in the weight);
+    layers add it to their `losses` for each regularized weight.
+
+    Example:
+        >>> import kerasish as ks
+        >>> class MaxAbs(ks.regularizers.Regularizer):
+        ...     def __call__(self, weight):
+        ...         return ks.reduce_max(ks.abs(weight))
+        >>> float(MaxAbs()([1.0, -3.0]))
+        3.0
+    """
 
     def __call__(self, weight):
         raise NotImplementedError
@@ -18,11 +30,34 @@ class Regularizer:
 
     @classmethod
     def from_config(cls, config: dict):
+        """The regularizer `get_config` describes.
+
+        Args:
+            config: the constructor arguments, by name.
+
+        Returns:
+            A new regularizer of this class.
+
+        Example:
+            >>> import kerasish as ks
+            >>> ks.regularizers.L1L2.from_config({"l1": 0.1}).get_config()
+            {'l1': 0.1, 'l2': 0.0}
+        """
         return cls(**config)
 
 
 class L1L2(Regularizer):
-    """l1 * sum(|w|) + l2 * sum(w**2)."""
+    """l1 * sum(|w|) + l2 * sum(w**2).
+
+    Args:
+        l1: the L1 factor.
+        l2: the L2 factor.
+
+    Example:
+        >>> import kerasish as ks
+        >>> float(ks.regularizers.L1L2(l1=0.5, l2=0.25)([1.0, -2.0]))
+        2.75
+    """
 
     def __init__(self, l1: float = 0.0, l2: float = 0.0):
         self.l1, self.l2 = float(l1), float(l2)
@@ -40,7 +75,16 @@ class L1L2(Regularizer):
 
 
 class L1(L1L2):
-    """l1 * sum(|w|)."""
+    """l1 * sum(|w|).
+
+    Args:
+        l1: the factor.
+
+    Example:
+        >>> import kerasish as ks
+        >>> float(ks.regularizers.L1(0.5)([1.0, -2.0]))
+        1.5
+    """
 
     def __init__(self, l1: float = 0.01):  # noqa: E741 - Keras's argument name
         super().__init__(l1=l1)
@@ -50,7 +94,16 @@ class L1(L1L2):
 
 
 class L2(L1L2):
-    """l2 * sum(w**2)."""
+    """l2 * sum(w**2).
+
+    Args:
+        l2: the factor.
+
+    Example:
+        >>> import kerasish as ks
+        >>> float(ks.regularizers.L2(0.5)([1.0, -2.0]))
+        2.5
+    """
 
     def __init__(self, l2: float = 0.01):
         super().__init__(l2=l2)
@@ -60,14 +113,54 @@ class L2(L1L2):
 
 
 def l1(l1: float = 0.01) -> L1:  # noqa: E743 - Keras's name
+    """`L1(l1)`, Keras's lower-case spelling.
+
+    Args:
+        l1: the factor.
+
+    Returns:
+        An `L1` regularizer.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.regularizers.l1().get_config()
+        {'l1': 0.01}
+    """
     return L1(l1)
 
 
 def l2(l2: float = 0.01) -> L2:
+    """`L2(l2)`, Keras's lower-case spelling.
+
+    Args:
+        l2: the factor.
+
+    Returns:
+        An `L2` regularizer.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.regularizers.l2(0.1).get_config()
+        {'l2': 0.1}
+    """
     return L2(l2)
 
 
 def l1_l2(l1: float = 0.01, l2: float = 0.01) -> L1L2:  # noqa: E743
+    """`L1L2(l1, l2)` with Keras's defaults for this spelling (0.01 each, not 0).
+
+    Args:
+        l1: the L1 factor.
+        l2: the L2 factor.
+
+    Returns:
+        An `L1L2` regularizer.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.regularizers.l1_l2().get_config()
+        {'l1': 0.01, 'l2': 0.01}
+    """
     return L1L2(l1=l1, l2=l2)
 
 
@@ -75,14 +168,40 @@ _CLASSES = {"L1L2": L1L2, "L1": L1, "L2": L2}
 
 
 def serialize(regularizer) -> dict:
-    """Keras 3's serialized form of a regularizer (see `ks.saving.serialize_keras_object`)."""
+    """Keras 3's serialized form of a regularizer (see `ks.saving.serialize_keras_object`).
+
+    Args:
+        regularizer: a regularizer object.
+
+    Returns:
+        A dict with `module`, `class_name`, `config` and `registered_name`.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.regularizers.serialize(ks.regularizers.L2(0.1))["config"]
+        {'l2': 0.1}
+    """
     from kerasish.saving import serialize_keras_object
 
     return serialize_keras_object(regularizer)
 
 
 def deserialize(config: dict, custom_objects: dict | None = None):
-    """A regularizer from `serialize`'s dict (`module` may be omitted)."""
+    """A regularizer from `serialize`'s dict (`module` may be omitted).
+
+    Args:
+        config: the dict `serialize` returns (or Keras 3 writes).
+        custom_objects: name -> class, for regularizers of your own.
+
+    Returns:
+        The regularizer.
+
+    Example:
+        >>> import kerasish as ks
+        >>> config = {"class_name": "L1", "config": {"l1": 0.2}}
+        >>> ks.regularizers.deserialize(config).get_config()
+        {'l1': 0.2}
+    """
     from kerasish.saving import deserialize_keras_object
 
     return deserialize_keras_object(config, custom_objects, module_objects=_CLASSES)
@@ -90,7 +209,22 @@ def deserialize(config: dict, custom_objects: dict | None = None):
 
 def get(identifier):
     """A regularizer from a name ('l2' or 'L2'), an instance, a serialized dict, or any
-    callable."""
+    callable.
+
+    Args:
+        identifier: what to turn into a regularizer (None gives None).
+
+    Returns:
+        A regularizer (a callable `weight -> scalar`), or None.
+
+    Raises:
+        InvalidArgumentError: an unknown name or a value that is not callable.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.regularizers.get("l2").get_config()
+        {'l2': 0.01}
+    """
     if identifier is None:
         return None
     if isinstance(identifier, dict):
