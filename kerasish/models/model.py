@@ -33,6 +33,12 @@ class Model(Layer):
     Layers, variables and nested models held by attributes are tracked
     automatically; a layer used twice shares its weights.
 
+    Args:
+        *args: ``(inputs, outputs)`` make a functional model (as ``ks.Model(inputs,
+            outputs)`` does in Keras 3); otherwise an optional name.
+        **kwargs: ``inputs``/``outputs``, or the `Layer` arguments (``name``,
+            ``trainable``, ``dtype``).
+
     Example:
         >>> import kerasish as ks
         >>> class MNISTModel(ks.Model):
@@ -100,7 +106,25 @@ class Model(Layer):
         return result
 
     def get_layer(self, name: str | None = None, index: int | None = None) -> Layer:
-        """One of `layers`, by name or by position (give exactly one)."""
+        """One of `layers`, by name or by position (give exactly one).
+
+        Args:
+            name: the layer's name.
+            index: its position in `layers` (negative counts from the end).
+
+        Returns:
+            The layer.
+
+        Raises:
+            InvalidArgumentError: naming the model, for both or neither argument, an index
+                out of range, or an unknown name (listing the layers' names).
+
+        Example:
+            >>> import kerasish as ks
+            >>> model = ks.Sequential([ks.layers.Dense(2, name="hidden"), ks.layers.Dense(1)])
+            >>> model.get_layer("hidden") is model.get_layer(index=0)
+            True
+        """
         layers = self.layers
         if (name is None) == (index is None):
             raise InvalidArgumentError(
@@ -124,7 +148,22 @@ class Model(Layer):
 
     @classmethod
     def from_config(cls, config: dict, custom_objects=None):
-        """A model from `get_config()`; a functional model's config rebuilds its graph."""
+        """A model from `get_config()`; a functional model's config rebuilds its graph.
+
+        Args:
+            config: the dict `get_config` returned (or Keras 3's).
+            custom_objects: {name: class or function} for your own layers and functions.
+
+        Returns:
+            A new model, with fresh weights.
+
+        Example:
+            >>> import kerasish as ks
+            >>> inputs = ks.Input((3,))
+            >>> model = ks.Model(inputs, ks.layers.Dense(2)(inputs))
+            >>> ks.Model.from_config(model.get_config()).output_shape
+            (None, 2)
+        """
         if "layers" in config and "input_layers" in config:
             from kerasish.models.functional import rebuild_from_config
 
@@ -132,7 +171,21 @@ class Model(Layer):
         return super().from_config(config)
 
     def build(self, input_shape) -> None:
-        """Build by calling the model on a zero batch of `input_shape` (a None batch size is 1)."""
+        """Build by calling the model on a zero batch of `input_shape` (a None batch size is 1).
+
+        Args:
+            input_shape: the inputs' shape, batch axis included (it may be None).
+
+        Raises:
+            InvalidArgumentError: if `input_shape` is None.
+
+        Example:
+            >>> import kerasish as ks
+            >>> model = ks.Sequential([ks.layers.Dense(4)])
+            >>> model.build((None, 3))
+            >>> [w.shape for w in model.weights]
+            [(3, 4), (4,)]
+        """
         if self.built:
             return
         if input_shape is None:
@@ -160,7 +213,23 @@ class Model(Layer):
         self.built = True  # a model is built by running call(); its layers build themselves
 
     def summary(self, print_fn=print, line_length: int = 72) -> None:
-        """Print each layer's type, output shape and parameter count, then the totals."""
+        """Print each layer's type, output shape and parameter count, then the totals.
+
+        Args:
+            print_fn: called with each line.
+            line_length: the table's width in characters.
+
+        Raises:
+            InvalidArgumentError: if the model (or one of its layers) is not built yet.
+
+        Example:
+            >>> import kerasish as ks
+            >>> model = ks.Sequential([ks.Input((3,)), ks.layers.Dense(2, name="d")])
+            >>> lines = []
+            >>> model.summary(print_fn=lines.append)
+            >>> [line for line in lines if "params" in line]
+            ['Total params: 8', 'Trainable params: 8', 'Non-trainable params: 0']
+        """
         if not self.built or any(not layer.built for layer in self.layers):
             raise InvalidArgumentError(
                 f"model '{self.name}' has not been built yet, so its weights and output shapes "
@@ -195,7 +264,28 @@ class Model(Layer):
     # -- whole-model files ------------------------------------------------------
     def save(self, filepath, overwrite: bool = True, include_optimizer: bool = True) -> str:
         """Save architecture, weights and (when compiled) compile settings and optimizer state
-        to a Keras 3 `.keras` file, atomically; returns the path. See `ks.models.load_model`."""
+        to a Keras 3 `.keras` file, atomically; returns the path. See `ks.models.load_model`.
+
+        Args:
+            filepath: the file's path, ending in `.keras`.
+            overwrite: replace an existing file.
+            include_optimizer: also save the optimizer's state (when compiled).
+
+        Returns:
+            The path written.
+
+        Raises:
+            ValueError: for a path not ending in `.keras`.
+            FileExistsError: if the file exists and `overwrite` is False.
+
+        Example:
+            >>> import os, tempfile
+            >>> import kerasish as ks
+            >>> model = ks.Sequential([ks.Input((2,)), ks.layers.Dense(1)])
+            >>> path = model.save(os.path.join(tempfile.mkdtemp(), "tiny.keras"))
+            >>> os.path.basename(path), ks.models.load_model(path).count_params()
+            ('tiny.keras', 3)
+        """
         from kerasish.saving import keras_file
 
         return keras_file.save_model(self, filepath, overwrite, include_optimizer)
@@ -208,13 +298,40 @@ class Model(Layer):
         return keras_file.get_compile_config(self)
 
     def compile_from_config(self, config: dict) -> None:
-        """Compile from `get_compile_config()`'s dict (what `load_model` calls)."""
+        """Compile from `get_compile_config()`'s dict (what `load_model` calls).
+
+        Args:
+            config: the dict `get_compile_config` returned (or Keras 3's).
+
+        Example:
+            >>> import kerasish as ks
+            >>> model = ks.Sequential([ks.layers.Dense(1)])
+            >>> model.compile("adam", "mse")
+            >>> copy = ks.Sequential([ks.layers.Dense(1)])
+            >>> copy.compile_from_config(model.get_compile_config())
+            >>> type(copy.optimizer).__name__
+            'Adam'
+        """
         from kerasish.saving import keras_file
 
         keras_file.compile_from_config(self, config)
 
     def to_json(self, **kwargs) -> str:
-        """The architecture (Keras 3 config, no weights) as JSON (`ks.models.model_from_json`)."""
+        """The architecture (Keras 3 config, no weights) as JSON (`ks.models.model_from_json`).
+
+        Args:
+            **kwargs: passed to `json.dumps` (e.g. ``indent=2``).
+
+        Returns:
+            The JSON text.
+
+        Example:
+            >>> import json
+            >>> import kerasish as ks
+            >>> model = ks.Sequential([ks.Input((2,)), ks.layers.Dense(1)])
+            >>> json.loads(model.to_json())["class_name"]
+            'Sequential'
+        """
         from kerasish.saving import keras_file
 
         return keras_file.model_to_json(self, **kwargs)
@@ -226,6 +343,24 @@ class Model(Layer):
         A name ending in `.weights.h5` gets Keras 3's weights layout (with the optimizer's
         state when compiled), readable by Keras; any other name a kerasish HDF5 checkpoint
         of the model's variables (not the optimizer's).
+
+        Args:
+            filepath: where to write.
+            overwrite: replace an existing `.weights.h5` file.
+
+        Returns:
+            The path written.
+
+        Example:
+            >>> import os, tempfile
+            >>> import numpy as np
+            >>> import kerasish as ks
+            >>> model = ks.Sequential([ks.Input((2,)), ks.layers.Dense(1)])
+            >>> path = model.save_weights(os.path.join(tempfile.mkdtemp(), "m.weights.h5"))
+            >>> twin = ks.Sequential([ks.Input((2,)), ks.layers.Dense(1)])
+            >>> twin.load_weights(path)
+            >>> bool(np.array_equal(twin.layers[0].kernel.numpy(), model.layers[0].kernel.numpy()))
+            True
         """
         if str(filepath).endswith(".weights.h5"):
             from kerasish.saving import keras_file
@@ -241,6 +376,23 @@ class Model(Layer):
         From a kerasish checkpoint, returns the load status, and values for layers not
         built yet are applied when they are built; a `.weights.h5` file needs the model
         built, and also restores the optimizer's state when compiled.
+
+        Args:
+            filepath: a file written by `save_weights` (or Keras 3's `*.weights.h5`).
+
+        Returns:
+            The checkpoint's load status for a kerasish checkpoint, else None.
+
+        Example:
+            >>> import os, tempfile
+            >>> import kerasish as ks
+            >>> model = ks.Sequential([ks.layers.Dense(1, kernel_initializer="ones")])
+            >>> model.build((None, 2))
+            >>> path = model.save_weights(os.path.join(tempfile.mkdtemp(), "ckpt"))
+            >>> twin = ks.Sequential([ks.layers.Dense(1)])
+            >>> _ = twin.load_weights(path)
+            >>> twin(ks.ones([1, 2])).numpy()  # restored when built by this first call
+            array([[2.]], dtype=float32)
         """
         if str(filepath).endswith(".weights.h5"):
             from kerasish.saving import keras_file
@@ -280,6 +432,13 @@ class Model(Layer):
                 `test_step` and `predict_step` with `ks.function` (traced once per
                 batch signature, then replayed); True runs them eagerly, for
                 debugging (breakpoints and prints in every step).
+
+        Example:
+            >>> import kerasish as ks
+            >>> model = ks.Sequential([ks.layers.Dense(1)])
+            >>> model.compile(optimizer="sgd", loss="mse", metrics=["mae"])
+            >>> type(model.optimizer).__name__, model.compiled
+            ('SGD', True)
         """
         self.optimizer = optimizers_module.get(optimizer)
         output_names = getattr(self, "output_names", None)
@@ -364,8 +523,25 @@ class Model(Layer):
         `test_step` call it, with `training` True and False (Keras's flag, for overrides
         whose loss depends on the mode).
 
+        Args:
+            x: the batch's inputs.
+            y: its targets.
+            y_pred: the model's outputs on `x`.
+            sample_weight: per-example weights, or None.
+            training: whether this is a training step.
+
+        Returns:
+            The scalar loss.
+
         Raises:
             InvalidArgumentError: when there is no loss at all (none compiled, none added).
+
+        Example:
+            >>> import kerasish as ks
+            >>> model = ks.Sequential([ks.layers.Dense(1)])
+            >>> model.compile("sgd", "mse")
+            >>> float(model.compute_loss(y=ks.zeros([2, 1]), y_pred=ks.ones([2, 1])))
+            1.0
         """
         terms = []
         if self.compiled_loss is not None:
@@ -382,7 +558,24 @@ class Model(Layer):
         return terms[0] if len(terms) == 1 else math_ops.add_n(terms)
 
     def compute_metrics(self, x, y, y_pred, sample_weight=None) -> dict:
-        """Update the compiled metrics with a batch; returns `get_metrics_result()`."""
+        """Update the compiled metrics with a batch; returns `get_metrics_result()`.
+
+        Args:
+            x: the batch's inputs (unused by the default; for overrides).
+            y: its targets.
+            y_pred: the model's outputs.
+            sample_weight: per-example weights, or None.
+
+        Returns:
+            Every metric's current value, by name, as Python floats.
+
+        Example:
+            >>> import kerasish as ks
+            >>> model = ks.Sequential([ks.layers.Dense(1)])
+            >>> model.compile("sgd", "mse", metrics=["mae"])
+            >>> model.compute_metrics(None, ks.zeros([2, 1]), ks.constant([[1.], [3.]]))["mae"]
+            2.0
+        """
         if self.compiled_metrics is not None:
             self.compiled_metrics.update_state(y, y_pred, sample_weight)
         return self.get_metrics_result()
@@ -404,6 +597,12 @@ class Model(Layer):
         `data` is what the data yields: `(x, y)` for `fit(x, y)`, `(x, y, sample_weight)`
         with weights, `x` alone for `fit(x)`; split it with
         `ks.utils.unpack_x_y_sample_weight(data)`. Returns the logs (a dict of values).
+
+        Args:
+            data: one batch, as the data yields it.
+
+        Returns:
+            The logs: the loss and the metrics so far, by name.
 
         Example:
             >>> import numpy as np, kerasish as ks
@@ -436,7 +635,21 @@ class Model(Layer):
         return self.compute_metrics(x, y, y_pred, sample_weight=sample_weight)
 
     def test_step(self, data) -> dict:
-        """Loss and metrics on a batch, in inference mode (`evaluate` and validation)."""
+        """Loss and metrics on a batch, in inference mode (`evaluate` and validation).
+
+        Args:
+            data: one batch, as in `train_step`.
+
+        Returns:
+            The logs: the loss and the metrics so far, by name.
+
+        Example:
+            >>> import kerasish as ks
+            >>> model = ks.Sequential([ks.layers.Dense(1, kernel_initializer="zeros")])
+            >>> model.compile("sgd", "mse")
+            >>> model.test_step((ks.ones([2, 3]), ks.ones([2, 1])))
+            {'loss': 1.0}
+        """
         x, y, sample_weight = unpack_x_y_sample_weight(data)
         y_pred = self(x, training=False)
         inference = {"training": False} if _compute_loss_takes_training(type(self)) else {}
@@ -447,7 +660,20 @@ class Model(Layer):
         return self.compute_metrics(x, y, y_pred, sample_weight=sample_weight)
 
     def predict_step(self, data):
-        """The model's outputs for a batch (`predict`); `data` as in `train_step`."""
+        """The model's outputs for a batch (`predict`); `data` as in `train_step`.
+
+        Args:
+            data: one batch; only its inputs are used.
+
+        Returns:
+            The outputs, as tensors.
+
+        Example:
+            >>> import kerasish as ks
+            >>> model = ks.Sequential([ks.layers.Dense(2)])
+            >>> model.predict_step(ks.ones([3, 4])).shape
+            (3, 2)
+        """
         x, _, _ = unpack_x_y_sample_weight(data)
         return self(x, training=False)
 
@@ -774,6 +1000,19 @@ class Model(Layer):
         """One `train_step` on one batch, as in Keras: no callbacks, and the metrics keep
         accumulating over calls until `reset_metrics()`. Returns what `evaluate` returns.
 
+        Args:
+            x: the batch's inputs.
+            y: its targets.
+            sample_weight: per-example weights.
+            class_weight: {class index: weight}, turned into per-example weights.
+            return_dict: return the logs as a dict instead of a list.
+
+        Returns:
+            The loss and metrics: a list (a float for the loss alone), or a dict.
+
+        Raises:
+            InvalidArgumentError: if the model is not compiled.
+
         Example:
             >>> import numpy as np, kerasish as ks
             >>> model = ks.Sequential([ks.layers.Dense(1)])
@@ -788,14 +1027,50 @@ class Model(Layer):
         return logs if return_dict else self._logs_as_list(logs)
 
     def test_on_batch(self, x, y=None, sample_weight=None, return_dict: bool = False):
-        """One `test_step` on one batch (metrics accumulate as in `train_on_batch`)."""
+        """One `test_step` on one batch (metrics accumulate as in `train_on_batch`).
+
+        Args:
+            x: the batch's inputs.
+            y: its targets.
+            sample_weight: per-example weights.
+            return_dict: return the logs as a dict instead of a list.
+
+        Returns:
+            The loss and metrics: a list (a float for the loss alone), or a dict.
+
+        Raises:
+            InvalidArgumentError: if the model is not compiled.
+
+        Example:
+            >>> import numpy as np
+            >>> import kerasish as ks
+            >>> model = ks.Sequential([ks.layers.Dense(1, kernel_initializer="zeros")])
+            >>> model.compile("sgd", "mse")
+            >>> model.test_on_batch(np.ones((4, 2)), np.ones((4, 1)))
+            1.0
+        """
         self._require_compiled("test_on_batch")
         x, y, sample_weight = _as_tensors(x), _as_tensors(y), _as_tensors(sample_weight)
         logs = self._epoch_logs(self._run_step("test_step", x, y, sample_weight))
         return logs if return_dict else self._logs_as_list(logs)
 
     def predict_on_batch(self, x):
-        """`predict_step` on one batch: NumPy arrays in the model's output structure."""
+        """`predict_step` on one batch: NumPy arrays in the model's output structure.
+
+        Args:
+            x: the batch's inputs.
+
+        Returns:
+            The outputs as NumPy arrays.
+
+        Example:
+            >>> import numpy as np
+            >>> import kerasish as ks
+            >>> model = ks.Sequential([ks.layers.Dense(1, kernel_initializer="ones")])
+            >>> model.predict_on_batch(np.ones((2, 3)))
+            array([[3.],
+                   [3.]], dtype=float32)
+        """
         out = self._step_function("predict_step")(pack_x_y_sample_weight(_as_tensors(x)))
         return nest.pack_sequence_as(out, [_to_numpy(o) for o in nest.flatten(out)])
 
