@@ -138,16 +138,16 @@ class ShardedBatches(data_adapter.IterableBatches):
     """
 
     def __init__(self, data, model=None):
-        super().__init__(data)
+        # `source` is what the user gave (a Dataset: fit finds its shuffles' pass counters
+        # there, for BackupAndRestore); the batches are drawn from `data`
+        super().__init__(data.source if isinstance(data, data_adapter.IterableBatches) else data)
+        self.batches = data
         self.model = model
         self._warned_small = False
 
     @property
     def steps(self):
-        return data_adapter.num_steps(self.source)
-
-    def __len__(self) -> int:
-        return len(self.source)
+        return data_adapter.num_steps(self.batches)
 
     def _start(self):
         """The source's iterator and first batch, drawn from rank 0's random stream.
@@ -159,14 +159,14 @@ class ShardedBatches(data_adapter.IterableBatches):
         seed_state = np.array(random.get_global_generator().state.numpy(), np.uint64)
         communicator.broadcast_array(seed_state, 0, "sharing the shuffling order")
         if communicator.is_chief():
-            iterator = iter(self.source)
+            iterator = iter(self.batches)
             return iterator, next(iterator, _END)
         own = random.get_global_generator()
         twin = random.Generator()
         twin.state.assign(seed_state)
         random.set_global_generator(twin)
         try:
-            iterator = iter(self.source)
+            iterator = iter(self.batches)
             return iterator, next(iterator, _END)
         finally:
             random.set_global_generator(own)
@@ -174,19 +174,24 @@ class ShardedBatches(data_adapter.IterableBatches):
     def __iter__(self):
         rank, size = communicator.rank(), communicator.size()
         iterator, item = self._start()
-        while item is not _END:
-            x, y, w = item
-            batch = int(nest.flatten(x)[0].shape[0])
-            if batch < size:
-                self._warn_small(batch, size)
-            else:
-                start, stop = shard_bounds(batch, rank, size)
-                local = (_slice(x, start, stop), _slice(y, start, stop), _slice(w, start, stop))
-                if self.model is None:
-                    yield local
+        try:
+            while item is not _END:
+                x, y, w = item
+                batch = int(nest.flatten(x)[0].shape[0])
+                if batch < size:
+                    self._warn_small(batch, size)
                 else:
-                    yield from self._training_batch(local, stop - start)
-            item = next(iterator, _END)
+                    start, stop = shard_bounds(batch, rank, size)
+                    local = tuple(_slice(part, start, stop) for part in (x, y, w))
+                    if self.model is None:
+                        yield local
+                    else:
+                        yield from self._training_batch(local, stop - start)
+                item = next(iterator, _END)
+        finally:
+            close = getattr(iterator, "close", None)
+            if close is not None:
+                close()  # a prefetching dataset's thread stops with this pass
 
     def _training_batch(self, local, examples: int):
         model = self.model

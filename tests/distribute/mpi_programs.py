@@ -234,10 +234,15 @@ def resume(phase, path, out):
         print("resume ok", flush=True)
 
 
-def backup(phase, directory, out):
+def backup(phase, directory, out, kind="arrays"):
     """fit with BackupAndRestore (a backup after every batch, by the chief); phase 1 stops in
-    the middle of epoch 3, phase 2 (any number of ranks) resumes there and ends epoch 4."""
+    the middle of epoch 3, phase 2 (any number of ranks) resumes there and ends epoch 4;
+    phase 0 trains straight through (the reference). On arrays or a shuffled ks.data.Dataset."""
     x, y = _data()
+    data = {"x": x, "y": y, "batch_size": 10}
+    if kind == "dataset":
+        dataset = ks.data.Dataset.from_tensor_slices((x, y)).shuffle(40, seed=3).batch(10)
+        data = {"x": dataset}
     ks.random.set_seed(5)
     model = _model("adam")
     model.compile(_optimizer("adam"), "mse")
@@ -252,7 +257,7 @@ def backup(phase, directory, out):
 
     callbacks = [ks.callbacks.BackupAndRestore(directory, save_freq=1, delete_checkpoint=False),
                  Stop()]
-    model.fit(x, y, batch_size=10, epochs=4, verbose=0, callbacks=callbacks)
+    model.fit(**data, epochs=4, verbose=0, callbacks=callbacks if phase != "0" else [])
     results = {f"adam_{i}": w for i, w in enumerate(model.get_weights())}
     check_same_on_all_ranks(results)
     if dist.is_chief():
