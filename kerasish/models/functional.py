@@ -117,6 +117,19 @@ class Functional(Model):
         inputs: a symbolic tensor from `ks.Input`, or a list or dict of them.
         outputs: a symbolic tensor computed from the inputs, or a list or dict.
         name: the model name.
+        **kwargs: the `Layer` arguments (``trainable``, ``dtype``).
+
+    Raises:
+        InvalidArgumentError: when two layers of the graph share a name, or an output does
+            not depend on the inputs given.
+
+    Example:
+        >>> import kerasish as ks
+        >>> inputs = ks.Input((4,))
+        >>> hidden = ks.layers.Dense(8, activation="relu")(inputs)
+        >>> model = ks.Model(inputs, ks.layers.Dense(1)(hidden))
+        >>> type(model).__name__, model(ks.ones([2, 4])).shape
+        ('Functional', (2, 1))
     """
 
     _untracked_attributes = Model._untracked_attributes | {
@@ -293,7 +306,23 @@ class Functional(Model):
         )
 
     def compute_output_spec(self, inputs, training=None, mask=None):
-        """Symbolic outputs for symbolic `inputs` (checked like data), used when nesting."""
+        """Symbolic outputs for symbolic `inputs` (checked like data), used when nesting.
+
+        Args:
+            inputs: symbolic tensors in the structure of the model's inputs.
+            training: unused (the outputs' specs do not depend on it).
+            mask: unused.
+
+        Returns:
+            Symbolic tensors with the shapes and dtypes of the model's outputs.
+
+        Example:
+            >>> import kerasish as ks
+            >>> inputs = ks.Input((4,))
+            >>> model = ks.Model(inputs, ks.layers.Dense(3)(inputs))
+            >>> model.compute_output_spec(ks.Input((4,))).shape
+            (None, 3)
+        """
         self._match_inputs(inputs)
         return nest.pack_sequence_as(
             self._outputs_struct, [KerasTensor(t.shape, t.dtype) for t in self._flat_outputs]
@@ -438,7 +467,22 @@ class Functional(Model):
 
     @classmethod
     def from_config(cls, config: dict, custom_objects=None):
-        """Rebuild the graph of `get_config()` (ours or Keras 3's) with new layers."""
+        """Rebuild the graph of `get_config()` (ours or Keras 3's) with new layers.
+
+        Args:
+            config: the dict `get_config` returned.
+            custom_objects: {name: class or function} for your own layers and functions.
+
+        Returns:
+            A new functional model with fresh weights.
+
+        Example:
+            >>> import kerasish as ks
+            >>> inputs = ks.Input((4,), name="x")
+            >>> model = ks.Model(inputs, ks.layers.Dense(3)(inputs))
+            >>> model.from_config(model.get_config()).input_names
+            ['x']
+        """
         return rebuild_from_config(cls, config, custom_objects)
 
     # -- display ----------------------------------------------------------------
@@ -446,6 +490,19 @@ class Functional(Model):
         """Print every layer and op of the graph: output shape, parameters, inputs it reads.
 
         Columns widen to fit their longest entry, so nothing is cut or run together.
+
+        Args:
+            print_fn: called with each line.
+            line_length: the least width of the table, in characters.
+
+        Example:
+            >>> import kerasish as ks
+            >>> inputs = ks.Input((3,))
+            >>> model = ks.Model(inputs, ks.layers.Dense(2)(inputs))
+            >>> lines = []
+            >>> model.summary(print_fn=lines.append)
+            >>> lines[-3:-1]
+            ['Trainable params: 8', 'Non-trainable params: 0']
         """
         own = {id(node) for node in self._nodes}
         rows = [("Layer (type)", "Output Shape", "Param #", "Connected to")]

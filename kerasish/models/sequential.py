@@ -17,6 +17,10 @@ class Sequential(Model):
     builds on the first call. With an Input, each added layer is called on the
     symbolic output of the previous one, so shapes are known without data.
 
+    Args:
+        layers: the layers, in order (a `ks.Input` may come first); more can be `add`ed.
+        name: the model's name.
+
     Example:
         >>> import kerasish as ks
         >>> model = ks.Sequential([
@@ -50,7 +54,22 @@ class Sequential(Model):
         return getattr(self._layers[0], "input_dtype", None) if self._layers else None
 
     def add(self, layer: Layer) -> None:
-        """Append a layer; builds the model if it starts with an Input or an input shape."""
+        """Append a layer; builds the model if it starts with an Input or an input shape.
+
+        Args:
+            layer: a layer, or `ks.Input(...)` as the very first addition.
+
+        Raises:
+            InvalidArgumentError: for something that is not a layer, an Input after other
+                layers, or the symbolic output of a layer.
+
+        Example:
+            >>> import kerasish as ks
+            >>> model = ks.Sequential([ks.Input((4,))])
+            >>> model.add(ks.layers.Dense(2))
+            >>> model.output_shape
+            (None, 2)
+        """
         if isinstance(layer, KerasTensor):  # Sequential([ks.Input(...), ...])
             if not isinstance(layer._keras_history.operation, InputLayer):
                 raise InvalidArgumentError(
@@ -142,7 +161,21 @@ class Sequential(Model):
     @classmethod
     def from_config(cls, config: dict, custom_objects=None):
         """A new Sequential (fresh weights) from `get_config()`'s dict or Keras 3's; built when
-        the config gives its input shape."""
+        the config gives its input shape.
+
+        Args:
+            config: the dict `get_config` returned.
+            custom_objects: {name: class or function} for your own layers.
+
+        Returns:
+            The new model.
+
+        Example:
+            >>> import kerasish as ks
+            >>> model = ks.Sequential([ks.Input((3,)), ks.layers.Dense(2)])
+            >>> ks.Sequential.from_config(model.get_config()).count_params()
+            8
+        """
         from kerasish.saving import deserialize_keras_object
 
         model = cls(name=config.get("name"))
