@@ -67,6 +67,19 @@ class Constraint:
 
     @classmethod
     def from_config(cls, config: dict):
+        """The constraint `get_config` describes.
+
+        Args:
+            config: the constructor arguments, by name.
+
+        Returns:
+            A new constraint of this class.
+
+        Example:
+            >>> import kerasish as ks
+            >>> ks.constraints.MaxNorm.from_config({"max_value": 2.0})
+            MaxNorm(max_value=2.0, axis=0)
+        """
         return cls(**config)
 
     def __repr__(self) -> str:
