@@ -77,6 +77,18 @@ class PrimitiveOp:
         primitive: a registered primitive, or its name ('add').
         attrs: the primitive's attributes (an axis, a shape, an index).
         name: the node name in a model (default: the primitive's name, made unique).
+
+    Raises:
+        InvalidArgumentError: for a name that is not a registered primitive.
+
+    Example:
+        >>> import kerasish as ks
+        >>> from kerasish.models.symbolic import PrimitiveOp
+        >>> add = PrimitiveOp("add")
+        >>> add(ks.ones([2]), ks.ones([2])).numpy()
+        array([2., 2.], dtype=float32)
+        >>> add(ks.Input((3,)), ks.Input((3,))).shape
+        (None, 3)
     """
 
     def __init__(self, primitive, attrs: dict | None = None, name: str | None = None):
@@ -100,7 +112,23 @@ class PrimitiveOp:
         return apply(self.primitive, inputs, self.attrs)
 
     def symbolic_call(self, inputs: tuple):
-        """Record a node of this op on `inputs` (some symbolic) and return its outputs."""
+        """Record a node of this op on `inputs` (some symbolic) and return its outputs.
+
+        Args:
+            inputs: the primitive's inputs, a tuple of symbolic or concrete tensors.
+
+        Returns:
+            Symbolic outputs of the shapes the primitive gives.
+
+        Raises:
+            InvalidArgumentError: naming the op and the shapes, if the primitive rejects them.
+
+        Example:
+            >>> import kerasish as ks
+            >>> from kerasish.models.symbolic import PrimitiveOp
+            >>> PrimitiveOp("multiply").symbolic_call((ks.Input((4,)), ks.Input((1,)))).shape
+            (None, 4)
+        """
         prim, attrs = self.primitive, self.attrs
 
         def run(*tensors):
@@ -123,6 +151,19 @@ class PrimitiveOp:
 
     @classmethod
     def from_config(cls, config: dict):
+        """The op `get_config()` describes.
+
+        Args:
+            config: ``{"name", "primitive", "attrs"}``, as `get_config` returns it.
+
+        Returns:
+            A new op node.
+
+        Example:
+            >>> from kerasish.models.symbolic import PrimitiveOp
+            >>> PrimitiveOp.from_config(PrimitiveOp("add", name="plus").get_config())
+            <PrimitiveOp 'plus' (add)>
+        """
         return cls(config["primitive"], _decode_attr(config["attrs"]), config["name"])
 
     def __repr__(self) -> str:
@@ -323,6 +364,16 @@ class FunctionOp:
         function: the function's name in `ks.ops` ('one_hot'), or its module and name
             ('kerasish.core.ops.math_ops.reduce_mean').
         name: the node name (default: the function's name, made unique).
+
+    Raises:
+        InvalidArgumentError: for a name that is no op function.
+
+    Example:
+        >>> import kerasish as ks
+        >>> from kerasish.models.symbolic import FunctionOp
+        >>> one_hot = FunctionOp("one_hot")
+        >>> one_hot(ks.Input((2,), dtype="int32"), 4).shape
+        (None, 2, 4)
     """
 
     def __init__(self, function: str, name: str | None = None):
@@ -343,7 +394,24 @@ class FunctionOp:
         return self.function_name if "." in self.function_name else f"ops.{self.function_name}"
 
     def symbolic_call(self, args: tuple, kwargs: dict):
-        """Record a node of this function on `args`/`kwargs` (some symbolic); its outputs."""
+        """Record a node of this function on `args`/`kwargs` (some symbolic); its outputs.
+
+        Args:
+            args: the function's positional arguments.
+            kwargs: its keyword arguments.
+
+        Returns:
+            Symbolic outputs of the shapes the function gives (found by running it on zeros).
+
+        Raises:
+            InvalidArgumentError: naming the op and the input shapes, if the function fails.
+
+        Example:
+            >>> import kerasish as ks
+            >>> from kerasish.models.symbolic import FunctionOp
+            >>> FunctionOp("one_hot").symbolic_call((ks.Input((2,), dtype="int32"), 3), {}).shape
+            (None, 2, 3)
+        """
         try:
             specs = infer_output_specs(self._function, tuple(args), dict(kwargs))
         except KerasishError as exc:
@@ -361,6 +429,19 @@ class FunctionOp:
 
     @classmethod
     def from_config(cls, config: dict):
+        """The op `get_config()` describes.
+
+        Args:
+            config: ``{"name", "function"}``, as `get_config` returns it.
+
+        Returns:
+            A new op node.
+
+        Example:
+            >>> from kerasish.models.symbolic import FunctionOp
+            >>> FunctionOp.from_config(FunctionOp("one_hot", name="hot").get_config())
+            <FunctionOp 'hot' (ops.one_hot)>
+        """
         return cls(config["function"], config["name"])
 
     def __repr__(self) -> str:
