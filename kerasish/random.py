@@ -126,7 +126,21 @@ class Generator(Trackable):
 
     @classmethod
     def from_seed(cls, seed) -> "Generator":
-        """A generator whose stream is determined by the integer `seed` (like `set_seed`)."""
+        """A generator whose stream is determined by the integer `seed` (like `set_seed`).
+
+        Args:
+            seed: an integer.
+
+        Returns:
+            A new generator.
+
+        Example:
+            >>> import kerasish as ks
+            >>> a = ks.random.Generator.from_seed(3).normal([2]).numpy()
+            >>> b = ks.random.Generator.from_seed(3).normal([2]).numpy()
+            >>> bool((a == b).all())
+            True
+        """
         return cls(int(seed))
 
     @classmethod
@@ -135,7 +149,19 @@ class Generator(Trackable):
         return cls(None)
 
     def reset_from_seed(self, seed) -> None:
-        """Restart the stream from `seed` (None: fresh entropy), in place."""
+        """Restart the stream from `seed` (None: fresh entropy), in place.
+
+        Args:
+            seed: an integer, or None.
+
+        Example:
+            >>> import kerasish as ks
+            >>> g = ks.random.Generator.from_seed(7)
+            >>> first = g.normal([2]).numpy()
+            >>> g.reset_from_seed(7)
+            >>> bool((g.normal([2]).numpy() == first).all())
+            True
+        """
         self._numpy = backend.random_generator(None if seed is None else int(seed), _HOST)
         self._store()
 
@@ -190,17 +216,73 @@ class Generator(Trackable):
         return self._numpy
 
     def normal(self, shape, mean=0.0, stddev=1.0, dtype=np.float32) -> Tensor:
-        """Samples from N(mean, stddev**2), as `ks.random.normal`."""
+        """Samples from N(mean, stddev**2), as `ks.random.normal`.
+
+        Args:
+            shape: the result's shape (a list, tuple, int or 1-D integer tensor).
+            mean: the distribution's mean.
+            stddev: its standard deviation.
+            dtype: a floating-point dtype.
+
+        Returns:
+            A tensor of `shape` and `dtype` on the current device; the stream moves on.
+
+        Raises:
+            InvalidArgumentError: for a dtype that is not floating point.
+
+        Example:
+            >>> import kerasish as ks
+            >>> ks.random.Generator.from_seed(1).normal([2, 3], stddev=2.0).shape
+            (2, 3)
+        """
         return _drawn(lambda: backend.to_device(
             _normal(self._current(), shape, mean, stddev, dtype)))
 
     def uniform(self, shape, minval=0.0, maxval=1.0, dtype=np.float32) -> Tensor:
-        """Samples from U[minval, maxval), as `ks.random.uniform`."""
+        """Samples from U[minval, maxval), as `ks.random.uniform`.
+
+        Args:
+            shape: the result's shape (a list, tuple, int or 1-D integer tensor).
+            minval: the lower bound.
+            maxval: the upper bound (excluded); an integer dtype needs it explicitly.
+            dtype: the result's dtype (integers are drawn for an integer dtype).
+
+        Returns:
+            A tensor of `shape` and `dtype` on the current device; the stream moves on.
+
+        Raises:
+            InvalidArgumentError: for an integer dtype without `maxval`.
+
+        Example:
+            >>> import kerasish as ks
+            >>> u = ks.random.Generator.from_seed(1).uniform([1000], 5.0, 6.0).numpy()
+            >>> bool(u.min() >= 5.0 and u.max() < 6.0)
+            True
+        """
         return _drawn(lambda: backend.to_device(
             _uniform(self._current(), shape, minval, maxval, dtype)))
 
     def truncated_normal(self, shape, mean=0.0, stddev=1.0, dtype=np.float32) -> Tensor:
-        """Normal samples within two standard deviations, as `ks.random.truncated_normal`."""
+        """Normal samples within two standard deviations, as `ks.random.truncated_normal`.
+
+        Args:
+            shape: the result's shape (a list, tuple, int or 1-D integer tensor).
+            mean: the untruncated distribution's mean.
+            stddev: its standard deviation.
+            dtype: a floating-point dtype.
+
+        Returns:
+            A tensor of `shape` and `dtype` on the current device; the stream moves on.
+
+        Raises:
+            InvalidArgumentError: for a dtype that is not floating point.
+
+        Example:
+            >>> import kerasish as ks
+            >>> t = ks.random.Generator.from_seed(1).truncated_normal([1000]).numpy()
+            >>> bool(abs(t).max() <= 2.0)
+            True
+        """
         return _drawn(lambda: backend.to_device(
             _truncated_normal(self._current(), shape, mean, stddev, dtype)))
 
@@ -305,9 +387,9 @@ def normal(shape, mean=0.0, stddev=1.0, dtype=np.float32, seed=None) -> Tensor:
         shape: the result's shape (a list, tuple, int or 1-D integer tensor).
         mean, stddev: the distribution's mean and standard deviation.
         dtype: a floating-point dtype.
-            seed: None (the global stream), an integer (a stream of its own for this
-                (global seed, seed) pair) or a `Generator`/`SeedGenerator` (its next
-                values, drawn on the host).
+        seed: None (the global stream), an integer (a stream of its own for this
+            (global seed, seed) pair) or a `Generator`/`SeedGenerator` (its next
+            values, drawn on the host).
 
     Returns:
         A tensor of `shape` and `dtype`.
@@ -338,9 +420,9 @@ def uniform(shape, minval=0.0, maxval=1.0, dtype=np.float32, seed=None) -> Tenso
         shape: the result's shape.
         minval, maxval: the bounds; an integer dtype needs an explicit `maxval`.
         dtype: the result's dtype.
-            seed: None (the global stream), an integer (a stream of its own for this
-                (global seed, seed) pair) or a `Generator`/`SeedGenerator` (its next
-                values, drawn on the host).
+        seed: None (the global stream), an integer (a stream of its own for this
+            (global seed, seed) pair) or a `Generator`/`SeedGenerator` (its next
+            values, drawn on the host).
 
     Returns:
         A tensor of `shape` and `dtype`.
@@ -376,9 +458,9 @@ def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=np.float32, seed=None) -
         shape: the result's shape.
         mean, stddev: the untruncated distribution's mean and standard deviation.
         dtype: a floating-point dtype.
-            seed: None (the global stream), an integer (a stream of its own for this
-                (global seed, seed) pair) or a `Generator`/`SeedGenerator` (its next
-                values, drawn on the host).
+        seed: None (the global stream), an integer (a stream of its own for this
+            (global seed, seed) pair) or a `Generator`/`SeedGenerator` (its next
+            values, drawn on the host).
 
     Returns:
         A tensor of `shape` and `dtype`.
@@ -412,9 +494,9 @@ def randint(shape, minval, maxval, dtype="int32", seed=None) -> Tensor:
         shape: the result's shape.
         minval, maxval: the bounds (maxval excluded).
         dtype: an integer dtype.
-            seed: None (the global stream), an integer (a stream of its own for this
-                (global seed, seed) pair) or a `Generator`/`SeedGenerator` (its next
-                values, drawn on the host).
+        seed: None (the global stream), an integer (a stream of its own for this
+            (global seed, seed) pair) or a `Generator`/`SeedGenerator` (its next
+            values, drawn on the host).
 
     Returns:
         A tensor of `shape` and `dtype`.
@@ -442,9 +524,9 @@ def dropout(inputs, rate: float, noise_shape=None, seed=None) -> Tensor:
         inputs: a tensor.
         rate: the probability of zeroing each element, in [0, 1).
         noise_shape: the shape of the mask, broadcast over `inputs` (None: the inputs').
-            seed: None (the global stream), an integer (a stream of its own for this
-                (global seed, seed) pair) or a `Generator`/`SeedGenerator` (its next
-                values, drawn on the host).
+        seed: None (the global stream), an integer (a stream of its own for this
+            (global seed, seed) pair) or a `Generator`/`SeedGenerator` (its next
+            values, drawn on the host).
 
     Returns:
         A tensor like `inputs`.
