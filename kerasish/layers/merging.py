@@ -338,7 +338,22 @@ class Concatenate(_Merge):
 
     def compute_mask(self, inputs, mask=None):
         """The concatenated masks (all-True for unmasked inputs), reduced with any over axis -1
-        when the masks have the inputs' rank (Keras's rule)."""
+        when the masks have the inputs' rank (Keras's rule).
+
+        Args:
+            inputs: the list of inputs.
+            mask: a list with one mask (or None) per input, or None.
+
+        Returns:
+            The output's mask, or None when no input has one.
+
+        Example:
+            >>> import kerasish as ks
+            >>> masks = [ks.constant([[True, False]]), None]
+            >>> ks.layers.Concatenate(axis=1).compute_mask(
+            ...     [ks.ones([1, 2, 3]), ks.ones([1, 1, 3])], masks).numpy()
+            array([[ True, False,  True]])
+        """
         if mask is None or not isinstance(mask, (list, tuple)) or all(m is None for m in mask):
             return None
         pieces = []
@@ -454,37 +469,123 @@ class Dot(_Merge):
 
 
 def add(inputs, **kwargs):
-    """`Add(**kwargs)(inputs)`: the elementwise sum of a list of tensors."""
+    """`Add(**kwargs)(inputs)`: the elementwise sum of a list of tensors.
+
+    Args:
+        inputs: a list of tensors of the same shape (or broadcastable ones).
+        **kwargs: the `Layer` arguments of the layer made (``name``, ``dtype``).
+
+    Returns:
+        Their sum.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.layers.add([ks.ones([1, 2]), ks.ones([1, 2])]).numpy()
+        array([[2., 2.]], dtype=float32)
+    """
     return Add(**kwargs)(inputs)
 
 
 def subtract(inputs, **kwargs):
-    """`Subtract(**kwargs)(inputs)`: inputs[0] - inputs[1]."""
+    """`Subtract(**kwargs)(inputs)`: inputs[0] - inputs[1].
+
+    Args:
+        inputs: a list of exactly two tensors.
+        **kwargs: the `Layer` arguments of the layer made (``name``, ``dtype``).
+
+    Returns:
+        inputs[0] - inputs[1].
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.layers.subtract([ks.ones([1, 2]) * 3, ks.ones([1, 2])]).numpy()
+        array([[2., 2.]], dtype=float32)
+    """
     return Subtract(**kwargs)(inputs)
 
 
 def multiply(inputs, **kwargs):
-    """`Multiply(**kwargs)(inputs)`: the elementwise product of a list of tensors."""
+    """`Multiply(**kwargs)(inputs)`: the elementwise product of a list of tensors.
+
+    Args:
+        inputs: a list of tensors of the same shape (or broadcastable ones).
+        **kwargs: the `Layer` arguments of the layer made (``name``, ``dtype``).
+
+    Returns:
+        Their product.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.layers.multiply([ks.ones([1, 2]) * 2, ks.ones([1, 2]) * 3]).numpy()
+        array([[6., 6.]], dtype=float32)
+    """
     return Multiply(**kwargs)(inputs)
 
 
 def average(inputs, **kwargs):
-    """`Average(**kwargs)(inputs)`: the elementwise mean of a list of tensors."""
+    """`Average(**kwargs)(inputs)`: the elementwise mean of a list of tensors.
+
+    Args:
+        inputs: a list of tensors of the same shape (or broadcastable ones).
+        **kwargs: the `Layer` arguments of the layer made (``name``, ``dtype``).
+
+    Returns:
+        Their mean.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.layers.average([ks.ones([1, 2]), ks.zeros([1, 2])]).numpy()
+        array([[0.5, 0.5]], dtype=float32)
+    """
     return Average(**kwargs)(inputs)
 
 
 def maximum(inputs, **kwargs):
-    """`Maximum(**kwargs)(inputs)`: the elementwise maximum of a list of tensors."""
+    """`Maximum(**kwargs)(inputs)`: the elementwise maximum of a list of tensors.
+
+    Args:
+        inputs: a list of tensors of the same shape (or broadcastable ones).
+        **kwargs: the `Layer` arguments of the layer made (``name``, ``dtype``).
+
+    Returns:
+        Their elementwise maximum.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.layers.maximum([ks.constant([[1., 4.]]), ks.constant([[3., 2.]])]).numpy()
+        array([[3., 4.]], dtype=float32)
+    """
     return Maximum(**kwargs)(inputs)
 
 
 def minimum(inputs, **kwargs):
-    """`Minimum(**kwargs)(inputs)`: the elementwise minimum of a list of tensors."""
+    """`Minimum(**kwargs)(inputs)`: the elementwise minimum of a list of tensors.
+
+    Args:
+        inputs: a list of tensors of the same shape (or broadcastable ones).
+        **kwargs: the `Layer` arguments of the layer made (``name``, ``dtype``).
+
+    Returns:
+        Their elementwise minimum.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.layers.minimum([ks.constant([[1., 4.]]), ks.constant([[3., 2.]])]).numpy()
+        array([[1., 2.]], dtype=float32)
+    """
     return Minimum(**kwargs)(inputs)
 
 
 def concatenate(inputs, axis: int = -1, **kwargs):
     """`Concatenate(axis, **kwargs)(inputs)`: join a list of tensors along `axis`.
+
+    Args:
+        inputs: a list of tensors, equal in shape except along `axis`.
+        axis: the axis they are joined along.
+        **kwargs: the `Layer` arguments of the layer made (``name``, ``dtype``).
+
+    Returns:
+        The joined tensor.
 
     Example:
         >>> import kerasish as ks
@@ -495,5 +596,19 @@ def concatenate(inputs, axis: int = -1, **kwargs):
 
 
 def dot(inputs, axes=-1, **kwargs):
-    """`Dot(axes, **kwargs)(inputs)`: per-example dot products of two tensors."""
+    """`Dot(axes, **kwargs)(inputs)`: per-example dot products of two tensors.
+
+    Args:
+        inputs: a list of two tensors with a batch axis.
+        axes: the axis (or one per input) summed over.
+        **kwargs: the `Layer` arguments of the layer made (``name``, ``dtype``).
+
+    Returns:
+        The per-example dot products.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.layers.dot([ks.constant([[1., 2.]]), ks.constant([[3., 4.]])]).numpy()
+        array([[11.]], dtype=float32)
+    """
     return Dot(axes=axes, **kwargs)(inputs)
