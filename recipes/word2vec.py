@@ -593,7 +593,9 @@ def train(args, log=print, on_step=None) -> dict:
     label_cache: dict = {}
     history = []  # (step, mean loss per pair) at each log point
     stats = {"pairs": 0, "words": 0.0, "seconds": 0.0}
-    interval = {"loss": 0.0, "pairs": 0, "words": 0.0, "start": time.perf_counter()}
+    # loss and pairs: this rank's (the mean loss per pair); all_pairs: every rank's (rates)
+    interval = {"loss": 0.0, "pairs": 0, "all_pairs": 0, "words": 0.0,
+                "start": time.perf_counter()}
     last_lr = float(args.learning_rate)
 
     step = int(session.step)
@@ -622,6 +624,7 @@ def train(args, log=print, on_step=None) -> dict:
                 first = False
             if len(centers) < ks.distribute.size():
                 continue  # too small to give every rank a pair (alone: never)
+            batch_pairs = len(centers)  # of all ranks
             # this rank's part of the batch (alone: all of it)
             centers, outputs, weights = ks.distribute.shard_batch(centers, outputs, weights)
             n = len(centers)
@@ -650,8 +653,9 @@ def train(args, log=print, on_step=None) -> dict:
             position.assign(np.array([epoch, chunk, b + 1], dtype=np.int64))
             interval["loss"] += loss_sum
             interval["pairs"] += n
+            interval["all_pairs"] += batch_pairs
             interval["words"] += batch_words
-            stats["pairs"] += n
+            stats["pairs"] += batch_pairs
             stats["words"] += batch_words
             bar.update(1 if loss_kind == "nce" else batch_words)
             if step % args.log_every == 0 or (args.print_every and step % args.print_every == 0):
@@ -662,15 +666,15 @@ def train(args, log=print, on_step=None) -> dict:
                 history.append((step, mean_loss))
                 ks.summary.scalar("loss", mean_loss, step=step)
                 ks.summary.scalar("words_per_sec", words_per_sec, step=step)
-                ks.summary.scalar("pairs_per_sec", interval["pairs"] / seconds, step=step)
+                ks.summary.scalar("pairs_per_sec", interval["all_pairs"] / seconds, step=step)
                 ks.summary.scalar("learning_rate", last_lr, step=step)
                 bar.set_postfix(loss=f"{mean_loss:.3f}",
-                                pairs_s=f"{interval['pairs'] / seconds:,.0f}",
+                                pairs_s=f"{interval['all_pairs'] / seconds:,.0f}",
                                 words_s=f"{words_per_sec:,.0f}", refresh=False)
                 if args.print_every and step % args.print_every == 0:
                     message = f"Average loss at step {step}: {mean_loss:5.3f}"
                     (bar.write if not args.quiet else log)(message)
-                interval.update(loss=0.0, pairs=0, words=0.0, start=now)
+                interval.update(loss=0.0, pairs=0, all_pairs=0, words=0.0, start=now)
             if on_step is not None:
                 on_step(step)
             if args.save_every and step % args.save_every == 0:
