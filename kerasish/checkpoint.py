@@ -524,6 +524,17 @@ class InitializationOnlyStatus:
 class Checkpoint(Trackable):
     """Save and restore the state of the objects passed as keyword arguments.
 
+    Values are stored under object-graph paths (`model/dense/kernel`), so a checkpoint
+    restores into a new program that builds the same objects under the same names.
+
+    Args:
+        **objects: name -> variable, layer, model, optimizer, metric, generator, or a
+            list/tuple/dict of them.
+
+    Raises:
+        ValueError: a name is private or one of Checkpoint's own attributes.
+        TypeError: a value is not trackable.
+
     Example:
         >>> import kerasish as ks, tempfile, os
         >>> x = ks.Variable(10.)
@@ -556,13 +567,46 @@ class Checkpoint(Trackable):
         return {path: backend.to_numpy(var._value) for path, var in _graph_values(self).items()}
 
     def write(self, path) -> str:
-        """Write a checkpoint to exactly `path` (no numbering, no index update)."""
+        """Write a checkpoint to exactly `path` (no numbering, no index update).
+
+        The file appears complete or not at all (written to a temporary file, then
+        renamed).
+
+        Args:
+            path: the file to write (a string or path-like).
+
+        Returns:
+            `path`, as a string.
+
+        Example:
+            >>> import os, tempfile
+            >>> import kerasish as ks
+            >>> path = ks.Checkpoint(w=ks.Variable(1.0)).write(
+            ...     os.path.join(tempfile.mkdtemp(), "w.h5"))
+            >>> os.path.basename(path)
+            'w.h5'
+        """
         path = os.fspath(path)
         _write_values(path, self._values(), {"written_at": time.time()})
         return path
 
     def save(self, file_prefix) -> str:
-        """Write `<file_prefix>-<N>.h5` (N = save_counter) and make it the directory's latest."""
+        """Write `<file_prefix>-<N>.h5` (N = save_counter) and make it the directory's latest.
+
+        Args:
+            file_prefix: the directory and name the number is appended to.
+
+        Returns:
+            The path written; `ks.latest_checkpoint(directory)` returns it from now on.
+
+        Example:
+            >>> import os, tempfile
+            >>> import kerasish as ks
+            >>> checkpoint = ks.Checkpoint(w=ks.Variable(1.0))
+            >>> prefix = os.path.join(tempfile.mkdtemp(), "ckpt")
+            >>> [os.path.basename(checkpoint.save(prefix)) for _ in range(2)]
+            ['ckpt-1.h5', 'ckpt-2.h5']
+        """
         self.save_counter.assign_add(1)
         path = f"{os.fspath(file_prefix)}-{int(self.save_counter)}.h5"
         try:
@@ -732,7 +776,27 @@ def update_index(directory: str, path: str) -> None:
 
 
 def latest_checkpoint(checkpoint_dir) -> str | None:
-    """The newest complete checkpoint recorded in `checkpoint_dir`'s index, or None."""
+    """The newest complete checkpoint recorded in `checkpoint_dir`'s index, or None.
+
+    Args:
+        checkpoint_dir: a directory `Checkpoint.save` or a `CheckpointManager` wrote to.
+
+    Returns:
+        The path, or None when nothing was saved there (or the file is gone).
+
+    Raises:
+        CheckpointError: the directory's index is damaged.
+
+    Example:
+        >>> import os, tempfile
+        >>> import kerasish as ks
+        >>> directory = tempfile.mkdtemp()
+        >>> ks.latest_checkpoint(directory) is None
+        True
+        >>> _ = ks.Checkpoint(w=ks.Variable(1.0)).save(os.path.join(directory, "ckpt"))
+        >>> os.path.basename(ks.latest_checkpoint(directory))
+        'ckpt-1.h5'
+    """
     directory = os.fspath(checkpoint_dir)
     latest = read_index(directory).get("latest")
     if not latest:
@@ -804,7 +868,22 @@ class CheckpointManager:
         return own[-1] if own else None
 
     def save(self, checkpoint_number: int | None = None) -> str:
-        """Save `<directory>/<checkpoint_name>-<N>.h5` and prune old ones; returns the path."""
+        """Save `<directory>/<checkpoint_name>-<N>.h5` and prune old ones; returns the path.
+
+        Args:
+            checkpoint_number: N; None: one more than the highest number saved so far.
+
+        Returns:
+            The path written (also the checkpoint's `save_counter` is set to N).
+
+        Example:
+            >>> import os, tempfile
+            >>> import kerasish as ks
+            >>> checkpoint = ks.Checkpoint(w=ks.Variable(1.0))
+            >>> manager = ks.CheckpointManager(checkpoint, tempfile.mkdtemp())
+            >>> os.path.basename(manager.save(checkpoint_number=100))
+            'ckpt-100.h5'
+        """
         index = read_index(self.directory)
         if checkpoint_number is None:
             names = index["checkpoints"] + index["preserved"]
