@@ -192,6 +192,12 @@ class CenterCrop(_ImageLayer):
 
     Outputs are floats of the layer's dtype.
 
+    Args:
+        height: the output's height.
+        width: the output's width.
+        data_format: 'channels_last' (default) or 'channels_first'.
+        **kwargs: the `Layer` arguments (``name``, ``dtype``, ...).
+
     Example:
         >>> import numpy as np
         >>> import kerasish as ks

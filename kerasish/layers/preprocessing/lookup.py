@@ -132,7 +132,20 @@ class IndexLookup(Layer):
         return self._token_start_index() + len(self._tokens or ())
 
     def get_vocabulary(self, include_special_tokens: bool = True) -> list:
-        """The tokens in index order (with the mask and OOV tokens first, by default)."""
+        """The tokens in index order (with the mask and OOV tokens first, by default).
+
+        Args:
+            include_special_tokens: include the mask and OOV tokens.
+
+        Returns:
+            The list of tokens.
+
+        Example:
+            >>> import kerasish as ks
+            >>> lookup = ks.layers.StringLookup(vocabulary=["a", "b"])
+            >>> lookup.get_vocabulary(), lookup.get_vocabulary(include_special_tokens=False)
+            (['[UNK]', 'a', 'b'], ['a', 'b'])
+        """
         tokens = list(self._tokens or ())
         return self._special() + tokens if include_special_tokens else tokens
 
@@ -148,6 +161,13 @@ class IndexLookup(Layer):
             InvalidArgumentError: for a file path, an empty or repeated vocabulary, a mask
                 or OOV token in the middle, more tokens than `max_tokens`, or idf_weights
                 missing or of another length.
+
+        Example:
+            >>> import kerasish as ks
+            >>> lookup = ks.layers.StringLookup()
+            >>> lookup.set_vocabulary(["x", "y"])
+            >>> lookup(["y", "z"]).numpy()  # 'z' is out of vocabulary: index 0
+            array([2, 0])
         """
         kind = f"{type(self).__name__} '{self.name}'"
         if isinstance(vocabulary, str):
@@ -223,6 +243,13 @@ class IndexLookup(Layer):
                 token for a 1-D array), a `ks.data.Dataset` of batches or any iterable of
                 batches (a batch's rows are its documents, which tf_idf counts).
             steps: read at most this many batches of a dataset or iterable.
+
+        Example:
+            >>> import kerasish as ks
+            >>> lookup = ks.layers.StringLookup()
+            >>> lookup.adapt(["b", "a", "b", "c", "b", "a"])
+            >>> lookup.get_vocabulary()
+            ['[UNK]', 'b', 'a', 'c']
         """
         self._learn_vocabulary(self._documents(data, steps))
 
@@ -273,6 +300,23 @@ class IndexLookup(Layer):
         assets (one token a line, the special tokens first), unless the config held one.
 
         `load_model` calls this hook; tf_idf weights are not read from Keras files.
+
+        Args:
+            dir_path: the folder holding `vocabulary.txt`.
+
+        Raises:
+            InvalidArgumentError: for a 'tf_idf' layer, whose weights Keras keeps elsewhere.
+
+        Example:
+            >>> import os, tempfile
+            >>> import kerasish as ks
+            >>> folder = tempfile.mkdtemp()
+            >>> with open(os.path.join(folder, "vocabulary.txt"), "w") as file:
+            ...     _ = file.write("[UNK]\\nred\\nblue\\n")
+            >>> lookup = ks.layers.StringLookup()
+            >>> lookup.load_assets(folder)
+            >>> lookup.get_vocabulary()
+            ['[UNK]', 'red', 'blue']
         """
         if self._tokens is not None:
             return
@@ -433,7 +477,20 @@ class EagerStringLayer(Layer):
 
     def compute_output_spec(self, inputs):
         """The symbolic output (Keras 3's name): int64 indices, float32 vectors in the counting
-        modes, or strings when inverting."""
+        modes, or strings when inverting.
+
+        Args:
+            inputs: a symbolic tensor of strings (or of indices when inverting).
+
+        Returns:
+            A symbolic tensor of the output's shape and dtype.
+
+        Example:
+            >>> import kerasish as ks
+            >>> lookup = ks.layers.StringLookup(vocabulary=["a"])
+            >>> lookup.compute_output_spec(ks.Input((3,), dtype="string"))
+            <KerasTensor shape=(None, 3), dtype=int64, name=None>
+        """
         if getattr(self, "invert", False):
             dtype = np.dtype(str)
         else:

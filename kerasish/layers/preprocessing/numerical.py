@@ -165,6 +165,17 @@ class Normalization(Layer):
                 element uses x; a dataset of single vectors is batched by 128, as Keras
                 does), or any iterable of batches. Batches are combined by streaming
                 (Chan's update of mean and variance), in float64.
+
+        Raises:
+            InvalidArgumentError: if the layer was given its mean and variance.
+
+        Example:
+            >>> import numpy as np
+            >>> import kerasish as ks
+            >>> norm = ks.layers.Normalization()
+            >>> norm.adapt(np.array([[1., 10.], [3., 30.]]))
+            >>> norm(np.array([[3., 10.]])).numpy()
+            array([[ 1., -1.]], dtype=float32)
         """
         from kerasish.data import Dataset
 

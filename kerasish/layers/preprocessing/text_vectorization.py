@@ -136,6 +136,13 @@ class TextVectorization(EagerStringLayer):
                 of strings (an (x, y) element uses x) or any iterable of such batches.
             batch_size: Keras's argument; unused, the data is read as given.
             steps: read at most this many batches of a dataset or iterable.
+
+        Example:
+            >>> import kerasish as ks
+            >>> vectorize = ks.layers.TextVectorization()
+            >>> vectorize.adapt(["the cat sat", "the dog"])
+            >>> vectorize.get_vocabulary()
+            ['', '[UNK]', 'the', 'sat', 'dog', 'cat']
         """
         del batch_size  # accepted for Keras's signature; batches are read as they come
         if isinstance(data, (str, bytes, list, tuple, np.ndarray, Tensor)):
@@ -157,11 +164,39 @@ class TextVectorization(EagerStringLayer):
         self._lookup_layer._learn_vocabulary(documents())
 
     def get_vocabulary(self, include_special_tokens: bool = True) -> list:
-        """The tokens in index order ('' and '[UNK]' first, by default)."""
+        """The tokens in index order ('' and '[UNK]' first, by default).
+
+        Args:
+            include_special_tokens: include the padding and OOV tokens.
+
+        Returns:
+            The list of tokens.
+
+        Example:
+            >>> import kerasish as ks
+            >>> vectorize = ks.layers.TextVectorization(vocabulary=["hi", "there"])
+            >>> vectorize.get_vocabulary(include_special_tokens=False)
+            ['hi', 'there']
+        """
         return self._lookup_layer.get_vocabulary(include_special_tokens)
 
     def set_vocabulary(self, vocabulary, idf_weights=None) -> None:
-        """Use `vocabulary` (and, for 'tf_idf', `idf_weights`) instead of `adapt`."""
+        """Use `vocabulary` (and, for 'tf_idf', `idf_weights`) instead of `adapt`.
+
+        Args:
+            vocabulary: the tokens, in index order (as for `StringLookup.set_vocabulary`).
+            idf_weights: with output_mode='tf_idf', one weight per token.
+
+        Raises:
+            InvalidArgumentError: as `StringLookup.set_vocabulary` does.
+
+        Example:
+            >>> import kerasish as ks
+            >>> vectorize = ks.layers.TextVectorization()
+            >>> vectorize.set_vocabulary(["the", "dog"])
+            >>> vectorize(["the dog barked"]).numpy()
+            array([[2, 3, 1]])
+        """
         self._lookup_layer.set_vocabulary(vocabulary, idf_weights)
 
     def vocabulary_size(self) -> int:
@@ -170,7 +205,22 @@ class TextVectorization(EagerStringLayer):
 
     def load_assets(self, dir_path: str) -> None:
         """Read the vocabulary Keras 3 keeps among a `.keras` file's assets (see
-        `StringLookup.load_assets`)."""
+        `StringLookup.load_assets`).
+
+        Args:
+            dir_path: the folder holding `vocabulary.txt` (the padding token first).
+
+        Example:
+            >>> import os, tempfile
+            >>> import kerasish as ks
+            >>> folder = tempfile.mkdtemp()
+            >>> with open(os.path.join(folder, "vocabulary.txt"), "w") as file:
+            ...     _ = file.write("\\n[UNK]\\nred\\nblue\\n")
+            >>> vectorize = ks.layers.TextVectorization()
+            >>> vectorize.load_assets(folder)
+            >>> vectorize.get_vocabulary()
+            ['', '[UNK]', 'red', 'blue']
+        """
         self._lookup_layer.load_assets(dir_path)
 
     # -- the steps ------------------------------------------------------------------
@@ -268,7 +318,21 @@ class TextVectorization(EagerStringLayer):
 
     @classmethod
     def from_config(cls, config: dict):
-        """A new layer from `get_config()`'s dict (standardize/split functions deserialized)."""
+        """A new layer from `get_config()`'s dict (standardize/split functions deserialized).
+
+        Args:
+            config: the dict `get_config` returned (or Keras 3's).
+
+        Returns:
+            A new, unadapted layer with those settings.
+
+        Example:
+            >>> import kerasish as ks
+            >>> layer = ks.layers.TextVectorization(max_tokens=100, output_sequence_length=4)
+            >>> again = ks.layers.TextVectorization.from_config(layer.get_config())
+            >>> again.get_config()["output_sequence_length"]
+            4
+        """
         config = dict(config)
         for key in ("standardize", "split"):
             if isinstance(config.get(key), dict):
