@@ -60,6 +60,15 @@ class DatasetIterator:
     Elements come out on the device that was current when the iterator was
     created, and producing them is never recorded on a GradientTape. Close it
     (or use it in a `with` block) to stop a prefetch thread before the end.
+
+    Args:
+        dataset: the dataset to go through (usually given by `iter(dataset)`).
+
+    Example:
+        >>> import kerasish as ks
+        >>> with iter(ks.data.Dataset.range(3)) as iterator:
+        ...     [int(x) for x in iterator]
+        [0, 1, 2]
     """
 
     __slots__ = ("_source", "_device", "__weakref__")

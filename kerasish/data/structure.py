@@ -137,6 +137,12 @@ def host_array(value):
 class TensorSpec:
     """The shape (None for an unknown dimension or rank) and dtype of one component.
 
+    Args:
+        shape: a tuple of ints and None (negative numbers also mean unknown), an int for
+            a vector, or None for an unknown rank.
+        dtype: the dtype or its name.
+        name: an optional label (not compared).
+
     Example:
         >>> from kerasish.data import TensorSpec
         >>> spec = TensorSpec((None, 28, 28), "uint8")
@@ -159,6 +165,19 @@ class TensorSpec:
 
     @classmethod
     def from_value(cls, value) -> TensorSpec:
+        """The spec of a value: its full shape and dtype.
+
+        Args:
+            value: a tensor, or a value `ks.convert_to_tensor` takes.
+
+        Returns:
+            A `TensorSpec`.
+
+        Example:
+            >>> from kerasish.data import TensorSpec
+            >>> TensorSpec.from_value([[1.0, 2.0]])
+            TensorSpec(shape=(1, 2), dtype=float32)
+        """
         value = value if isinstance(value, Tensor) else to_tensor(value)
         return cls(value.shape, value.dtype)
 
@@ -167,13 +186,38 @@ class TensorSpec:
         return None if self.shape is None else len(self.shape)
 
     def is_compatible_with(self, other) -> bool:
-        """Same dtype, and shapes that agree wherever both are known."""
+        """Same dtype, and shapes that agree wherever both are known.
+
+        Args:
+            other: a `TensorSpec`, or a value (compared by `from_value`).
+
+        Returns:
+            True or False.
+
+        Example:
+            >>> import kerasish as ks
+            >>> from kerasish.data import TensorSpec
+            >>> TensorSpec((None, 2)).is_compatible_with(ks.constant([[1.0, 2.0]]))
+            True
+        """
         if not isinstance(other, TensorSpec):
             other = TensorSpec.from_value(other)
         return self.dtype == other.dtype and shapes_compatible(self.shape, other.shape)
 
     def most_specific_compatible(self, other: TensorSpec) -> TensorSpec:
-        """The spec that covers both: dimensions that differ become None."""
+        """The spec that covers both: dimensions that differ become None.
+
+        Args:
+            other: another `TensorSpec` (of the same dtype; this spec's is kept).
+
+        Returns:
+            A `TensorSpec`; an unknown rank when the ranks differ.
+
+        Example:
+            >>> from kerasish.data import TensorSpec
+            >>> TensorSpec((2, 3)).most_specific_compatible(TensorSpec((4, 3)))
+            TensorSpec(shape=(None, 3), dtype=float32)
+        """
         if self.shape is None or other.shape is None or len(self.shape) != len(other.shape):
             shape = None
         else:
