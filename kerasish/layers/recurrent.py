@@ -168,13 +168,42 @@ class _BuiltinCell(Layer):
 
     def get_dropout_mask(self, step_input):
         """The input dropout mask (scaled 0/1 values shaped like one step's input), drawn once
-        and reused until `reset_dropout_mask`."""
+        and reused until `reset_dropout_mask`.
+
+        Args:
+            step_input: one step's input (batch, features); only its shape is read.
+
+        Returns:
+            The mask, of `step_input`'s shape.
+
+        Example:
+            >>> import kerasish as ks
+            >>> cell = ks.layers.SimpleRNNCell(4, dropout=0.5)
+            >>> cell.build((None, 3))
+            >>> mask = cell.get_dropout_mask(ks.ones([2, 3]))
+            >>> mask.shape, mask is cell.get_dropout_mask(ks.ones([2, 3]))
+            ((2, 3), True)
+        """
         if self._dropout_mask is None:
             self._dropout_mask = self._draw_mask(tuple(step_input.shape), self.dropout)
         return self._dropout_mask
 
     def get_recurrent_dropout_mask(self, state):
-        """The recurrent dropout mask (shaped like the state), drawn once per sequence."""
+        """The recurrent dropout mask (shaped like the state), drawn once per sequence.
+
+        Args:
+            state: one state (batch, units); only its shape is read.
+
+        Returns:
+            The mask, of `state`'s shape.
+
+        Example:
+            >>> import kerasish as ks
+            >>> cell = ks.layers.SimpleRNNCell(4, recurrent_dropout=0.5)
+            >>> cell.build((None, 3))
+            >>> cell.get_recurrent_dropout_mask(ks.ones([2, 4])).shape
+            (2, 4)
+        """
         if self._recurrent_dropout_mask is None:
             self._recurrent_dropout_mask = self._draw_mask(
                 tuple(state.shape), self.recurrent_dropout
@@ -193,7 +222,22 @@ class _BuiltinCell(Layer):
 
     def project(self, inputs, training=None):
         """inputs (..., features) -> inputs @ kernel + input bias, for one step or a whole
-        sequence (batch, time, features) at once; input dropout applied when training."""
+        sequence (batch, time, features) at once; input dropout applied when training.
+
+        Args:
+            inputs: one step (batch, features) or a sequence (batch, time, features).
+            training: whether to apply the input dropout.
+
+        Returns:
+            The projected inputs, last axis ``blocks * units`` (1, 4 or 3 blocks).
+
+        Example:
+            >>> import kerasish as ks
+            >>> cell = ks.layers.LSTMCell(4)
+            >>> cell.build((None, 3))
+            >>> cell.project(ks.ones([2, 5, 3])).shape
+            (2, 5, 16)
+        """
         inputs = inputs if inputs.dtype == self.dtype else math_ops.cast(inputs, self.dtype)
         if self.dropout and in_training_mode(self, training):
             step_shape = (inputs.shape[0], inputs.shape[-1])
@@ -215,13 +259,42 @@ class _BuiltinCell(Layer):
         return state
 
     def call(self, inputs, states, training=None):
-        """One step: (inputs (batch, features), states) -> (output, new states)."""
+        """One step: (inputs (batch, features), states) -> (output, new states).
+
+        Args:
+            inputs: one step's input (batch, features).
+            states: the states, a list (or a single tensor for a one-state cell).
+            training: whether dropout applies.
+
+        Returns:
+            The pair (output (batch, units), new states in the structure of `states`).
+
+        Example:
+            >>> import kerasish as ks
+            >>> cell = ks.layers.LSTMCell(4)
+            >>> output, states = cell(ks.ones([2, 3]), cell.get_initial_state(2))
+            >>> output.shape, [state.shape for state in states]
+            ((2, 4), [(2, 4), (2, 4)])
+        """
         training = bool(self.dropout or self.recurrent_dropout) and in_training_mode(self, training)
         step = self._stepper(training)
         output, new_states = step(self.project(inputs, training), _as_list(states))
         return output, (new_states if isinstance(states, (list, tuple)) else new_states[0])
 
     def get_initial_state(self, batch_size: int) -> list:
+        """Zero states for a batch.
+
+        Args:
+            batch_size: the number of sequences.
+
+        Returns:
+            One zero tensor (batch_size, size) per state.
+
+        Example:
+            >>> import kerasish as ks
+            >>> [state.shape for state in ks.layers.LSTMCell(3).get_initial_state(2)]
+            [(2, 3), (2, 3)]
+        """
         return [array_ops.zeros((batch_size, size), dtype=self.dtype)
                 for size in _as_list(self.state_size)]
 
@@ -483,6 +556,20 @@ class StackedRNNCells(Layer):
                 _as_list(cell.state_size))[0])
 
     def get_initial_state(self, batch_size: int) -> list:
+        """Each cell's initial states (its own `get_initial_state`, else zeros).
+
+        Args:
+            batch_size: the number of sequences.
+
+        Returns:
+            One list of states per cell.
+
+        Example:
+            >>> import kerasish as ks
+            >>> cells = ks.layers.StackedRNNCells([ks.layers.LSTMCell(3), ks.layers.GRUCell(2)])
+            >>> [[state.shape for state in states] for states in cells.get_initial_state(4)]
+            [[(4, 3), (4, 3)], [(4, 2)]]
+        """
         states = []
         for cell in self.cells:
             make = getattr(cell, "get_initial_state", None)
@@ -594,6 +681,19 @@ class RNN(Layer):
         _build_child(self.cell, (sequences_shape[0],) + tuple(sequences_shape[2:]))
 
     def get_initial_state(self, batch_size: int) -> list:
+        """The states a sequence starts from when no `initial_state` is given.
+
+        Args:
+            batch_size: the number of sequences.
+
+        Returns:
+            The cell's initial states (zeros unless the cell defines them), as a list.
+
+        Example:
+            >>> import kerasish as ks
+            >>> [state.shape for state in ks.layers.LSTM(3).get_initial_state(2)]
+            [(2, 3), (2, 3)]
+        """
         make = getattr(self.cell, "get_initial_state", None)
         if make is not None:
             return _as_list(make(batch_size))
