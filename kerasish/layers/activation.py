@@ -34,6 +34,19 @@ class _Elementwise(Layer):
     supports_masking = True
 
     def compute_output_shape(self, input_shape):
+        """The output's shape for inputs of `input_shape`, found without running the layer.
+
+        Args:
+            input_shape: the inputs' shape, batch axis included (None where unknown).
+
+        Returns:
+            The output's shape.
+
+        Example:
+            >>> import kerasish as ks
+            >>> ks.layers.ReLU().compute_output_shape((None, 4))
+            (None, 4)
+        """
         return tuple(input_shape)
 
 

@@ -172,6 +172,19 @@ class _Convolution(Layer):
         )
 
     def compute_output_shape(self, input_shape):
+        """The output's shape for inputs of `input_shape`, found without running the layer.
+
+        Args:
+            input_shape: the inputs' shape, batch axis included (None where unknown).
+
+        Returns:
+            The output's shape.
+
+        Example:
+            >>> import kerasish as ks
+            >>> ks.layers.Conv2D(8, 3, strides=2).compute_output_shape((None, 28, 28, 3))
+            (None, 13, 13, 8)
+        """
         channels = self._output_channels(self._input_channels(input_shape))
         spatial = self._output_spatial(_spatial_of(input_shape, self.data_format))
         return _with_spatial(input_shape, spatial, channels, self.data_format)

@@ -119,6 +119,19 @@ class Dense(Layer):
         return self.activation(outputs)
 
     def compute_output_shape(self, input_shape):
+        """The output's shape for inputs of `input_shape`, found without running the layer.
+
+        Args:
+            input_shape: the inputs' shape, batch axis included (None where unknown).
+
+        Returns:
+            The output's shape.
+
+        Example:
+            >>> import kerasish as ks
+            >>> ks.layers.Dense(3).compute_output_shape((None, 5))
+            (None, 3)
+        """
         return tuple(input_shape[:-1]) + (self.units,)
 
     def get_config(self) -> dict:
@@ -195,6 +208,19 @@ class Embedding(Layer):
         return nn_ops.embedding_lookup(self.embeddings, inputs)
 
     def compute_output_shape(self, input_shape):
+        """The output's shape for inputs of `input_shape`, found without running the layer.
+
+        Args:
+            input_shape: the inputs' shape, batch axis included (None where unknown).
+
+        Returns:
+            The output's shape.
+
+        Example:
+            >>> import kerasish as ks
+            >>> ks.layers.Embedding(10, 4).compute_output_shape((None, 7))
+            (None, 7, 4)
+        """
         return tuple(input_shape) + (self.output_dim,)
 
     def get_config(self) -> dict:
@@ -235,6 +261,19 @@ class Activation(Layer):
         return self.activation(inputs)
 
     def compute_output_shape(self, input_shape):
+        """The output's shape for inputs of `input_shape`, found without running the layer.
+
+        Args:
+            input_shape: the inputs' shape, batch axis included (None where unknown).
+
+        Returns:
+            The output's shape.
+
+        Example:
+            >>> import kerasish as ks
+            >>> ks.layers.Activation("relu").compute_output_shape((None, 4))
+            (None, 4)
+        """
         return tuple(input_shape)
 
     def get_config(self) -> dict:
@@ -259,6 +298,19 @@ class Flatten(Layer):
         return array_ops.reshape(inputs, (inputs.shape[0], int(np.prod(inputs.shape[1:]))))
 
     def compute_output_shape(self, input_shape):
+        """The output's shape for inputs of `input_shape`, found without running the layer.
+
+        Args:
+            input_shape: the inputs' shape, batch axis included (None where unknown).
+
+        Returns:
+            The output's shape.
+
+        Example:
+            >>> import kerasish as ks
+            >>> ks.layers.Flatten().compute_output_shape((None, 3, 4))
+            (None, 12)
+        """
         rest = input_shape[1:]
         return (input_shape[0], None if None in rest else int(np.prod(rest)))
 
@@ -285,6 +337,19 @@ class Reshape(Layer):
         return array_ops.reshape(inputs, (inputs.shape[0],) + self.target_shape)
 
     def compute_output_shape(self, input_shape):
+        """The output's shape for inputs of `input_shape`, found without running the layer.
+
+        Args:
+            input_shape: the inputs' shape, batch axis included (None where unknown).
+
+        Returns:
+            The output's shape.
+
+        Example:
+            >>> import kerasish as ks
+            >>> ks.layers.Reshape((-1, 2)).compute_output_shape((None, 6))
+            (None, 3, 2)
+        """
         target = list(self.target_shape)
         if -1 in target:  # the one free dimension, when the input's size is known
             rest = input_shape[1:]
@@ -330,6 +395,19 @@ class Dropout(Layer):
         return nn_ops.dropout(inputs, self.rate, self.noise_shape, self.seed)
 
     def compute_output_shape(self, input_shape):
+        """The output's shape for inputs of `input_shape`, found without running the layer.
+
+        Args:
+            input_shape: the inputs' shape, batch axis included (None where unknown).
+
+        Returns:
+            The output's shape.
+
+        Example:
+            >>> import kerasish as ks
+            >>> ks.layers.Dropout(0.5).compute_output_shape((None, 4))
+            (None, 4)
+        """
         return tuple(input_shape)
 
     def get_config(self) -> dict:
@@ -448,6 +526,20 @@ class Lambda(Layer):
         return self.mask(inputs, mask) if callable(self.mask) else self.mask
 
     def compute_output_shape(self, input_shape):
+        """The output's shape for inputs of `input_shape`, found without running the layer.
+
+        Args:
+            input_shape: the inputs' shape, batch axis included (None where unknown).
+
+        Returns:
+            The output's shape.
+
+        Example:
+            >>> import kerasish as ks
+            >>> layer = ks.layers.Lambda(lambda x: x[:, :2], output_shape=(2,))
+            >>> layer.compute_output_shape((None, 5))
+            (None, 2)
+        """
         if callable(self._output_shape):
             return self._output_shape(input_shape)
         if self._output_shape is not None:
@@ -530,6 +622,19 @@ class Identity(Layer):
         return inputs
 
     def compute_output_shape(self, input_shape):
+        """The output's shape for inputs of `input_shape`, found without running the layer.
+
+        Args:
+            input_shape: the inputs' shape, batch axis included (None where unknown).
+
+        Returns:
+            The output's shape.
+
+        Example:
+            >>> import kerasish as ks
+            >>> ks.layers.Identity().compute_output_shape((None, 4))
+            (None, 4)
+        """
         return input_shape
 
     def compute_output_spec(self, inputs):

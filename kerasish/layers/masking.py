@@ -39,6 +39,19 @@ class Masking(Layer):
         return inputs * math_ops.cast(keep, inputs.dtype)
 
     def compute_output_shape(self, input_shape):
+        """The output's shape for inputs of `input_shape`, found without running the layer.
+
+        Args:
+            input_shape: the inputs' shape, batch axis included (None where unknown).
+
+        Returns:
+            The output's shape.
+
+        Example:
+            >>> import kerasish as ks
+            >>> ks.layers.Masking().compute_output_shape((None, 10, 3))
+            (None, 10, 3)
+        """
         return tuple(input_shape)
 
     def get_config(self) -> dict:

@@ -109,6 +109,19 @@ class _ElementwiseMerge(_Merge):
         return merged
 
     def compute_output_shape(self, input_shape):
+        """The output's shape for inputs of `input_shape`, found without running the layer.
+
+        Args:
+            input_shape: the inputs' shape, batch axis included (None where unknown).
+
+        Returns:
+            The output's shape.
+
+        Example:
+            >>> import kerasish as ks
+            >>> ks.layers.Add().compute_output_shape([(None, 3), (None, 3)])
+            (None, 3)
+        """
         shapes = self._check_list(input_shape)
         batch = next((s[0] for s in shapes if s[0] is not None), None)
         result = shapes[0][1:]
@@ -310,6 +323,19 @@ class Concatenate(_Merge):
         return self.axis % rank
 
     def compute_output_shape(self, input_shape):
+        """The output's shape for inputs of `input_shape`, found without running the layer.
+
+        Args:
+            input_shape: the inputs' shape, batch axis included (None where unknown).
+
+        Returns:
+            The output's shape.
+
+        Example:
+            >>> import kerasish as ks
+            >>> ks.layers.Concatenate().compute_output_shape([(None, 3), (None, 2)])
+            (None, 5)
+        """
         shapes = self._check_list(input_shape)
         axis = self._axis(shapes)
         output = list(shapes[0])
@@ -428,6 +454,19 @@ class Dot(_Merge):
         return tuple(pair)
 
     def compute_output_shape(self, input_shape):
+        """The output's shape for inputs of `input_shape`, found without running the layer.
+
+        Args:
+            input_shape: the inputs' shape, batch axis included (None where unknown).
+
+        Returns:
+            The output's shape.
+
+        Example:
+            >>> import kerasish as ks
+            >>> ks.layers.Dot(axes=1).compute_output_shape([(None, 3), (None, 3)])
+            (None, 1)
+        """
         shapes = self._check_list(input_shape)
         a, b = self._pair(shapes)
         batch = shapes[0][0] if shapes[0][0] is not None else shapes[1][0]

@@ -101,6 +101,19 @@ class BatchNormalization(Layer):
         return outputs
 
     def compute_output_shape(self, input_shape):
+        """The output's shape for inputs of `input_shape`, found without running the layer.
+
+        Args:
+            input_shape: the inputs' shape, batch axis included (None where unknown).
+
+        Returns:
+            The output's shape.
+
+        Example:
+            >>> import kerasish as ks
+            >>> ks.layers.BatchNormalization().compute_output_shape((None, 4))
+            (None, 4)
+        """
         return tuple(input_shape)
 
     def get_config(self) -> dict:
@@ -238,6 +251,19 @@ class LayerNormalization(Layer):
         )
 
     def compute_output_shape(self, input_shape):
+        """The output's shape for inputs of `input_shape`, found without running the layer.
+
+        Args:
+            input_shape: the inputs' shape, batch axis included (None where unknown).
+
+        Returns:
+            The output's shape.
+
+        Example:
+            >>> import kerasish as ks
+            >>> ks.layers.LayerNormalization().compute_output_shape((None, 4))
+            (None, 4)
+        """
         _normalized_axes(self, self.axis, len(input_shape))
         return tuple(input_shape)
 
@@ -364,6 +390,19 @@ class GroupNormalization(Layer):
         return array_ops.reshape(outputs, shape)
 
     def compute_output_shape(self, input_shape):
+        """The output's shape for inputs of `input_shape`, found without running the layer.
+
+        Args:
+            input_shape: the inputs' shape, batch axis included (None where unknown).
+
+        Returns:
+            The output's shape.
+
+        Example:
+            >>> import kerasish as ks
+            >>> ks.layers.GroupNormalization(groups=2).compute_output_shape((None, 8))
+            (None, 8)
+        """
         _normalized_axes(self, self.axis, len(input_shape))
         return tuple(input_shape)
 
@@ -409,6 +448,19 @@ class UnitNormalization(Layer):
         return nn_ops.l2_normalize(inputs, axes, epsilon=1e-24)
 
     def compute_output_shape(self, input_shape):
+        """The output's shape for inputs of `input_shape`, found without running the layer.
+
+        Args:
+            input_shape: the inputs' shape, batch axis included (None where unknown).
+
+        Returns:
+            The output's shape.
+
+        Example:
+            >>> import kerasish as ks
+            >>> ks.layers.UnitNormalization().compute_output_shape((None, 4))
+            (None, 4)
+        """
         _normalized_axes(self, self.axis, len(input_shape))
         return tuple(input_shape)
 

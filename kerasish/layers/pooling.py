@@ -52,6 +52,19 @@ class _Pooling(Layer):
         return from_channels_last(outputs, self.data_format)
 
     def compute_output_shape(self, input_shape):
+        """The output's shape for inputs of `input_shape`, found without running the layer.
+
+        Args:
+            input_shape: the inputs' shape, batch axis included (None where unknown).
+
+        Returns:
+            The output's shape.
+
+        Example:
+            >>> import kerasish as ks
+            >>> ks.layers.MaxPooling2D(2).compute_output_shape((None, 28, 28, 3))
+            (None, 14, 14, 3)
+        """
         input_shape = tuple(input_shape)
         first = self.data_format == "channels_first"
         spatial = input_shape[2:] if first else input_shape[1:-1]
@@ -197,6 +210,19 @@ class _GlobalPooling(Layer):
         return tuple(range(start, start + self.rank))
 
     def compute_output_shape(self, input_shape):
+        """The output's shape for inputs of `input_shape`, found without running the layer.
+
+        Args:
+            input_shape: the inputs' shape, batch axis included (None where unknown).
+
+        Returns:
+            The output's shape.
+
+        Example:
+            >>> import kerasish as ks
+            >>> ks.layers.GlobalAveragePooling1D().compute_output_shape((None, 10, 3))
+            (None, 3)
+        """
         input_shape = tuple(input_shape)
         first = self.data_format == "channels_first"
         channels = input_shape[1] if first else input_shape[-1]

@@ -807,6 +807,19 @@ class RNN(Layer):
         return size if size is not None else nest.flatten(self.state_size)[0]
 
     def compute_output_shape(self, input_shape):
+        """The output's shape for inputs of `input_shape`, found without running the layer.
+
+        Args:
+            input_shape: the inputs' shape, batch axis included (None where unknown).
+
+        Returns:
+            The output's shape.
+
+        Example:
+            >>> import kerasish as ks
+            >>> ks.layers.LSTM(4, return_sequences=True).compute_output_shape((None, 10, 3))
+            (None, 10, 4)
+        """
         batch, steps = input_shape[0], input_shape[1]
         units = self._output_size()
         output = (batch, steps, units) if self.return_sequences else (batch, units)
@@ -1058,6 +1071,19 @@ class Bidirectional(Layer):
         return output_masks if self.merge_mode is None else output_mask
 
     def compute_output_shape(self, input_shape):
+        """The output's shape for inputs of `input_shape`, found without running the layer.
+
+        Args:
+            input_shape: the inputs' shape, batch axis included (None where unknown).
+
+        Returns:
+            The output's shape.
+
+        Example:
+            >>> import kerasish as ks
+            >>> ks.layers.Bidirectional(ks.layers.LSTM(4)).compute_output_shape((None, 10, 3))
+            (None, 8)
+        """
         shape = self.forward_layer.compute_output_shape(input_shape)
         state_shapes = []
         if self.return_state:
@@ -1140,6 +1166,19 @@ class TimeDistributed(Layer):
         return array_ops.reshape(outputs, (batch, steps) + outputs.shape[1:])
 
     def compute_output_shape(self, input_shape):
+        """The output's shape for inputs of `input_shape`, found without running the layer.
+
+        Args:
+            input_shape: the inputs' shape, batch axis included (None where unknown).
+
+        Returns:
+            The output's shape.
+
+        Example:
+            >>> import kerasish as ks
+            >>> ks.layers.TimeDistributed(ks.layers.Dense(2)).compute_output_shape((None, 10, 3))
+            (None, 10, 2)
+        """
         inner = self.layer.compute_output_shape((input_shape[0],) + tuple(input_shape[2:]))
         return (inner[0], input_shape[1]) + tuple(inner[1:])
 

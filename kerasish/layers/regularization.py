@@ -45,6 +45,19 @@ class _SameShape(Layer):
     supports_masking = True
 
     def compute_output_shape(self, input_shape):
+        """The output's shape for inputs of `input_shape`, found without running the layer.
+
+        Args:
+            input_shape: the inputs' shape, batch axis included (None where unknown).
+
+        Returns:
+            The output's shape.
+
+        Example:
+            >>> import kerasish as ks
+            >>> ks.layers.GaussianNoise(0.1).compute_output_shape((None, 4))
+            (None, 4)
+        """
         return tuple(input_shape)
 
 

@@ -62,6 +62,19 @@ class UpSampling1D(Layer):
         return _repeat(inputs, 1, self.size)
 
     def compute_output_shape(self, input_shape):
+        """The output's shape for inputs of `input_shape`, found without running the layer.
+
+        Args:
+            input_shape: the inputs' shape, batch axis included (None where unknown).
+
+        Returns:
+            The output's shape.
+
+        Example:
+            >>> import kerasish as ks
+            >>> ks.layers.UpSampling1D(2).compute_output_shape((None, 10, 3))
+            (None, 20, 3)
+        """
         steps = input_shape[1]
         return (input_shape[0], None if steps is None else steps * self.size, input_shape[2])
 
@@ -118,6 +131,19 @@ class UpSampling2D(Layer):
         return array_ops.transpose(planes, (0, 2, 3, 1))
 
     def compute_output_shape(self, input_shape):
+        """The output's shape for inputs of `input_shape`, found without running the layer.
+
+        Args:
+            input_shape: the inputs' shape, batch axis included (None where unknown).
+
+        Returns:
+            The output's shape.
+
+        Example:
+            >>> import kerasish as ks
+            >>> ks.layers.UpSampling2D(2).compute_output_shape((None, 8, 8, 3))
+            (None, 16, 16, 3)
+        """
         input_shape = tuple(input_shape)
         first = self.data_format == "channels_first"
         spatial = input_shape[2:] if first else input_shape[1:3]
@@ -190,6 +216,19 @@ class ZeroPadding1D(Layer):
         return array_ops.pad(inputs, pads)
 
     def compute_output_shape(self, input_shape):
+        """The output's shape for inputs of `input_shape`, found without running the layer.
+
+        Args:
+            input_shape: the inputs' shape, batch axis included (None where unknown).
+
+        Returns:
+            The output's shape.
+
+        Example:
+            >>> import kerasish as ks
+            >>> ks.layers.ZeroPadding1D(2).compute_output_shape((None, 10, 3))
+            (None, 14, 3)
+        """
         shape = list(input_shape)
         axis = 2 if self.data_format == "channels_first" else 1
         if shape[axis] is not None:
@@ -228,6 +267,19 @@ class ZeroPadding2D(Layer):
         return array_ops.pad(inputs, [[0, 0], rows, cols, [0, 0]])
 
     def compute_output_shape(self, input_shape):
+        """The output's shape for inputs of `input_shape`, found without running the layer.
+
+        Args:
+            input_shape: the inputs' shape, batch axis included (None where unknown).
+
+        Returns:
+            The output's shape.
+
+        Example:
+            >>> import kerasish as ks
+            >>> ks.layers.ZeroPadding2D(1).compute_output_shape((None, 8, 8, 3))
+            (None, 10, 10, 3)
+        """
         shape = list(input_shape)
         start = 2 if self.data_format == "channels_first" else 1
         for i, side in enumerate(self.padding):
@@ -282,6 +334,19 @@ class Cropping1D(Layer):
         return _crop(self, inputs, 1, (self.cropping,))
 
     def compute_output_shape(self, input_shape):
+        """The output's shape for inputs of `input_shape`, found without running the layer.
+
+        Args:
+            input_shape: the inputs' shape, batch axis included (None where unknown).
+
+        Returns:
+            The output's shape.
+
+        Example:
+            >>> import kerasish as ks
+            >>> ks.layers.Cropping1D((1, 2)).compute_output_shape((None, 10, 3))
+            (None, 7, 3)
+        """
         return _cropped_shape(input_shape, 1, (self.cropping,))
 
     def get_config(self) -> dict:
@@ -316,6 +381,19 @@ class Cropping2D(Layer):
         return _crop(self, inputs, self._start(), self.cropping)
 
     def compute_output_shape(self, input_shape):
+        """The output's shape for inputs of `input_shape`, found without running the layer.
+
+        Args:
+            input_shape: the inputs' shape, batch axis included (None where unknown).
+
+        Returns:
+            The output's shape.
+
+        Example:
+            >>> import kerasish as ks
+            >>> ks.layers.Cropping2D(1).compute_output_shape((None, 8, 8, 3))
+            (None, 6, 6, 3)
+        """
         return _cropped_shape(input_shape, self._start(), self.cropping)
 
     def get_config(self) -> dict:
@@ -361,6 +439,19 @@ class Permute(Layer):
         return array_ops.transpose(inputs, (0,) + self.dims)
 
     def compute_output_shape(self, input_shape):
+        """The output's shape for inputs of `input_shape`, found without running the layer.
+
+        Args:
+            input_shape: the inputs' shape, batch axis included (None where unknown).
+
+        Returns:
+            The output's shape.
+
+        Example:
+            >>> import kerasish as ks
+            >>> ks.layers.Permute((2, 1)).compute_output_shape((None, 10, 3))
+            (None, 3, 10)
+        """
         return (input_shape[0],) + tuple(input_shape[d] for d in self.dims)
 
     def get_config(self) -> dict:
@@ -401,6 +492,19 @@ class RepeatVector(Layer):
         return array_ops.broadcast_to(expanded, (batch, self.n, features))
 
     def compute_output_shape(self, input_shape):
+        """The output's shape for inputs of `input_shape`, found without running the layer.
+
+        Args:
+            input_shape: the inputs' shape, batch axis included (None where unknown).
+
+        Returns:
+            The output's shape.
+
+        Example:
+            >>> import kerasish as ks
+            >>> ks.layers.RepeatVector(5).compute_output_shape((None, 3))
+            (None, 5, 3)
+        """
         return (input_shape[0], self.n, input_shape[1])
 
     def get_config(self) -> dict:

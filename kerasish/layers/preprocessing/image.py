@@ -116,6 +116,19 @@ class _ImageLayer(Layer):
         return self._resize(self._crop(x, *box), self.height, self.width)
 
     def compute_output_shape(self, input_shape):
+        """The output's shape for inputs of `input_shape`, found without running the layer.
+
+        Args:
+            input_shape: the inputs' shape, batch axis included (None where unknown).
+
+        Returns:
+            The output's shape.
+
+        Example:
+            >>> import kerasish as ks
+            >>> ks.layers.Resizing(16, 24).compute_output_shape((None, 32, 32, 3))
+            (None, 16, 24, 3)
+        """
         shape = list(input_shape)
         rows, cols = self._axes(shape)
         shape[rows], shape[cols] = self.height, self.width
@@ -262,6 +275,19 @@ class RandomFlip(Layer):
         return x
 
     def compute_output_shape(self, input_shape):
+        """The output's shape for inputs of `input_shape`, found without running the layer.
+
+        Args:
+            input_shape: the inputs' shape, batch axis included (None where unknown).
+
+        Returns:
+            The output's shape.
+
+        Example:
+            >>> import kerasish as ks
+            >>> ks.layers.RandomFlip().compute_output_shape((None, 32, 32, 3))
+            (None, 32, 32, 3)
+        """
         return tuple(input_shape)
 
     def get_config(self) -> dict:

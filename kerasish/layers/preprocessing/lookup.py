@@ -417,6 +417,20 @@ class IndexLookup(Layer):
         return convert_to_tensor(self._encode(indices))
 
     def compute_output_shape(self, input_shape):
+        """The output's shape for inputs of `input_shape`, found without running the layer.
+
+        Args:
+            input_shape: the inputs' shape, batch axis included (None where unknown).
+
+        Returns:
+            The output's shape.
+
+        Example:
+            >>> import kerasish as ks
+            >>> layer = ks.layers.StringLookup(vocabulary=["a", "b"], output_mode="one_hot")
+            >>> layer.compute_output_shape((None, 1))
+            (None, 3)
+        """
         input_shape = tuple(input_shape)
         if self.output_mode == "int":
             return input_shape

@@ -44,6 +44,19 @@ class Rescaling(Layer):
         return x * scale + offset
 
     def compute_output_shape(self, input_shape):
+        """The output's shape for inputs of `input_shape`, found without running the layer.
+
+        Args:
+            input_shape: the inputs' shape, batch axis included (None where unknown).
+
+        Returns:
+            The output's shape.
+
+        Example:
+            >>> import kerasish as ks
+            >>> ks.layers.Rescaling(1 / 255).compute_output_shape((None, 32, 32, 3))
+            (None, 32, 32, 3)
+        """
         return tuple(input_shape)
 
     def get_config(self) -> dict:
@@ -266,6 +279,19 @@ class Normalization(Layer):
         return (x - mean) / std
 
     def compute_output_shape(self, input_shape):
+        """The output's shape for inputs of `input_shape`, found without running the layer.
+
+        Args:
+            input_shape: the inputs' shape, batch axis included (None where unknown).
+
+        Returns:
+            The output's shape.
+
+        Example:
+            >>> import kerasish as ks
+            >>> ks.layers.Normalization(mean=0.0, variance=1.0).compute_output_shape((None, 4))
+            (None, 4)
+        """
         return tuple(input_shape)
 
     def get_config(self) -> dict:

@@ -293,6 +293,19 @@ class TextVectorization(EagerStringLayer):
         return convert_to_tensor(padded.reshape(shape + padded.shape[1:]))
 
     def compute_output_shape(self, input_shape):
+        """The output's shape for inputs of `input_shape`, found without running the layer.
+
+        Args:
+            input_shape: the inputs' shape, batch axis included (None where unknown).
+
+        Returns:
+            The output's shape.
+
+        Example:
+            >>> import kerasish as ks
+            >>> ks.layers.TextVectorization(output_sequence_length=6).compute_output_shape((None,))
+            (None, 6)
+        """
         if self.output_mode == "int":
             return (input_shape[0], self.output_sequence_length)
         return (input_shape[0], self._lookup_layer.compute_output_shape((None, None))[-1])
