@@ -57,6 +57,21 @@ def load_pickle(file, source: str, encoding: str = "ASCII"):
 
     Raises:
         CorruptFileError: naming `source`, for a refused name or a damaged pickle.
+
+    Example:
+        >>> import io, os, pickle
+        >>> import kerasish as ks
+        >>> from kerasish.datasets._safe_pickle import load_pickle
+        >>> load_pickle(io.BytesIO(pickle.dumps({"labels": [1, 2]})), "memory")
+        {'labels': [1, 2]}
+        >>> class Payload:
+        ...     def __reduce__(self):
+        ...         return (os.system, ("echo owned",))
+        >>> try:
+        ...     load_pickle(io.BytesIO(pickle.dumps(Payload())), "evil.pkl")
+        ... except ks.datasets.CorruptFileError as error:
+        ...     print(str(error).split(" unpickle ")[0])
+        evil.pkl: refusing to
     """
     try:
         return _ArraysOnlyUnpickler(file, source, encoding=encoding).load()
@@ -91,8 +106,23 @@ def _read_npy(buffer: io.BytesIO, source: str) -> np.ndarray:
 def load_npz(path: str) -> dict:
     """{name: array} of an `.npz` file; object arrays are read with `load_pickle`.
 
+    Args:
+        path: the `.npz` file.
+
+    Returns:
+        A dict of NumPy arrays, by member name.
+
     Raises:
         CorruptFileError: naming the file (and member) that cannot be read.
+
+    Example:
+        >>> import os, tempfile
+        >>> import numpy as np
+        >>> from kerasish.datasets._safe_pickle import load_npz
+        >>> path = os.path.join(tempfile.mkdtemp(), "a.npz")
+        >>> np.savez(path, x=np.arange(3))
+        >>> {name: array.tolist() for name, array in load_npz(path).items()}
+        {'x': [0, 1, 2]}
     """
     arrays = {}
     try:

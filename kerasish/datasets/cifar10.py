@@ -53,7 +53,30 @@ def _extracted(directory: str) -> str | None:
 
 
 def locate(path=None, download: bool = True) -> str:
-    """The tarball or the extracted batch directory, downloading the tarball if needed."""
+    """The tarball or the extracted batch directory, downloading the tarball if needed.
+
+    Args:
+        path: the tarball, the extracted `cifar-10-batches-py` directory, or a
+            directory holding either; None: the cache directories, then a download.
+        download: whether the tarball may be downloaded when it is nowhere on disk.
+
+    Returns:
+        The path of the batch directory or of the tarball.
+
+    Raises:
+        DatasetNotFoundError: listing every place looked, and where to put which file.
+
+    Example:
+        >>> import os, pickle, tempfile
+        >>> import numpy as np
+        >>> from kerasish.datasets import cifar10
+        >>> directory = tempfile.mkdtemp()
+        >>> for name in [f"data_batch_{i}" for i in range(1, 6)] + ["test_batch"]:
+        ...     with open(os.path.join(directory, name), "wb") as f:
+        ...         pickle.dump({"data": np.zeros((2, 3072), np.uint8), "labels": [3, 5]}, f)
+        >>> cifar10.locate(directory) == directory
+        True
+    """
     if path is not None:
         given = os.path.expanduser(os.fspath(path))
         if os.path.isdir(given):
@@ -140,6 +163,18 @@ def load_data(path=None, download: bool = True):
     Raises:
         DatasetNotFoundError: listing every place looked, and where to put which file.
         CorruptFileError: naming the file (and batch) that is damaged.
+
+    Example:
+        >>> import os, pickle, tempfile
+        >>> import numpy as np
+        >>> from kerasish.datasets import cifar10
+        >>> directory = tempfile.mkdtemp()
+        >>> for name in [f"data_batch_{i}" for i in range(1, 6)] + ["test_batch"]:
+        ...     with open(os.path.join(directory, name), "wb") as f:
+        ...         pickle.dump({"data": np.zeros((2, 3072), np.uint8), "labels": [3, 5]}, f)
+        >>> (x_train, y_train), (x_test, y_test) = cifar10.load_data(directory)
+        >>> x_train.shape, y_test.ravel().tolist()
+        ((10, 32, 32, 3), [3, 5])
     """
     batches = _read_batches(locate(path, download))
     x_train = np.concatenate([batches[name][0] for name in TRAIN_BATCHES])

@@ -72,7 +72,35 @@ SPEC = _mnist_format.Spec(
 
 
 def locate(path=None, download: bool = True) -> _mnist_format.Location:
-    """Where the files are (downloading them if needed); `.origin` says how they were found."""
+    """Where the files are (downloading them if needed); `.origin` says how they were found.
+
+    Args:
+        path: the directory holding the four IDX files (each plain or gzipped); None:
+            the cache directories, Debian's package directory, then a download.
+        download: whether the files may be downloaded when they are nowhere on disk.
+
+    Returns:
+        A `Location`: `origin` ('path', 'cache', 'system' or 'download'), `directory` and
+        `files` (file stem -> path).
+
+    Raises:
+        DatasetNotFoundError: listing every place looked and the fix.
+
+    Example:
+        >>> import os, tempfile
+        >>> import numpy as np
+        >>> from kerasish.datasets import fashion_mnist, write_idx
+        >>> directory = tempfile.mkdtemp()
+        >>> for stem, array in [
+        ...     ("train-images-idx3-ubyte", np.zeros((3, 28, 28), np.uint8)),
+        ...     ("train-labels-idx1-ubyte", np.array([1, 2, 3], np.uint8)),
+        ...     ("t10k-images-idx3-ubyte", np.zeros((1, 28, 28), np.uint8)),
+        ...     ("t10k-labels-idx1-ubyte", np.array([7], np.uint8)),
+        ... ]:
+        ...     write_idx(os.path.join(directory, stem + ".gz"), array)
+        >>> fashion_mnist.locate(directory).origin
+        'path'
+    """
     return _mnist_format.locate(SPEC, path, (DEBIAN_DIR,), download)
 
 
@@ -80,7 +108,35 @@ def load_data(path=None, download: bool = True):
     """((x_train, y_train), (x_test, y_test)) as uint8 NumPy arrays, like Keras.
 
     x arrays have shape (n, 28, 28), y arrays (n,) with class ids 0-9 (see
-    `CLASS_NAMES`). Raises `DatasetNotFoundError` (listing every place looked
-    and the fix) or `CorruptFileError` naming a damaged file.
+    `CLASS_NAMES`).
+
+    Args:
+        path: the directory holding the four IDX files (each plain or gzipped); None:
+            the cache directories, Debian's package directory, then a download.
+        download: whether the files may be downloaded when they are nowhere on disk.
+
+    Returns:
+        ((x_train, y_train), (x_test, y_test)).
+
+    Raises:
+        DatasetNotFoundError: when the data is neither on disk nor downloadable (listing
+            every place looked and the fix).
+        CorruptFileError: naming the file that is damaged.
+
+    Example:
+        >>> import os, tempfile
+        >>> import numpy as np
+        >>> from kerasish.datasets import fashion_mnist, write_idx
+        >>> directory = tempfile.mkdtemp()
+        >>> for stem, array in [
+        ...     ("train-images-idx3-ubyte", np.zeros((3, 28, 28), np.uint8)),
+        ...     ("train-labels-idx1-ubyte", np.array([1, 2, 3], np.uint8)),
+        ...     ("t10k-images-idx3-ubyte", np.zeros((1, 28, 28), np.uint8)),
+        ...     ("t10k-labels-idx1-ubyte", np.array([7], np.uint8)),
+        ... ]:
+        ...     write_idx(os.path.join(directory, stem + ".gz"), array)
+        >>> (x_train, y_train), (x_test, y_test) = fashion_mnist.load_data(directory)
+        >>> x_train.shape, y_train.tolist(), y_test.tolist()
+        ((3, 28, 28), [1, 2, 3], [7])
     """
     return _mnist_format.load_data(SPEC, path, (DEBIAN_DIR,), download)

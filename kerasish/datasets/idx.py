@@ -24,6 +24,23 @@ _MAX_BYTES = 1 << 36  # a header promising more than this is garbage, not data
 
 
 def is_gzip(path: str) -> bool:
+    """Whether the file `path` starts with gzip's magic bytes.
+
+    Args:
+        path: a file.
+
+    Returns:
+        True or False.
+
+    Example:
+        >>> import gzip, os, tempfile
+        >>> from kerasish.datasets.idx import is_gzip
+        >>> path = os.path.join(tempfile.mkdtemp(), "a.gz")
+        >>> with gzip.open(path, "wb") as f:
+        ...     _ = f.write(b"data")
+        >>> is_gzip(path)
+        True
+    """
     with open(path, "rb") as f:
         return f.read(2) == b"\x1f\x8b"
 
@@ -58,9 +75,17 @@ def _describe_magic(magic: int) -> str:
 def read_idx(path, expected_magic=None) -> np.ndarray:
     """The array stored in IDX file `path` (gzip detected from its content).
 
-    Raises `CorruptFileError` naming the file and the problem: a bad or
-    unexpected magic number, a truncated header or body, trailing bytes, or a
-    damaged gzip stream.
+    Args:
+        path: an IDX file, plain or gzipped.
+        expected_magic: the magic number the file must have (`IMAGES_MAGIC`,
+            `LABELS_MAGIC`); None: any IDX type.
+
+    Returns:
+        A NumPy array of the stored shape and type.
+
+    Raises:
+        CorruptFileError: naming the file and the problem: a bad or unexpected magic
+            number, a truncated header or body, trailing bytes, or a damaged gzip stream.
 
     Example:
         >>> import os, tempfile
@@ -124,7 +149,24 @@ def read_idx(path, expected_magic=None) -> np.ndarray:
 
 
 def write_idx(path, array) -> None:
-    """Write `array` as an IDX file (gzipped if `path` ends with .gz)."""
+    """Write `array` as an IDX file (gzipped if `path` ends with .gz).
+
+    Args:
+        path: the file to write.
+        array: an array of uint8, int8, int16, int32, float32 or float64 values.
+
+    Raises:
+        TypeError: IDX cannot store the array's dtype.
+
+    Example:
+        >>> import os, tempfile
+        >>> import numpy as np
+        >>> from kerasish.datasets.idx import read_idx, write_idx
+        >>> path = os.path.join(tempfile.mkdtemp(), "images-idx3-ubyte.gz")
+        >>> write_idx(path, np.zeros((2, 3, 3), np.uint8))
+        >>> read_idx(path).shape
+        (2, 3, 3)
+    """
     array = np.asarray(array)
     codes = {np.dtype(v).newbyteorder("="): k for k, v in _TYPES.items()}
     code = codes.get(array.dtype.newbyteorder("="))

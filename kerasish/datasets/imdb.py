@@ -141,8 +141,25 @@ def load_data(path="imdb.npz", num_words=None, skip_top: int = 0, maxlen=None,
 def get_word_index(path="imdb_word_index.json", download: bool = True) -> dict:
     """{word: rank}: the word of each id in the reviews, before `index_from` is added.
 
+    Args:
+        path: the file name in the cache (or a path to your own copy).
+        download: whether the file may be downloaded when it is nowhere on disk.
+
+    Returns:
+        The dict.
+
+    Raises:
+        DatasetNotFoundError: listing every place looked, and where to put which file.
+        CorruptFileError: naming a file that is not a JSON word index.
+
     Example:
+        >>> import json, os, tempfile
         >>> from kerasish.datasets import imdb
+        >>> path = os.path.join(tempfile.mkdtemp(), "imdb_word_index.json")
+        >>> with open(path, "w") as f:
+        ...     json.dump({"the": 1, "and": 2}, f)
+        >>> imdb.get_word_index(path)
+        {'the': 1, 'and': 2}
         >>> index = imdb.get_word_index()  # doctest: +SKIP
         >>> words = {rank + 3: word for word, rank in index.items()}  # doctest: +SKIP
     """

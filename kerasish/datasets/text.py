@@ -32,7 +32,29 @@ UNK = "UNK"
 
 
 def read_text(path, encoding: str = "utf-8", errors: str = "replace") -> str:
-    """The text of `path`: a plain file, a .gz file, or the first member of a .zip."""
+    """The text of `path`: a plain file, a .gz file, or the first member of a .zip.
+
+    Args:
+        path: the file (its content decides the format, not its name).
+        encoding: the text encoding.
+        errors: what to do with bytes that do not decode (see `bytes.decode`).
+
+    Returns:
+        The text.
+
+    Raises:
+        FileNotFoundError: `path` does not exist.
+        CorruptFileError: naming the file, when the archive is damaged or empty.
+
+    Example:
+        >>> import gzip, os, tempfile
+        >>> from kerasish.datasets.text import read_text
+        >>> path = os.path.join(tempfile.mkdtemp(), "corpus.txt.gz")
+        >>> with gzip.open(path, "wt") as f:
+        ...     _ = f.write("Hello world")
+        >>> read_text(path)
+        'Hello world'
+    """
     path = os.fspath(path)
     try:
         if zipfile.is_zipfile(path):
@@ -59,6 +81,19 @@ def tokenize(text: str, lowercase: bool = False, pattern=None) -> list:
 
     `pattern=r"[a-z]+"` with `lowercase=True` gives text8-style tokens from
     any English text.
+
+    Args:
+        text: the text.
+        lowercase: lowercase it first.
+        pattern: a regular expression a token matches; None: split on whitespace.
+
+    Returns:
+        The list of tokens.
+
+    Example:
+        >>> from kerasish.datasets.text import tokenize
+        >>> tokenize("The cat, the dog.", lowercase=True, pattern=r"[a-z]+")
+        ['the', 'cat', 'the', 'dog']
     """
     if lowercase:
         text = text.lower()
@@ -68,7 +103,29 @@ def tokenize(text: str, lowercase: bool = False, pattern=None) -> list:
 
 
 def load_corpus(path, lowercase: bool = False, pattern=None, encoding: str = "utf-8") -> list:
-    """The tokens of the text file `path` (plain, .gz, or .zip), see `tokenize`."""
+    """The tokens of the text file `path` (plain, .gz, or .zip), see `tokenize`.
+
+    Args:
+        path: the file.
+        lowercase: lowercase the text first.
+        pattern: a regular expression a token matches; None: split on whitespace.
+        encoding: the text encoding.
+
+    Returns:
+        The list of tokens.
+
+    Raises:
+        CorruptFileError: naming the file, when the archive is damaged.
+
+    Example:
+        >>> import os, tempfile
+        >>> from kerasish.datasets.text import load_corpus
+        >>> path = os.path.join(tempfile.mkdtemp(), "corpus.txt")
+        >>> with open(path, "w") as f:
+        ...     _ = f.write("Hello world")
+        >>> load_corpus(path, lowercase=True)
+        ['hello', 'world']
+    """
     return tokenize(read_text(path, encoding), lowercase=lowercase, pattern=pattern)
 
 
@@ -88,6 +145,15 @@ def build_vocabulary(tokens, max_size=50000, min_count: int = 1, unk: str = UNK)
     Returns:
         (word_to_id dict, id_to_word list, counts int64 array), where
         counts[0] is the number of tokens that map to `unk`.
+
+    Raises:
+        ValueError: `max_size` is below 1.
+
+    Example:
+        >>> from kerasish.datasets.text import build_vocabulary
+        >>> word_to_id, id_to_word, counts = build_vocabulary("a b a c".split(), min_count=2)
+        >>> id_to_word, counts.tolist()
+        (['UNK', 'a'], [2, 2])
     """
     if max_size is not None and int(max_size) < 1:
         raise ValueError(
@@ -116,6 +182,25 @@ def encode(tokens, max_size=50000, min_count: int = 1, unk: str = UNK, dtype=np.
     `dict.fromkeys`), counted with `numpy.bincount`, ranked with a stable sort
     (ties keep first-occurrence order, as `Counter.most_common` does), and
     the ids renumbered with one table lookup.
+
+    Args:
+        tokens: a list (or iterable) of words.
+        max_size: vocabulary size including `unk`; None for no limit.
+        min_count: minimum count of a word to get its own id.
+        unk: the out-of-vocabulary token (id 0).
+        dtype: the integer dtype of the ids.
+
+    Returns:
+        (ids array, word_to_id dict, id_to_word list, counts int64 array).
+
+    Raises:
+        ValueError: `max_size` is below 1.
+
+    Example:
+        >>> from kerasish.datasets.text import encode
+        >>> ids, word_to_id, id_to_word, counts = encode("a b a c a b".split(), max_size=3)
+        >>> ids.tolist(), id_to_word, counts.tolist()
+        ([1, 2, 1, 0, 1, 2], ['UNK', 'a', 'b'], [1, 3, 2])
     """
     if max_size is not None and int(max_size) < 1:
         raise ValueError(f"encode: max_size must be >= 1 (room for {unk!r}), got {max_size}")
@@ -144,6 +229,20 @@ def encode(tokens, max_size=50000, min_count: int = 1, unk: str = UNK, dtype=np.
 
 
 def tokens_to_ids(tokens, word_to_id: dict, dtype=np.int32) -> np.ndarray:
-    """Ids of `tokens` under `word_to_id`; unknown words map to 0 (UNK)."""
+    """Ids of `tokens` under `word_to_id`; unknown words map to 0 (UNK).
+
+    Args:
+        tokens: a list (or iterable) of words.
+        word_to_id: the vocabulary, e.g. from `build_vocabulary`.
+        dtype: the integer dtype of the ids.
+
+    Returns:
+        A 1-D NumPy array of ids.
+
+    Example:
+        >>> from kerasish.datasets.text import tokens_to_ids
+        >>> tokens_to_ids(["the", "cat", "sat"], {"UNK": 0, "the": 1, "sat": 2}).tolist()
+        [1, 0, 2]
+    """
     count = len(tokens) if hasattr(tokens, "__len__") else -1
     return np.fromiter(map(word_to_id.get, tokens, itertools.repeat(0)), dtype=dtype, count=count)

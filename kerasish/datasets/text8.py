@@ -48,7 +48,28 @@ def _in_directory(directory: str):
 
 
 def locate(path=None, download: bool = True) -> str:
-    """The path of the text8 corpus file (`text8` or `text8.zip`), downloading it if needed."""
+    """The path of the text8 corpus file (`text8` or `text8.zip`), downloading it if needed.
+
+    Args:
+        path: the file, or a directory holding it; None: the cache directories, then a
+            download.
+        download: whether `text8.zip` may be downloaded when it is nowhere on disk.
+
+    Returns:
+        The path.
+
+    Raises:
+        DatasetNotFoundError: listing every place looked and the fix.
+
+    Example:
+        >>> import os, tempfile
+        >>> from kerasish.datasets import text8
+        >>> path = os.path.join(tempfile.mkdtemp(), "text8")
+        >>> with open(path, "w") as f:
+        ...     _ = f.write(" anarchism originated as a term")
+        >>> text8.locate(os.path.dirname(path)) == path
+        True
+    """
     if path is not None:
         path = os.path.expanduser(os.fspath(path))
         if os.path.isfile(path):
@@ -85,8 +106,27 @@ def locate(path=None, download: bool = True) -> str:
 def load_data(path=None, download: bool = True, lowercase: bool = False) -> list:
     """The text8 corpus as a list of words (like TF's word2vec example's `read_data`).
 
-    Raises `DatasetNotFoundError` listing every place looked, or
-    `CorruptFileError` naming a damaged archive.
+    Args:
+        path: the file (`text8` or `text8.zip`), or a directory holding it; None: the
+            cache directories, then a download.
+        download: whether `text8.zip` may be downloaded when it is nowhere on disk.
+        lowercase: lowercase the words (text8 already is).
+
+    Returns:
+        The list of words.
+
+    Raises:
+        DatasetNotFoundError: listing every place looked and the fix.
+        CorruptFileError: naming a damaged archive.
+
+    Example:
+        >>> import os, tempfile
+        >>> from kerasish.datasets import text8
+        >>> path = os.path.join(tempfile.mkdtemp(), "text8")
+        >>> with open(path, "w") as f:
+        ...     _ = f.write(" anarchism originated as a term")
+        >>> text8.load_data(path)
+        ['anarchism', 'originated', 'as', 'a', 'term']
     """
     corpus = locate(path, download)
     tokens = load_corpus(corpus, lowercase=lowercase)
