@@ -196,7 +196,23 @@ class MultiHeadAttention(Layer):
                                dtype=self.dtype)
 
     def build(self, query_shape, value_shape=None, key_shape=None):
-        """Create the projections; without `value_shape` that waits for the first call."""
+        """Create the projections; without `value_shape` that waits for the first call.
+
+        Args:
+            query_shape: the query's shape (batch, Tq, dim).
+            value_shape: the value's shape (batch, Tv, dim_v).
+            key_shape: the key's shape (default: the value's).
+
+        Raises:
+            InvalidArgumentError: if value and key differ in shape except the last axis.
+
+        Example:
+            >>> import kerasish as ks
+            >>> attention = ks.layers.MultiHeadAttention(num_heads=2, key_dim=4)
+            >>> attention.build((None, 5, 8), (None, 7, 6))
+            >>> attention.weights[0].shape  # the query kernel: (dim, heads, key_dim)
+            (8, 2, 4)
+        """
         if value_shape is None:
             return
         key_shape = value_shape if key_shape is None else key_shape
@@ -368,6 +384,22 @@ class MultiHeadAttention(Layer):
         return query_mask
 
     def compute_output_shape(self, query_shape, value_shape=None, key_shape=None):
+        """The output's shape: the query's, or with `output_shape` as its last axes.
+
+        Args:
+            query_shape: the query's shape.
+            value_shape: the value's shape (not needed for the answer).
+            key_shape: the key's shape (not needed for the answer).
+
+        Returns:
+            The output's shape.
+
+        Example:
+            >>> import kerasish as ks
+            >>> attention = ks.layers.MultiHeadAttention(num_heads=2, key_dim=4)
+            >>> attention.compute_output_shape((None, 5, 8), (None, 7, 6))
+            (None, 5, 8)
+        """
         query_shape = tuple(query_shape)
         if self.output_shape_arg:
             return query_shape[:-1] + self.output_shape_arg
@@ -376,7 +408,33 @@ class MultiHeadAttention(Layer):
     def compute_output_spec(self, query, value, key=None, query_mask=None, value_mask=None,
                             key_mask=None, attention_mask=None, return_attention_scores=False,
                             training=None, use_causal_mask=False):
-        """Symbolic outputs for the functional API (the scores too, when asked for)."""
+        """Symbolic outputs for the functional API (the scores too, when asked for).
+
+        Builds the layer from the shapes if it is not built yet.
+
+        Args:
+            query: the symbolic query.
+            value: the symbolic value.
+            key: the symbolic key (default: the value).
+            query_mask: unused for the shapes (as for `call`).
+            value_mask: unused for the shapes.
+            key_mask: unused for the shapes.
+            attention_mask: unused for the shapes.
+            return_attention_scores: also return the scores' spec (batch, heads, Tq, Tv).
+            training: unused for the shapes.
+            use_causal_mask: unused for the shapes.
+
+        Returns:
+            The output's symbolic tensor, or (output, scores).
+
+        Example:
+            >>> import kerasish as ks
+            >>> attention = ks.layers.MultiHeadAttention(num_heads=2, key_dim=4)
+            >>> output, scores = attention.compute_output_spec(
+            ...     ks.Input((5, 8)), ks.Input((7, 6)), return_attention_scores=True)
+            >>> output.shape, scores.shape
+            ((None, 5, 8), (None, 2, 5, 7))
+        """
         from kerasish.core.keras_tensor import KerasTensor
 
         key_shape = None if key is None else key.shape
@@ -511,12 +569,43 @@ class Attention(Layer):
         return _as_bool(mask[0])
 
     def compute_output_shape(self, input_shape):
+        """The output's shape: the query's, with the value's last axis.
+
+        Args:
+            input_shape: the shapes [query, value] (or [query, value, key]).
+
+        Returns:
+            The output's shape.
+
+        Example:
+            >>> import kerasish as ks
+            >>> ks.layers.Attention().compute_output_shape([(None, 5, 4), (None, 7, 4)])
+            (None, 5, 4)
+        """
         query_shape, value_shape = input_shape[0], input_shape[1]
         return tuple(query_shape[:-1]) + (value_shape[-1],)
 
     def compute_output_spec(self, inputs, mask=None, training=None, return_attention_scores=False,
                             use_causal_mask=False):
-        """Symbolic outputs for the functional API (the scores too, when asked for)."""
+        """Symbolic outputs for the functional API (the scores too, when asked for).
+
+        Args:
+            inputs: the symbolic [query, value] (or [query, value, key]).
+            mask: unused for the shapes.
+            training: unused for the shapes.
+            return_attention_scores: also return the scores' spec (batch, Tq, Tv).
+            use_causal_mask: unused for the shapes.
+
+        Returns:
+            The output's symbolic tensor, or (output, scores).
+
+        Example:
+            >>> import kerasish as ks
+            >>> output, scores = ks.layers.Attention().compute_output_spec(
+            ...     [ks.Input((5, 4)), ks.Input((7, 4))], return_attention_scores=True)
+            >>> output.shape, scores.shape
+            ((None, 5, 4), (None, 5, 7))
+        """
         from kerasish.core.keras_tensor import KerasTensor
 
         self._check_inputs(inputs)

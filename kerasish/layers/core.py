@@ -554,7 +554,25 @@ class Lambda(Layer):
 
     def compute_output_spec(self, inputs, mask=None, training=None):
         """Symbolic outputs: from `output_shape` when given (with the input's dtype), else
-        from one run of `function` on zeros of the inputs' shapes and dtypes."""
+        from one run of `function` on zeros of the inputs' shapes and dtypes.
+
+        Args:
+            inputs: symbolic inputs.
+            mask: unused for the shapes.
+            training: unused for the shapes.
+
+        Returns:
+            Symbolic outputs.
+
+        Raises:
+            InvalidArgumentError: naming the input shapes, when the run on zeros fails.
+
+        Example:
+            >>> import kerasish as ks
+            >>> twice = ks.layers.Lambda(lambda x: ks.concat([x, x], -1))
+            >>> twice.compute_output_spec(ks.Input((3,))).shape
+            (None, 6)
+        """
         if self._output_shape is None:
             return self._inferred_specs(inputs)
         from kerasish.core.keras_tensor import KerasTensor
@@ -594,7 +612,24 @@ class Lambda(Layer):
     @classmethod
     def from_config(cls, config: dict):
         """Rebuild from `get_config()`; a serialized function (`__lambda__` bytecode or a
-        function by name) is deserialized here, and bytecode only with `safe_mode=False`."""
+        function by name) is deserialized here, and bytecode only with `safe_mode=False`.
+
+        Args:
+            config: the dict `get_config` returned (or Keras 3's).
+
+        Returns:
+            A new Lambda layer.
+
+        Raises:
+            SerializationError: for bytecode outside ``safe_mode=False``.
+
+        Example:
+            >>> import kerasish as ks
+            >>> layer = ks.layers.Lambda(ks.activations.relu, output_shape=(3,))
+            >>> again = ks.layers.Lambda.from_config(layer.get_config())
+            >>> again(ks.constant([[-1.0, 2.0, 0.5]])).numpy()
+            array([[0. , 2. , 0.5]], dtype=float32)
+        """
         from kerasish.saving import deserialize_keras_object
 
         config = dict(config)
@@ -638,7 +673,19 @@ class Identity(Layer):
         return input_shape
 
     def compute_output_spec(self, inputs):
-        """Symbolic outputs with the shapes and dtypes of the inputs."""
+        """Symbolic outputs with the shapes and dtypes of the inputs.
+
+        Args:
+            inputs: symbolic inputs (any structure).
+
+        Returns:
+            New symbolic tensors like them.
+
+        Example:
+            >>> import kerasish as ks
+            >>> ks.layers.Identity().compute_output_spec(ks.Input((3,)))
+            <KerasTensor shape=(None, 3), dtype=float32, name=None>
+        """
         from kerasish.core.keras_tensor import KerasTensor
 
         return nest.pack_sequence_as(
