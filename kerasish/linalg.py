@@ -85,9 +85,17 @@ def diag_part(input) -> Tensor:  # noqa: A002 - TF's name
 def trace(x) -> Tensor:
     """Sum of the main diagonal of a (batch of) matrices: shape (..., M, N) -> (...).
 
+    Args:
+        x: a tensor of rank at least 2.
+
+    Returns:
+        The traces, one per matrix.
+
     Example:
         >>> import kerasish as ks
         >>> float(ks.linalg.trace(ks.eye(3)))
         3.0
+        >>> ks.linalg.trace(ks.reshape(ks.range(8.0), (2, 2, 2))).numpy().tolist()
+        [3.0, 11.0]
     """
     return reduce_sum(diag_part(x), axis=-1)

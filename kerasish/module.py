@@ -95,7 +95,23 @@ class Module(Trackable):
     @staticmethod
     def with_name_scope(method):
         """Decorate a method so that it runs inside its module's `name_scope` (TF's
-        `tf.Module.with_name_scope`)."""
+        `tf.Module.with_name_scope`).
+
+        Args:
+            method: a method of a `Module` subclass.
+
+        Returns:
+            The wrapped method: variables it creates get the module's name as a prefix.
+
+        Example:
+            >>> import kerasish as ks
+            >>> class Counter(ks.Module):
+            ...     @ks.Module.with_name_scope
+            ...     def make(self):
+            ...         return ks.Variable(0.0, name="count")
+            >>> Counter(name="counter").make().name
+            'counter/count'
+        """
 
         @functools.wraps(method)
         def run_in_scope(self, *args, **kwargs):

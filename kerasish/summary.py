@@ -152,7 +152,21 @@ class SummaryFileWriter:
         self._next_flush = time.monotonic() + self._flush_seconds
 
     def add_summary(self, summary, step: int) -> None:
-        """Write a tensorboardX `Summary` proto at `step` (for summaries this module lacks)."""
+        """Write a tensorboardX `Summary` proto at `step` (for summaries this module lacks).
+
+        Args:
+            summary: a `tensorboardX.proto.summary_pb2.Summary`.
+            step: the step it is recorded at.
+
+        Example:
+            >>> import tempfile
+            >>> import kerasish as ks
+            >>> from tensorboardX.proto.summary_pb2 import Summary
+            >>> writer = ks.summary.create_file_writer(tempfile.mkdtemp())
+            >>> proto = Summary(value=[Summary.Value(tag="accuracy", simple_value=0.9)])
+            >>> writer.add_summary(proto, step=3)
+            >>> writer.close()
+        """
         self._write(self._Event(wall_time=time.time(), step=int(step), summary=summary))
 
     @contextlib.contextmanager

@@ -42,6 +42,18 @@ def check_gradients(
 
     Raises:
         AssertionError: naming the order, the inputs, the direction and both values.
+        ValueError: no argument is floating point.
+
+    Example:
+        >>> import numpy as np
+        >>> import kerasish as ks
+        >>> from kerasish.testing import check_gradients
+        >>> check_gradients(lambda x: ks.sin(x) * x, [np.array([0.5, 1.0])])  # passes
+        >>> try:  # a stopped gradient disagrees with finite differences
+        ...     check_gradients(lambda x: ks.stop_gradient(x) * x, [np.array([0.5, 1.0])])
+        ... except AssertionError as error:
+        ...     print(str(error).split(" along")[0])
+        check_gradients: order-1 derivative mismatch
     """
     rng = np.random.default_rng(seed)
     values = [_as_float64(a) for a in args]
@@ -120,6 +132,24 @@ def check_layer_gradients(layer, inputs, eps: float = 1e-6, rtol: float = 1e-5, 
 
     Build the layer with dtype=float64 for meaningful precision. The weights
     are perturbed in place along a random direction and restored afterwards.
+
+    Args:
+        layer: the layer (built on the first call if it is not yet).
+        inputs: an input batch (made float64).
+        eps: the finite-difference step.
+        rtol: the relative tolerance of the comparison.
+        atol: the absolute tolerance.
+        seed: the seed of the random direction and output weights.
+        training: passed to the layer's call.
+
+    Raises:
+        AssertionError: naming the layer and both directional derivatives.
+
+    Example:
+        >>> import numpy as np
+        >>> import kerasish as ks
+        >>> from kerasish.testing import check_layer_gradients
+        >>> check_layer_gradients(ks.layers.Dense(2, dtype="float64"), np.ones((3, 4)))
     """
     rng = np.random.default_rng(seed)
     x = convert_to_tensor(_as_float64(inputs))
@@ -158,7 +188,30 @@ def check_layer_gradients(layer, inputs, eps: float = 1e-6, rtol: float = 1e-5, 
 def layer_test(layer, input_shape, expected_output_shape=None, expected_num_weights=None,
                learning_rate: float = 0.01, seed: int = 0):
     """Build a layer on random input, check its output shape and weight count, and check
-    that one SGD step on a random regression target lowers the loss. Returns the output."""
+    that one SGD step on a random regression target lowers the loss. Returns the output.
+
+    Args:
+        layer: the layer to test.
+        input_shape: the shape of the random float32 input, batch included.
+        expected_output_shape: the output shape to check; None: not checked.
+        expected_num_weights: the number of variables to check; None: not checked.
+        learning_rate: the SGD step size.
+        seed: the seed of the input and the target.
+
+    Returns:
+        The layer's output on the random input.
+
+    Raises:
+        AssertionError: naming the layer, for a wrong shape or weight count, or a step
+            that did not lower the loss.
+
+    Example:
+        >>> import kerasish as ks
+        >>> from kerasish.testing import layer_test
+        >>> layer_test(ks.layers.Dense(3), (2, 4), expected_output_shape=(2, 3),
+        ...            expected_num_weights=2).shape
+        (2, 3)
+    """
     from kerasish.core.ops import math_ops
 
     rng = np.random.default_rng(seed)

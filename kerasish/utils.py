@@ -285,6 +285,13 @@ def array_to_img(x, data_format: str = "channels_last", scale: bool = True):
     Raises:
         ImportError: without Pillow (naming the install command).
         InvalidArgumentError: for another rank or number of channels.
+
+    Example:
+        >>> import numpy as np
+        >>> import kerasish as ks
+        >>> image = ks.utils.array_to_img(np.zeros((2, 3, 3)))  # doctest: +SKIP
+        >>> image.size, image.mode  # doctest: +SKIP
+        ((3, 2), 'RGB')
     """
     try:
         from PIL import Image
