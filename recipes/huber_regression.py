@@ -4,7 +4,9 @@ The Huber loss is the seeds' eager version with a Python `if` on a tensor
 value: t**2 if |t| <= m else m * (2|t| - m). That is twice the standard Huber
 loss (`ks.losses.Huber`: 0.5 t**2 inside delta, delta (|t| - delta/2) outside);
 the factor only rescales the learning rate. Gradients come from
-`ks.implicit_value_and_gradients`, as in the lecture.
+`ks.implicit_value_and_gradients`, as in the lecture. The step is compiled
+with ks.function (the `if` becomes a guard, so both branches replay exactly);
+--eager runs it op by op.
 
 With --data FILE it reads the CS20 `birth_life_2010.txt` format (a header,
 then tab-separated country, birth rate, life expectancy); otherwise it
@@ -20,7 +22,7 @@ import numpy as np
 
 import kerasish as ks
 
-from .common import Session, check_device, parser_for, tensorboard_hint
+from .common import Session, check_device, compiled_step, parser_for, tensorboard_hint
 
 TRUE_W, TRUE_B = -6.0, 85.0  # the generated data's line (like life expectancy vs birth rate)
 
@@ -80,14 +82,20 @@ def fit(name, loss_fn, examples, args, log):
     run_args = _with_checkpoint_subdir(args, name)
     session = Session(f"huber_regression/{name}", run_args, model=model, optimizer=optimizer)
     grad_fn = ks.implicit_value_and_gradients(lambda x, y: loss_fn(y, model(x)))
+
+    def train_step(x, y):
+        loss, gradients = grad_fn(x, y)
+        optimizer.apply_gradients(gradients)
+        return loss
+
+    # compiled, the Huber loss's Python `if` becomes a guard: both branches replay
+    train_step = compiled_step(train_step, args.eager)
     epoch = int(session.step)
     with session.saving_on_interrupt():
         while epoch < args.epochs:
             total = 0.0
             for x_i, y_i in examples:
-                loss, gradients = grad_fn(x_i, y_i)
-                optimizer.apply_gradients(gradients)
-                total += float(loss)
+                total += float(train_step(x_i, y_i))
             session.check_finite(total, "lower --learning-rate")
             epoch += 1
             session.step.assign(epoch)

@@ -1,5 +1,7 @@
 """Linear regression on TF eager's toy set: y = 3x + 2 + noise, fitted with a GradientTape loop.
 
+The step (tape, gradient, SGD update) is compiled with ks.function; --eager runs it op by op.
+
 W and B start at 5 and 10 as in the seeds and end near W = 3, B = 2 with a
 loss near 1.0 (the noise variance).
 """
@@ -8,7 +10,7 @@ from __future__ import annotations
 
 import kerasish as ks
 
-from .common import Session, check_device, parser_for, tensorboard_hint
+from .common import Session, check_device, compiled_step, parser_for, tensorboard_hint
 
 
 def make_data(num_examples: int, seed: int):
@@ -43,13 +45,19 @@ def train(args, log=print) -> dict:
     if session.resumed_from:
         log(f"resumed from {session.resumed_from} at step {int(session.step)}")
     log(f"Initial loss: {mean_squared_error(model, inputs, targets):.3f}")
+
+    def train_step(inputs, targets):
+        with ks.GradientTape() as tape:
+            loss = mean_squared_error(model, inputs, targets)
+        grads = tape.gradient(loss, [model.W, model.B])
+        optimizer.apply_gradients(zip(grads, [model.W, model.B]))
+        return loss
+
+    train_step = compiled_step(train_step, args.eager)
     with session.saving_on_interrupt():
         while int(session.step) < args.steps:
             step = int(session.step)
-            with ks.GradientTape() as tape:
-                loss = mean_squared_error(model, inputs, targets)
-            grads = tape.gradient(loss, [model.W, model.B])
-            optimizer.apply_gradients(zip(grads, [model.W, model.B]))
+            loss = train_step(inputs, targets)
             session.check_finite(float(loss), "lower --learning-rate")
             session.step.assign_add(1)
             ks.summary.scalar("loss", loss, step=step)

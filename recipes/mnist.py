@@ -1,7 +1,8 @@
 """MNIST / Fashion-MNIST classification with an MLP or a small CNN.
 
 The default training loop is a plain GradientTape loop (`--fit` uses
-`model.fit` instead). Data: MNIST-format IDX files from --data-dir, the
+`model.fit` instead); either way the training step is compiled with
+ks.function, and --eager runs it op by op. Data: MNIST-format IDX files from --data-dir, the
 kerasish cache, a download, or Debian's `dataset-fashion-mnist` package.
 The order of each epoch's examples is a function of (--seed, epoch), and the
 checkpoint holds the random generator (dropout) and the epoch's running
@@ -32,6 +33,7 @@ from .common import (
     bars_shown,
     blas_threads,
     check_device,
+    compiled_step,
     parser_for,
     progress_bar,
     tensorboard_hint,
@@ -120,6 +122,16 @@ def train_with_tape(model, optimizer, session, metrics, train, test, args, log) 
     steps_per_epoch = -(-len(x) // args.batch_size)
     train_loss, train_accuracy = metrics
     history = {}
+
+    def train_step(xb, yb):
+        with ks.GradientTape() as tape:
+            logits = model(xb, training=True)
+            loss = ks.reduce_mean(ks.nn.sparse_softmax_cross_entropy_with_logits(yb, logits))
+        grads = tape.gradient(loss, model.trainable_variables)
+        optimizer.apply_gradients(zip(grads, model.trainable_variables))
+        return loss, logits
+
+    train_step = compiled_step(train_step, args.eager)
     while int(session.step) < args.epochs * steps_per_epoch:
         epoch, done = divmod(int(session.step), steps_per_epoch)
         if done == 0:  # a new epoch (resumed mid-epoch, the restored metrics hold its start)
@@ -140,12 +152,7 @@ def train_with_tape(model, optimizer, session, metrics, train, test, args, log) 
                 logging = step % args.log_every == 0
                 if logging:  # the rate this step uses
                     ks.summary.scalar("learning_rate", _current_rate(optimizer), step=step)
-                with ks.GradientTape() as tape:
-                    logits = model(xb, training=True)
-                    loss = ks.reduce_mean(
-                        ks.nn.sparse_softmax_cross_entropy_with_logits(yb, logits))
-                grads = tape.gradient(loss, model.trainable_variables)
-                optimizer.apply_gradients(zip(grads, model.trainable_variables))
+                loss, logits = train_step(xb, yb)
                 train_loss.update_state(loss, sample_weight=share)
                 train_accuracy.update_state(yb, logits)
                 if logging:
@@ -172,7 +179,7 @@ def train_with_fit(model, optimizer, session, train, test, args, log) -> dict:
     steps_per_epoch = -(-len(x) // args.batch_size)
     initial_epoch = int(session.step) // steps_per_epoch
     model.compile(optimizer, ks.losses.SparseCategoricalCrossentropy(from_logits=True),
-                  ["accuracy"])
+                  ["accuracy"], run_eagerly=args.eager)
     history = {}
 
     class Report(ks.callbacks.Callback):

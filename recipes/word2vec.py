@@ -11,7 +11,9 @@ subsampling (gensim's formula, sample=1e-3), a random reduced window of up
 to 5, a learning rate decaying linearly from 0.025 to 0.0001 of it over all
 epochs, 100-d vectors, but with batches of pairs (1024) so that each step is
 a handful of vectorised kerasish ops: two `embedding_lookup`s whose sparse
-gradients (`ks.IndexedSlices`) SGD applies to the touched rows only. A batch
+gradients (`ks.IndexedSlices`) SGD applies to the touched rows only.
+neg's training step is compiled with ks.function (--eager runs it op by op); nce's
+stays eager, as its candidate sampler's host draws are not replayable yet. A batch
 sums the updates of a frequent word's row that word2vec applies one by one;
 at 4096 pairs that overshoots and diverged (NaN) on an 8M-word corpus, so a
 diverging loss now stops the run with a message.
@@ -48,6 +50,7 @@ from .common import (
     Session,
     blas_threads,
     check_device,
+    compiled_step,
     parser_for,
     progress_bar,
     tensorboard_hint,
@@ -588,8 +591,26 @@ def train(args, log=print, on_step=None) -> dict:
     total_words = (args.epochs or 0) * num_words
     min_lr = args.min_learning_rate if args.min_learning_rate is not None \
         else 1e-4 * args.learning_rate
-    grad_fn = ks.implicit_value_and_gradients(model.compute_loss) if loss_kind == "nce" else None
-    variables = [model.embed_matrix, model.output_weights] if loss_kind == "neg" else None
+    if loss_kind == "nce":
+        grad_fn = ks.implicit_value_and_gradients(model.compute_loss)
+
+        def train_step(centers, outputs):
+            loss, grads = grad_fn(centers, outputs)
+            optimizer.apply_gradients(grads)
+            return loss
+    else:
+        variables = [model.embed_matrix, model.output_weights]
+
+        def train_step(centers, outputs, labels, weights):
+            with ks.GradientTape() as tape:
+                loss = model.compute_loss(centers, outputs, labels, weights)
+            grads = tape.gradient(loss, variables)
+            optimizer.apply_gradients(zip(grads, variables))
+            return loss
+
+    # nce's log-uniform candidate sampler draws on the host in a way ks.function cannot
+    # replay yet (compiled, the step would warn and run eagerly): only neg's step is compiled
+    train_step = compiled_step(train_step, args.eager or loss_kind == "nce")
     label_cache: dict = {}
     history = []  # (step, mean loss per pair) at each log point
     stats = {"pairs": 0, "words": 0.0, "seconds": 0.0}
@@ -630,18 +651,14 @@ def train(args, log=print, on_step=None) -> dict:
             n = len(centers)
             optimizer.gradient_exchange.local_weight = n
             if loss_kind == "nce":
-                loss, grads = grad_fn(centers, outputs)
-                optimizer.apply_gradients(grads)
+                loss = train_step(centers, outputs)
                 loss_sum = float(loss) * n
             else:
                 progress = (epoch * num_words + done_words) / total_words
                 last_lr = max(min_lr, args.learning_rate - (args.learning_rate - min_lr) * progress)
                 optimizer.learning_rate.assign(last_lr)
                 labels = _labels_for(label_cache, n, outputs.shape[1])
-                with ks.GradientTape() as tape:
-                    loss = model.compute_loss(centers, outputs, labels, weights)
-                grads = tape.gradient(loss, variables)
-                optimizer.apply_gradients(zip(grads, variables))
+                loss = train_step(centers, outputs, labels, weights)
                 loss_sum = float(loss)
             session.check_finite(loss_sum, "lower --learning-rate or --batch-size")
             if loss_kind == "neg" and chunk == 0 and b == 0 and epoch_loss["pairs"]:

@@ -1,8 +1,8 @@
 """Exact resume for every recipe and both MNIST loops, with non-zero --seed values.
 
-Each recipe is interrupted by Ctrl-C as the recipes handle it (a SIGINT arriving
-during an optimizer step: the step finishes, a checkpoint is saved, exit status
-130), at a later epoch and mid-epoch, then run again with the same
+Each recipe, with its compiled steps, is interrupted by Ctrl-C as the recipes handle
+it (a SIGINT arriving during a step: the step finishes, a checkpoint is saved, exit
+status 130), at a later epoch and mid-epoch, then run again with the same
 --checkpoint-dir. It must end bit for bit where an uninterrupted run ends: the
 same reported numbers and the same final weights.
 """
@@ -23,28 +23,10 @@ from recipes import common, huber_regression, linear_regression, mnist, word2vec
 
 @pytest.fixture
 def interrupt_at(monkeypatch):
-    """interrupt_at(n): send SIGINT to this process during the n-th optimizer step from now."""
-
-    def arm(call: int) -> None:
-        original = ks.optimizers.Optimizer.apply_gradients
-        count = itertools.count(1)
-
-        def apply_gradients(self, *args, **kwargs):
-            result = original(self, *args, **kwargs)
-            if next(count) == call:
-                os.kill(os.getpid(), signal.SIGINT)  # the recipe's handler sets its flag
-            return result
-
-        monkeypatch.setattr(ks.optimizers.Optimizer, "apply_gradients", apply_gradients)
-
-    return arm
-
-
-@pytest.fixture
-def interrupt_fit_at(monkeypatch):
-    """interrupt_fit_at(n): SIGINT as `fit`'s n-th batch ends, before the recipe looks for an
-    interrupt. (fit's steps are compiled with ks.function: their optimizer update is replayed,
-    not a call of apply_gradients that interrupt_at could count.)"""
+    """interrupt_at(n): SIGINT as the n-th step from now ends, just before the recipe looks for
+    an interrupt (`Session.check_interrupt`, called between steps). The recipes' steps are
+    compiled with ks.function, so their optimizer update is replayed, not a Python call of
+    `apply_gradients` that could be counted; `fit` stops at its n-th batch this way too."""
 
     def arm(call: int) -> None:
         original = common.Session.check_interrupt
@@ -91,8 +73,8 @@ MNIST_CASES = [  # model, loop, where the run is stopped
 
 
 @pytest.mark.parametrize("model, loop, where", MNIST_CASES)
-def test_mnist_resumes_exactly(model, loop, where, idx_dir, tmp_path, interrupt_at,
-                               interrupt_fit_at, monkeypatch, capsys):
+def test_mnist_resumes_exactly(model, loop, where, idx_dir, tmp_path, interrupt_at, monkeypatch,
+                               capsys):
     # 192 examples in batches of 32: 6 steps per epoch, 3 epochs
     def argv(name, *extra):
         return ["--data-dir", idx_dir, "--limit", "192", "--batch-size", "32", "--quiet",
@@ -105,8 +87,7 @@ def test_mnist_resumes_exactly(model, loop, where, idx_dir, tmp_path, interrupt_
     if where == "epoch boundary":  # two epochs, then a third in a new run
         mnist.main(argv("resumed", "--epochs", "2"))
     else:  # stopped during step 9 of 18 (the middle of epoch 2)
-        out = _interrupted(lambda: mnist.main(argv("resumed", "--epochs", "3")),
-                           interrupt_fit_at if loop == "fit" else interrupt_at,
+        out = _interrupted(lambda: mnist.main(argv("resumed", "--epochs", "3")), interrupt_at,
                            monkeypatch, 9, capsys)
         assert "interrupted at step" in out
     resumed = mnist.main(argv("resumed", "--epochs", "3"))
@@ -151,9 +132,10 @@ def test_huber_regression_resumes_exactly_at_a_later_epoch(tmp_path, interrupt_a
                 "--checkpoint-dir", str(tmp_path / name), "--logdir", str(tmp_path / "logs")]
 
     straight = huber_regression.main(argv("straight"))
-    # per-example steps, 40 per epoch: Ctrl-C in epoch 3 of the Huber fit finishes that epoch
+    # per-example steps, 40 per epoch, an interrupt looked for after each epoch: Ctrl-C during
+    # epoch 3 of the Huber fit finishes that epoch
     _interrupted(lambda: huber_regression.main(argv("resumed")), interrupt_at, monkeypatch,
-                 95, capsys)
+                 3, capsys)
     assert ks.latest_checkpoint(str(tmp_path / "resumed" / "huber")) is not None
     resumed = huber_regression.main(argv("resumed"))
     assert resumed == straight
