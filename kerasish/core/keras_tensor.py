@@ -208,6 +208,20 @@ def symbolic_fallback(function):
     that offers them (`ks.`, `ks.nn`, `ks.ops`, the losses) works on unknown dimensions.
     The node names the function by its `ks.ops` name when it is `ks.ops`'s own, else by
     module and name (`kerasish.core.ops.math_ops.reduce_mean`).
+
+    Args:
+        function: a module-level function (the node finds it again by that name when a
+            model is loaded).
+
+    Returns:
+        The wrapped function (the original is its `__wrapped_op__`).
+
+    Example:
+        >>> import kerasish as ks
+        >>> inputs = ks.Input((3,))  # the batch size is unknown
+        >>> model = ks.Model(inputs, ks.reduce_mean(inputs, axis=0))
+        >>> model(ks.reshape(ks.range(6.0), (2, 3))).numpy().tolist()
+        [1.5, 2.5, 3.5]
     """
     name = function.__name__
     if function.__module__ != "kerasish.ops":

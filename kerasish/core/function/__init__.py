@@ -82,6 +82,16 @@ def function(fn=None, *, input_signature=None, reduce_retracing: bool = False):
 
     Returns:
         A `Function`, or a decorator making one when `fn` is omitted.
+
+    Example:
+        >>> import kerasish as ks
+        >>> @ks.function
+        ... def step(x):
+        ...     return x * 2.0 + 1.0
+        >>> step(ks.constant([1.0, 2.0])).numpy().tolist()  # traced, then run
+        [3.0, 5.0]
+        >>> step(ks.constant([3.0, 4.0])).numpy().tolist()  # the same program, replayed
+        [7.0, 9.0]
     """
     if fn is None:
         return lambda f: Function(f, input_signature, reduce_retracing)

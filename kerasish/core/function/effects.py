@@ -30,6 +30,28 @@ def record_host_call(fn, *args, **kwargs):
     variables and other values are passed as they are. Returns what the call returned
     while tracing (None when re-run after a side exit), or `RUN_NOW` when nothing is
     being recorded (the call itself, run once by the tracer, or an eager stretch).
+
+    Args:
+        fn: the host function (printing, writing a summary, appending to a list).
+        *args: its positional arguments.
+        **kwargs: its keyword arguments.
+
+    Returns:
+        What `fn` returned while tracing, None, or `RUN_NOW` (then the caller runs `fn`
+        itself).
+
+    Example:
+        >>> import kerasish as ks
+        >>> from kerasish.core.function.effects import RUN_NOW, record_host_call
+        >>> seen = []
+        >>> @ks.function
+        ... def double(x):
+        ...     if record_host_call(seen.append, x) is RUN_NOW:
+        ...         seen.append(x)
+        ...     return x * 2.0
+        >>> _ = double(ks.constant(1.0)), double(ks.constant(2.0))
+        >>> [float(x) for x in seen]  # the effect ran on every call, replays included
+        [1.0, 2.0]
     """
     tracer = _tape_state.tracer
     if tracer is None or not tracer.recording:
