@@ -231,7 +231,21 @@ _SCHEDULES = {
 
 def serialize(schedule: LearningRateSchedule) -> dict:
     """Keras 3's serialized form (`ks.saving.serialize_keras_object`), which `deserialize`
-    turns back."""
+    turns back.
+
+    Args:
+        schedule: a learning-rate schedule.
+
+    Returns:
+        A JSON-ready dict.
+
+    Example:
+        >>> import kerasish as ks
+        >>> schedules = ks.optimizers.schedules
+        >>> config = schedules.serialize(schedules.ExponentialDecay(0.1, 10, 0.5))
+        >>> config["class_name"], config["config"]["decay_steps"]
+        ('ExponentialDecay', 10)
+    """
     from kerasish.saving import serialize_keras_object
 
     return serialize_keras_object(schedule)
@@ -239,7 +253,25 @@ def serialize(schedule: LearningRateSchedule) -> dict:
 
 def deserialize(config: dict, custom_objects: dict | None = None) -> LearningRateSchedule:
     """Rebuild a schedule from `serialize`'s dict (or Keras's); custom classes go in
-    `custom_objects` or the registry (`ks.saving.register_keras_serializable`)."""
+    `custom_objects` or the registry (`ks.saving.register_keras_serializable`).
+
+    Args:
+        config: the dict `serialize` returned.
+        custom_objects: {name: class} for your own schedule classes.
+
+    Returns:
+        The schedule.
+
+    Raises:
+        SerializationError: naming a class that cannot be found.
+
+    Example:
+        >>> import kerasish as ks
+        >>> schedules = ks.optimizers.schedules
+        >>> config = schedules.serialize(schedules.ExponentialDecay(0.1, 10, 0.5))
+        >>> round(float(schedules.deserialize(config)(10)), 6)
+        0.05
+    """
     from kerasish.saving import deserialize_keras_object
 
     return deserialize_keras_object(config, custom_objects, module_objects=_SCHEDULES)
