@@ -18,7 +18,17 @@ __all__ = ["PhysicalDevice", "enable_unsafe_deserialization", "list_physical_dev
 
 
 class PhysicalDevice(NamedTuple):
-    """A device seen by the process: its `name` and `device_type` ("CPU" or "GPU")."""
+    """A device seen by the process: its `name` and `device_type` ("CPU" or "GPU").
+
+    Args:
+        name: TF's spelling, '/physical_device:CPU:0' or '/physical_device:GPU:N'.
+        device_type: "CPU" or "GPU".
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.config.list_physical_devices("CPU")[0]
+        PhysicalDevice(name='/physical_device:CPU:0', device_type='CPU')
+    """
 
     name: str
     device_type: str
