@@ -387,8 +387,9 @@ def sampled_softmax_loss(
     with the full softmax.
 
     Args:
-        weights, biases, labels, inputs, num_sampled, num_classes, num_true,
-            sampled_values, seed, partition_strategy, name: as in `nce_loss`.
+        weights, biases, labels, inputs: as in `nce_loss`.
+        num_sampled, num_classes, num_true, sampled_values: as in `nce_loss`.
+        seed, partition_strategy, name: as in `nce_loss`.
         remove_accidental_hits: mask the sampled classes equal to a true label of the row
             (True by default here, False in `nce_loss`, as in TF).
 
