@@ -534,8 +534,8 @@ def convert_to_tensor(value, dtype=None, _allow_cast: bool = False) -> Tensor:
     (see `ks.device`).
 
     Args:
-        value: a tensor, variable, `IndexedSlices` (made dense), array, NumPy scalar,
-            Python number, bool, string or nested list of them.
+        value: a tensor, variable, `IndexedSlices` (made dense), array (a string array
+            too), NumPy scalar, Python number or bool, or nested list of them.
         dtype: the dtype wanted; None: the value's own (see above).
 
     Returns:
@@ -544,6 +544,7 @@ def convert_to_tensor(value, dtype=None, _allow_cast: bool = False) -> Tensor:
     Raises:
         InvalidArgumentError: `value` is a tensor of another dtype than `dtype` (cast
             it with `ks.cast`).
+        TypeError: a Python value holds no numbers (a str, a list of mixed objects).
 
     Example:
         >>> import numpy as np
