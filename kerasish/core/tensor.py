@@ -393,8 +393,8 @@ class Variable(Tensor):
             The variable itself.
 
         Raises:
-            InvalidArgumentError: the shape differs from the variable's, a floating value
-                goes into an integer variable, or an integer does not fit its dtype.
+            InvalidArgumentError: the shape differs from the variable's, the values are of
+                another kind (floats into an integer variable), or an integer does not fit.
 
         Example:
             >>> import kerasish as ks
@@ -414,8 +414,8 @@ class Variable(Tensor):
             The variable itself.
 
         Raises:
-            InvalidArgumentError: the shape differs from the variable's, a floating value
-                goes into an integer variable, or an integer does not fit its dtype.
+            InvalidArgumentError: the shape differs from the variable's, the values are of
+                another kind (floats into an integer variable), or an integer does not fit.
 
         Example:
             >>> import kerasish as ks
@@ -434,8 +434,8 @@ class Variable(Tensor):
             The variable itself.
 
         Raises:
-            InvalidArgumentError: the shape differs from the variable's, a floating value
-                goes into an integer variable, or an integer does not fit its dtype.
+            InvalidArgumentError: the shape differs from the variable's, the values are of
+                another kind (floats into an integer variable), or an integer does not fit.
 
         Example:
             >>> import kerasish as ks
