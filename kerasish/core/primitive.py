@@ -83,7 +83,37 @@ class Primitive:
 
 
 def primitive(name: str, **options):
-    """Decorator: turn a forward function on arrays into a registered Primitive."""
+    """Decorator: turn a forward function on arrays into a registered Primitive.
+
+    Args:
+        name: the op's name, unique in `REGISTRY` (it names the op in errors and in
+            `GradientTape.explain`).
+        **options: `Primitive`'s keywords: `differentiable` (False: listed in
+            `NONDIFFERENTIABLE`, no rule allowed), `multi_output`, `views`, `explain`,
+            `register`.
+
+    Returns:
+        A decorator returning the `Primitive`; attach its gradient with `defgrad`.
+
+    Raises:
+        ValueError: a registered primitive already has `name`.
+
+    Example:
+        >>> import kerasish as ks
+        >>> from kerasish.core.primitive import apply, primitive
+        >>> @primitive("doc_cube", register=False)  # an example: kept out of the registry
+        ... def cube(x):
+        ...     return x ** 3
+        >>> @cube.defgrad
+        ... def _(op, dy):
+        ...     return (dy * 3.0 * op.inputs[0] * op.inputs[0],)
+        >>> x = ks.constant(2.0)
+        >>> with ks.GradientTape() as tape:
+        ...     tape.watch(x)
+        ...     y = apply(cube, (x,))
+        >>> float(y), float(tape.gradient(y, x))
+        (8.0, 12.0)
+    """
 
     def wrap(forward):
         return Primitive(name, forward, **options)
@@ -92,7 +122,38 @@ def primitive(name: str, **options):
 
 
 def apply(prim: Primitive, inputs: tuple, attrs: dict = _EMPTY):
-    """Run `prim` on tensors `inputs`, record it on active tapes, return the result."""
+    """Run `prim` on tensors `inputs`, record it on active tapes, return the result.
+
+    Args:
+        prim: the primitive.
+        inputs: a tuple of tensors (not converted here: see `apply1`, `apply2`).
+        attrs: keyword arguments of the forward function, kept on the recorded op.
+
+    Returns:
+        A tensor, or a tuple of tensors for a multi-output primitive. On symbolic
+        (functional-API) inputs the forward's failure records an op node instead.
+
+    Raises:
+        InvalidArgumentError: the forward function failed; the message names the op and
+            its inputs' shapes and dtypes (TypeError when the failure was one).
+        DeviceError: the inputs are on different devices.
+
+    Example:
+        >>> import kerasish as ks
+        >>> from kerasish.core.primitive import apply, primitive
+        >>> @primitive("doc_cube", register=False)  # an example: kept out of the registry
+        ... def cube(x):
+        ...     return x ** 3
+        >>> @cube.defgrad
+        ... def _(op, dy):
+        ...     return (dy * 3.0 * op.inputs[0] * op.inputs[0],)
+        >>> x = ks.constant(2.0)
+        >>> with ks.GradientTape() as tape:
+        ...     tape.watch(x)
+        ...     y = apply(cube, (x,))
+        >>> float(y), float(tape.gradient(y, x))
+        (8.0, 12.0)
+    """
     try:
         if attrs:
             out = prim.forward(*[t._value for t in inputs], **attrs)
