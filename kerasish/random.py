@@ -16,6 +16,7 @@ import numpy as np
 
 from kerasish.core import backend
 from kerasish.core.errors import InvalidArgumentError
+from kerasish.core.primitive import apply, primitive
 from kerasish.core.tape import _state as _tape_state
 from kerasish.core.tensor import Tensor, Variable, as_dtype, convert_to_tensor
 from kerasish.tracking import Trackable
@@ -709,17 +710,18 @@ def log_uniform_candidate_sampler(
             f"{name}: cannot draw num_sampled={num_sampled} distinct classes out of "
             f"range_max={range_max}; lower num_sampled or pass unique=False"
         )
-    gen = _generator(seed, device=_HOST)
     log_range = math.log1p(range_max)
 
-    def draw(n):
-        u = gen.random(n)
-        return (np.exp(u * log_range).astype(np.int64) - 1) % range_max
+    def candidates_and_tries():
+        """The sampled classes, then the number of draws it took, as one int64 host array."""
+        gen = _generator(seed, device=_HOST)
 
-    if not unique:
-        sampled = draw(num_sampled)
-        num_tries = num_sampled
-    else:
+        def draw(n):
+            u = gen.random(n)
+            return (np.exp(u * log_range).astype(np.int64) - 1) % range_max
+
+        if not unique:
+            return np.append(draw(num_sampled), num_sampled)
         chunk = max(2 * num_sampled, 16)
         draws = draw(chunk)
         while True:
@@ -727,21 +729,28 @@ def log_uniform_candidate_sampler(
             if len(first) >= num_sampled:
                 first.sort()
                 kept = first[:num_sampled]
-                sampled = draws[kept]
-                num_tries = int(kept[-1]) + 1 if num_sampled else 0
-                break
+                return np.append(draws[kept], int(kept[-1]) + 1 if num_sampled else 0)
             chunk *= 2
             draws = np.concatenate([draws, draw(chunk)])
-    true_host = backend.to_numpy(classes._value)
+
+    # a recorded draw and a primitive: ks.function replays both on every call
+    drawn = _drawn(candidates_and_tries)
+    return apply(_log_uniform_counts, (classes, drawn),
+                 {"num_sampled": num_sampled, "range_max": range_max})
+
+
+@primitive("log_uniform_counts", multi_output=True, differentiable=False)
+def _log_uniform_counts(true_classes, drawn, *, num_sampled: int, range_max: int):
+    """(sampled candidates, true classes' and candidates' expected counts) on the device of
+    `true_classes`, from the host array of `log_uniform_candidate_sampler`'s draw."""
+    true_host = backend.to_numpy(true_classes)
+    sampled, num_tries = drawn[:num_sampled], int(drawn[num_sampled])
     # one pass over the true and the sampled classes together
     with np.errstate(divide="ignore", invalid="ignore"):  # bad ids are reported by the caller
         p = _log_uniform_probability(np.concatenate([true_host.reshape(-1), sampled]), range_max)
         counts = _expected_count(p, num_sampled, num_tries).astype(np.float32)
     true_count = counts[: true_host.size].reshape(true_host.shape)
     sampled_count = counts[true_host.size:]
-    dev = backend.device_of(classes._value)
-    return (
-        Tensor(backend.to_device(sampled.astype(np.int64, copy=False), dev)),
-        Tensor(backend.to_device(true_count, dev)),
-        Tensor(backend.to_device(sampled_count, dev)),
-    )
+    dev = backend.device_of(true_classes)
+    return (backend.to_device(sampled.astype(np.int64, copy=False), dev),
+            backend.to_device(true_count, dev), backend.to_device(sampled_count, dev))

@@ -11,9 +11,8 @@ subsampling (gensim's formula, sample=1e-3), a random reduced window of up
 to 5, a learning rate decaying linearly from 0.025 to 0.0001 of it over all
 epochs, 100-d vectors, but with batches of pairs (1024) so that each step is
 a handful of vectorised kerasish ops: two `embedding_lookup`s whose sparse
-gradients (`ks.IndexedSlices`) SGD applies to the touched rows only.
-neg's training step is compiled with ks.function (--eager runs it op by op); nce's
-stays eager, as its candidate sampler's host draws are not replayable yet. A batch
+gradients (`ks.IndexedSlices`) SGD applies to the touched rows only. Either
+loss's training step is compiled with ks.function; --eager runs it op by op. A batch
 sums the updates of a frequent word's row that word2vec applies one by one;
 at 4096 pairs that overshoots and diverged (NaN) on an 8M-word corpus, so a
 diverging loss now stops the run with a message.
@@ -608,9 +607,7 @@ def train(args, log=print, on_step=None) -> dict:
             optimizer.apply_gradients(zip(grads, variables))
             return loss
 
-    # nce's log-uniform candidate sampler draws on the host in a way ks.function cannot
-    # replay yet (compiled, the step would warn and run eagerly): only neg's step is compiled
-    train_step = compiled_step(train_step, args.eager or loss_kind == "nce")
+    train_step = compiled_step(train_step, args.eager)
     label_cache: dict = {}
     history = []  # (step, mean loss per pair) at each log point
     stats = {"pairs": 0, "words": 0.0, "seconds": 0.0}

@@ -70,14 +70,17 @@ def test_mnist_compiled_equals_eager(model, loop, idx_dir, tmp_path, monkeypatch
         assert compiled[key] == eager[key], key
 
 
-def test_word2vec_negative_sampling_compiled_equals_eager(tmp_path, monkeypatch):
+@pytest.mark.parametrize("loss", ["neg", "nce"])
+def test_word2vec_compiled_equals_eager(loss, tmp_path, monkeypatch):
     rng = np.random.default_rng(4)
     corpus = tmp_path / "corpus.txt"
     corpus.write_text(" ".join(["cat", "dog", "cow", "red", "blue", "the"][i]
                                for i in rng.integers(0, 6, 2000)))
-    argv = ["--loss", "neg", "--corpus", str(corpus), "--min-count", "1", "--dim", "8",
-            "--seed", "5", "--batch-size", "64", "--epochs", "2", "--negatives", "3", "--quiet",
-            "--probe-words", "cat", "--save-every", "0", "--logdir", str(tmp_path / "logs")]
+    argv = ["--loss", loss, "--corpus", str(corpus), "--min-count", "1", "--dim", "8",
+            "--seed", "5", "--batch-size", "64", "--quiet", "--probe-words", "cat",
+            "--save-every", "0", "--logdir", str(tmp_path / "logs")]
+    argv += (["--epochs", "2", "--negatives", "3"] if loss == "neg"
+             else ["--steps", "40", "--num-sampled", "3"])  # nce: candidates drawn every step
     compiled, eager = _compiled_and_eager(word2vec.main, argv, monkeypatch)
     assert compiled["loss"] == eager["loss"]
     np.testing.assert_array_equal(compiled["embeddings"], eager["embeddings"])

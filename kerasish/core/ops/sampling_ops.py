@@ -57,12 +57,31 @@ def compute_accidental_hits(true_classes, sampled_candidates):
         >>> ks.nn.compute_accidental_hits([[1], [3]], [1, 2, 3]).numpy().tolist()
         [[True, False, False], [False, False, True]]
     """
-    true_classes = convert_to_tensor(true_classes)
-    sampled = convert_to_tensor(sampled_candidates)
-    labels = true_classes._value
+    return apply(_accidental_hits, (convert_to_tensor(true_classes),
+                                    convert_to_tensor(sampled_candidates)))
+
+
+def _hits(labels, sampled):
+    """The accidental-hit mask of (batch, num_true) labels and (num_sampled,) candidates."""
+    return (labels[:, :, None] == sampled.reshape(1, 1, -1)).any(axis=1)
+
+
+# primitives (so that ks.function replays them on each call's labels and candidates)
+_accidental_hits = primitive("accidental_hits", differentiable=False)(_hits)
+
+
+@primitive("sampled_logits_inputs", multi_output=True, differentiable=False)
+def _sampled_logits_inputs(labels, sampled, true_count, sampled_count, *, dtype, masked):
+    """(ids of the label rows then the sampled rows, their log Q, and with `masked` the
+    (batch, num_true + num_sampled) accidental-hit mask): what `sampled_logits` takes."""
     xp = backend.array_module(labels)
-    hits = (labels[:, :, None] == sampled._value.reshape(1, 1, -1)).any(axis=1)
-    return Tensor(xp.asarray(hits))
+    ids = xp.concatenate([labels.reshape(-1).astype(np.int64, copy=False), sampled])
+    counts = xp.concatenate([true_count.reshape(-1), sampled_count])
+    log_q = xp.log(counts.astype(dtype, copy=False))
+    if not masked:
+        return ids, log_q
+    mask = xp.concatenate([xp.zeros(labels.shape, dtype=bool), _hits(labels, sampled)], axis=1)
+    return ids, log_q, mask
 
 
 # ---------------------------------------------------------------- the fused logits
@@ -274,23 +293,20 @@ def _compute_sampled_logits(
             name, sampled_values, batch, num_true, num_sampled
         )
     n_true = batch * num_true
-    xp = backend.array_module(labels._value)
-    labels_flat = labels._value.reshape(-1).astype(np.int64, copy=False)
-    all_ids = Tensor(xp.concatenate([labels_flat, sampled._value]))
+    dtype = inputs.dtype
+    # The rows to look up and log Q, which corrects for how often each class is sampled (one
+    # value per looked-up row); the mask of the sampled classes that are labels of a row.
+    all_ids, log_q, *mask = apply(_sampled_logits_inputs,
+                                  (labels, sampled, true_count, sampled_count),
+                                  {"dtype": dtype, "masked": bool(remove_accidental_hits)})
 
     # One lookup each for weights and biases: sparse gradients, and one range check.
     all_w = _lookup(weights, all_ids, "weights", name, n_true, num_classes)
     all_b = _lookup(biases, all_ids, "biases", name, n_true, num_classes)
 
-    dtype = inputs.dtype
-    # Subtract log Q: corrects for how often each class is sampled (one value per looked-up row).
-    counts = xp.concatenate([true_count._value.reshape(-1), sampled_count._value])
-    log_q = xp.log(counts.astype(dtype, copy=False))
-    mask = None
-    if remove_accidental_hits:
-        hits = compute_accidental_hits(labels, sampled)._value
-        mask = xp.concatenate([xp.zeros((batch, num_true), dtype=bool), hits], axis=1)
-    logits = sampled_logits(inputs, all_w, all_b, num_true, log_q, mask, _masked_value(dtype))
+    logits = sampled_logits(inputs, all_w, all_b, num_true, log_q._value,
+                            mask[0]._value if mask else None, _masked_value(dtype))
+    xp = backend.array_module(log_q._value)
     targets = xp.zeros(logits.shape, dtype=dtype)
     targets[:, :num_true] = 1.0 / num_true
     return logits, Tensor(targets)
