@@ -85,3 +85,68 @@ def test_compiled_candidate_sampler_draws_as_eager(unique):
         for a, b in zip(eager_outputs, compiled_outputs):
             np.testing.assert_array_equal(a, b)
     assert compiled.trace_count == 1
+
+
+INDEX_OPS = {  # name: (function, argument batches)
+    "boolean_mask": (lambda x: ks.boolean_mask(x, x > 0), [  # (2 selected: the same shapes)
+        [[1.0, -1.0], [2.0, -3.0]], [[-1.0, 1.0], [2.0, -3.0]], [[-1.0, -2.0], [3.0, 4.0]]]),
+    "gather with batch_dims": (
+        lambda x, i: ks.gather(x, i, axis=1, batch_dims=1),
+        [([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], [[2, 0], [1, 1]]),
+         ([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], [[0, 0], [2, 1]])]),
+    "gather_nd": (lambda x, i: ks.gather_nd(x, i),
+                  [([[1.0, 2.0], [3.0, 4.0]], [[1, 0], [0, 1]]),
+                   ([[1.0, 2.0], [3.0, 4.0]], [[0, 0], [1, 1]])]),
+    "gather_nd with batch_dims": (
+        lambda x, i: ks.gather_nd(x, i, batch_dims=1),
+        [([[1.0, 2.0], [3.0, 4.0]], [[1], [0]]), ([[1.0, 2.0], [3.0, 4.0]], [[0], [0]])]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(INDEX_OPS))
+def test_index_ops_replay_values_and_gradients(name):
+    """Outputs and gradients of the compiled op follow each call's indices, with one trace."""
+    fn, batches = INDEX_OPS[name]
+
+    def value_and_grad(x, *rest):
+        with ks.GradientTape() as tape:
+            tape.watch(x)
+            y = fn(x, *rest)
+            loss = ks.reduce_sum(y * y)
+        return y, tape.gradient(loss, x)
+
+    compiled = ks.function(value_and_grad)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no fall-back to eager
+        for args in batches * 2:
+            args = args if isinstance(args, tuple) else (args,)
+            tensors = [ks.constant(np.array(a, np.float64 if i == 0 else np.int64))
+                       for i, a in enumerate(args)]
+            for ours, theirs in zip(compiled(*tensors), value_and_grad(*tensors)):
+                np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+    assert compiled.trace_count == 1
+
+
+def test_boolean_mask_replays_on_selections_of_any_size():
+    """Where nothing after it depends on the number selected, one program serves every mask."""
+    def positives(x):
+        return ks.boolean_mask(x, x > 0) * 2.0
+
+    compiled = ks.function(positives)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for values in ([1.0, -1.0, 2.0], [-1.0, 3.0, 4.0], [-5.0, -6.0, 7.0], [-1.0, -2.0, -8.0]):
+            x = ks.constant(values)
+            np.testing.assert_array_equal(compiled(x).numpy(), positives(x).numpy())
+    assert compiled.trace_count == 1
+
+
+def test_gather_nd_checks_the_indices_of_every_compiled_call():
+    compiled = ks.function(lambda x, i: ks.gather_nd(x, i))
+    x = ks.constant([[1.0, 2.0], [3.0, 4.0]])
+    compiled(x, ks.constant([[1, 0]]))
+    compiled(x, ks.constant([[0, 1]]))
+    with pytest.raises(ks.InvalidArgumentError,
+                       match=r"gather_nd: indices\[0\] = \[2, 0\] does not index into params of "
+                             r"shape \(2, 2\)"):
+        compiled(x, ks.constant([[2, 0]]))

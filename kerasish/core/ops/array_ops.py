@@ -1057,11 +1057,8 @@ def _batched_gather(params: Tensor, ids: Tensor, axis, batch_dims: int, name: st
     after = tuple(builtins.range(axis + 1, params.ndim))
     moved = transpose(params, tuple(builtins.range(b)) + (axis,) + between + after)
     rows = reshape(moved, (-1,) + moved.shape[b + 1 :])
-    count = int(np.prod(batch))
-    xp = backend.array_module(ids._value)
-    offsets = xp.arange(count, dtype=np.int64).reshape(-1, 1) * size
-    flat_ids = (ids._value.reshape(count, -1).astype(np.int64) + offsets).reshape(-1)
-    picked = apply(_gather, (rows, Tensor(flat_ids)))
+    flat_ids = apply(_batched_row_ids, (ids,), {"count": int(np.prod(batch)), "size": size})
+    picked = apply(_gather, (rows, flat_ids))
     index_shape = ids.shape[b:]
     mid_shape = tuple(params.shape[i] for i in between)
     picked = reshape(picked, batch + index_shape + moved.shape[b + 1 :])
@@ -1073,6 +1070,44 @@ def _batched_gather(params: Tensor, ids: Tensor, axis, batch_dims: int, name: st
         + tuple(builtins.range(b + k + m, picked.ndim))
     )
     return transpose(picked, perm)
+
+
+# Index arrays computed from index tensors are primitives (not differentiable), so that
+# ks.function replays them on each call's indices.
+
+
+@primitive("batched_row_ids", differentiable=False)
+def _batched_row_ids(ids, *, count: int, size: int):
+    """Row b * size + i of the flattened (batch, axis) rows for index i of batch entry b."""
+    offsets = backend.array_module(ids).arange(count, dtype=np.int64).reshape(-1, 1) * size
+    return (ids.reshape(count, -1).astype(np.int64) + offsets).reshape(-1)
+
+
+@primitive("nd_row_ids", differentiable=False)
+def _nd_row_ids(ids, *, batch_dims: int, shape: tuple):
+    """The flat row numbers of gather_nd's coordinates `ids` into params of `shape` (checked)."""
+    xp = backend.array_module(ids)
+    coords = ids.astype(np.int64)
+    if batch_dims:
+        grids = xp.meshgrid(*[xp.arange(d) for d in ids.shape[:-1]], indexing="ij")[:batch_dims]
+        coords = xp.concatenate([g[..., None] for g in grids] + [coords], axis=-1)
+    m = coords.shape[-1]
+    bounds = xp.asarray(shape[:m], dtype=np.int64)
+    bad = ((coords < 0) | (coords >= bounds)).any(axis=-1)
+    if bad.any():
+        where = tuple(int(i) for i in backend.to_numpy(xp.argwhere(bad)[0]))
+        raise InvalidArgumentError(
+            f"gather_nd: indices[{', '.join(map(str, where))}] = "
+            f"{backend.to_numpy(ids[where]).tolist()} does not index into params of "
+            f"shape {shape}"
+        )
+    strides = np.cumprod((shape[1:m] + (1,))[::-1])[::-1].copy()
+    return (coords * xp.asarray(strides, dtype=np.int64)).sum(axis=-1).reshape(-1)
+
+
+@primitive("flatnonzero", differentiable=False)
+def _flatnonzero(mask):
+    return backend.array_module(mask).flatnonzero(mask)
 
 
 def gather_nd(params, indices, batch_dims: int = 0):
@@ -1110,36 +1145,21 @@ def gather_nd(params, indices, batch_dims: int = 0):
     if ids.ndim == 0:
         raise InvalidArgumentError("gather_nd: indices must have rank >= 1, got a scalar")
     b = int(batch_dims)
-    xp = backend.array_module(ids._value)
-    coords = ids._value.astype(np.int64)
-    if b:
-        if not 0 < b < ids.ndim or params.shape[:b] != ids.shape[:b]:
-            raise InvalidArgumentError(
-                f"gather_nd: with batch_dims={b}, params shape {params.shape} and indices "
-                f"shape {ids.shape} must agree on their first {b} axes (and indices need "
-                "one more axis)"
-            )
-        grids = xp.meshgrid(*[xp.arange(d) for d in ids.shape[:-1]], indexing="ij")[:b]
-        coords = xp.concatenate([g[..., None] for g in grids] + [coords], axis=-1)
-    m = coords.shape[-1]
+    if b and (not 0 < b < ids.ndim or params.shape[:b] != ids.shape[:b]):
+        raise InvalidArgumentError(
+            f"gather_nd: with batch_dims={b}, params shape {params.shape} and indices "
+            f"shape {ids.shape} must agree on their first {b} axes (and indices need "
+            "one more axis)"
+        )
+    m = ids.shape[-1] + b  # coordinates per index, the batch axes' included
     if m > params.ndim:
         raise InvalidArgumentError(
             f"gather_nd: indices shape {ids.shape} has {m - b} coordinates per index but "
             f"params shape {params.shape} has only {params.ndim - b} axes to index"
         )
-    bounds = xp.asarray(params.shape[:m], dtype=np.int64)
-    bad = ((coords < 0) | (coords >= bounds)).any(axis=-1)
-    if bad.any():
-        where = tuple(int(i) for i in backend.to_numpy(xp.argwhere(bad)[0]))
-        raise InvalidArgumentError(
-            f"gather_nd: indices[{', '.join(map(str, where))}] = "
-            f"{backend.to_numpy(ids._value[where]).tolist()} does not index into params of "
-            f"shape {params.shape}"
-        )
-    strides = np.cumprod((params.shape[1:m] + (1,))[::-1])[::-1].copy()
-    flat_ids = (coords * xp.asarray(strides, dtype=np.int64)).sum(axis=-1)
+    flat_ids = apply(_nd_row_ids, (ids,), {"batch_dims": b, "shape": tuple(params.shape)})
     rows = reshape(params, (-1,) + params.shape[m:])
-    picked = apply(_gather, (rows, Tensor(flat_ids.reshape(-1))))
+    picked = apply(_gather, (rows, flat_ids))
     return reshape(picked, ids.shape[:-1] + params.shape[m:])
 
 
@@ -1228,10 +1248,8 @@ def boolean_mask(tensor, mask):
             f"boolean_mask: mask must be boolean with a shape {mask.shape} that starts the "
             f"tensor's shape {x.shape}"
         )
-    xp = backend.array_module(mask._value)
-    ids = Tensor(xp.flatnonzero(mask._value))
     flat = reshape(x, (-1,) + x.shape[mask.ndim :])
-    return apply(_gather, (flat, ids))
+    return apply(_gather, (flat, apply(_flatnonzero, (mask,))))
 
 
 # ---------------------------------------------------------------- clipping
