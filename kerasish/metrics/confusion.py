@@ -17,6 +17,7 @@ import numpy as np
 from kerasish.core import backend
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.ops import array_ops, math_ops
+from kerasish.core.primitive import apply, primitive
 from kerasish.core.tensor import Tensor
 from kerasish.metrics.base import (
     Metric,
@@ -141,10 +142,15 @@ def _keep_top_k(y_pred: Tensor, k: int, what: str) -> Tensor:
     classes = y_pred.shape[-1]
     if k >= classes:
         return y_pred
-    values = y_pred._value
+    return apply(_top_k_kept, (y_pred,), {"k": k})
+
+
+@primitive("top_k_kept", differentiable=False)  # a primitive: ks.function replays it
+def _top_k_kept(values, *, k: int):
+    classes = values.shape[-1]
     xp = backend.array_module(values)
     kth = xp.partition(values, classes - k, axis=-1)[..., classes - k : classes - k + 1]
-    return Tensor(xp.where(values >= kth, values, -xp.inf).astype(values.dtype, copy=False))
+    return xp.where(values >= kth, values, -xp.inf).astype(values.dtype, copy=False)
 
 
 class Precision(_ConfusionMetric):

@@ -150,3 +150,19 @@ def test_gather_nd_checks_the_indices_of_every_compiled_call():
                        match=r"gather_nd: indices\[0\] = \[2, 0\] does not index into params of "
                              r"shape \(2, 2\)"):
         compiled(x, ks.constant([[2, 0]]))
+
+
+@pytest.mark.parametrize("metric_class", [ks.metrics.Precision, ks.metrics.Recall])
+def test_confusion_metrics_with_top_k_replay(metric_class):
+    rng = np.random.default_rng(2)
+    batches = [(ks.constant((rng.random((8, 5)) > 0.6).astype(np.float32)),
+                ks.constant(rng.random((8, 5)).astype(np.float32))) for _ in range(4)]
+    eager, compiled = metric_class(top_k=2), metric_class(top_k=2)
+    update = ks.function(compiled.update_state)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no fall-back to eager
+        for y_true, y_pred in batches:
+            eager.update_state(y_true, y_pred)
+            update(y_true, y_pred)
+            assert float(compiled.result()) == float(eager.result())
+    assert update.trace_count == 1
