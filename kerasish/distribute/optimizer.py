@@ -70,6 +70,16 @@ class GradientExchange:
             rank's examples per batch).
         seconds, bytes, calls: time spent exchanging, bytes this rank sent
             (as reduced or gathered), and exchanges made (for benchmarks).
+
+    Raises:
+        ValueError: for an `op` other than "mean" and "sum", or `bucket_bytes` <= 0.
+
+    Example:
+        >>> import kerasish as ks
+        >>> opt = ks.distribute.DistributedOptimizer(ks.optimizers.SGD(0.1), op="sum")
+        >>> exchange = opt.gradient_exchange
+        >>> type(exchange).__name__, exchange.op, exchange.local_weight
+        ('GradientExchange', 'sum', 1.0)
     """
 
     def __init__(self, bucket_bytes: int = DEFAULT_BUCKET_BYTES,

@@ -90,6 +90,12 @@ def sync(metric):
     end of each epoch and evaluation); calling it twice would count every
     other rank twice. Returns the metric. Running alone it does nothing.
 
+    Args:
+        metric: a metric whose state variables add up over examples.
+
+    Returns:
+        The same metric, now holding the sum over the ranks.
+
     Example:
         >>> import kerasish as ks
         >>> m = ks.metrics.Mean()
@@ -126,6 +132,16 @@ class BroadcastVariablesCallback(Callback):
 
     Args:
         root: the rank whose state everyone receives.
+
+    Example:
+        >>> import numpy as np
+        >>> import kerasish as ks
+        >>> model = ks.Sequential([ks.layers.Dense(1)])
+        >>> model.compile("sgd", "mse")
+        >>> callbacks = [ks.distribute.BroadcastVariablesCallback(root=0)]
+        >>> history = model.fit(np.ones((4, 2)), np.ones((4, 1)), verbose=0, callbacks=callbacks)
+        >>> history.epoch  # alone, there is nothing to send
+        [0]
     """
 
     def __init__(self, root: int = 0):

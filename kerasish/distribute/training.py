@@ -107,6 +107,12 @@ def shard_batch(*arrays):
     `gradient_exchange.local_weight` to the part's length. Alone, the arrays
     are returned as they are.
 
+    Args:
+        *arrays: arrays (or None) with the global batch on their first axis.
+
+    Returns:
+        This rank's slice of the one array, or a tuple with one slice per array.
+
     Example:
         >>> import numpy as np
         >>> import kerasish as ks
