@@ -104,7 +104,7 @@ def test_docs_build_strict(tmp_path):
 # hook documented once in Layer, Callback or Metric covers every subclass's.
 FULLY_DOCUMENTED = ("kerasish.layers", "kerasish.losses", "kerasish.metrics",
                     "kerasish.optimizers", "kerasish.callbacks", "kerasish.saving",
-                    "kerasish.models",
+                    "kerasish.models", "kerasish.distribute",
                     # the eager core and the TF-style namespaces (ks., ks.nn, ks.ops, ks.math,
                     # ks.random, ks.data, ks.datasets.*, ...)
                     "kerasish.core", "kerasish.ops", "kerasish.nn", "kerasish.math",
@@ -131,7 +131,7 @@ def _public_callables(packages: tuple) -> dict:
                   ks.callbacks, ks.saving, ks.models, ks.nn, ks.ops, ks.math, ks.linalg,
                   ks.debugging, ks.random, ks.data, ks.utils, ks.summary, ks.constraints,
                   ks.initializers, ks.regularizers, ks.activations, ks.testing, ks.config,
-                  ks.datasets]
+                  ks.datasets, ks.distribute]
     namespaces += [value for name, value in vars(ks.datasets).items()
                    if inspect.ismodule(value) and not name.startswith("_")]
     for space in namespaces:
