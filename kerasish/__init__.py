@@ -47,6 +47,7 @@ from kerasish.core.autodiff import (  # noqa: F401
 )
 from kerasish.core.backend import device, num_gpus  # noqa: F401
 from kerasish.core.errors import DeviceError, InvalidArgumentError, KerasishError  # noqa: F401
+from kerasish.core.function import defun, function  # noqa: F401
 from kerasish.core.ops.array_ops import (  # noqa: F401
     boolean_mask,
     broadcast_to,
@@ -142,7 +143,6 @@ from kerasish.core.ops.math_ops import (  # noqa: F401
     truncatediv,
     where,
 )
-from kerasish.core.function import defun, function  # noqa: F401
 from kerasish.core.ops.scan_ops import cumprod, cumsum, reduce_prod  # noqa: F401
 from kerasish.core.tape import GradientTape  # noqa: F401
 from kerasish.core.tensor import (  # noqa: F401
