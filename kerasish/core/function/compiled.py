@@ -316,13 +316,19 @@ class Function:
         """Every program traced so far (one may serve several signatures)."""
         return list({id(c): c for c in self._concrete.values()}.values())
 
-    def _trace(self, key, args, kwargs):
+    def _live_trace(self, key, args, kwargs):
+        """A new program for signature `key` and a live tracer with this call's tensors bound
+        as its inputs; returns both and the arguments to run the function on."""
         tensors: list = []
         args, kwargs = _as_tensors(args, tensors), _as_tensors(kwargs, tensors)
         concrete = ConcreteFunction(self, key, tensors)
         tracer = Tracer(concrete, concrete.root, "live")
         for slot, tensor in enumerate(tensors):
             tracer.bind(tensor, slot)
+        return concrete, tracer, args, kwargs
+
+    def _trace(self, key, args, kwargs):
+        concrete, tracer, args, kwargs = self._live_trace(key, args, kwargs)
         self.may_create_variables = self.trace_count == 0 and not self._discarded
         try:
             result = self._run(tracer, args, kwargs)
@@ -365,12 +371,7 @@ class Function:
             result = self._trace(key, args, kwargs)
             self._generic.setdefault(relaxed, self._concrete[key])
             return result
-        tensors: list = []
-        args, kwargs = _as_tensors(args, tensors), _as_tensors(kwargs, tensors)
-        again = ConcreteFunction(self, key, tensors)
-        tracer = Tracer(again, again.root, "live")
-        for slot, tensor in enumerate(tensors):
-            tracer.bind(tensor, slot)
+        again, tracer, args, kwargs = self._live_trace(key, args, kwargs)
         result = self._run(tracer, args, kwargs)
         if _compare(generic, again, shapes=True) is True:
             self._concrete[key] = generic  # one program for both shapes
@@ -386,12 +387,7 @@ class Function:
         """Trace this call afresh and compare with the program: a constant that differs
         between the two was computed from the data by code outside the recorded ops (an
         index array made with NumPy, say), and the signature then runs eagerly."""
-        tensors: list = []
-        args, kwargs = _as_tensors(args, tensors), _as_tensors(kwargs, tensors)
-        again = ConcreteFunction(self, key, tensors)
-        tracer = Tracer(again, again.root, "live")
-        for slot, tensor in enumerate(tensors):
-            tracer.bind(tensor, slot)
+        again, tracer, args, kwargs = self._live_trace(key, args, kwargs)
         result = self._run(tracer, args, kwargs)
         if again.eager_reason is not None:
             concrete.give_up(again.eager_reason)
