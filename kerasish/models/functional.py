@@ -525,24 +525,12 @@ class Functional(Model):
                          ", ".join(sources) or "-"))
         widths = [max(len(row[i]) for row in rows) + 2 for i in range(3)]
         line_length = max(line_length, sum(widths) + max(len(row[3]) for row in rows))
-        rule = "_" * line_length
 
         def line(cells) -> str:
             return "".join(f"{c:<{w}}" for c, w in zip(cells, widths)) + cells[3]
 
-        print_fn(f'Model: "{self.name}"')
-        print_fn(rule)
-        print_fn(line(rows[0]))
-        print_fn("=" * line_length)
-        for row in rows[1:]:
-            print_fn(line(row))
-        print_fn("=" * line_length)
-        trainable = sum(v.size for v in self.trainable_variables)
-        non_trainable = sum(v.size for v in self.non_trainable_variables)
-        print_fn(f"Total params: {trainable + non_trainable:,}")
-        print_fn(f"Trainable params: {trainable:,}")
-        print_fn(f"Non-trainable params: {non_trainable:,}")
-        print_fn(rule)
+        self._print_summary(print_fn, line(rows[0]), [line(row) for row in rows[1:]],
+                            line_length)
 
 
 def rebuild_from_config(cls, config: dict, custom_objects=None):

@@ -238,21 +238,28 @@ class Model(Layer):
                 "input_shape=..."
             )
         widths = (line_length * 45 // 100, line_length * 33 // 100)
-        rule = "_" * line_length
 
         def row(a, b, c):
             return f"{a:<{widths[0]}}{b:<{widths[1]}}{c}"
 
+        rows = [
+            row(f"{layer.name} ({type(layer).__name__})",
+                "?" if layer.output_shape_seen is None else str(layer.output_shape_seen),
+                f"{layer.count_params():,}")
+            for layer in self.layers
+        ]
+        self._print_summary(print_fn, row("Layer (type)", "Output Shape", "Param #"), rows,
+                            line_length)
+
+    def _print_summary(self, print_fn, header: str, rows: list, line_length: int) -> None:
+        """Print the summary's frame: title, `header`, the formatted `rows`, parameter totals."""
+        rule = "_" * line_length
         print_fn(f'Model: "{self.name}"')
         print_fn(rule)
-        print_fn(row("Layer (type)", "Output Shape", "Param #"))
+        print_fn(header)
         print_fn("=" * line_length)
-        for layer in self.layers:
-            shape = layer.output_shape_seen
-            print_fn(
-                row(f"{layer.name} ({type(layer).__name__})",
-                    "?" if shape is None else str(shape), f"{layer.count_params():,}")
-            )
+        for row in rows:
+            print_fn(row)
         print_fn("=" * line_length)
         trainable = sum(v.size for v in self.trainable_variables)
         non_trainable = sum(v.size for v in self.non_trainable_variables)
