@@ -143,6 +143,34 @@ def _normalized_axes(layer: Layer, axis, rank: int) -> list:
     return sorted(a % rank for a in axes)
 
 
+def _add_gamma_beta(layer: Layer, shape: tuple, scale: bool, center: bool) -> None:
+    """Give `layer` its `gamma` (when `scale`) and `beta` (when `center`) weights of `shape`,
+    from its gamma_/beta_ initializer, regularizer and constraint; None where left out."""
+    layer.gamma = layer.beta = None
+    if scale:
+        layer.gamma = layer.add_weight(
+            "gamma", shape, initializer=layer.gamma_initializer,
+            regularizer=layer.gamma_regularizer, constraint=layer.gamma_constraint,
+        )
+    if center:
+        layer.beta = layer.add_weight(
+            "beta", shape, initializer=layer.beta_initializer,
+            regularizer=layer.beta_regularizer, constraint=layer.beta_constraint,
+        )
+
+
+def _gamma_beta_config(layer: Layer) -> dict:
+    """The config entries of `layer`'s gamma_/beta_ initializers, regularizers, constraints."""
+    return {
+        "beta_initializer": layer.beta_initializer,
+        "gamma_initializer": layer.gamma_initializer,
+        "beta_regularizer": layer.beta_regularizer,
+        "gamma_regularizer": layer.gamma_regularizer,
+        "beta_constraint": layer.beta_constraint,
+        "gamma_constraint": layer.gamma_constraint,
+    }
+
+
 def _affine_normalize(x, mean, variance, epsilon, gamma, beta):
     """x * inv + (beta - mean * inv) with inv = gamma / sqrt(variance + epsilon) (Keras's form)."""
     inv = math_ops.rsqrt(variance + epsilon)
@@ -222,17 +250,8 @@ class LayerNormalization(Layer):
     def build(self, input_shape):
         self._axes = _normalized_axes(self, self.axis, len(input_shape))
         shape = tuple(input_shape[a] for a in self._axes)
-        self.gamma = self.beta = None
-        if self.scale or self.rms_scaling:
-            self.gamma = self.add_weight(
-                "gamma", shape, initializer=self.gamma_initializer,
-                regularizer=self.gamma_regularizer, constraint=self.gamma_constraint,
-            )
-        if self.center and not self.rms_scaling:
-            self.beta = self.add_weight(
-                "beta", shape, initializer=self.beta_initializer,
-                regularizer=self.beta_regularizer, constraint=self.beta_constraint,
-            )
+        _add_gamma_beta(self, shape, self.scale or self.rms_scaling,
+                        self.center and not self.rms_scaling)
 
     def call(self, inputs):
         rank = inputs.ndim
@@ -274,12 +293,7 @@ class LayerNormalization(Layer):
             "epsilon": self.epsilon,
             "center": self.center,
             "scale": self.scale,
-            "beta_initializer": self.beta_initializer,
-            "gamma_initializer": self.gamma_initializer,
-            "beta_regularizer": self.beta_regularizer,
-            "gamma_regularizer": self.gamma_regularizer,
-            "beta_constraint": self.beta_constraint,
-            "gamma_constraint": self.gamma_constraint,
+            **_gamma_beta_config(self),
             "rms_scaling": self.rms_scaling,
         }
 
@@ -359,17 +373,7 @@ class GroupNormalization(Layer):
     def build(self, input_shape):
         axis, _ = self._check(input_shape)
         shape = (input_shape[axis],)
-        self.gamma = self.beta = None
-        if self.scale:
-            self.gamma = self.add_weight(
-                "gamma", shape, initializer=self.gamma_initializer,
-                regularizer=self.gamma_regularizer, constraint=self.gamma_constraint,
-            )
-        if self.center:
-            self.beta = self.add_weight(
-                "beta", shape, initializer=self.beta_initializer,
-                regularizer=self.beta_regularizer, constraint=self.beta_constraint,
-            )
+        _add_gamma_beta(self, shape, self.scale, self.center)
 
     def call(self, inputs):
         axis, groups = self._check(inputs.shape)
@@ -414,12 +418,7 @@ class GroupNormalization(Layer):
             "epsilon": self.epsilon,
             "center": self.center,
             "scale": self.scale,
-            "beta_initializer": self.beta_initializer,
-            "gamma_initializer": self.gamma_initializer,
-            "beta_regularizer": self.beta_regularizer,
-            "gamma_regularizer": self.gamma_regularizer,
-            "beta_constraint": self.beta_constraint,
-            "gamma_constraint": self.gamma_constraint,
+            **_gamma_beta_config(self),
         }
 
 
