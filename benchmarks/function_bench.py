@@ -6,29 +6,36 @@ gradient, one two-variable SGD update) with the Python-`if` Huber loss, on the
 the file is missing). kerasish eager, kerasish compiled (`ks.function`, both
 branches of the `if` compiled as guards) and PyTorch eager (if installed) run
 the same steps on the same float32 data, in alternating rounds; the compiled
-and eager weights are checked to be equal bit for bit.
+and eager weights are checked to be equal bit for bit. TF eager and
+`tf.function` run the same step in a separate interpreter (`--tf-python`, one
+call of `function_bench_tf.py` per round, between the in-process contenders).
 
 MLP: one epoch of `model.fit` (Dense 128 relu, Dense 10, Adam, batch 128) on
 Fashion-MNIST (`ks.datasets.fashion_mnist`, or random images when it cannot be
 read) with `run_eagerly=True` and `False`, against the NumPy GEMM floor (the
 six matrix products of each batch's forward and backward pass, nothing else).
 CNN: the same for a small convolutional model on the first `--cnn-examples`
-images, eager against compiled.
+images, eager against compiled. PyTorch (if installed) trains the same models
+on the same arrays (slices of 128, no DataLoader, Adam, cross-entropy on
+logits) in the same alternating rounds.
 
 Usage (from the repository root; one thread each):
 
     OMP_NUM_THREADS=1 python benchmarks/function_bench.py [--epochs 20] [--rounds 5]
-        [--examples 12000] [--markdown]
+        [--examples 12000] [--tf-python /tmp/kvenv/bin/python] [--markdown]
 
 Targets (issue 13): compiled Huber step <= 0.3x eager; compiled MLP epoch
-<= 1.25x the GEMM floor; compiled never slower than eager.
+<= 1.25x the GEMM floor; compiled CNN epoch <= 1.1x PyTorch's; compiled
+never slower than eager.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -46,6 +53,7 @@ if str(ROOT) not in sys.path:
 import kerasish as ks  # noqa: E402
 
 DATA_FILE = ROOT.parent / "shared/data/birth_life_2010.txt"
+TF_SCRIPT = Path(__file__).resolve().parent / "function_bench_tf.py"
 
 
 # ---------------------------------------------------------------- Huber
@@ -108,6 +116,21 @@ def time_epochs(step, xs, ys, epochs: int) -> float:
     return (time.perf_counter() - start) / (epochs * len(xs)) * 1e6
 
 
+def tf_round(args, x, y) -> dict:
+    """One round of TF eager and `tf.function` in `args.tf_python`; {} when unavailable."""
+    if not args.tf_python or not os.path.exists(args.tf_python):
+        return {}
+    env = dict(os.environ, OMP_NUM_THREADS="1", TF_NUM_INTRAOP_THREADS="1",
+               TF_NUM_INTEROP_THREADS="1", TF_CPP_MIN_LOG_LEVEL="3")
+    done = subprocess.run([args.tf_python, str(TF_SCRIPT), "--epochs", str(args.epochs)],
+                          input=json.dumps({"x": x.tolist(), "y": y.tolist()}),
+                          capture_output=True, text=True, env=env, check=False)
+    if done.returncode != 0:
+        print(f"TF run with {args.tf_python} failed:\n{done.stderr[-2000:]}", file=sys.stderr)
+        return {}
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
 def huber(args) -> dict:
     x, y = huber_data()
     runners = {}
@@ -125,11 +148,18 @@ def huber(args) -> dict:
     except ImportError:
         pass
     times = {name: [] for name in runners}
+    tf_version = None
     for _ in range(args.rounds):
         for name, (step, xs, ys) in runners.items():
             times[name].append(time_epochs(step, xs, ys, args.epochs))
+        tf_result = tf_round(args, x, y)
+        tf_version = tf_result.get("version", tf_version)
+        for name in ("TF eager", "TF tf.function"):
+            if name in tf_result:
+                times.setdefault(name, []).append(tf_result[name])
     same = (ew.numpy() == cw.numpy()) and (eb.numpy() == cb.numpy())
-    return {"times": times, "same": same, "points": len(x), "traces": compiled.trace_count}
+    return {"times": times, "same": same, "points": len(x), "traces": compiled.trace_count,
+            "tf_version": tf_version}
 
 
 # ---------------------------------------------------------------- MLP
@@ -174,6 +204,38 @@ def cnn_epoch(x, y, eager: bool) -> float:
     return time.perf_counter() - start
 
 
+def torch_epoch(x, y, conv: bool) -> float | None:
+    """One PyTorch epoch of the MLP (or the CNN) on the same arrays; None without torch."""
+    try:
+        import torch
+    except ImportError:
+        return None
+    torch.set_num_threads(1)
+    torch.manual_seed(0)
+    nn = torch.nn
+    if conv:
+        model = nn.Sequential(nn.Conv2d(1, 16, 3), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(),
+                              nn.Linear(16 * 13 * 13, 10))
+        inputs = torch.from_numpy(np.ascontiguousarray(x.reshape(-1, 1, 28, 28)))
+    else:
+        model = nn.Sequential(nn.Linear(784, 128), nn.ReLU(), nn.Linear(128, 10))
+        inputs = torch.from_numpy(x)
+    labels = torch.from_numpy(y.astype(np.int64))
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+    loss_fn = nn.CrossEntropyLoss()
+
+    def epoch(count: int) -> None:
+        for i in range(0, count, 128):
+            optimizer.zero_grad()
+            loss_fn(model(inputs[i:i + 128]), labels[i:i + 128]).backward()
+            optimizer.step()
+
+    epoch(256)  # warm up, as the kerasish rows do
+    start = time.perf_counter()
+    epoch(len(inputs))
+    return time.perf_counter() - start
+
+
 def gemm_floor(x) -> float:
     rng = np.random.default_rng(0)
     w1 = rng.normal(size=(784, 128)).astype(np.float32)
@@ -197,10 +259,16 @@ def mlp(args) -> dict:
     for _ in range(args.mlp_rounds):
         times["kerasish eager"].append(mlp_epoch(x, y, True))
         times["kerasish compiled"].append(mlp_epoch(x, y, False))
+        torch_mlp = torch_epoch(x, y, conv=False)
+        if torch_mlp is not None:
+            times.setdefault("PyTorch", []).append(torch_mlp)
         times["NumPy GEMM floor"].append(gemm_floor(x))
         cnn_x, cnn_y = x[:args.cnn_examples], y[:args.cnn_examples]
         cnn_times["kerasish eager"].append(cnn_epoch(cnn_x, cnn_y, True))
         cnn_times["kerasish compiled"].append(cnn_epoch(cnn_x, cnn_y, False))
+        torch_cnn = torch_epoch(cnn_x, cnn_y, conv=True)
+        if torch_cnn is not None:
+            cnn_times.setdefault("PyTorch", []).append(torch_cnn)
     return {"times": times, "cnn": cnn_times, "source": source, "examples": len(x)}
 
 
@@ -214,6 +282,8 @@ def main() -> None:
     parser.add_argument("--examples", type=int, default=12000, help="MLP epoch size")
     parser.add_argument("--cnn-examples", type=int, default=4000, help="CNN epoch size")
     parser.add_argument("--mlp-rounds", type=int, default=3)
+    parser.add_argument("--tf-python", default="/tmp/kvenv/bin/python",
+                        help="interpreter with TensorFlow for the TF rows ('' to skip)")
     parser.add_argument("--markdown", action="store_true")
     args = parser.parse_args()
     load = os.getloadavg()
@@ -223,7 +293,7 @@ def main() -> None:
     eager = statistics.median(result["times"]["kerasish eager"])
     print(f"\nHuber step, {result['points']} points x {args.epochs} epochs x {args.rounds} "
           f"rounds (us per step; compiled weights equal eager: {result['same']}; "
-          f"traces: {result['traces']})")
+          f"traces: {result['traces']}; TF {result['tf_version'] or 'not run'})")
     rows = []
     for name, values in result["times"].items():
         med = statistics.median(values)
@@ -243,12 +313,14 @@ def main() -> None:
     cnn_eager = statistics.median(result_mlp["cnn"]["kerasish eager"])
     print(f"\nCNN epoch (Conv2D 16 3x3 relu, max pool, Dense 10), {args.cnn_examples} examples, "
           "batch 128 (seconds)")
+    cnn_torch = (statistics.median(result_mlp["cnn"]["PyTorch"])
+                 if "PyTorch" in result_mlp["cnn"] else float("nan"))
     cnn_rows = []
     for name, values in result_mlp["cnn"].items():
         med = statistics.median(values)
-        cnn_rows.append((name, min(values), med, med / cnn_eager))
+        cnn_rows.append((name, min(values), med, med / cnn_eager, med / cnn_torch))
         print(f"  {name:24s} best {min(values):8.3f}  median {med:8.3f}  "
-              f"x eager {med / cnn_eager:5.2f}")
+              f"x eager {med / cnn_eager:5.2f}  x PyTorch {med / cnn_torch:5.2f}")
     if args.markdown:
         print("\n| Huber step | best us | median us | x eager |\n|---|---|---|---|")
         for name, best, med, ratio in rows:
@@ -256,9 +328,9 @@ def main() -> None:
         print("\n| MLP epoch | best s | median s | x GEMM floor |\n|---|---|---|---|")
         for name, best, med, ratio in mlp_rows:
             print(f"| {name} | {best:.3f} | {med:.3f} | {ratio:.2f} |")
-        print("\n| CNN epoch | best s | median s | x eager |\n|---|---|---|---|")
-        for name, best, med, ratio in cnn_rows:
-            print(f"| {name} | {best:.3f} | {med:.3f} | {ratio:.2f} |")
+        print("\n| CNN epoch | best s | median s | x eager | x PyTorch |\n|---|---|---|---|---|")
+        for name, best, med, ratio, torch_ratio in cnn_rows:
+            print(f"| {name} | {best:.3f} | {med:.3f} | {ratio:.2f} | {torch_ratio:.2f} |")
 
 
 if __name__ == "__main__":
