@@ -17,7 +17,7 @@ from kerasish import constraints, initializers, regularizers
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.ops import array_ops, math_ops, nn_ops
 from kerasish.core.tensor import convert_to_tensor
-from kerasish.layers.base import Layer
+from kerasish.layers.base import SameShapeLayer
 
 __all__ = ["ELU", "LeakyReLU", "PReLU", "ReLU", "Softmax"]
 
@@ -28,29 +28,7 @@ def _non_negative(layer: str, name: str, value) -> float:
     return float(value)
 
 
-class _Elementwise(Layer):
-    """An activation applied elementwise: same output shape, masks pass through."""
-
-    supports_masking = True
-
-    def compute_output_shape(self, input_shape):
-        """The output's shape for inputs of `input_shape`, found without running the layer.
-
-        Args:
-            input_shape: the inputs' shape, batch axis included (None where unknown).
-
-        Returns:
-            The output's shape.
-
-        Example:
-            >>> import kerasish as ks
-            >>> ks.layers.ReLU().compute_output_shape((None, 4))
-            (None, 4)
-        """
-        return tuple(input_shape)
-
-
-class ReLU(_Elementwise):
+class ReLU(SameShapeLayer):
     """Rectified linear unit with an optional cap, threshold and negative slope (Keras's ReLU).
 
     ``f(x) = min(x, max_value)`` for ``x > threshold``, ``0`` for ``x <= threshold``
@@ -102,7 +80,7 @@ class ReLU(_Elementwise):
         }
 
 
-class LeakyReLU(_Elementwise):
+class LeakyReLU(SameShapeLayer):
     """``x`` for ``x > 0``, ``negative_slope * x`` otherwise (Keras 3 default slope 0.3).
 
     Args:
@@ -126,7 +104,7 @@ class LeakyReLU(_Elementwise):
         return {**super().get_config(), "negative_slope": self.negative_slope}
 
 
-class PReLU(_Elementwise):
+class PReLU(SameShapeLayer):
     """Leaky ReLU with learned slopes: ``x`` for ``x > 0``, ``alpha * x`` otherwise.
 
     `alpha` has the input's shape without the batch axis, with size 1 along
@@ -214,7 +192,7 @@ class PReLU(_Elementwise):
         }
 
 
-class ELU(_Elementwise):
+class ELU(SameShapeLayer):
     """Exponential linear unit: ``x`` for ``x > 0``, ``alpha * (exp(x) - 1)`` otherwise.
 
     Args:
@@ -241,7 +219,7 @@ class ELU(_Elementwise):
         return {**super().get_config(), "alpha": self.alpha}
 
 
-class Softmax(_Elementwise):
+class Softmax(SameShapeLayer):
     """Softmax along `axis` (an int, or a list of axes normalized together).
 
     With a mask (``layer(x, mask=m)``, or one attached by a masking layer), the

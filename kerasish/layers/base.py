@@ -718,3 +718,26 @@ def _convert_inputs(inputs):
         [leaf if leaf is None or isinstance(leaf, Tensor) else convert_to_tensor(leaf)
          for leaf in leaves],
     )
+
+
+class SameShapeLayer(Layer):
+    """Base of layers whose output has their input's shape (activations, noise), passing masks
+    through."""
+
+    supports_masking = True
+
+    def compute_output_shape(self, input_shape):
+        """The output's shape for inputs of `input_shape`, found without running the layer.
+
+        Args:
+            input_shape: the inputs' shape, batch axis included (None where unknown).
+
+        Returns:
+            The output's shape.
+
+        Example:
+            >>> import kerasish as ks
+            >>> ks.layers.GaussianNoise(0.1).compute_output_shape((None, 4))
+            (None, 4)
+        """
+        return tuple(input_shape)

@@ -21,7 +21,7 @@ from kerasish import random as ks_random
 from kerasish import regularizers
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.ops import nn_ops
-from kerasish.layers.base import Layer, in_training_mode
+from kerasish.layers.base import SameShapeLayer, in_training_mode
 
 __all__ = [
     "ActivityRegularization",
@@ -39,29 +39,7 @@ def _rate(layer: str, rate) -> float:
     return rate
 
 
-class _SameShape(Layer):
-    """A layer whose output has its input's shape, passing masks through."""
-
-    supports_masking = True
-
-    def compute_output_shape(self, input_shape):
-        """The output's shape for inputs of `input_shape`, found without running the layer.
-
-        Args:
-            input_shape: the inputs' shape, batch axis included (None where unknown).
-
-        Returns:
-            The output's shape.
-
-        Example:
-            >>> import kerasish as ks
-            >>> ks.layers.GaussianNoise(0.1).compute_output_shape((None, 4))
-            (None, 4)
-        """
-        return tuple(input_shape)
-
-
-class _SpatialDropout(_SameShape):
+class _SpatialDropout(SameShapeLayer):
     """Dropout of whole feature maps: one keep/drop draw per (example, channel)."""
 
     _rank = 0  # the input rank the layer expects
@@ -153,7 +131,7 @@ class SpatialDropout2D(_SpatialDropout):
         return {**super().get_config(), "data_format": self.data_format}
 
 
-class GaussianNoise(_SameShape):
+class GaussianNoise(SameShapeLayer):
     """Add zero-mean Gaussian noise of standard deviation `stddev`, only when training.
 
     Args:
@@ -187,7 +165,7 @@ class GaussianNoise(_SameShape):
         return {**super().get_config(), "stddev": self.stddev, "seed": self.seed}
 
 
-class GaussianDropout(_SameShape):
+class GaussianDropout(SameShapeLayer):
     """Multiply by Gaussian noise of mean 1 and variance rate / (1 - rate), only when training.
 
     The multiplicative-noise counterpart of `Dropout` with the same `rate`
@@ -222,7 +200,7 @@ class GaussianDropout(_SameShape):
         return {**super().get_config(), "rate": self.rate, "seed": self.seed}
 
 
-class ActivityRegularization(_SameShape):
+class ActivityRegularization(SameShapeLayer):
     """The identity that adds ``(l1 * sum|x| + l2 * sum x**2) / batch size`` to `losses`.
 
     The penalty is added at every call (training or not), as Keras does for
