@@ -145,6 +145,9 @@ def timeout() -> float:
     return _ensure().timeout
 
 
+_OUTPUT_GRACE_SECONDS = 0.5  # time for mpiexec to forward a failing rank's last lines
+
+
 def _install_abort_hook() -> None:
     """An uncaught exception on any rank prints it with the rank, then aborts the whole job."""
     previous = sys.excepthook
@@ -161,6 +164,9 @@ def _abort(kind: str, message: str) -> None:
                      f"{kind}: {message}; aborting the job\n")
     sys.stderr.flush()
     sys.stdout.flush()
+    # mpiexec forwards each rank's output through a pipe; MPI_Abort tears the job down at
+    # once and can drop the lines still in that pipe (the traceback and the line above)
+    time.sleep(_OUTPUT_GRACE_SECONDS)
     _state.comm.Abort(1)
 
 
