@@ -571,7 +571,7 @@ def shuffle(value, seed=None, axis: int = 0) -> Tensor:
         raise InvalidArgumentError(
             f"random.shuffle: axis {axis} is out of range for a tensor of shape {x.shape}"
         )
-    order = backend.to_device(_generator(seed).permutation(x.shape[axis]),
+    order = backend.to_device(backend.permutation(_generator(seed), x.shape[axis]),
                               backend.device_of(x._value))
     return Tensor(backend.array_module(x._value).take(x._value, order, axis=axis))
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from kerasish.core import backend
 from kerasish.core.tape import GradientTape
 from kerasish.core.tensor import Tensor, convert_to_tensor
 
@@ -74,7 +75,8 @@ def _weighted_sum(out, weights):
     from kerasish.core.ops import math_ops
 
     out = convert_to_tensor(out)
-    return math_ops.reduce_sum(out * convert_to_tensor(weights.astype(out.dtype)))
+    weights = backend.to_device(weights.astype(out.dtype), backend.device_of(out._value))
+    return math_ops.reduce_sum(out * Tensor(weights))  # on the output's device, wherever f put it
 
 
 def _check_order(scalar_fn, values, float_positions, order, eps, rtol, atol, rng, level):

@@ -627,8 +627,7 @@ def train(args, log=print, on_step=None) -> dict:
                            smoothing=0.05)
     epoch_loss = {"loss": 0.0, "pairs": 0}  # for the line printed at the end of each epoch
     # the bar closes (and clears its line) before an interrupt's message is printed
-    with blas_threads(args.blas_threads), ks.device(args.device), \
-            session.saving_on_interrupt(), bar:
+    with blas_threads(args.blas_threads), session.saving_on_interrupt(), bar:
         epoch0, chunk0, batch0 = (int(v) for v in position.numpy())
         loop_start = time.perf_counter()
         source = batches(epoch0, chunk0, batch0) if not done else iter(())
@@ -877,9 +876,10 @@ def main(argv=None, on_step=None) -> dict:
     ks.distribute.init()
     if not ks.distribute.is_chief():  # one rank prints
         args.quiet = True
-        result = train(args, log=lambda *a, **k: None, on_step=on_step)
-        return result
-    result = train(args, on_step=on_step)
+        with ks.device(args.device):
+            return train(args, log=lambda *a, **k: None, on_step=on_step)
+    with ks.device(args.device):  # the model, its optimizer and every batch
+        result = train(args, on_step=on_step)
     extra = ""
     if "word_pairs" in result:
         extra += f", word-pair Spearman {result['word_pairs']['spearman']:.3f}"

@@ -19,10 +19,8 @@ from kerasish.core.errors import DeviceError
 
 try:  # CuPy is the optional extra `kerasish[gpu]`.
     import cupy
-    import cupyx
 except ImportError:  # pragma: no cover - depends on the machine
     cupy = None
-    cupyx = None
 
 GPU_INSTALL_HINT = (
     'pip install -e ".[gpu]" in the kerasish checkout (CuPy), on a machine with an NVIDIA GPU'
@@ -208,10 +206,10 @@ def scatter_add(target, indices, values) -> None:
     Adding whole rows (a 1-D integer `indices` along axis 0, one row of
     `values` per index) goes through `unique_sum_rows` on NumPy, which is
     5-10x faster than `numpy.add.at` for that case; anything else uses
-    `numpy.add.at` (CuPy: `cupyx.scatter_add`).
+    `numpy.add.at` (CuPy: `cupy.add.at`).
     """
     if is_gpu_array(target):
-        cupyx.scatter_add(target, indices, values)
+        cupy.add.at(target, indices, values)
         return
     if (
         isinstance(indices, numpy.ndarray)
@@ -277,14 +275,14 @@ def unique_sum_rows(indices, values, groups: RowGroups | None = None):
     take a shorter path: one flat `add.at` of the repeated rows onto their
     group's first row. Scalar rows use `add.reduceat` directly. The result is
     deterministic (same inputs, same summation order). On CuPy:
-    `unique(return_inverse=True)` and `cupyx.scatter_add`.
+    `unique(return_inverse=True)` and `cupy.add.at`.
     """
     if groups is None:
         groups = RowGroups(indices)
     unique = groups.unique
     if array_module(values) is not numpy:
         sums = cupy.zeros((unique.shape[0],) + tuple(values.shape[1:]), dtype=values.dtype)
-        cupyx.scatter_add(sums, groups.inverse.reshape(-1), values)
+        cupy.add.at(sums, groups.inverse.reshape(-1), values)
         return unique, sums
     n = indices.shape[0]
     order, new, starts = groups.order, groups.new, groups.starts
@@ -349,6 +347,14 @@ def random_generator(seed, like_device: tuple[str, int]):
         with cupy.cuda.Device(like_device[1]):
             return cupy.random.default_rng(seed)
     return numpy.random.default_rng(seed)
+
+
+def permutation(generator, n: int):
+    """A random ordering of range(n) drawn from a NumPy or CuPy generator (CuPy's has no
+    `permutation`: there, the order that sorts n uniform draws)."""
+    if isinstance(generator, numpy.random.Generator):
+        return generator.permutation(n)
+    return generator.random(n).argsort()
 
 
 # -- collectives across processes (ks.distribute): MPI for host arrays, NCCL for GPU arrays --

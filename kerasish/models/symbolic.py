@@ -449,8 +449,18 @@ class FunctionOp:
 
 
 def primitive_call(prim, inputs: tuple, attrs: dict):
-    """Record `prim(inputs, attrs)` on symbolic inputs as a new op node; return its outputs."""
-    return PrimitiveOp(prim, attrs).symbolic_call(tuple(inputs))
+    """Record `prim(inputs, attrs)` on symbolic inputs as a new op node; return its outputs.
+
+    Concrete inputs move to the current device, where the symbolic inputs' zeros (and
+    later their data) live: Python numbers meeting a symbolic tensor are cached on the host.
+    """
+    current = backend.current_device()
+    inputs = tuple(
+        Tensor(backend.to_device(t._value, current))
+        if isinstance(t, Tensor) and not isinstance(t, KerasTensor)
+        and backend.device_of(t._value) != current else t
+        for t in inputs)
+    return PrimitiveOp(prim, attrs).symbolic_call(inputs)
 
 
 def _encode_attr(value):

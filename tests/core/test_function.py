@@ -288,9 +288,32 @@ def test_replay_failure_names_the_recorded_line():
     pick(ks.constant([1]))
     pick(ks.constant([0]))  # traced, then checked: later calls replay
     with pytest.raises(ks.InvalidArgumentError,
-                       match=r"ks.function 'pick': gather recorded at test_function.py:\d+ "
-                             r"\(pick\) failed when replayed: gather"):
+                       match=r"ks.function 'pick': checked_indices recorded at test_function.py:"
+                             r"\d+ \(pick\) failed when replayed: gather: indices\[0\] = 5 is "
+                             r"not in \[0, 2\)"):
         pick(ks.constant([5]))
+
+
+def test_replayed_index_ops_check_every_calls_indices():
+    # NumPy wraps a negative index (and CuPy any index) without a word: the check is recorded
+    params = ks.constant([[1.0], [2.0]])
+    pick = ks.function(lambda i: ks.gather(params, i))
+    xent = ks.function(ks.nn.sparse_softmax_cross_entropy_with_logits)
+    logits = ks.constant([[1.0, 2.0, 3.0]] * 2)
+    for _ in range(2):  # traced, then checked: later calls replay
+        pick(ks.constant([1]))
+        xent(ks.constant([0, 2]), logits)
+    with pytest.raises(ks.InvalidArgumentError, match=r"gather: indices\[0\] = -1 is not in"):
+        pick(ks.constant([-1]))
+    with pytest.raises(ks.InvalidArgumentError,
+                       match=r"sparse_softmax_cross_entropy_with_logits: indices\[1\] = -1"):
+        xent(ks.constant([0, -1]), logits)
+    assert pick.trace_count == 1 and xent.trace_count == 1
+    bad_rows = ks.function(lambda v, i: ks.scatter_rows(v, i, 2))
+    for _ in range(2):
+        bad_rows(ks.ones((1, 1)), ks.constant([1]))
+    with pytest.raises(ks.InvalidArgumentError, match=r"scatter_rows: indices\[0\] = -2"):
+        bad_rows(ks.ones((1, 1)), ks.constant([-2]))
 
 
 # -------------------------------------------------------------------------- nesting, tapes

@@ -571,7 +571,11 @@ def _key(value, arrays: list):
         array = value._value
         arrays.append(array)
         return (array.shape, array.dtype.char, _device(array))
-    if cls is np.ndarray or backend.is_gpu_array(value):
+    if cls is np.ndarray:
+        value = _placed(value)
+        arrays.append(value)
+        return (value.shape, value.dtype.char, _device(value))
+    if backend.is_gpu_array(value):
         arrays.append(value)
         return (value.shape, value.dtype.char, _device(value))
     if cls in _SCALARS:
@@ -604,7 +608,7 @@ def _as_tensors(value, tensors: list):
     """`value` with arrays turned into tensors, collecting the tensors in `_key`'s order."""
     cls = value.__class__
     if cls is np.ndarray or backend.is_gpu_array(value):
-        tensor = Tensor(value)
+        tensor = Tensor(_placed(value) if cls is np.ndarray else value)
         tensors.append(tensor)
         return tensor
     if isinstance(value, Tensor) and cls is not Variable:
@@ -620,6 +624,12 @@ def _as_tensors(value, tensors: list):
     if isinstance(value, (tuple, list)) and cls not in _SCALARS:
         return cls([_as_tensors(item, tensors) for item in value])
     return value
+
+
+def _placed(array: np.ndarray):
+    """A NumPy argument where eager code would put it: on the current device (see ks.device)."""
+    current = backend.current_device()
+    return array if current[0] == "cpu" else backend.to_device(array, current)
 
 
 def _device(array):

@@ -974,6 +974,19 @@ def _check_indices(op_name: str, ids, limit: int) -> None:
     )
 
 
+@primitive("checked_indices", differentiable=False)
+def _checked_indices_array(ids, *, op, limit):
+    _check_indices(op, ids, limit)
+    return ids
+
+
+def checked_indices(op_name: str, ids: Tensor, limit: int) -> Tensor:
+    """`ids` after checking that each is an integer in [0, limit) (`op: indices[i] = v is not
+    in [0, limit)` otherwise). A recorded op, so that a ks.function replay checks every
+    call's indices: NumPy wraps negative indices and CuPy wraps all, silently."""
+    return apply(_checked_indices_array, (ids,), {"op": op_name, "limit": int(limit)})
+
+
 @primitive("gather")
 def _gather(params, indices):
     return params.take(indices, axis=0)
@@ -1025,8 +1038,7 @@ def gather(params, indices, axis=None, batch_dims: int = 0, name: str = "gather"
             builtins.range(k + axis, out.ndim)
         )
         return transpose(out, perm)
-    _check_indices(name, ids._value, params.shape[0])
-    return apply(_gather, (params, ids))
+    return apply(_gather, (params, checked_indices(name, ids, params.shape[0])))
 
 
 def _batched_gather(params: Tensor, ids: Tensor, axis, batch_dims: int, name: str) -> Tensor:
@@ -1051,7 +1063,7 @@ def _batched_gather(params: Tensor, ids: Tensor, axis, batch_dims: int, name: st
             f"{name}: with batch_dims={b}, params shape {params.shape} and indices shape "
             f"{ids.shape} must agree on their first {b} axes"
         )
-    _check_indices(name, ids._value, params.shape[axis])
+    ids = checked_indices(name, ids, params.shape[axis])
     batch, size = params.shape[:b], params.shape[axis]
     between = tuple(builtins.range(b, axis))
     after = tuple(builtins.range(axis + 1, params.ndim))
@@ -1165,6 +1177,7 @@ def gather_nd(params, indices, batch_dims: int = 0):
 
 @primitive("scatter_rows")
 def _scatter_rows(values, indices, num_rows):
+    _check_indices("scatter_rows", indices, num_rows)  # here, so that replays check too
     out = backend.array_module(values).zeros((num_rows,) + values.shape[1:], dtype=values.dtype)
     backend.scatter_add(out, indices, values)
     return out
@@ -1197,7 +1210,6 @@ def scatter_rows(values, indices, num_rows: int) -> Tensor:
     """
     values = convert_to_tensor(values)
     ids = indices._value if isinstance(indices, Tensor) else indices
-    _check_indices("scatter_rows", ids, num_rows)
     return apply(_scatter_rows, (values,), {"indices": ids, "num_rows": int(num_rows)})
 
 

@@ -201,8 +201,7 @@ def sparse_softmax_cross_entropy_with_logits(labels, logits):
             f"{name}: labels shape {labels.shape} must equal logits shape {logits.shape} "
             "without its last (class) axis"
         )
-    array_ops._check_indices(name, labels._value, logits.shape[-1])
-    return apply(_sparse_xent, (labels, logits))
+    return apply(_sparse_xent, (array_ops.checked_indices(name, labels, logits.shape[-1]), logits))
 
 
 def _log1p_of_unit(e):
