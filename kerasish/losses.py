@@ -56,13 +56,13 @@ from __future__ import annotations
 
 import difflib
 import math
-import re
 import warnings
 
 import numpy as np
 
 from kerasish.core import backend
 from kerasish.core.errors import InvalidArgumentError
+from kerasish.core.naming import snake_case
 from kerasish.core.ops import array_ops, math_ops, nn_ops
 from kerasish.core.tensor import Tensor, convert_to_tensor
 
@@ -964,24 +964,13 @@ def compute_weighted_loss(
     if reduction == Reduction.MEAN_WITH_SAMPLE_WEIGHT and sample_weight is not None:
         if mask is not None:
             w = array_ops.broadcast_to(w, losses.shape) * mask
-        return _divide_or_zero(total, math_ops.reduce_sum(w))
+        return math_ops.divide_no_nan(total, math_ops.reduce_sum(w))  # all weights 0: 0, not NaN
     if mask is not None:
-        return _divide_or_zero(total, math_ops.reduce_sum(mask))
+        return math_ops.divide_no_nan(total, math_ops.reduce_sum(mask))
     return total / float(max(losses.size, 1))
 
 
-def _divide_or_zero(total: Tensor, count: Tensor) -> Tensor:
-    """total / count, and 0 where count is 0 (nothing weighed: a loss of 0, not NaN)."""
-    empty = math_ops.equal(count, 0.0)
-    safe = math_ops.where(empty, math_ops.ones_like_values(count), count)
-    return math_ops.where(empty, array_ops.zeros_like(total), total / safe)
-
-
 # ---------------------------------------------------------------- Loss objects
-
-
-def _snake_case(name: str) -> str:
-    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
 
 
 class Loss:
@@ -1006,7 +995,7 @@ class Loss:
 
     def __init__(self, reduction: str = "sum_over_batch_size", name: str | None = None):
         self.reduction = Reduction.validate(reduction)
-        self.name = name or _snake_case(type(self).__name__)
+        self.name = name or snake_case(type(self).__name__)
 
     def call(self, y_true, y_pred):
         """The per-example losses, before weighting and reduction; subclasses override it.

@@ -22,6 +22,7 @@ from kerasish.core.ops.math_ops import (  # noqa: F401
     ceil,
     cos,
     divide,
+    divide_no_nan,
     equal,
     erf,
     erfc,

@@ -61,9 +61,9 @@ class Module(Trackable):
 
     def __init__(self, name: str | None = None):
         if name is None:
-            from kerasish.layers.base import _snake_case  # Keras's default layer names
+            from kerasish.core.naming import snake_case  # Keras's default layer names
 
-            name = _snake_case(type(self).__name__)
+            name = snake_case(type(self).__name__)
         if not isinstance(name, str) or _NAME.fullmatch(name) is None:
             raise ValueError(
                 f"Module: {name!r} is not a valid module name; use letters, digits, '_', '.' "

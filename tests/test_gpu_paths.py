@@ -66,7 +66,8 @@ def test_word2vec_recipe_trains_on_the_gpu(tmp_path):
     words = ("cat dog horse the red blue green the " * 300).split()
     corpus = tmp_path / "corpus.txt"
     corpus.write_text(" ".join(words))
-    for loss, extra in (("neg", ["--epochs", "1"]), ("nce", ["--steps", "20", "--num-sampled", "3"])):
+    runs = (("neg", ["--epochs", "1"]), ("nce", ["--steps", "20", "--num-sampled", "3"]))
+    for loss, extra in runs:
         result = word2vec.main(["--loss", loss, "--corpus", str(corpus), "--min-count", "1",
                                 "--dim", "8", "--batch-size", "64", "--quiet", "--device", "gpu",
                                 "--logdir", str(tmp_path / loss), *extra])

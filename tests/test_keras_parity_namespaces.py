@@ -108,10 +108,10 @@ def test_default_layer_names_match_keras():
              "GlobalAveragePooling2D", "BatchNormalization", "LayerNormalization", "LSTM", "GRU",
              "SimpleRNN", "MultiHeadAttention", "Embedding", "Flatten", "Dropout",
              "DepthwiseConv2D", "SeparableConv2D", "UpSampling2D", "ZeroPadding2D"]
-    from kerasish.layers.base import _snake_case
+    from kerasish.core.naming import snake_case
 
     for name in names:
-        assert _snake_case(name) == keras.src.utils.naming.to_snake_case(name), name
+        assert snake_case(name) == keras.src.utils.naming.to_snake_case(name), name
 
 
 def test_multi_output_log_names_match_keras():

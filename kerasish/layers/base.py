@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-import re
 import threading
 import warnings
 
@@ -15,6 +14,7 @@ from kerasish.core import nest
 from kerasish.core import tape as tape_module
 from kerasish.core.errors import KerasishError
 from kerasish.core.keras_tensor import KerasTensor, any_symbolic
+from kerasish.core.naming import snake_case
 from kerasish.core.tensor import Tensor, Variable, as_dtype, convert_to_tensor
 from kerasish.tracking import Trackable
 
@@ -32,16 +32,6 @@ def clear_session() -> None:
     """Restart layer name numbering (as Keras's clear_session does)."""
     _name_counts.clear()
 
-
-def _snake_case(name: str) -> str:
-    """Keras's default layer names: 'Conv2D' -> 'conv2d', 'MaxPooling2D' -> 'max_pooling2d'.
-
-    A word starts at a capital followed by lower-case letters, or at a capital after a
-    lower-case letter; a digit does not start one, so '2D' stays attached.
-    """
-    name = re.sub(r"\W+", "", name)
-    name = re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", name)
-    return re.sub(r"([a-z])([A-Z])", r"\1_\2", name).lower()
 
 
 class _CallContext(threading.local):
@@ -134,7 +124,7 @@ class Layer(Trackable):
             )
         if input_dim is not None:
             input_shape = (input_dim,)
-        self._name = name or unique_name(_snake_case(type(self).__name__))
+        self._name = name or unique_name(snake_case(type(self).__name__))
         self._trainable = trainable
         self._dtype = as_dtype(dtype) or np.dtype("float32")
         self._weights: list[Variable] = []

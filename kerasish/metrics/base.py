@@ -15,7 +15,6 @@ step adds nothing to the tape and costs no more than the raw array arithmetic.
 from __future__ import annotations
 
 import functools
-import re
 
 import numpy as np
 
@@ -23,6 +22,7 @@ from kerasish import initializers
 from kerasish.core import backend
 from kerasish.core import tape as tape_module
 from kerasish.core.errors import InvalidArgumentError
+from kerasish.core.naming import snake_case
 from kerasish.core.ops import array_ops, math_ops
 from kerasish.core.tensor import Tensor, Variable, as_dtype, convert_to_tensor
 from kerasish.tracking import Trackable
@@ -40,11 +40,6 @@ def _off_tape(method):
 
     wrapper._off_tape = True
     return wrapper
-
-
-def _snake_case(name: str) -> str:
-    name = re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", name)
-    return re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name).lower()
 
 
 class Metric(Trackable):
@@ -86,7 +81,7 @@ class Metric(Trackable):
 
     def __init__(self, name: str | None = None, dtype=None):
         if name is None:
-            name = self._default_name or _snake_case(type(self).__name__)
+            name = self._default_name or snake_case(type(self).__name__)
         self._name = str(name)
         self._dtype = as_dtype(dtype) or np.dtype("float32")
         self._weights: list[Variable] = []
@@ -228,13 +223,6 @@ class Metric(Trackable):
 
 
 # ---------------------------------------------------------------- helpers shared by metrics
-
-
-def divide_no_nan(numerator, denominator) -> Tensor:
-    """numerator / denominator, and 0 where the denominator is 0 (an empty metric reads 0)."""
-    zero = math_ops.equal(denominator, 0)
-    safe = math_ops.where(zero, math_ops.ones_like_values(denominator), denominator)
-    return math_ops.where(zero, array_ops.zeros_like(numerator), numerator / safe)
 
 
 def as_tensor(value, like: Tensor | None = None) -> Tensor:

@@ -17,6 +17,7 @@ import numpy as np
 from kerasish.core import backend
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.ops import array_ops, math_ops
+from kerasish.core.ops.math_ops import divide_no_nan
 from kerasish.core.primitive import apply, primitive
 from kerasish.core.tensor import Tensor
 from kerasish.metrics.base import (
@@ -24,7 +25,6 @@ from kerasish.metrics.base import (
     align_sample_weight,
     as_float,
     as_pair,
-    divide_no_nan,
     match_shapes,
 )
 

@@ -14,8 +14,9 @@ import numpy as np
 from kerasish.core import backend
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.ops import array_ops, math_ops
+from kerasish.core.ops.math_ops import divide_no_nan
 from kerasish.core.tensor import Tensor
-from kerasish.metrics.base import Metric, as_pair, as_tensor, divide_no_nan
+from kerasish.metrics.base import Metric, as_pair, as_tensor
 
 EPSILON = 1e-7  # Keras's, added to each class's union
 

@@ -9,15 +9,15 @@ to `compile(metrics=[...])` becomes a metric).
 from __future__ import annotations
 
 from kerasish.core.errors import InvalidArgumentError
+from kerasish.core.naming import snake_case
 from kerasish.core.ops import math_ops
+from kerasish.core.ops.math_ops import divide_no_nan
 from kerasish.core.tensor import Tensor
 from kerasish.metrics.base import (
     Metric,
-    _snake_case,
     align_sample_weight,
     as_pair,
     as_tensor,
-    divide_no_nan,
 )
 
 
@@ -191,7 +191,7 @@ class MeanMetricWrapper(Mean):
                 f"MeanMetricWrapper: fn must be a callable fn(y_true, y_pred), got {fn!r}"
             )
         if name is None and self._default_name is None:
-            name = getattr(fn, "__name__", None) or _snake_case(type(fn).__name__)
+            name = getattr(fn, "__name__", None) or snake_case(type(fn).__name__)
         super().__init__(name=name, dtype=dtype)
         self._fn = fn
         self._fn_kwargs = dict(kwargs)

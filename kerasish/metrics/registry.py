@@ -13,7 +13,8 @@ from __future__ import annotations
 import difflib
 
 from kerasish.core.errors import InvalidArgumentError
-from kerasish.metrics.base import Metric, _snake_case
+from kerasish.core.naming import snake_case
+from kerasish.metrics.base import Metric
 from kerasish.metrics.classification import (
     Accuracy,
     BinaryAccuracy,
@@ -221,7 +222,7 @@ def _loss_names(loss) -> list:
     if loss is None:
         return []
     if isinstance(loss, str):
-        return [_snake_case(loss.strip())]
+        return [snake_case(loss.strip())]
     names = []
     for candidate in (
         getattr(loss, "name", None),
@@ -230,7 +231,7 @@ def _loss_names(loss) -> list:
         None if isinstance(loss, type) else type(loss).__name__,
     ):
         if isinstance(candidate, str):
-            names.append(_snake_case(candidate))
+            names.append(snake_case(candidate))
     return names
 
 

@@ -12,13 +12,13 @@ import warnings
 from kerasish import losses
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.ops import array_ops, math_ops
+from kerasish.core.ops.math_ops import divide_no_nan
 from kerasish.core.tensor import Tensor
 from kerasish.metrics.base import (
     Metric,
     align_sample_weight,
     as_float,
     as_pair,
-    divide_no_nan,
     match_shapes,
 )
 from kerasish.metrics.reduction import MeanMetricWrapper

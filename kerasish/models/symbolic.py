@@ -44,6 +44,7 @@ from kerasish.core import backend, nest
 from kerasish.core import tape as tape_module
 from kerasish.core.errors import InvalidArgumentError, KerasishError
 from kerasish.core.keras_tensor import KerasTensor, Node, any_symbolic
+from kerasish.core.naming import snake_case
 from kerasish.core.tensor import Tensor, as_dtype, convert_to_tensor
 from kerasish.layers.base import Layer, unique_name
 
@@ -346,9 +347,8 @@ def ops_function(name: str):
 
 
 def _snake(class_name: str) -> str:
-    from kerasish.layers.base import _snake_case
 
-    return _snake_case(class_name)
+    return snake_case(class_name)
 
 
 def _get_item(x, key):

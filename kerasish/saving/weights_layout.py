@@ -26,12 +26,12 @@ trainable variables, as Keras builds it. One that has not started holds only
 
 from __future__ import annotations
 
-import re
 import warnings
 
 import numpy as np
 
 from kerasish.core.errors import KerasishError
+from kerasish.core.naming import snake_case
 from kerasish.core.tensor import Variable
 from kerasish.layers.base import Layer
 from kerasish.optimizers.optimizer import Optimizer
@@ -39,13 +39,6 @@ from kerasish.optimizers.optimizer import Optimizer
 
 class WeightsFileError(KerasishError, ValueError):
     """A weights file does not fit the model, or holds something kerasish refuses to read."""
-
-
-def keras_snake_case(name: str) -> str:
-    """Keras's group names: 'Conv2D' -> 'conv2d', 'MaxPooling2D' -> 'max_pooling2d'."""
-    name = re.sub(r"\W+", "", name)
-    name = re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", name)
-    return re.sub(r"([a-z])([A-Z])", r"\1_\2", name).lower()
 
 
 def own_variables(layer: Layer) -> list:
@@ -131,7 +124,7 @@ def saveable_paths(model: Layer) -> list:
                 continue
             used: dict = {}
             for item in child:
-                name = keras_snake_case(type(item).__name__)
+                name = snake_case(type(item).__name__)
                 if name in used:
                     used[name] += 1
                     name = f"{name}_{used[name]}"

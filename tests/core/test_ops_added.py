@@ -400,3 +400,15 @@ def test_mirror_unpad_is_the_adjoint_of_mirror_pad():
 def test_op_argument_errors(call, message):
     with pytest.raises(ks.InvalidArgumentError, match=message):
         call()
+
+
+def test_divide_no_nan_is_zero_where_the_divisor_is_zero_with_a_zero_gradient():
+    x = ks.Variable([3.0, np.inf, np.nan, 1.0])
+    y = ks.Variable([2.0, 0.0, 0.0, 0.0])
+    with ks.GradientTape() as tape:
+        out = ks.math.divide_no_nan(x, y)
+    assert out.numpy().tolist() == [1.5, 0.0, 0.0, 0.0]
+    dx, dy = tape.gradient(out, [x, y])
+    assert dx.numpy().tolist() == [0.5, 0.0, 0.0, 0.0]
+    assert dy.numpy().tolist() == [-0.75, 0.0, 0.0, 0.0]
+    check_gradients(ks.math.divide_no_nan, [np.array([1.0, -2.0]), np.array([0.5, 3.0])])

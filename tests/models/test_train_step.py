@@ -258,12 +258,12 @@ def test_default_layer_names_follow_keras():
     assert ks.layers.MaxPooling2D().name == "max_pooling2d"
     assert ks.layers.BatchNormalization().name == "batch_normalization"
     assert ks.layers.Conv2D(2, 3).name == "conv2d_1"
-    from kerasish.layers.base import _snake_case
+    from kerasish.core.naming import snake_case
 
-    assert _snake_case("Conv1D") == "conv1d"
-    assert _snake_case("Conv2DTranspose") == "conv2d_transpose"
-    assert _snake_case("GlobalAveragePooling2D") == "global_average_pooling2d"
-    assert _snake_case("LSTMCell") == "lstm_cell"
+    assert snake_case("Conv1D") == "conv1d"
+    assert snake_case("Conv2DTranspose") == "conv2d_transpose"
+    assert snake_case("GlobalAveragePooling2D") == "global_average_pooling2d"
+    assert snake_case("LSTMCell") == "lstm_cell"
 
 
 class _TwoHeads(ks.Model):

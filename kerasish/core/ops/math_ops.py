@@ -190,6 +190,30 @@ def divide(x, y):
 truediv = divide
 
 
+def divide_no_nan(x, y):
+    """x / y, and 0 where y is 0 (even where x is 0, inf or NaN): TF's `tf.math.divide_no_nan`.
+
+    For ratios over counts that may be empty (a metric before any example, a loss whose
+    weights are all 0). The gradient is 0 where y is 0.
+
+    Args:
+        x: a floating tensor, or a number, list or array that `convert_to_tensor` takes.
+        y: the divisor, broadcast against x.
+
+    Returns:
+        A tensor of the broadcast shape.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.math.divide_no_nan([3.0, 1.0], [2.0, 0.0]).numpy().tolist()
+        [1.5, 0.0]
+    """
+    x, y = binary_args(x, y)
+    zero = equal(y, 0)
+    quotient = x / where(zero, ones_like_values(y), y)
+    return where(zero, 0.0, quotient)
+
+
 def pow(x, y):  # noqa: A001 - TF's name
     """x ** y elementwise (x ** 2 runs as `square`: same values, a cheaper gradient).
 
