@@ -13,10 +13,16 @@ ones: measured on 2 ranks, a non-blocking `Iallreduce` polled from Python took
 (NCCL) are polled against the same deadline and raise `CollectiveTimeoutError`.
 An exception that nothing catches, on any rank, prints the rank and the error
 and aborts the whole job, so the other ranks do not wait for the missing one.
+A rank whose script ends (it returns, calls `sys.exit`, raises `SystemExit`)
+tells the others, then waits for them to end too, as `MPI_Finalize` does; a
+rank that is waiting in a collective then, or starts one, aborts the job
+within about a second with a message naming the rank that left and the status
+it gave `sys.exit`: that collective can never complete.
 """
 
 from __future__ import annotations
 
+import atexit
 import os
 import pickle
 import sys
@@ -34,6 +40,10 @@ TIMEOUT_VARIABLE = "KERASISH_DISTRIBUTE_TIMEOUT"
 _LAUNCHER_VARIABLES = ("PMI_SIZE", "PMI_RANK", "OMPI_COMM_WORLD_SIZE", "PMIX_RANK",
                        "MV2_COMM_WORLD_SIZE")
 _SLEEP_SECONDS = 0.001  # between polls of a GPU collective's completion
+_DEPARTURE_TAG = 7  # the "my script has ended" notices, on a communicator of their own
+# a collective still waiting this long after a rank has left cannot complete: what the rank
+# sent before leaving arrives within microseconds (or milliseconds on a loaded machine)
+_LEFT_GRACE_SECONDS = 1.0
 
 
 class CollectiveTimeoutError(KerasishError, TimeoutError):
@@ -49,6 +59,11 @@ class _State:
         self.timeout = DEFAULT_TIMEOUT
         self.nccl = None  # the NCCL communicator, made on the first GPU collective
         self.pending = None  # (what, start time) of the collective in progress, for the watchdog
+        self.departures = None  # a duplicate of COMM_WORLD for the notices of ranks that ended
+        self.departed = {}  # rank -> (how it ended, when this rank heard of it)
+        self.leaving = False  # this rank's script has ended: the notices are its to receive
+        self.exit_status = None  # what the script last gave sys.exit, named in the notice
+        self.lock = threading.Lock()
 
 
 _state = _State()
@@ -110,6 +125,9 @@ def init(timeout: float | None = None) -> None:
         node.Free()
         if _state.size > 1:
             _install_abort_hook()
+            if MPI.Query_thread() == MPI.THREAD_MULTIPLE:  # the watchdog thread calls MPI too
+                _state.departures = comm.Dup()
+                _install_departure_notice()
             threading.Thread(target=_watchdog, name="ks.distribute-watchdog", daemon=True).start()
     _state.initialized = True
 
@@ -176,13 +194,67 @@ def _timeout_message(what: str) -> str:
 
 
 def _watchdog() -> None:
-    """Abort the job when a collective has waited past the timeout (runs in a daemon thread;
-    mpi4py releases the GIL during MPI calls, and MPI_Abort may be called from any thread)."""
+    """Abort the job when a collective has waited past the timeout, or past a short grace after
+    another rank has left (runs in a daemon thread; mpi4py releases the GIL during MPI calls,
+    and MPI may be called from any thread: init asks for MPI_THREAD_MULTIPLE)."""
     while True:
-        time.sleep(min(1.0, _state.timeout / 4))
+        time.sleep(min(0.25, _state.timeout / 4))
+        _hear_departures()
         pending = _state.pending
-        if pending is not None and time.monotonic() - pending[1] > _state.timeout:
+        if pending is None:
+            continue
+        now = time.monotonic()
+        if now - pending[1] > _state.timeout:
             _abort("CollectiveTimeoutError", _timeout_message(pending[0]))
+        for peer, (how, heard) in list(_state.departed.items()):
+            if now - max(pending[1], heard) > _LEFT_GRACE_SECONDS:
+                _abort("CollectiveTimeoutError",
+                       f"{pending[0]} cannot complete: rank {peer} of {_state.size} has left the "
+                       f"job ({how}) while this rank waits in it; every rank must make the same "
+                       f"collective calls")
+
+
+def _install_departure_notice() -> None:
+    """Record what `sys.exit` is given (a status cannot be read back at exit), and send the
+    other ranks a notice when this rank's script ends."""
+    exit_python = sys.exit
+
+    def exit_noting_status(status=None):
+        _state.exit_status = status
+        exit_python(status)
+
+    sys.exit = exit_noting_status
+    atexit.register(_leave)  # runs before mpi4py's MPI_Finalize
+
+
+def _leave() -> None:
+    """At the end of the script: tell every other rank, then wait for all of their notices
+    (MPI_Finalize waits for them too), so every notice sent is received."""
+    if _state.mpi.Is_finalized():
+        return
+    with _state.lock:
+        _state.leaving = True
+    status = _state.exit_status
+    how = "its script ended" if status is None else f"sys.exit({status!r})"
+    for peer in range(_state.size):
+        if peer != _state.rank:
+            _state.departures.send((_state.rank, how), dest=peer, tag=_DEPARTURE_TAG)
+    while len(_state.departed) < _state.size - 1:
+        _receive_departure()
+
+
+def _hear_departures() -> None:
+    """Receive the notices of the ranks whose scripts have ended (from the watchdog thread)."""
+    with _state.lock:
+        if _state.departures is None or _state.leaving:
+            return
+        while _state.departures.iprobe(source=_state.mpi.ANY_SOURCE, tag=_DEPARTURE_TAG):
+            _receive_departure()
+
+
+def _receive_departure() -> None:
+    peer, how = _state.departures.recv(source=_state.mpi.ANY_SOURCE, tag=_DEPARTURE_TAG)
+    _state.departed[peer] = (how, time.monotonic())
 
 
 # -- collectives with a deadline ------------------------------------------------------

@@ -185,6 +185,18 @@ def raising():
     model.fit(x, y, batch_size=8, epochs=50, verbose=0)
 
 
+def exiting(how):
+    """Rank 1 leaves before training, by sys.exit(how) or by returning; rank 0 waits in fit."""
+    if dist.rank() == 1:
+        if how != "return":
+            sys.exit(int(how))
+        return
+    x, y = _data()
+    model = _model("e")
+    model.compile("sgd", "mse")
+    model.fit(x, y, batch_size=8, epochs=50, verbose=0)
+
+
 def hanging():
     """Rank 1 stops taking part (sleeps); rank 0's collective times out."""
     if dist.rank() == 1:
@@ -266,7 +278,7 @@ def backup(phase, directory, out, kind="arrays"):
 
 
 PROGRAMS = {"fit": fit, "loop": loop, "sparse": sparse, "broadcast": broadcast, "files": files,
-            "raise": raising, "hang": hanging, "kill": killed, "resume": resume,
+            "raise": raising, "exit": exiting, "hang": hanging, "kill": killed, "resume": resume,
             "backup": backup}
 
 if __name__ == "__main__":

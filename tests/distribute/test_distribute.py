@@ -107,6 +107,16 @@ def test_an_exception_on_one_rank_aborts_the_job_naming_the_rank():
 
 
 @needs_mpi
+@pytest.mark.parametrize("how, said", [("3", "sys.exit(3)"), ("return", "its script ended")])
+def test_a_rank_that_leaves_early_ends_the_job_naming_the_rank_and_its_exit(how, said):
+    # the collective timeout (60 s) is not what ends it: rank 0 hears that rank 1 has left
+    status, output = launch(2, "exit", how, timeout=60)
+    assert status != 0
+    assert "rank 0 of 2 failed with CollectiveTimeoutError: " in output, output
+    assert f"cannot complete: rank 1 of 2 has left the job ({said}) while this rank waits" in output
+
+
+@needs_mpi
 def test_a_rank_that_stops_taking_part_makes_the_others_time_out():
     status, output = launch(2, "hang", timeout=2)
     assert status != 0
