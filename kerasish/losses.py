@@ -62,6 +62,7 @@ import numpy as np
 
 from kerasish.core import backend
 from kerasish.core.errors import InvalidArgumentError
+from kerasish.core.keras_tensor import symbolic_fallback
 from kerasish.core.naming import snake_case
 from kerasish.core.ops import array_ops, math_ops, nn_ops
 from kerasish.core.tensor import Tensor, convert_to_tensor
@@ -217,6 +218,7 @@ def _check_label_smoothing(label_smoothing: float, name: str) -> float:
 # ---------------------------------------------------------------- regression losses
 
 
+@symbolic_fallback  # on symbolic tensors of unknown batch size: one node
 def mean_squared_error(y_true, y_pred):
     """mean((y_pred - y_true) ** 2) over the last axis: one value per example.
 
@@ -236,6 +238,7 @@ def mean_squared_error(y_true, y_pred):
     return _mean_last_axis(math_ops.square(y_pred - y_true))
 
 
+@symbolic_fallback
 def mean_absolute_error(y_true, y_pred):
     """mean(|y_pred - y_true|) over the last axis: one value per example.
 
@@ -255,6 +258,7 @@ def mean_absolute_error(y_true, y_pred):
     return _mean_last_axis(math_ops.abs(y_pred - y_true))
 
 
+@symbolic_fallback
 def huber(y_true, y_pred, delta: float = 1.0):
     """Huber loss (standard definition), averaged over the last axis.
 
@@ -296,6 +300,7 @@ def huber(y_true, y_pred, delta: float = 1.0):
 # ---------------------------------------------------------------- cross-entropies
 
 
+@symbolic_fallback
 def binary_crossentropy(y_true, y_pred, from_logits: bool = False, label_smoothing: float = 0.0):
     """Binary cross-entropy, averaged over the last axis: one value per example.
 
@@ -335,6 +340,7 @@ def _check_classes(y_pred: Tensor, name: str) -> None:
         )
 
 
+@symbolic_fallback
 def categorical_crossentropy(
     y_true, y_pred, from_logits: bool = False, label_smoothing: float = 0.0
 ):
@@ -429,6 +435,7 @@ def _sparse_labels(y_true, y_pred: Tensor, name: str) -> Tensor:
     return array_ops.reshape(math_ops.cast(labels, np.int64), expected)
 
 
+@symbolic_fallback
 def sparse_categorical_crossentropy(
     y_true, y_pred, from_logits: bool = False, ignore_class: int | None = None
 ):
@@ -481,6 +488,7 @@ def _sparse_crossentropy_and_mask(y_true, y_pred, from_logits: bool, ignore_clas
     return loss, valid
 
 
+@symbolic_fallback
 def mean_absolute_percentage_error(y_true, y_pred):
     """100 * mean(|y_true - y_pred| / max(|y_true|, EPSILON)) over the last axis.
 
@@ -501,6 +509,7 @@ def mean_absolute_percentage_error(y_true, y_pred):
     return _mean_last_axis(math_ops.abs(y_true - y_pred) / scale) * 100.0
 
 
+@symbolic_fallback
 def mean_squared_logarithmic_error(y_true, y_pred):
     """mean((log(1 + y_pred) - log(1 + y_true)) ** 2) over the last axis.
 
@@ -525,6 +534,7 @@ def mean_squared_logarithmic_error(y_true, y_pred):
     return _mean_last_axis(math_ops.square(first - second))
 
 
+@symbolic_fallback
 def log_cosh(y_true, y_pred):
     """mean(log(cosh(y_pred - y_true))) over the last axis, finite for any error.
 
@@ -549,6 +559,7 @@ def log_cosh(y_true, y_pred):
     return _mean_last_axis(error + math_ops.softplus(error * -2.0) - math.log(2.0))
 
 
+@symbolic_fallback
 def kl_divergence(y_true, y_pred):
     """sum(y_true * log(y_true / y_pred)) over the last axis.
 
@@ -574,6 +585,7 @@ def kl_divergence(y_true, y_pred):
     return math_ops.reduce_sum(loss, -1) if loss.ndim else loss
 
 
+@symbolic_fallback
 def poisson(y_true, y_pred):
     """mean(y_pred - y_true * log(y_pred + EPSILON)) over the last axis.
 
@@ -593,6 +605,7 @@ def poisson(y_true, y_pred):
     return _mean_last_axis(y_pred - y_true * math_ops.log(y_pred + EPSILON))
 
 
+@symbolic_fallback
 def cosine_similarity(y_true, y_pred, axis: int = -1):
     """-sum(unit(y_true) * unit(y_pred)) along `axis`: -1 for parallel vectors, 0 if either is 0.
 
@@ -627,6 +640,7 @@ def _hinge_labels(y_true: Tensor) -> Tensor:
     return y_true
 
 
+@symbolic_fallback
 def hinge(y_true, y_pred):
     """mean(max(1 - y_true * y_pred, 0)) over the last axis; labels -1/1 (or 0/1, mapped).
 
@@ -647,6 +661,7 @@ def hinge(y_true, y_pred):
     return _mean_last_axis(math_ops.maximum(margin, 0.0))
 
 
+@symbolic_fallback
 def squared_hinge(y_true, y_pred):
     """mean(max(1 - y_true * y_pred, 0) ** 2) over the last axis; labels -1/1 (or 0/1).
 
@@ -667,6 +682,7 @@ def squared_hinge(y_true, y_pred):
     return _mean_last_axis(math_ops.square(math_ops.maximum(margin, 0.0)))
 
 
+@symbolic_fallback
 def categorical_hinge(y_true, y_pred):
     """max(neg - pos + 1, 0) per example: pos the true class's score, neg the best other one.
 
@@ -708,6 +724,7 @@ def _focal_factor(miss: Tensor, gamma: float):
     return math_ops.pow(miss, gamma) if gamma else 1.0
 
 
+@symbolic_fallback
 def binary_focal_crossentropy(
     y_true,
     y_pred,
@@ -774,6 +791,7 @@ def binary_focal_crossentropy(
     return math_ops.reduce_mean(loss, math_ops.normalize_axis(axis, loss.ndim, name))
 
 
+@symbolic_fallback
 def categorical_focal_crossentropy(
     y_true,
     y_pred,

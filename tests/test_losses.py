@@ -755,3 +755,29 @@ def test_sampler_errors():
         ks.random.log_uniform_candidate_sampler([[0]], 2, 3, True, 10)
     s, _, _ = ks.random.log_uniform_candidate_sampler([[0]], 1, 10, True, 10, seed=2)
     assert sorted(s.numpy().tolist()) == list(range(10))  # everything, each once
+
+
+LOSS_FUNCTIONS = ["mean_squared_error", "mean_absolute_error", "huber", "binary_crossentropy",
+                  "categorical_crossentropy", "sparse_categorical_crossentropy",
+                  "mean_absolute_percentage_error", "mean_squared_logarithmic_error", "log_cosh",
+                  "kl_divergence", "poisson", "cosine_similarity", "hinge", "squared_hinge",
+                  "categorical_hinge", "binary_focal_crossentropy",
+                  "categorical_focal_crossentropy"]
+
+
+@pytest.mark.parametrize("name", LOSS_FUNCTIONS)
+def test_loss_functions_work_on_symbolic_tensors_of_unknown_batch_size(name, tmp_path):
+    fn = getattr(ks.losses, name)
+    sparse = name.startswith("sparse")
+    y_true = ks.Input((), dtype="int32") if sparse else ks.Input((3,))
+    y_pred = ks.Input((3,))
+    model = ks.Model([y_true, y_pred], fn(y_true, y_pred))
+    assert model.output.shape == (None,)
+    rng = np.random.default_rng(0)
+    t = rng.integers(0, 3, 4).astype(np.int32) if sparse else rng.random((4, 3), np.float32)
+    p = rng.uniform(0.1, 0.9, (4, 3)).astype(np.float32)
+    expected = fn(t, p).numpy()
+    np.testing.assert_allclose(model([t, p]).numpy(), expected, rtol=1e-6)
+    model.save(tmp_path / "loss.keras")  # the node names the function; loading finds it again
+    loaded = ks.models.load_model(tmp_path / "loss.keras")
+    np.testing.assert_allclose(loaded([t, p]).numpy(), expected, rtol=1e-6)

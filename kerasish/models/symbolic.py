@@ -268,17 +268,17 @@ class KerasOp:
         self.keras_module = layer_config.get("module")
         self.keras_class = layer_config["class_name"]
         config = dict(layer_config.get("config") or {})
-        self.name = config.pop("name", None) or unique_name(_snake(self.keras_class))
+        self.name = config.pop("name", None) or unique_name(snake_case(self.keras_class))
         self.config = config
         kwargs = {self._RENAMED.get(key, key): value for key, value in config.items()}
         if self.keras_class == "GetItem":
             self._function = _get_item
         else:
-            self._function = ops_function(_snake(self.keras_class))
+            self._function = ops_function(snake_case(self.keras_class))
             if self._function is None:
                 raise InvalidArgumentError(
                     f"unsupported Keras op {self.keras_class!r} (module {self.keras_module!r}) "
-                    f"in node '{self.name}': ks.ops has no {_snake(self.keras_class)}"
+                    f"in node '{self.name}': ks.ops has no {snake_case(self.keras_class)}"
                 )
         leading = self._LEADING.get(self.keras_class)
         self._leading = (kwargs.pop(leading),) if leading in kwargs else ()
@@ -294,7 +294,7 @@ class KerasOp:
             if key not in parameters and value is not None and value is not False:
                 raise InvalidArgumentError(
                     f"Keras op '{self.name}' ({self.keras_class}): {what} {key}={value!r} is "
-                    f"not supported (ks.ops.{_snake(self.keras_class)} has no {key!r}; only "
+                    f"not supported (ks.ops.{snake_case(self.keras_class)} has no {key!r}; only "
                     "None or False, Keras's default, is accepted)"
                 )
         return {key: value for key, value in kwargs.items() if key in parameters}
@@ -322,14 +322,14 @@ class KerasOp:
 
 
 def _is_op_module(module_name: str) -> bool:
-    return module_name in ("kerasish.ops", "kerasish.activations") or module_name.startswith(
-        "kerasish.core.ops.")
+    return module_name in ("kerasish.ops", "kerasish.activations", "kerasish.losses") or (
+        module_name.startswith("kerasish.core.ops."))
 
 
 def ops_function(name: str):
     """The op called `name`, or None: a `ks.ops` name ('mean'), or a module and function
     ('kerasish.core.ops.math_ops.reduce_mean'). Only ops qualify (functions defined in
-    kerasish's op modules, activations or `ks.ops`), never another object a config could
+    kerasish's op modules, activations, loss functions or `ks.ops`), never another object a config could
     name, and no module is imported for it."""
     from kerasish import ops
 
@@ -344,11 +344,6 @@ def ops_function(name: str):
     if module_name and defined_in != module_name:
         return None
     return found if _is_op_module(defined_in) else None
-
-
-def _snake(class_name: str) -> str:
-
-    return snake_case(class_name)
 
 
 def _get_item(x, key):
