@@ -10,7 +10,7 @@ from kerasish.core import tape as tape_module
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.primitive import Primitive
 from kerasish.core.tape import GradientTape
-from kerasish.core.tensor import Tensor, convert_to_tensor
+from kerasish.core.tensor import Tensor, Variable, convert_to_tensor
 
 
 def _selected(f, params, n_args: int) -> list:
@@ -198,7 +198,9 @@ def custom_gradient(f):
 
     @functools.wraps(f)
     def wrapper(*args, **kwargs):
-        inputs = tuple(convert_to_tensor(a) for a in args)
+        # a Variable argument is an input, read here (as TF converts it), not a captured one
+        inputs = tuple(a.read_value() if isinstance(a, Variable) else convert_to_tensor(a)
+                       for a in args)
         outer = tape_module.active_tapes()
         collector = GradientTape(watch_accessed_variables=True)
         with tape_module.paused(outer + (collector,)):

@@ -272,6 +272,18 @@ def test_custom_gradient_closing_over_a_variable():
     assert [(float(g), var.name) for g, var in pairs] == [(100.0, "v")]
 
 
+def test_custom_gradient_takes_a_variable_argument_as_an_input():
+    @ks.custom_gradient
+    def triple_grad(x):
+        return x * 2.0, lambda dy: dy * 3.0  # no `variables=`: x is an argument, not captured
+
+    v = ks.Variable(1.0, name="v")
+    with ks.GradientTape() as tape:
+        y = triple_grad(v)
+    assert float(y) == 2.0 and float(tape.gradient(y, v)) == 3.0
+    assert tape.watched_variables() == [v]
+
+
 def test_custom_gradient_over_variable_needs_variables_keyword():
     v = ks.Variable(2.0, name="v")
 
