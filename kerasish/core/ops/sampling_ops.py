@@ -162,6 +162,8 @@ def _(op, dys):
 
 def sampled_logits_grad(x, w, g, num_true: int, mask=None) -> tuple:
     """(d x, d w, d b) of the sampled logits for their gradient `g` (zero where masked)."""
+    if mask is not None:
+        mask = backend.to_device(mask, backend.device_of(convert_to_tensor(g)._value))
     return apply(_sampled_logits_grad, (x, w, g), {"num_true": num_true, "mask": mask})
 
 
@@ -182,6 +184,9 @@ def sampled_logits(inputs, rows_w, rows_b, num_true: int = 1, offset=None, mask=
     Returns:
         (batch, num_true + num_sampled) logits: the label columns, then the sampled ones.
     """
+    inputs = convert_to_tensor(inputs)
+    offset, mask = (None if a is None else backend.to_device(a, backend.device_of(inputs._value))
+                    for a in (offset, mask))  # host constants go where the logits are computed
     attrs = {"num_true": int(num_true), "offset": offset, "mask": mask, "fill": float(fill)}
     return apply(_sampled_logits, (inputs, rows_w, rows_b), attrs)
 
