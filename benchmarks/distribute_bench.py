@@ -1,33 +1,47 @@
-"""ks.distribute on one machine: 1 and 2 ranks, against PyTorch DDP and raw mpi4py.
+"""ks.distribute on one machine: 1, 2, ... ranks, against PyTorch DDP and raw mpi4py.
 
-Run from the repository root (needs `pip install -e ".[mpi]"`, `torch` for the DDP
-figures, and Debian's `dataset-fashion-mnist`):
+Run from the repository root (needs `pip install -e ".[mpi]"` with `mpiexec` on PATH,
+`torch` for the DDP figures, and Debian's `dataset-fashion-mnist` unless `--synthetic`):
 
     python benchmarks/distribute_bench.py              # every case, a Markdown summary
     python benchmarks/distribute_bench.py --steps 100  # shorter
+    python benchmarks/distribute_bench.py --synthetic --ranks 1,2,4 --cases mlp,ddp,overlap
 
 Each case is launched with `mpiexec -n R` (1 BLAS / torch thread per rank) and prints one
 JSON line from rank 0; the throughput cases run `--repeats` times and the best run counts:
 
-- mlp: the mnist recipe's MLP (784-256-256-10, Adam) on Fashion-MNIST, global batch 128
-  split across the ranks, a GradientTape loop with `DistributedOptimizer`: images/s, the
-  gradient exchange per step, and raw `Allreduce` of the same bytes in the same processes;
-- ddp: the same model, batch and optimizer in PyTorch `DistributedDataParallel` (gloo);
+- mlp: the mnist recipe's MLP (784-256-256-10, Adam) on Fashion-MNIST (or, with
+  `--synthetic`, random images of its shape: 60,000 x 28 x 28, 10 classes; the throughput
+  does not depend on the values), global batch 128 split across the ranks, a GradientTape
+  loop with `DistributedOptimizer`: images/s, the gradient exchange per step, and raw
+  `Allreduce` of the same bytes in the same processes;
+- ddp: the same model, data, batch and optimizer in PyTorch `DistributedDataParallel`
+  (gloo), run right after mlp at each number of ranks; skipped, with the reason, without torch;
 - word2vec: the word2vec recipe (NCE, its defaults: 50,000 words, 128-d, batch 128, 64
   samples) on a synthetic Zipf corpus of 1M words over 50,000 words: words/s;
 - buckets: the MLP's gradients exchanged with several bucket sizes;
 - sparse: a 50,000 x 128 embedding's sparse gradient, gathered as rows or densified, for
-  several numbers of rows per rank (where `sparse_as_dense_above` should sit).
+  several numbers of rows per rank (where `sparse_as_dense_above` should sit);
+- overlap: what overlapping the exchange with the backward pass could save on the MLP: the
+  last backward op (the first layer's kernel gradient) alone, the allreduce of the other
+  layers' gradients (ready before it) alone, both one after the other, and the allreduce
+  in a second thread while the main thread computes.
+
+buckets, sparse and overlap run on the largest number of ranks in `--ranks`.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
+import queue
+import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 import numpy as np
@@ -35,6 +49,7 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 GLOBAL_BATCH = 128
+CASES = ("mlp", "ddp", "word2vec", "buckets", "sparse", "overlap")
 THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 
@@ -56,19 +71,24 @@ def _barrier() -> None:
         communicator.allreduce(np.zeros(1), "barrier")
 
 
-def _fashion_mnist():
+def _images(data: str):
+    """Fashion-MNIST's training images in [0, 1] and labels, or random ones of the same shape."""
+    if data == "synthetic":
+        rng = np.random.default_rng(0)
+        return (rng.random((60_000, 28, 28), dtype=np.float32),
+                rng.integers(0, 10, 60_000).astype(np.int32))
     import kerasish as ks
 
     (x, y), _ = ks.datasets.fashion_mnist.load_data()
     return x.astype(np.float32) / 255.0, y.astype(np.int32)
 
 
-def worker_mlp(steps: int) -> None:
+def worker_mlp(steps: int, data: str) -> None:
     import kerasish as ks
     from kerasish.distribute import communicator
     from recipes.mnist import build_model
 
-    x, y = _fashion_mnist()
+    x, y = _images(data)
     ks.random.set_seed(0)
     model = build_model("mlp")
     model.build((None, 28, 28))
@@ -121,7 +141,7 @@ def worker_mlp(steps: int) -> None:
              if exchange._plans else 0})
 
 
-def worker_ddp(steps: int) -> None:
+def worker_ddp(steps: int, data: str) -> None:
     import torch
     import torch.distributed as torch_dist
     from torch.nn.parallel import DistributedDataParallel
@@ -132,7 +152,7 @@ def worker_ddp(steps: int) -> None:
     os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
     os.environ.setdefault("MASTER_PORT", "29517")
     torch_dist.init_process_group("gloo", rank=rank, world_size=size)
-    x, y = _fashion_mnist()
+    x, y = _images(data)
     x, y = torch.from_numpy(x.reshape(len(x), -1)), torch.from_numpy(y.astype(np.int64))
     torch.manual_seed(0)
     model = torch.nn.Sequential(torch.nn.Linear(784, 256), torch.nn.ReLU(),
@@ -225,12 +245,71 @@ def worker_sparse(steps: int) -> None:
     _report(results)
 
 
+def worker_overlap(steps: int) -> None:
+    """The MLP's backward pass ends with the first layer's kernel gradient (784 x 256, 75% of
+    the parameters); the other layers' gradients are ready before it. This times how much of
+    their allreduce a second thread (blocking `Allreduce`, the GIL released) hides behind it."""
+    import kerasish as ks
+    from kerasish.distribute import communicator
+
+    comm, mpi = communicator._state.comm, communicator._state.mpi
+    rng = np.random.default_rng(ks.distribute.rank())
+    batch = GLOBAL_BATCH // ks.distribute.size()
+    inputs = rng.random((batch, 784), dtype=np.float32)
+    hidden = rng.normal(size=(batch, 256)).astype(np.float32)  # dL/d(first layer's output)
+    # ready earlier: the other kernels and every bias (a bias's gradient comes before its
+    # kernel's), and the weight's slot
+    others = np.ones(256 * 256 + 256 * 10 + 256 + 256 + 10 + 1, np.float32)
+    requests, done = queue.Queue(), queue.Queue()
+
+    def exchanger():
+        while (buffer := requests.get()) is not None:
+            comm.Allreduce(mpi.IN_PLACE, buffer)
+            done.put(None)
+
+    thread = threading.Thread(target=exchanger, daemon=True)
+    thread.start()
+
+    def compute():
+        return inputs.T @ hidden
+
+    def allreduce():
+        comm.Allreduce(mpi.IN_PLACE, others)
+
+    def sequential():  # as now: the exchange starts after the backward pass
+        compute()
+        allreduce()
+
+    def overlapped():
+        requests.put(others)
+        compute()
+        done.get()
+
+    modes = {"compute": compute, "allreduce": allreduce, "sequential": sequential,
+             "overlapped": overlapped}
+    totals = dict.fromkeys(modes, 0.0)
+    for round_ in range(steps + 5):  # the modes alternate, so that they see the same load
+        for name, mode in modes.items():
+            _barrier()
+            began = time.perf_counter()
+            mode()
+            if round_ >= 5:
+                totals[name] += time.perf_counter() - began
+    requests.put(None)
+    thread.join()
+    _report({name: 1e3 * total / steps for name, total in totals.items()} | {
+        "allreduce_bytes": others.nbytes, "thread_level": mpi.Query_thread()})
+
+
 # -- the launcher --------------------------------------------------------------------------
 
 
 def _mpiexec() -> str:
-    beside = os.path.join(os.path.dirname(sys.executable), "mpiexec")
-    return beside if os.path.exists(beside) else "mpiexec"
+    found = shutil.which("mpiexec") or shutil.which(
+        "mpiexec", path=os.path.dirname(sys.executable))
+    if found is None:
+        sys.exit('distribute_bench: no mpiexec on PATH (pip install -e ".[mpi]" brings mpich\'s)')
+    return found
 
 
 def best(repeats: int, ranks: int, case: str, *args) -> dict:
@@ -245,10 +324,13 @@ def launch(ranks: int, case: str, *args) -> dict:
     env["PYTHONPATH"] = ROOT + os.pathsep + env.get("PYTHONPATH", "")
     command = [_mpiexec(), "-n", str(ranks), sys.executable, os.path.abspath(__file__),
                "--worker", case, *map(str, args)]
+    began = time.perf_counter()
     done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True,
                           timeout=1800)
     for line in done.stdout.splitlines():
-        if line.startswith("RESULT "):
+        if line.startswith("RESULT "):  # progress on stderr: a run cut short still shows it
+            print(f"{case}, {ranks} rank(s), {time.perf_counter() - began:.1f} s: {line[7:]}",
+                  file=sys.stderr, flush=True)
             return json.loads(line[len("RESULT "):])
     raise RuntimeError(f"{case} on {ranks} ranks failed:\n{done.stdout}\n{done.stderr}")
 
@@ -265,67 +347,139 @@ def load() -> str:
     return " ".join(f"{value:.2f}" for value in os.getloadavg())
 
 
+def _comma_list(kind, allowed=None):
+    """An argparse type: "1,2,4" -> [1, 2, 4], each value among `allowed` when given."""
+
+    def parse(text: str) -> list:
+        values = [kind(part) for part in text.split(",") if part]
+        if not values or any(allowed is not None and value not in allowed for value in values):
+            raise argparse.ArgumentTypeError(
+                f"expected a comma-separated list of {allowed or kind.__name__}, got {text!r}")
+        return values
+
+    return parse
+
+
+def run_worker(case: str, rest: list) -> None:
+    import kerasish as ks
+
+    if case != "ddp":
+        ks.distribute.init()
+    {"mlp": worker_mlp, "ddp": worker_ddp, "word2vec": worker_word2vec,
+     "buckets": worker_buckets, "sparse": worker_sparse,
+     "overlap": worker_overlap}[case](int(rest[0]), *rest[1:])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=300, help="timed steps per case")
     parser.add_argument("--word2vec-steps", type=int, default=2000)
     parser.add_argument("--repeats", type=int, default=3,
                         help="runs per throughput case; the best is reported (others' load)")
+    parser.add_argument("--ranks", type=_comma_list(int), default=[1, 2],
+                        help="numbers of ranks for mlp, ddp and word2vec (default 1,2)")
+    parser.add_argument("--cases", type=_comma_list(str, CASES), default=list(CASES),
+                        help=f"which cases to run (default all: {','.join(CASES)})")
+    parser.add_argument("--synthetic", action="store_true",
+                        help="random images of Fashion-MNIST's shape instead of the data set")
     parser.add_argument("--worker", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
-        import kerasish as ks
-
-        if args.worker[0] != "ddp":
-            ks.distribute.init()
-        case, rest = args.worker[0], args.worker[1:]
-        {"mlp": worker_mlp, "ddp": worker_ddp, "word2vec": worker_word2vec,
-         "buckets": worker_buckets, "sparse": worker_sparse}[case](int(rest[0]), *rest[1:])
+        run_worker(args.worker[0], args.worker[1:])
         return
 
     sys.path.insert(0, HERE)
     from _machine import cpu_model
 
+    data = "synthetic" if args.synthetic else "fashion_mnist"
     print(f"# {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {cpu_model()}, "
-          f"{os.cpu_count()} cores; load average at start: {load()}")
-    results = {}
-    for ranks in (1, 2):
-        results[("mlp", ranks)] = best(args.repeats, ranks, "mlp", args.steps)
-        try:
-            results[("ddp", ranks)] = best(args.repeats, ranks, "ddp", args.steps)
-        except RuntimeError as error:
-            print(f"DDP skipped: {str(error).splitlines()[-1]}")
-    with tempfile.TemporaryDirectory() as folder:
-        corpus = os.path.join(folder, "zipf.txt")
-        make_corpus(corpus)
-        for ranks in (1, 2):
-            results[("word2vec", ranks)] = best(args.repeats, ranks, "word2vec",
-                                                args.word2vec_steps, corpus)
-    buckets = launch(2, "buckets", args.steps)
-    sparse = launch(2, "sparse", max(args.steps // 10, 10))
-    print(f"load average at end: {load()}\n")
+          f"{os.cpu_count()} cores; load average at start: {load()}; "
+          f"data: {data}; mpiexec: {_mpiexec()}")
+    started = time.perf_counter()
+    results, notes = {}, []
+    if "ddp" in args.cases and importlib.util.find_spec("torch") is None:
+        args.cases.remove("ddp")
+        notes.append("DDP skipped: torch is not installed")
+    for ranks in args.ranks:  # kerasish, then DDP, at each number of ranks
+        if "mlp" in args.cases:
+            results[("mlp", ranks)] = best(args.repeats, ranks, "mlp", args.steps, data)
+        if "ddp" in args.cases:
+            try:
+                results[("ddp", ranks)] = best(args.repeats, ranks, "ddp", args.steps, data)
+            except RuntimeError as error:
+                args.cases.remove("ddp")
+                notes.append(f"DDP skipped: {str(error).strip().splitlines()[-1]}")
+    if "word2vec" in args.cases:
+        with tempfile.TemporaryDirectory() as folder:
+            corpus = os.path.join(folder, "zipf.txt")
+            make_corpus(corpus)
+            for ranks in args.ranks:
+                results[("word2vec", ranks)] = best(args.repeats, ranks, "word2vec",
+                                                    args.word2vec_steps, corpus)
+    most = max(args.ranks)
+    if most > 1:
+        if "buckets" in args.cases:
+            results["buckets"] = launch(most, "buckets", args.steps)
+        if "sparse" in args.cases:
+            results["sparse"] = launch(most, "sparse", max(args.steps // 10, 10))
+        if "overlap" in args.cases:
+            results["overlap"] = launch(most, "overlap", args.steps)
+    print(f"load average at end: {load()}; {time.perf_counter() - started:.0f} s in all\n")
+    summarize(results, args.ranks, most, notes)
 
-    print("| MLP, global batch 128 | 1 rank | 2 ranks | speed-up | efficiency |")
-    print("|---|---|---|---|---|")
-    for name in ("mlp", "ddp"):
-        if (name, 1) in results and (name, 2) in results:
-            one, two = results[(name, 1)]["images_per_s"], results[(name, 2)]["images_per_s"]
-            label = "kerasish (MPI)" if name == "mlp" else "PyTorch DDP (gloo)"
-            print(f"| {label} images/s | {one:,.0f} | {two:,.0f} | {two / one:.2f}x | "
-                  f"{two / one / 2:.0%} |")
-    mlp = results[("mlp", 2)]
-    print(f"\nMLP gradient exchange, 2 ranks ({mlp['bytes_per_step']:,} bytes per step and "
-          f"rank, {mlp['buckets']} bucket): alone {mlp['exchange_alone_ms']:.3f} ms against "
-          f"mpi4py Allreduce of the same bytes {mlp['raw_allreduce_ms']:.3f} ms (ratio "
-          f"{mlp['exchange_alone_ms'] / mlp['raw_allreduce_ms']:.2f}); within training "
-          f"{mlp['exchange_ms']:.3f} ms per step (with the wait for the slower rank); step "
-          f"{mlp['step_ms']:.2f} ms (1 rank: {results[('mlp', 1)]['step_ms']:.2f} ms)")
-    one, two = (results[("word2vec", r)]["words_per_s"] for r in (1, 2))
-    print(f"\nword2vec NCE words/s: 1 rank {one:,.0f}, 2 ranks {two:,.0f} ({two / one:.2f}x)")
-    print("\nMLP gradients, bytes per bucket -> ms per exchange (2 ranks): " + ", ".join(
-        f"{int(k) >> 10} KiB: {v['ms']:.3f} ({v['buckets']} buckets)" for k, v in buckets.items()))
-    print("\nsparse 50,000 x 128, rows per rank -> ms gathered / densified (2 ranks): " + ", ".join(
-        f"{k}: {v['gathered']:.2f} / {v['densified']:.2f}" for k, v in sparse.items()))
+
+def summarize(results: dict, rank_counts: list, most: int, notes: list) -> None:
+    """The Markdown summary: one row per contender and number of ranks, then the other cases."""
+    labels = {"mlp": "kerasish (MPI)", "ddp": "PyTorch DDP (gloo)"}
+    if any(name in results for name in ((n, r) for n in labels for r in rank_counts)):
+        print(f"| MLP, global batch {GLOBAL_BATCH} | ranks | images/s | speed-up | efficiency "
+              f"| step ms | exchange ms | exchange alone / raw Allreduce ms |")
+        print("|---|---|---|---|---|---|---|---|")
+    for name, label in labels.items():
+        one = results.get((name, 1), {}).get("images_per_s")
+        for ranks in rank_counts:
+            row = results.get((name, ranks))
+            if row is None:
+                continue
+            speed = f"{row['images_per_s'] / one:.2f}x" if one else "-"
+            efficiency = f"{row['images_per_s'] / one / ranks:.0%}" if one else "-"
+            exchange = alone = "-"
+            if name == "mlp" and ranks > 1:
+                exchange = f"{row['exchange_ms']:.3f}"
+                alone = (f"{row['exchange_alone_ms']:.3f} / {row['raw_allreduce_ms']:.3f} "
+                         f"({row['exchange_alone_ms'] / row['raw_allreduce_ms']:.2f}x)")
+            print(f"| {label} | {ranks} | {row['images_per_s']:,.0f} | {speed} | {efficiency} "
+                  f"| {row['step_ms']:.2f} | {exchange} | {alone} |")
+    for note in notes:
+        print(f"\n{note}")
+    mlp = next((results[("mlp", r)] for r in rank_counts if r > 1 and ("mlp", r) in results),
+               None)
+    if mlp is not None:
+        print(f"\nMLP gradients: {mlp['bytes_per_step']:,} bytes per step and rank, "
+              f"{mlp['buckets']} bucket(s); 'exchange' is within training (with the wait for "
+              f"the slowest rank), 'alone' against mpi4py's Allreduce of the same bytes, "
+              f"timed alternately")
+    if any(("word2vec", r) in results for r in rank_counts):
+        one = results.get(("word2vec", 1), {}).get("words_per_s")
+        print("\nword2vec NCE words/s: " + ", ".join(
+            f"{r} rank(s) {results[('word2vec', r)]['words_per_s']:,.0f}"
+            + (f" ({results[('word2vec', r)]['words_per_s'] / one:.2f}x)" if one else "")
+            for r in rank_counts if ("word2vec", r) in results))
+    if "buckets" in results:
+        print(f"\nMLP gradients, bytes per bucket -> ms per exchange ({most} ranks): " + ", ".join(
+            f"{int(k) >> 10} KiB: {v['ms']:.3f} ({v['buckets']} buckets)"
+            for k, v in results["buckets"].items()))
+    if "sparse" in results:
+        print(f"\nsparse 50,000 x 128, rows per rank -> ms gathered / densified ({most} ranks): "
+              + ", ".join(f"{k}: {v['gathered']:.2f} / {v['densified']:.2f}"
+                          for k, v in results["sparse"].items()))
+    if "overlap" in results:
+        o = results["overlap"]
+        print(f"\noverlap ({most} ranks, ms): first layer's kernel gradient {o['compute']:.3f}, "
+              f"allreduce of the {o['allreduce_bytes']:,} bytes of gradients ready before it "
+              f"{o['allreduce']:.3f}; one after the other {o['sequential']:.3f}, the allreduce "
+              f"in a second thread {o['overlapped']:.3f} (saves "
+              f"{o['sequential'] - o['overlapped']:.3f}; MPI thread level {o['thread_level']})")
 
 
 if __name__ == "__main__":

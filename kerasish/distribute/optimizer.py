@@ -19,8 +19,11 @@ vocabulary-sized array is made, unless the gathered rows reach
 allreduce is faster (a 50,000 x 128 embedding on 2 ranks, 6 runs on a loaded
 machine: gathered 13-65 ms against dense 38-56 ms at 0.3 of the rows, 58-139 ms
 against 29-56 ms at 0.96; they cross near one half; see BENCHMARKS.md). The
-exchange runs after the backward pass: on CPU ranks the backward pass leaves no
-core idle to overlap it with.
+exchange runs after the backward pass, not overlapped with it: the tape hands
+over all gradients at once, and what an overlap could hide is small. In the
+MLP the gradients ready first (25% of the bytes) could be reduced during the
+last backward op (0.2-0.3 ms of a 3-8 ms step); done by a second thread on 2
+ranks of 2 cores, that cost 0.13-0.26 ms more than one after the other.
 
 Each rank's gradient counts with weight `local_weight` (1 by default, so the
 result is the plain mean; `fit` sets it to the rank's number of examples in the
