@@ -62,7 +62,7 @@ class _State:
         self.departures = None  # a duplicate of COMM_WORLD for the notices of ranks that ended
         self.departed = {}  # rank -> (how it ended, when this rank heard of it)
         self.leaving = False  # this rank's script has ended: the notices are its to receive
-        self.exit_status = None  # what the script last gave sys.exit, named in the notice
+        self.exit_call = None  # the script's last sys.exit call, as text for the notice
         self.lock = threading.Lock()
 
 
@@ -220,7 +220,7 @@ def _install_departure_notice() -> None:
     exit_python = sys.exit
 
     def exit_noting_status(status=None):
-        _state.exit_status = status
+        _state.exit_call = f"sys.exit({status!r})"
         exit_python(status)
 
     sys.exit = exit_noting_status
@@ -234,8 +234,7 @@ def _leave() -> None:
         return
     with _state.lock:
         _state.leaving = True
-    status = _state.exit_status
-    how = "its script ended" if status is None else f"sys.exit({status!r})"
+    how = _state.exit_call or "its script ended"
     for peer in range(_state.size):
         if peer != _state.rank:
             _state.departures.send((_state.rank, how), dest=peer, tag=_DEPARTURE_TAG)
