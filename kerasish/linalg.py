@@ -2,7 +2,9 @@
 
 `matmul`, `norm` and `eye` are the flat ops themselves; `matrix_transpose`,
 `diag_part` and `trace` are compositions of them, so their gradients come for
-free (to any order).
+free (to any order). `inv`, `solve`, `det`, `slogdet`, `logdet`, `cholesky` and
+`eigh` are the decompositions of `kerasish.core.ops.linalg_ops`, with their
+closed-form gradients.
 
 Example:
     >>> import kerasish as ks
@@ -18,11 +20,15 @@ import numpy as np
 from kerasish.core import backend
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.ops.array_ops import eye, transpose
+from kerasish.core.ops.linalg_ops import cholesky, det, eigh, inv, logdet, slogdet, solve
 from kerasish.core.ops.math_ops import matmul, norm, reduce_sum
 from kerasish.core.ops.nn_ops import l2_normalize
 from kerasish.core.tensor import Tensor, convert_to_tensor
 
-__all__ = ["diag_part", "eye", "l2_normalize", "matmul", "matrix_transpose", "norm", "trace"]
+__all__ = [
+    "cholesky", "det", "diag_part", "eigh", "eye", "inv", "l2_normalize", "logdet", "matmul",
+    "matrix_transpose", "norm", "slogdet", "solve", "trace",
+]
 
 
 def _matrices(x, op_name: str) -> Tensor:

@@ -12,15 +12,28 @@ Example:
     True
 """
 
-from kerasish.core.ops.array_ops import unsorted_segment_sum  # noqa: F401
+from kerasish.core.ops.array_ops import (  # noqa: F401
+    in_top_k,
+    top_k,
+    unsorted_segment_max,
+    unsorted_segment_sum,
+)
 from kerasish.core.ops.math_ops import (  # noqa: F401
     abs,
+    acos,
+    acosh,
     add,
     add_n,
     argmax,
     argmin,
+    asin,
+    asinh,
+    atan,
+    atan2,
+    atanh,
     ceil,
     cos,
+    cosh,
     divide,
     divide_no_nan,
     equal,
@@ -64,12 +77,14 @@ from kerasish.core.ops.math_ops import (  # noqa: F401
     sigmoid,
     sign,
     sin,
+    sinh,
     softplus,
     softsign,
     sqrt,
     square,
     squared_difference,
     subtract,
+    tan,
     tanh,
     truediv,
     truncatediv,

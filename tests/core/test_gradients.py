@@ -727,6 +727,56 @@ SAMPLES: dict[str, list[Case]] = {
             label="SAME",
         ),
     ],
+    # -- trigonometric and hyperbolic, inside each one's domain
+    "tan": [Case(ks.math.tan, [uniform(3, 4, low=-1.2, high=1.2)])],
+    "sinh": [Case(ks.math.sinh, [normal(3, 4)])],
+    "cosh": [Case(ks.math.cosh, [normal(3, 4)])],
+    "asin": [Case(ks.math.asin, [uniform(3, 4, low=-0.9, high=0.9)])],
+    "acos": [Case(ks.math.acos, [uniform(3, 4, low=-0.9, high=0.9)])],
+    "atan": [Case(ks.math.atan, [normal(3, 4, scale=2.0)])],
+    "asinh": [Case(ks.math.asinh, [normal(3, 4, scale=2.0)])],
+    "acosh": [Case(ks.math.acosh, [uniform(3, 4, low=1.2, high=3.0)])],
+    "atanh": [Case(ks.math.atanh, [uniform(3, 4, low=-0.8, high=0.8)])],
+    "atan2": [
+        Case(ks.math.atan2, [away_from_zero(3, 4), away_from_zero(3, 4)], label="same shape"),
+        Case(ks.math.atan2, [away_from_zero(3, 4), away_from_zero(4)], label="(3,4) with (4,)"),
+        Case(lambda y: ks.math.atan2(y * y, -0.7), [away_from_zero(5)], label="scalar x"),
+    ],
+    # -- segment maximum: no ties and no empty segment (a kink and a constant of -1.8e308)
+    "segment_max": [
+        Case(lambda d, ids: ks.math.unsorted_segment_max(d, ids, 3), [distinct(5, 2)],
+             (np.array([0, 2, 0, 1, 2]),), "rows"),
+        Case(lambda d, ids: ks.math.unsorted_segment_max(d * d, ids, 2), [distinct(4) + 3.0],
+             (np.array([1, 1, 0, 1]),), "of d*d"),
+    ],
+    # -- linear algebra on well-conditioned matrices (symmetric positive definite ones built
+    # from x x^T, so finite differences move the input within the matrices the op reads)
+    "matrix_inverse": [
+        Case(ks.linalg.inv, [normal(3, 3) + 3.0 * np.eye(3)], label="matrix"),
+        Case(ks.linalg.inv, [normal(2, 3, 3) + 3.0 * np.eye(3)], label="batch"),
+    ],
+    "matrix_solve": [
+        Case(ks.linalg.solve, [normal(3, 3) + 3.0 * np.eye(3), normal(3, 2)], label="matrix"),
+        Case(ks.linalg.solve, [normal(3, 3) + 3.0 * np.eye(3), normal(2, 3, 2)],
+             label="broadcast batch"),
+        Case(ks.linalg.solve, [normal(3, 3) + 3.0 * np.eye(3), normal(3)], label="vector"),
+    ],
+    "log_abs_determinant": [
+        Case(lambda a: ks.linalg.slogdet(a)[1], [normal(3, 3) + 3.0 * np.eye(3)], label="log"),
+        Case(ks.linalg.det, [normal(2, 3, 3) - 3.0 * np.eye(3)], label="det, negative"),
+    ],
+    "cholesky": [
+        Case(lambda x: ks.linalg.cholesky(ks.matmul(x, x, transpose_b=True) + 2.0 * np.eye(3)),
+             [normal(3, 3)], label="matrix"),
+        Case(lambda x: ks.linalg.cholesky(ks.matmul(x, x, transpose_b=True) + np.eye(2)),
+             [normal(2, 2, 3)], label="batch"),
+    ],
+    "self_adjoint_eig": [
+        Case(lambda x: ks.linalg.eigh(x + ks.linalg.matrix_transpose(x))[0], [normal(4, 4)],
+             label="eigenvalues"),
+        Case(lambda x: ks.linalg.eigh(x + ks.linalg.matrix_transpose(x))[1] ** 2,
+             [normal(2, 3, 3)], label="squared eigenvectors (sign-free), batch"),
+    ],
 }
 
 

@@ -1375,3 +1375,112 @@ def add_n(inputs):
     for x in inputs[1:]:
         total = add(total, x)
     return total
+
+
+# ---------------------------------------------------------------- trigonometric and hyperbolic
+# (TF's names; ks.ops offers them under NumPy's: arcsin, arctan2, ...)
+
+
+def _one_minus_square(x):
+    return 1.0 - x * x
+
+
+tan = _unary(
+    "tan", np.tan, lambda x, y, dy: dy * (1.0 + y * y), "Tangent elementwise.",
+    (
+        "ks.math.tan([0.0, 1.0])",
+        "<ks.Tensor: shape=(2,), dtype=float32, numpy=[0.       , 1.5574077]>",
+    ),
+)
+sinh = _unary(
+    "sinh", np.sinh, lambda x, y, dy: dy * cosh(x), "Hyperbolic sine elementwise.",
+    (
+        "ks.math.sinh([0.0, 1.0])",
+        "<ks.Tensor: shape=(2,), dtype=float32, numpy=[0.       , 1.1752012]>",
+    ),
+)
+cosh = _unary(
+    "cosh", np.cosh, lambda x, y, dy: dy * sinh(x), "Hyperbolic cosine elementwise.",
+    (
+        "ks.math.cosh([0.0, 1.0])",
+        "<ks.Tensor: shape=(2,), dtype=float32, numpy=[1.       , 1.5430807]>",
+    ),
+)
+asin = _unary(
+    "asin", np.arcsin, lambda x, y, dy: dy * rsqrt(_one_minus_square(x)),
+    "Inverse sine elementwise (NaN outside [-1, 1]).",
+    (
+        "ks.math.asin([0.0, 1.0])",
+        "<ks.Tensor: shape=(2,), dtype=float32, numpy=[0.       , 1.5707964]>",
+    ),
+)
+acos = _unary(
+    "acos", np.arccos, lambda x, y, dy: negative(dy) * rsqrt(_one_minus_square(x)),
+    "Inverse cosine elementwise (NaN outside [-1, 1]).",
+    (
+        "ks.math.acos([0.0, 1.0])",
+        "<ks.Tensor: shape=(2,), dtype=float32, numpy=[1.5707964, 0.       ]>",
+    ),
+)
+atan = _unary(
+    "atan", np.arctan, lambda x, y, dy: dy / (1.0 + x * x), "Inverse tangent elementwise.",
+    (
+        "ks.math.atan([0.0, 1.0])",
+        "<ks.Tensor: shape=(2,), dtype=float32, numpy=[0.       , 0.7853982]>",
+    ),
+)
+asinh = _unary(
+    "asinh", np.arcsinh, lambda x, y, dy: dy * rsqrt(x * x + 1.0),
+    "Inverse hyperbolic sine elementwise.",
+    (
+        "ks.math.asinh([0.0, 1.0])",
+        "<ks.Tensor: shape=(2,), dtype=float32, numpy=[0.       , 0.8813736]>",
+    ),
+)
+acosh = _unary(
+    "acosh", np.arccosh, lambda x, y, dy: dy * rsqrt(x * x - 1.0),
+    "Inverse hyperbolic cosine elementwise (NaN below 1).",
+    (
+        "ks.math.acosh([1.0, 2.0])",
+        "<ks.Tensor: shape=(2,), dtype=float32, numpy=[0.      , 1.316958]>",
+    ),
+)
+atanh = _unary(
+    "atanh", np.arctanh, lambda x, y, dy: dy / _one_minus_square(x),
+    "Inverse hyperbolic tangent elementwise (NaN outside [-1, 1]).",
+    (
+        "ks.math.atanh([0.0, 0.5])",
+        "<ks.Tensor: shape=(2,), dtype=float32, numpy=[0.        , 0.54930615]>",
+    ),
+)
+
+
+@primitive("atan2")
+def _atan2(y, x):
+    return np.arctan2(y, x)
+
+
+@_atan2.defgrad
+def _(op, dy):
+    y, x = op.inputs
+    scale = dy / (x * x + y * y)
+    return (scale * x if op.needs[0] else None, negative(scale * y) if op.needs[1] else None)
+
+
+def atan2(y, x):
+    """The angle of the point (x, y) from the positive x axis, in (-pi, pi] (TF's argument
+    order: y first).
+
+    Args:
+        y: the second coordinate.
+        x: the first coordinate, broadcast against y (NumPy rules).
+
+    Returns:
+        A tensor of the broadcast shape.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.math.atan2([1.0, -1.0], [0.0, -1.0])
+        <ks.Tensor: shape=(2,), dtype=float32, numpy=[ 1.5707964, -2.3561945]>
+    """
+    return apply2(_atan2, y, x)

@@ -1,0 +1,331 @@
+"""Matrix decompositions and solves: each primitive with its gradient.
+
+Every op works on a matrix or a batch of matrices (the last two axes). The gradient rules
+are the standard closed forms written with these same ops (so they are differentiable
+again): d inv(A) = -inv(A) dA inv(A); log|det A| has gradient inv(A)^T; the Cholesky and
+symmetric eigendecomposition rules return the symmetric gradient (the input is taken to be
+symmetric; only its lower triangle is read). `svd` and `qr` have no gradient rule: their
+results are constants for a tape (`GradientTape.explain` names them).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kerasish.core import backend
+from kerasish.core.errors import InvalidArgumentError
+from kerasish.core.ops import array_ops, math_ops
+from kerasish.core.primitive import apply, primitive
+from kerasish.core.tensor import Tensor, convert_to_tensor
+
+
+def _matrices(x, op_name: str, square: bool = True) -> Tensor:
+    x = convert_to_tensor(x)
+    if x.ndim < 2 or (square and x.shape[-1] != x.shape[-2]):
+        kind = "square matrix (..., M, M)" if square else "matrix (..., M, N)"
+        raise InvalidArgumentError(
+            f"{op_name}: needs a {kind} or a batch of them, got shape {x.shape}"
+        )
+    if x.dtype.kind not in "fc":
+        x = math_ops.cast(x, np.float32)
+    return x
+
+
+def _mT(x: Tensor) -> Tensor:
+    """The batch of transposed matrices."""
+    return array_ops.transpose(x, list(range(x.ndim - 2)) + [x.ndim - 1, x.ndim - 2])
+
+
+def _constant_like(array, like: Tensor) -> Tensor:
+    """A NumPy constant on `like`'s device, in its dtype."""
+    return Tensor(backend.to_device(array.astype(like.dtype), backend.device_of(like._value)))
+
+
+@primitive("matrix_inverse")
+def _inv(a):
+    return backend.array_module(a).linalg.inv(a)
+
+
+@_inv.defgrad
+def _(op, dy):
+    y = op.output
+    return (math_ops.negative(math_ops.matmul(math_ops.matmul(y, dy, transpose_a=True), y,
+                                              transpose_b=True)),)
+
+
+def inv(input) -> Tensor:  # noqa: A002 - TF's name
+    """The inverse of a (batch of) square matrices.
+
+    Args:
+        input: a tensor of shape (..., M, M).
+
+    Returns:
+        The inverses, same shape; float32 for integer input.
+
+    Raises:
+        InvalidArgumentError: `input` is not square, or a matrix is singular.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.linalg.inv([[2.0, 0.0], [0.0, 4.0]]).numpy().tolist()
+        [[0.5, 0.0], [0.0, 0.25]]
+    """
+    return apply(_inv, (_matrices(input, "inv"),))
+
+
+@primitive("matrix_solve")
+def _solve(a, b):
+    return backend.array_module(a).linalg.solve(a, b)
+
+
+@_solve.defgrad
+def _(op, dy):
+    a, _ = op.inputs
+    db = apply(_solve, (_mT(a), dy))
+    da = math_ops.negative(math_ops.matmul(db, op.output, transpose_b=True)) if op.needs[0] \
+        else None
+    return da, db
+
+
+def solve(matrix, rhs) -> Tensor:
+    """X with matrix @ X = rhs, for a (batch of) square matrices.
+
+    Args:
+        matrix: a tensor of shape (..., M, M).
+        rhs: (..., M, K) right-hand sides, or one vector (M,).
+
+    Returns:
+        X, of `rhs`' shape (batch axes broadcast).
+
+    Raises:
+        InvalidArgumentError: the shapes do not fit, or a matrix is singular.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.linalg.solve([[2.0, 0.0], [0.0, 4.0]], [[1.0], [2.0]]).numpy().tolist()
+        [[0.5], [0.5]]
+    """
+    a = _matrices(matrix, "solve")
+    b = math_ops.cast(convert_to_tensor(rhs), a.dtype)
+    if b.ndim == 0 or b.shape[-2 if b.ndim > 1 else 0] != a.shape[-1]:
+        raise InvalidArgumentError(
+            f"solve: the right-hand side of shape {b.shape} does not fit the matrix of shape "
+            f"{a.shape} (expected (..., {a.shape[-1]}, K) or ({a.shape[-1]},))"
+        )
+    if b.ndim == 1:
+        return array_ops.reshape(apply(_solve, (a, array_ops.reshape(b, (-1, 1)))), (-1,))
+    return apply(_solve, (a, b))
+
+
+@primitive("log_abs_determinant")
+def _logabsdet(a):
+    return backend.array_module(a).linalg.slogdet(a)[1]
+
+
+@_logabsdet.defgrad
+def _(op, dy):
+    return (array_ops.expand_dims(array_ops.expand_dims(dy, -1), -1) * _mT(inv(op.inputs[0])),)
+
+
+_det_sign = primitive("determinant_sign", differentiable=False)(
+    lambda a: backend.array_module(a).linalg.slogdet(a)[0]
+)
+
+
+def slogdet(input) -> tuple:  # noqa: A002
+    """The sign and the log of the absolute value of the determinant, without overflow.
+
+    Args:
+        input: a tensor of shape (..., M, M).
+
+    Returns:
+        (sign, log_abs_determinant), each of shape (...); sign is -1, 0 or 1 (not
+        differentiable); the log's gradient is inv(input)^T.
+
+    Example:
+        >>> import kerasish as ks
+        >>> sign, logdet = ks.linalg.slogdet([[-2.0, 0.0], [0.0, 4.0]])
+        >>> float(sign), round(float(logdet), 4)
+        (-1.0, 2.0794)
+    """
+    a = _matrices(input, "slogdet")
+    return apply(_det_sign, (a,)), apply(_logabsdet, (a,))
+
+
+def det(input) -> Tensor:  # noqa: A002
+    """The determinant of a (batch of) square matrices (sign * exp(log|det|)).
+
+    Args:
+        input: a tensor of shape (..., M, M).
+
+    Returns:
+        The determinants, shape (...).
+
+    Example:
+        >>> import kerasish as ks
+        >>> float(ks.linalg.det([[1.0, 2.0], [3.0, 4.0]]))
+        -2.0
+    """
+    sign, logabs = slogdet(input)
+    return sign * math_ops.exp(logabs)
+
+
+def logdet(matrix) -> Tensor:
+    """The log of the determinant (NaN where it is negative): for a positive definite
+    matrix, as tf.linalg.logdet.
+
+    Args:
+        matrix: a tensor of shape (..., M, M).
+
+    Returns:
+        The log-determinants, shape (...).
+
+    Example:
+        >>> import kerasish as ks
+        >>> round(float(ks.linalg.logdet([[2.0, 0.0], [0.0, 3.0]])), 4)
+        1.7918
+    """
+    sign, logabs = slogdet(matrix)
+    return math_ops.where(math_ops.less(sign, 0), float("nan"), logabs)
+
+
+@primitive("cholesky")
+def _cholesky(a):
+    return backend.array_module(a).linalg.cholesky(a)
+
+
+@_cholesky.defgrad
+def _(op, dy):
+    # dA = sym(L^-T Phi(L^T dL) L^-1), Phi: the lower triangle with the diagonal halved
+    lower = op.output
+    size = lower.shape[-1]
+    phi = _constant_like(np.tril(np.ones((size, size))) - 0.5 * np.eye(size), lower)
+    lower_inv = inv(lower)
+    middle = math_ops.matmul(lower, dy, transpose_a=True) * phi
+    s = math_ops.matmul(math_ops.matmul(lower_inv, middle, transpose_a=True), lower_inv)
+    return ((s + _mT(s)) * 0.5,)
+
+
+def cholesky(input) -> Tensor:  # noqa: A002
+    """The lower-triangular L with L @ L^T = input, for symmetric positive definite matrices
+    (only the lower triangle of `input` is read).
+
+    Args:
+        input: a tensor of shape (..., M, M).
+
+    Returns:
+        L, same shape; its gradient is symmetric.
+
+    Raises:
+        InvalidArgumentError: a matrix is not positive definite.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.linalg.cholesky([[4.0, 2.0], [2.0, 5.0]]).numpy().tolist()
+        [[2.0, 0.0], [1.0, 2.0]]
+    """
+    return apply(_cholesky, (_matrices(input, "cholesky"),))
+
+
+@primitive("self_adjoint_eig", multi_output=True)
+def _eigh(a):
+    return tuple(backend.array_module(a).linalg.eigh(a))
+
+
+@_eigh.defgrad
+def _(op, dys):
+    # dA = V (diag(dw) + F * (V^T dV)) V^T, F[i, j] = 1 / (w[j] - w[i]) off the diagonal
+    (w, v), (dw, dv) = op.output, dys
+    size = w.shape[-1]
+    off = _constant_like(1.0 - np.eye(size), w)
+    gaps = array_ops.expand_dims(w, -2) - array_ops.expand_dims(w, -1)
+    f = off / (gaps + (1.0 - off))
+    inner = math_ops.matmul(v, dv, transpose_a=True) * f
+    inner = inner + array_ops.expand_dims(dw, -1) * _constant_like(np.eye(size), w)
+    grad = math_ops.matmul(math_ops.matmul(v, inner), v, transpose_b=True)
+    return ((grad + _mT(grad)) * 0.5,)
+
+
+def eigh(tensor) -> tuple:
+    """Eigenvalues (ascending) and eigenvectors of symmetric matrices (the lower triangle is
+    read).
+
+    Args:
+        tensor: a tensor of shape (..., M, M).
+
+    Returns:
+        (eigenvalues (..., M), eigenvectors (..., M, M) as columns). Gradients assume
+        distinct eigenvalues (a repeated one gives inf) and a result that does not depend on
+        the eigenvectors' signs.
+
+    Example:
+        >>> import kerasish as ks
+        >>> w, v = ks.linalg.eigh([[2.0, 0.0], [0.0, 1.0]])
+        >>> w.numpy().tolist(), abs(v.numpy()).tolist()
+        ([1.0, 2.0], [[0.0, 1.0], [1.0, 0.0]])
+    """
+    return apply(_eigh, (_matrices(tensor, "eigh"),))
+
+
+@primitive("svd", multi_output=True, differentiable=False)
+def _svd(a, full_matrices):
+    return tuple(backend.array_module(a).linalg.svd(a, full_matrices=full_matrices))
+
+
+@primitive("singular_values", differentiable=False)
+def _singular_values(a):
+    return backend.array_module(a).linalg.svd(a, compute_uv=False)
+
+
+def svd(x, full_matrices: bool = True, compute_uv: bool = True):
+    """The singular value decomposition x = u @ diag(s) @ vh (NumPy's and Keras's order; no
+    gradient: the results are constants for a tape).
+
+    Args:
+        x: a tensor of shape (..., M, N).
+        full_matrices: u (..., M, M) and vh (..., N, N); False: K = min(M, N) columns/rows.
+        compute_uv: False: only s.
+
+    Returns:
+        (u, s, vh), or s alone; s descending, shape (..., K).
+
+    Example:
+        >>> from kerasish.core.ops import linalg_ops
+        >>> linalg_ops.svd([[3.0, 0.0], [0.0, -4.0]], compute_uv=False).numpy().tolist()
+        [4.0, 3.0]
+    """
+    a = _matrices(x, "svd", square=False)
+    if not compute_uv:
+        return apply(_singular_values, (a,))
+    return apply(_svd, (a,), {"full_matrices": bool(full_matrices)})
+
+
+@primitive("qr", multi_output=True, differentiable=False)
+def _qr(a, mode):
+    return tuple(backend.array_module(a).linalg.qr(a, mode=mode))
+
+
+def qr(x, mode: str = "reduced") -> tuple:
+    """The QR decomposition x = q @ r, q with orthonormal columns, r upper triangular (no
+    gradient: the results are constants for a tape).
+
+    Args:
+        x: a tensor of shape (..., M, N).
+        mode: 'reduced' (q (..., M, K), r (..., K, N), K = min(M, N)) or 'complete'
+            (q (..., M, M), r (..., M, N)).
+
+    Returns:
+        (q, r).
+
+    Raises:
+        InvalidArgumentError: another mode.
+
+    Example:
+        >>> from kerasish.core.ops import linalg_ops
+        >>> q, r = linalg_ops.qr([[1.0, 0.0], [0.0, 2.0], [0.0, 0.0]])
+        >>> q.shape, r.shape
+        ((3, 2), (2, 2))
+    """
+    if mode not in ("reduced", "complete"):
+        raise InvalidArgumentError(f"qr: mode must be 'reduced' or 'complete', got {mode!r}")
+    return apply(_qr, (_matrices(x, "qr", square=False),), {"mode": mode})
