@@ -1729,6 +1729,8 @@ def roll(x, shift, axis=None) -> Tensor:
     for step, a in zip(shifts.reshape(-1).tolist(), axes.reshape(-1).tolist()):
         a = math_ops.normalize_axis(a, x.ndim, "roll")[0]
         n = x.shape[a]
+        if n is None:  # a symbolic tensor's unknown axis: one node rolls it when it runs
+            raise InvalidArgumentError(f"roll: axis {a} of shape {x.shape} has no known size")
         if n and step % n:
             x = array_ops.gather(x, (np.arange(n) - step) % n, axis=a)
     return x

@@ -136,6 +136,25 @@ _KERAS_OPS = {
     "count_nonzero": lambda o, a, t: o.cast(o.count_nonzero(a > 0.5, axis=1), "float32"),
     "average": lambda o, a, t: o.average(a, axis=1, weights=o.array([1.0, 2.0, 0.5, 0.0])),
     "average_unweighted": lambda o, a, t: o.average(a, axis=-1),
+    "top_k": lambda o, a, t: o.top_k(a, 2)[0] + o.cast(o.top_k(a, 2)[1], "float32"),
+    "sort_argsort": lambda o, a, t: o.sort(a, axis=1) + o.cast(o.argsort(a), "float32"),
+    "take_along_axis": lambda o, a, t: o.take_along_axis(a, o.argsort(a, axis=1), axis=1),
+    "roll": lambda o, a, t: o.roll(a, 2, axis=1),
+    "tensordot": lambda o, a, t: o.tensordot(a, a, axes=[[1, 2], [1, 2]]),
+    "log_math": lambda o, a, t: o.log2(o.abs(a) + 1.0) + o.arctan2(a, 0.5) + o.sinh(a),
+    "nan_to_num": lambda o, a, t: o.nan_to_num(o.log(a)),
+    "median_quantile": lambda o, a, t: o.median(a, axis=1) + o.quantile(a, 0.25, axis=1),
+    "diagonal_trace": lambda o, a, t: o.diagonal(a, 0, 1, 2) + o.trace(a, axis1=1, axis2=2)[
+        :, None],
+    "crossentropies": lambda o, a, t: o.binary_crossentropy(
+        o.sigmoid(a), o.sigmoid(2.0 * a)) + o.categorical_crossentropy(
+        o.softmax(a), a, from_logits=True)[..., None],
+    "sparse_crossentropy": lambda o, a, t: o.sparse_categorical_crossentropy(
+        t[:, :4] % 3, a, from_logits=True),
+    "conv_pool": lambda o, a, t: o.average_pool(
+        o.conv(a, np.ones((2, 3, 5), np.float32) * 0.1, padding="same"), 2, padding="same"),
+    "segment_max": lambda o, a, t: o.segment_max(a[0], np.array([0, 1, 0, 1]), num_segments=2),
+    "det": lambda o, a, t: o.det(0.1 * o.matmul(o.swapaxes(a, 1, 2), a) + o.eye(3)),
 }
 
 
@@ -202,6 +221,33 @@ _COMPOSITES = {
     "shape": (lambda x, i: ks.shape(x), (3,)),
     "size": (lambda x, i: ks.size(x), ()),
     "ops_mean": (lambda x, i: ks.ops.mean(ks.ops.expand_dims(x, -1), axis=1), (None, 3, 1)),
+    # Keras 3 names of sorting, selection, shapes, nn and linalg ops
+    "sort": (lambda x, i: ks.ops.sort(x, axis=1), (None, None, 3)),
+    "argsort": (lambda x, i: ks.ops.argsort(x), (None, None, 3)),
+    "top_k": (lambda x, i: ks.ops.top_k(x, 2)[0], (None, None, 2)),
+    "take_along_axis": (
+        lambda x, i: ks.ops.take_along_axis(x, ks.ops.argsort(x, axis=1), axis=1),
+        (None, None, 3)),
+    "roll_unknown_axis": (lambda x, i: ks.ops.roll(x, 1, axis=1), (None, None, 3)),
+    "tensordot": (lambda x, i: ks.ops.tensordot(x, np.ones((3, 2), np.float32), 1),
+                  (None, None, 2)),
+    "quantile": (lambda x, i: ks.ops.quantile(x, 0.5, axis=1), (None, 3)),
+    "trace": (lambda x, i: ks.ops.trace(x, 0, 1, 2), (None,)),
+    "cross": (lambda x, i: ks.ops.cross(x, x * 2.0 + 1.0), (None, None, 3)),
+    "segment_max": (lambda x, i: ks.ops.segment_max(x[0], i[0], num_segments=5), (5, 3)),
+    "in_top_k": (lambda x, i: ks.ops.in_top_k(i[:, 0], x[:, 0], 2), (None,)),
+    "nan_to_num_log2": (lambda x, i: ks.ops.nan_to_num(ks.ops.log2(ks.ops.abs(x))),
+                        (None, None, 3)),
+    "sparse_categorical_crossentropy": (
+        lambda x, i: ks.ops.sparse_categorical_crossentropy(i % 3, x, from_logits=True),
+        (None, None)),
+    "conv_max_pool": (lambda x, i: ks.ops.max_pool(
+        ks.ops.conv(x, np.ones((2, 3, 4), np.float32), padding="same"), 2), (None, None, 4)),
+    "batch_normalization": (lambda x, i: ks.ops.batch_normalization(
+        x, [0.0, 1.0, 2.0], [1.0, 2.0, 3.0], axis=-1), (None, None, 3)),
+    "det": (lambda x, i: ks.ops.det(ks.ops.matmul(ks.ops.swapaxes(x, 1, 2), x)), (None,)),
+    "scatter_update": (lambda x, i: ks.ops.scatter_update(x, [[0, 0]], ks.ops.ones((1, 3))),
+                       (None, None, 3)),
 }
 
 
