@@ -10,8 +10,16 @@ split points, `x_min`/`x_max`). The Keras names kerasish had no op for (`dot`,
 with an `alpha`, `einsum`) are compositions of existing ops, so their gradients
 come for free. Ops with real results (`exp`, `sqrt`, `mean`, `softmax`, ...) turn
 integer inputs into float32, as Keras does (kerasish's own ops follow NumPy's
-float64). Not here yet: `sort`/`argsort`/`top_k`, and the control-flow ops
-(`cond`, `scan`, `fori_loop`): write Python control flow, which runs eagerly.
+float64).
+
+Sorting and selection (`sort`, `top_k`, `take_along_axis`, `quantile`) gather with the
+indices an `argsort` finds, so gradients flow to the picked values. The decompositions
+(`inv`, `solve`, `det`, `cholesky`, `eigh`; also as `ops.linalg.*`) have closed-form
+gradients; `svd` and `qr` have none (their results are constants for a tape). The
+control-flow ops (`cond`, `while_loop`, `fori_loop`, `scan`, `map`, `vectorized_map`) run
+their Python loop eagerly; `ks.function` records the ops each iteration runs (the loop is
+unrolled, and a data-dependent trip count is checked on every call). `unique` and
+`nonzero` return shapes that depend on the values, so they run eagerly only.
 
 Example:
     >>> import numpy as np

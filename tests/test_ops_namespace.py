@@ -1,5 +1,7 @@
 """ks.ops: Keras 3's NumPy-spelled names give NumPy's answers, on kerasish's ops."""
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -618,3 +620,27 @@ def test_new_names_give_keras_values(name):
     for mine, theirs in zip(got, want):
         theirs = keras.ops.convert_to_numpy(theirs)
         np.testing.assert_allclose(_np(mine), theirs, rtol=2e-5, atol=2e-6)
+
+
+def test_compiled_functions_follow_indices_that_earlier_ops_compute():
+    """ks.function replays: indices made by argsort/argmax are followed, not frozen, and the
+    steps compile (ks.function warns and runs eagerly when an op's attributes change)."""
+    steps = {
+        "top_k": lambda x: ops.top_k(x, 2)[0] + ops.cast(ops.top_k(x, 2)[1], "float32"),
+        "take_along_axis": lambda x: ops.take_along_axis(x, ops.argsort(x, axis=1), axis=1),
+        "quantile": lambda x: ops.quantile(x, [0.2, 0.7], axis=1),
+        "segment_max": lambda x: ops.segment_max(x, ops.cast(x[:, 0] > 0, "int32"),
+                                                 num_segments=2),
+        "scatter_update": lambda x: ops.scatter_update(
+            x, ops.reshape(ops.argmax(x[:, 0]), (1, 1)), ops.ones((1, 4))),
+        "while_loop": lambda x: ops.while_loop(lambda v: ops.sum(v) < 50.0,
+                                               lambda v: v * 2.0 + 1.0, x),
+    }
+    for name, step in steps.items():
+        compiled = ks.function(step)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            for _ in range(3):
+                x = ks.constant(RNG.standard_normal((3, 4)).astype(np.float32))
+                np.testing.assert_allclose(_np(compiled(x)), _np(step(x)), rtol=1e-6,
+                                           err_msg=name)

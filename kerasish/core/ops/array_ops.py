@@ -1434,16 +1434,19 @@ def take_along_axis(arr, indices, axis: int):
             f"along axis {axis} (same rank, the other axes equal or 1)"
         )
     axis = math_ops.normalize_axis(axis, x.ndim, "take_along_axis")[0]
-    size, xp = x.shape[axis], backend.array_module(ids._value)
-    ids = ids._value
-    if ids.dtype.kind == "i":
-        ids = xp.where(ids < 0, ids + size, ids)
-    _check_indices("take_along_axis", ids, size)
-    key = tuple(
-        ids if d == axis else xp.arange(n).reshape([-1 if e == d else 1 for e in range(x.ndim)])
-        for d, n in enumerate(x.shape)
-    )
-    return apply(_getitem, (x,), {"key": key})
+    size = x.shape[axis]
+    if ids.dtype.kind not in "iu":
+        raise InvalidArgumentError(f"take_along_axis: indices must be integers, got {ids.dtype}")
+    # recorded ops all the way (no index read on the host), so a ks.function replay follows
+    # indices that earlier ops computed: one gather from the flattened x
+    ids = math_ops.cast(ids, np.int64)
+    ids = checked_indices("take_along_axis", math_ops.where(math_ops.less(ids, 0), ids + size,
+                                                            ids), size)
+    strides = [int(np.prod(x.shape[d + 1:], dtype=np.int64)) for d in range(x.ndim)]
+    offsets = builtins.sum(
+        np.arange(n).reshape([-1 if e == d else 1 for e in range(x.ndim)]) * strides[d]
+        for d, n in enumerate(x.shape) if d != axis)
+    return gather(reshape(x, [-1]), ids * strides[axis] + offsets)
 
 
 def sort(values, axis: int = -1, direction: str = "ASCENDING"):
