@@ -135,7 +135,8 @@ class ConcreteFunction:
                 continue
             code, seen = program.optimise(segment, self.constants, self.folded, variable_slots,
                                           seen)
-            program.compile_segment(segment, code)
+            # a program serving several shapes (reduce_retracing) reuses no buffers
+            program.compile_segment(segment, code, None if self.owner._relaxes else self.slot_info)
             pending.extend((child, seen) for child in segment.children())
         template = [None] * self.n_slots
         for slot, value in self.constants.items():

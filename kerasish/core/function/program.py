@@ -20,7 +20,9 @@ Before a segment runs, it is compiled to one generated Python function of
 plain statements (`env[7] = f3(env[2], env[5])`), after three passes that
 keep results bit for bit equal to eager: constant folding (ops on constants
 only), common-subexpression elimination (between changes of state) and
-dead-code elimination (in segments that end the program).
+dead-code elimination (in segments that end the program). In segments that
+end the program, outputs are then written into reused buffers where their
+lifetimes allow (`buffers.py`).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ import linecache
 import os
 
 from kerasish.core import backend, nest
+from kerasish.core.function import buffers
 
 _PRIM, _DRAW, _EFFECT, _ALIAS = "prim", "draw", "effect", "alias"
 _SEGMENT_FILE = "<ks.function segment {}>"
@@ -40,13 +43,15 @@ class Instr:
 
     For `prim`, `op` is the Primitive and `attrs` its attributes; `copy` says
     the output must be copied (a view of a variable, as eager copies it). For
-    `draw`, `op()` makes the array; for `effect`, `op(*arrays)` changes state.
+    `draw`, `op()` makes the array; for `effect`, `op(*arrays)` changes state
+    (`borrows`: without keeping the arrays). `fresh`: see `buffers.plan`.
     """
 
-    __slots__ = ("kind", "op", "ins", "outs", "attrs", "where", "copy", "label", "attr_slots")
+    __slots__ = ("kind", "op", "ins", "outs", "attrs", "where", "copy", "label", "attr_slots",
+                 "borrows", "fresh")
 
     def __init__(self, kind, op, ins, outs, attrs=None, where="", copy=False, label="",
-                 attr_slots=()):
+                 attr_slots=(), borrows=False, fresh=False):
         self.kind = kind
         self.op = op
         self.ins = tuple(ins)
@@ -57,6 +62,11 @@ class Instr:
         self.label = label or (op.name if kind == _PRIM else kind)
         # (name, slot): attributes that are arrays an earlier op computed (an op's indices)
         self.attr_slots = tuple(attr_slots)
+        # an effect that only reads its inputs during the call (an optimizer update): they
+        # may live in reused buffers (see `buffers.py`)
+        self.borrows = borrows
+        # a prim whose outputs shared no memory with its inputs when traced (not a view)
+        self.fresh = fresh
 
     def callable(self):
         if self.kind == _PRIM:
@@ -64,6 +74,13 @@ class Instr:
             fixed = {k: v for k, v in self.attrs.items() if k not in dict(self.attr_slots)}
             return functools.partial(forward, **fixed) if fixed else forward
         return self.op
+
+    def renamed(self, ins: tuple, attr_slots: tuple) -> Instr:
+        """This instruction reading other slots (after common-subexpression elimination)."""
+        if ins == self.ins and attr_slots == self.attr_slots:
+            return self
+        return Instr(self.kind, self.op, ins, self.outs, self.attrs, self.where, self.copy,
+                     self.label, attr_slots, self.borrows, self.fresh)
 
     def reads(self) -> tuple:
         """Every slot the instruction reads: its inputs and its array attributes."""
@@ -130,7 +147,7 @@ class Return:
 class Segment:
     """Straight-line instructions ending in a `Guard` or a `Return` (None while recording)."""
 
-    __slots__ = ("instrs", "end", "run", "code", "number")
+    __slots__ = ("instrs", "end", "run", "code", "number", "buffers", "first_line")
 
     def __init__(self, number: int):
         self.number = number
@@ -138,6 +155,8 @@ class Segment:
         self.end = None
         self.run = None  # the compiled function, made by `compile_segment`
         self.code: list[Instr] = []  # the instructions after the passes
+        self.buffers: dict[int, int] = {}  # index in `code` -> the buffer its output reuses
+        self.first_line = 2  # the generated line of code[0]
 
     def children(self) -> list:
         return list(self.end.children.values()) if isinstance(self.end, Guard) else []
@@ -177,14 +196,12 @@ def optimise(segment: Segment, constants: dict, folded: dict, variable_slots: se
     known = dict(constants)
     known.update(folded)
     for instr in segment.instrs:
-        ins = tuple(rename.get(s, s) for s in instr.ins)
-        if instr.attr_slots:
-            instr = Instr(instr.kind, instr.op, instr.ins, instr.outs, instr.attrs, instr.where,
-                          instr.copy, instr.label,
-                          tuple((name, rename.get(s, s)) for name, s in instr.attr_slots))
+        instr = instr.renamed(tuple(rename.get(s, s) for s in instr.ins),
+                              tuple((name, rename.get(s, s)) for name, s in instr.attr_slots))
+        ins = instr.ins
         if instr.kind != _PRIM:
             seen.clear()  # state may change: later reads are not the same values
-            code.append(_with_inputs(instr, ins))
+            code.append(instr)
             continue
         if ins and all(s in known for s in ins) and not instr.copy and not instr.attr_slots:
             try:
@@ -208,18 +225,11 @@ def optimise(segment: Segment, constants: dict, folded: dict, variable_slots: se
                         code.append(Instr(_ALIAS, None, (theirs,), (mine,), label="alias"))
                 continue
             seen[key] = instr.outs
-        code.append(_with_inputs(instr, ins))
+        code.append(instr)
     if leaf:
         segment.end = _renamed_return(segment.end, rename)
         code = _without_dead_code(code, segment.end.slots())
     return code, seen
-
-
-def _with_inputs(instr: Instr, ins: tuple) -> Instr:
-    if ins == instr.ins:
-        return instr
-    return Instr(instr.kind, instr.op, ins, instr.outs, instr.attrs, instr.where, instr.copy,
-                 instr.label, instr.attr_slots)
 
 
 def _renamed_return(end: Return, rename: dict) -> Return:
@@ -253,16 +263,33 @@ def _without_dead_code(code: list, live: set) -> list:
 # -------------------------------------------------------------------------------- codegen
 
 
-def compile_segment(segment: Segment, code: list) -> None:
-    """Generate `segment.run(env)`: the instructions as plain Python statements."""
-    namespace: dict = {}
+def compile_segment(segment: Segment, code: list, info: dict | None = None) -> None:
+    """Generate `segment.run(env)`: the instructions as plain Python statements.
+
+    With `info` (slot -> shape, dtype, origin), a segment that ends the program
+    writes the outputs `buffers.plan` picks into reused buffers: one set per
+    concurrent call, taken from the segment's pool and put back at its end.
+    """
+    plan, count = {}, 0
+    if info is not None and isinstance(segment.end, Return):
+        plan, count = buffers.plan(code, segment.end.slots(), info)
+    namespace: dict = {"pool": []}
     lines = ["def run(env):"]
+    if count:
+        lines.append(f"    b = pool.pop() if pool else [None] * {count}")
+    first_line = len(lines) + 1
     for i, instr in enumerate(code):
         args = ", ".join([f"env[{s}]" for s in instr.ins]
                          + [f"{key}=env[{s}]" for key, s in instr.attr_slots])
         name = f"f{i}"
         if instr.kind == _ALIAS:
             lines.append(f"    env[{instr.outs[0]}] = env[{instr.ins[0]}]")
+            continue
+        if i in plan:
+            number, form = plan[i]
+            namespace[name] = functools.partial(form, **instr.attrs) if instr.attrs else form
+            lines.append(f"    env[{instr.outs[0]}] = b[{number}] = {name}({args}, "
+                         f"out=b[{number}])")
             continue
         namespace[name] = instr.callable()
         call = f"{name}({args})"
@@ -274,6 +301,8 @@ def compile_segment(segment: Segment, code: list) -> None:
         else:
             suffix = ".copy()" if instr.copy else ""
             lines.append(f"    env[{instr.outs[0]}] = {call}{suffix}")
+    if count:
+        lines.append("    pool.append(b)")
     if len(lines) == 1:
         lines.append("    pass")
     filename = _SEGMENT_FILE.format(id(segment))
@@ -282,6 +311,8 @@ def compile_segment(segment: Segment, code: list) -> None:
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     segment.run = namespace["run"]
     segment.code = code
+    segment.buffers = {i: number for i, (number, _) in plan.items()}
+    segment.first_line = first_line
 
 
 def failing_instr(segment: Segment, traceback) -> Instr | None:
@@ -290,7 +321,7 @@ def failing_instr(segment: Segment, traceback) -> Instr | None:
     tb = traceback
     while tb is not None:
         if tb.tb_frame.f_code.co_filename == filename:
-            index = tb.tb_lineno - 2
+            index = tb.tb_lineno - segment.first_line
             if 0 <= index < len(segment.code):
                 return segment.code[index]
         tb = tb.tb_next
@@ -331,7 +362,7 @@ def listing(concrete) -> str:
                          + (f" = {backend.to_numpy(value).item()!r}" if value.size == 1 else ""))
     for segment in concrete.segments():
         lines.append(f"segment {segment.number}:")
-        for instr in segment.code:
+        for i, instr in enumerate(segment.code):
             outs = ", ".join(f"%{s}" for s in instr.outs)
             args = ", ".join(f"%{s}" for s in instr.ins)
             types = ", ".join(slot_type(info, s) for s in instr.outs)
@@ -339,7 +370,9 @@ def listing(concrete) -> str:
             if instr.kind == _EFFECT:
                 lines.append(f"    {instr.label}({args}){where}")
             else:
-                lines.append(f"    {outs} = {instr.label}({args}) : {types}{where}")
+                number = segment.buffers.get(i)
+                reused = "" if number is None else f" in buffer {number}"
+                lines.append(f"    {outs} = {instr.label}({args}) : {types}{reused}{where}")
         end = segment.end
         if isinstance(end, Guard):
             outcomes = ", ".join(

@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 
 from kerasish.core import backend, nest
-from kerasish.core.function import program
+from kerasish.core.function import buffers, program
 from kerasish.core.function.program import Guard, Instr, Return, Segment
 from kerasish.core.tensor import IndexedSlices, Tensor, Variable, convert_to_tensor
 
@@ -142,8 +142,11 @@ class Tracer:
                       if hasattr(value, "shape") and id(value) in self.array_slot]
         outs = [self._new_slot(o) for o in outputs]
         where = program.user_frame(_INTERNAL_DIRS)
+        read = [t._value for t in inputs] + [v for v in attrs.values() if hasattr(v, "shape")]
+        fresh = prim.plain and not any(buffers.may_share_memory(output._value, array)
+                                       for array in read)
         self._emit(Instr("prim", prim, ins, outs, dict(attrs), where, copy,
-                         attr_slots=attr_slots))
+                         attr_slots=attr_slots, fresh=fresh))
 
     def draw(self, make) -> Tensor:
         """A random draw `make()` (an array): recorded to be drawn afresh on every replay."""
@@ -247,6 +250,7 @@ class Tracer:
         plan = optimizer._replay_plan(variables) if ready and self.mode == "live" else None
         if plan is not None and self.segment.instrs and self.segment.instrs[-1].op is run:
             self.segment.instrs[-1].op = plan
+            self.segment.instrs[-1].borrows = True  # it reads the gradients, keeps none
 
     def created_variable(self, variable: Variable, initial_value) -> None:
         """A variable made inside the trace: allowed on a function's first trace only.
