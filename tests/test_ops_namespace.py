@@ -372,6 +372,14 @@ def test_slices_scatters_segments_and_nan_to_num():
                                   [[11.0, 3.0], [0.0, 0.0], [2.0, 3.0]])
     _, (grad,) = _value_and_grad(lambda d: ops.segment_max(d, [0, 0, 0, 2], num_segments=3), data)
     np.testing.assert_array_equal(grad, [[0, 1], [0.5, 0], [0.5, 0], [1, 1]])  # ties share
+    signed = RNG.standard_normal((7, 2, 3))
+    ids = np.array([3, 0, 3, 1, 0, 3, 1])
+    want = np.full((5, 2, 3), -np.inf)
+    np.maximum.at(want, ids, signed)
+    want[np.isinf(want)] = np.finfo(np.float64).min
+    np.testing.assert_array_equal(_np(ops.segment_max(signed, ids, num_segments=5)), want)
+    np.testing.assert_array_equal(_np(ops.segment_max(-np.arange(6), [1, 1, 0, 0, 0, 2])),
+                                  [-2, 0, -5])
     special = np.array([np.nan, np.inf, -np.inf, 2.0], np.float32)
     np.testing.assert_array_equal(_np(ops.nan_to_num(special)), np.nan_to_num(special))
     np.testing.assert_array_equal(_np(ops.nan_to_num(special, nan=1.0, posinf=5.0, neginf=-5.0)),

@@ -1628,12 +1628,20 @@ def unique_with_counts(x, axis=None) -> tuple:
 
 @primitive("segment_max")
 def _segment_max(data, ids, num_segments):
+    # sorted, not `maximum.at` (CuPy 14's rounds float64 maxima to float32, so they match no
+    # input and the gradient finds no maximum): each column ordered by id and, within an id,
+    # by value; a segment's maximum is its last row
     _check_indices("segment_max", ids, num_segments)
-    kind = np.finfo if data.dtype.kind == "f" else np.iinfo
     xp = backend.array_module(data)
-    out = xp.full((num_segments,) + data.shape[1:], kind(data.dtype).min, dtype=data.dtype)
-    xp.maximum.at(out, ids, data)
-    return out
+    columns = data.reshape(data.shape[0], -1)
+    by_value = xp.argsort(columns, axis=0, kind="stable")
+    order = xp.take_along_axis(by_value, xp.argsort(ids[by_value], axis=0, kind="stable"), 0)
+    counts = xp.bincount(ids, minlength=num_segments)
+    filled = counts > 0
+    kind = np.finfo if data.dtype.kind == "f" else np.iinfo
+    out = xp.full((num_segments, columns.shape[1]), kind(data.dtype).min, dtype=data.dtype)
+    out[filled] = xp.take_along_axis(columns, order, 0)[(xp.cumsum(counts) - 1)[filled]]
+    return out.reshape((num_segments,) + data.shape[1:])
 
 
 @_segment_max.defgrad

@@ -14,6 +14,7 @@ import numpy as np
 
 from kerasish.core import backend
 from kerasish.core.errors import InvalidArgumentError
+from kerasish.core.keras_tensor import symbolic_fallback
 from kerasish.core.ops import array_ops, math_ops
 from kerasish.core.primitive import apply, primitive
 from kerasish.core.tensor import Tensor, convert_to_tensor
@@ -87,6 +88,7 @@ def _(op, dy):
     return da, db
 
 
+@symbolic_fallback
 def solve(matrix, rhs) -> Tensor:
     """X with matrix @ X = rhs, for a (batch of) square matrices.
 
@@ -114,6 +116,10 @@ def solve(matrix, rhs) -> Tensor:
         )
     if b.ndim == 1:
         return array_ops.reshape(apply(_solve, (a, array_ops.reshape(b, (-1, 1)))), (-1,))
+    if a.shape[:-2] != b.shape[:-2]:  # broadcast the batch axes here (CuPy's solve does not)
+        batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+        a = array_ops.broadcast_to(a, batch + a.shape[-2:])
+        b = array_ops.broadcast_to(b, batch + b.shape[-2:])
     return apply(_solve, (a, b))
 
 
