@@ -14,8 +14,8 @@ float64).
 
 Sorting and selection (`sort`, `top_k`, `take_along_axis`, `quantile`) gather with the
 indices an `argsort` finds, so gradients flow to the picked values. The decompositions
-(`inv`, `solve`, `det`, `cholesky`, `eigh`; also as `ops.linalg.*`) have closed-form
-gradients; `svd` and `qr` have none (their results are constants for a tape). The
+(`inv`, `solve`, `det`, `cholesky`, `eigh`, `svd`, `qr`; also as `ops.linalg.*`) have
+closed-form gradients (`svd`'s for distinct singular values, `qr`'s for M >= N). The
 control-flow ops (`cond`, `while_loop`, `fori_loop`, `scan`, `map`, `vectorized_map`) run
 their Python loop eagerly; `ks.function` records the ops each iteration runs (the loop is
 unrolled, and a data-dependent trip count is checked on every call). `unique` and

@@ -543,11 +543,20 @@ def test_linalg_follows_numpy_with_closed_form_gradients():
     vectors = np.linalg.eigh(spd)[1][..., 1]
     np.testing.assert_allclose(grad, vectors[..., :, None] * vectors[..., None, :], rtol=1e-8,
                                atol=1e-12)
-    x = ks.constant(a)
-    with ks.GradientTape() as tape:
-        tape.watch(x)
-        singular = ops.svd(x, compute_uv=False)
-    assert tape.gradient(singular, x) is None  # no gradient rule: a constant for the tape
+    _, (grad,) = _value_and_grad(lambda m: ops.svd(m, compute_uv=False)[..., 0], a)
+    u, _, vh = np.linalg.svd(a)
+    np.testing.assert_allclose(grad, u[..., :, :1] * vh[..., :1, :], rtol=1e-10)  # u_0 v_0^T
+    wide = ks.constant(RNG.standard_normal((2, 3)))
+    with ks.GradientTape(persistent=True) as tape:
+        tape.watch(wide)
+        full_u = ops.svd(wide)[0]
+        q = ops.qr(wide)[0]
+    with pytest.raises(ks.InvalidArgumentError, match=r"svd: no gradient with "
+                                                      r"full_matrices=True for a non-square"):
+        tape.gradient(full_u, wide)
+    with pytest.raises(ks.InvalidArgumentError, match=r"qr: gradients need .* \(got shape "
+                                                      r"\(2, 3\), mode 'reduced'\)"):
+        tape.gradient(q, wide)
 
 
 _F = RNG.standard_normal((3, 5)).astype(np.float32)

@@ -88,6 +88,11 @@ def _max_pool_blocks_grad(x, dy, ksize, padding):
     return apply(REGISTRY["max_pool_blocks_grad"], (x, y, dy), attrs)
 
 
+def _flat(*tensors):
+    """The tensors flattened and joined into one vector."""
+    return ks.concat([ks.reshape(t, [-1]) for t in tensors], 0)
+
+
 def _scatter_into(values, key, shape):
     return apply(REGISTRY["scatter_into"], (values,), {"key": key, "shape": shape})
 
@@ -776,6 +781,24 @@ SAMPLES: dict[str, list[Case]] = {
              label="eigenvalues"),
         Case(lambda x: ks.linalg.eigh(x + ks.linalg.matrix_transpose(x))[1] ** 2,
              [normal(2, 3, 3)], label="squared eigenvectors (sign-free), batch"),
+    ],
+    # svd and qr: functions that do not depend on the singular vectors' signs (squares), or
+    # on nothing a small change flips (qr's Householder signs)
+    "svd": [
+        Case(lambda x: _flat(*ks.ops.svd(x)[1:2], *(t * t for t in ks.ops.svd(x)[::2])),
+             [normal(3, 3)], label="square"),
+        Case(lambda x: _flat(*(t * t for t in ks.ops.svd(x, full_matrices=False))),
+             [normal(4, 3)], label="tall"),
+        Case(lambda x: _flat(*(t * t for t in ks.ops.svd(x, full_matrices=False))),
+             [normal(2, 2, 4)], label="wide, batch"),
+    ],
+    "singular_values": [
+        Case(lambda x: ks.ops.svd(x, compute_uv=False), [normal(4, 3)], label="tall"),
+        Case(lambda x: ks.ops.svd(x * x, compute_uv=False), [normal(2, 2, 3)], label="batch"),
+    ],
+    "qr": [
+        Case(lambda x: _flat(*ks.ops.qr(x)), [normal(4, 3)], label="tall"),
+        Case(lambda x: _flat(*ks.ops.qr(x * x)), [normal(2, 3, 3)], label="square, batch"),
     ],
 }
 

@@ -4,8 +4,9 @@ Every op works on a matrix or a batch of matrices (the last two axes). The gradi
 are the standard closed forms written with these same ops (so they are differentiable
 again): d inv(A) = -inv(A) dA inv(A); log|det A| has gradient inv(A)^T; the Cholesky and
 symmetric eigendecomposition rules return the symmetric gradient (the input is taken to be
-symmetric; only its lower triangle is read). `svd` and `qr` have no gradient rule: their
-results are constants for a tape (`GradientTape.explain` names them).
+symmetric; only its lower triangle is read); `svd` and `qr` follow Townsend's and Seeger
+et al.'s rules, which need distinct singular values, and for `qr` at least as many rows as
+columns (else the rule raises, naming the op).
 """
 
 from __future__ import annotations
@@ -40,6 +41,23 @@ def _mT(x: Tensor) -> Tensor:
 def _constant_like(array, like: Tensor) -> Tensor:
     """A NumPy constant on `like`'s device, in its dtype."""
     return Tensor(backend.to_device(array.astype(like.dtype), backend.device_of(like._value)))
+
+
+def _eye_like(size: int, like: Tensor) -> Tensor:
+    return _constant_like(np.eye(size), like)
+
+
+def _inverse_gaps(values: Tensor) -> Tensor:
+    """F[..., i, j] = 1 / (values[j] - values[i]) off the diagonal, 0 on it."""
+    off = _constant_like(1.0 - np.eye(values.shape[-1]), values)
+    gaps = array_ops.expand_dims(values, -2) - array_ops.expand_dims(values, -1)
+    return off / (gaps + (1.0 - off))
+
+
+def _lower_halved(x: Tensor) -> Tensor:
+    """The lower triangle of `x` with its diagonal halved."""
+    size = x.shape[-1]
+    return x * _constant_like(np.tril(np.ones((size, size))) - 0.5 * np.eye(size), x)
 
 
 @primitive("matrix_inverse")
@@ -204,10 +222,8 @@ def _cholesky(a):
 def _(op, dy):
     # dA = sym(L^-T Phi(L^T dL) L^-1), Phi: the lower triangle with the diagonal halved
     lower = op.output
-    size = lower.shape[-1]
-    phi = _constant_like(np.tril(np.ones((size, size))) - 0.5 * np.eye(size), lower)
     lower_inv = inv(lower)
-    middle = math_ops.matmul(lower, dy, transpose_a=True) * phi
+    middle = _lower_halved(math_ops.matmul(lower, dy, transpose_a=True))
     s = math_ops.matmul(math_ops.matmul(lower_inv, middle, transpose_a=True), lower_inv)
     return ((s + _mT(s)) * 0.5,)
 
@@ -242,12 +258,8 @@ def _eigh(a):
 def _(op, dys):
     # dA = V (diag(dw) + F * (V^T dV)) V^T, F[i, j] = 1 / (w[j] - w[i]) off the diagonal
     (w, v), (dw, dv) = op.output, dys
-    size = w.shape[-1]
-    off = _constant_like(1.0 - np.eye(size), w)
-    gaps = array_ops.expand_dims(w, -2) - array_ops.expand_dims(w, -1)
-    f = off / (gaps + (1.0 - off))
-    inner = math_ops.matmul(v, dv, transpose_a=True) * f
-    inner = inner + array_ops.expand_dims(dw, -1) * _constant_like(np.eye(size), w)
+    inner = math_ops.matmul(v, dv, transpose_a=True) * _inverse_gaps(w)
+    inner = inner + array_ops.expand_dims(dw, -1) * _eye_like(w.shape[-1], w)
     grad = math_ops.matmul(math_ops.matmul(v, inner), v, transpose_b=True)
     return ((grad + _mT(grad)) * 0.5,)
 
@@ -273,23 +285,57 @@ def eigh(tensor) -> tuple:
     return apply(_eigh, (_matrices(tensor, "eigh"),))
 
 
-@primitive("svd", multi_output=True, differentiable=False)
+@primitive("svd", multi_output=True)
 def _svd(a, full_matrices):
     return tuple(backend.array_module(a).linalg.svd(a, full_matrices=full_matrices))
 
 
-@primitive("singular_values", differentiable=False)
+@_svd.defgrad
+def _(op, dys):
+    # Townsend's rule for a = u s vh (distinct non-zero singular values), with the terms for
+    # the columns outside u's or v's span when the matrix is not square
+    a, (u, s, vh), (du, ds, dvh) = op.inputs[0], op.output, dys
+    rows, columns = a.shape[-2:]
+    if op.attrs["full_matrices"] and rows != columns:
+        raise InvalidArgumentError(
+            f"svd: no gradient with full_matrices=True for a non-square matrix (shape "
+            f"{a.shape}): the extra columns of u or rows of vh are not unique; use "
+            "full_matrices=False")
+    f = _inverse_gaps(s * s)
+    u_du = math_ops.matmul(u, du, transpose_a=True)
+    vh_dv = math_ops.matmul(vh, dvh, transpose_b=True)  # V^T dV
+    j, k = f * (u_du - _mT(u_du)), f * (vh_dv - _mT(vh_dv))
+    row_s, column_s = array_ops.expand_dims(s, -2), array_ops.expand_dims(s, -1)
+    inner = j * row_s + k * column_s + array_ops.expand_dims(ds, -1) * _eye_like(s.shape[-1], s)
+    grad = math_ops.matmul(math_ops.matmul(u, inner), vh)
+    if rows > columns:
+        grad = grad + math_ops.matmul((du - math_ops.matmul(u, u_du)) / row_s, vh)
+    if columns > rows:
+        grad = grad + math_ops.matmul(u, (dvh - math_ops.matmul(_mT(vh_dv), vh)) / column_s)
+    return (grad,)
+
+
+@primitive("singular_values")
 def _singular_values(a):
     return backend.array_module(a).linalg.svd(a, compute_uv=False)
 
 
+@_singular_values.defgrad
+def _(op, ds):
+    u, _, vh = apply(_svd, op.inputs, {"full_matrices": False})
+    return (math_ops.matmul(u * array_ops.expand_dims(ds, -2), vh),)
+
+
 def svd(x, full_matrices: bool = True, compute_uv: bool = True):
-    """The singular value decomposition x = u @ diag(s) @ vh (NumPy's and Keras's order; no
-    gradient: the results are constants for a tape).
+    """The singular value decomposition x = u @ diag(s) @ vh (NumPy's and Keras's order).
+
+    Gradients assume distinct, non-zero singular values and a result that does not depend
+    on the signs of the singular vectors (u's column and vh's row flip together).
 
     Args:
         x: a tensor of shape (..., M, N).
         full_matrices: u (..., M, M) and vh (..., N, N); False: K = min(M, N) columns/rows.
+            A non-square matrix has gradients only with False.
         compute_uv: False: only s.
 
     Returns:
@@ -306,14 +352,31 @@ def svd(x, full_matrices: bool = True, compute_uv: bool = True):
     return apply(_svd, (a,), {"full_matrices": bool(full_matrices)})
 
 
-@primitive("qr", multi_output=True, differentiable=False)
+@primitive("qr", multi_output=True)
 def _qr(a, mode):
     return tuple(backend.array_module(a).linalg.qr(a, mode=mode))
 
 
+@_qr.defgrad
+def _(op, dys):
+    # for M >= N: da = (dq + q sym(r dr^T - dq^T q)) r^-T, sym copying the lower triangle up
+    a, (q, r), (dq, dr) = op.inputs[0], op.output, dys
+    rows, columns = a.shape[-2:]
+    if rows < columns or (op.attrs["mode"] == "complete" and rows != columns):
+        raise InvalidArgumentError(
+            f"qr: gradients need a matrix with at least as many rows as columns and the "
+            f"reduced mode (got shape {a.shape}, mode {op.attrs['mode']!r})")
+    m = _lower_halved(math_ops.matmul(r, dr, transpose_b=True)
+                      - math_ops.matmul(dq, q, transpose_a=True))
+    b = dq + math_ops.matmul(q, m + _mT(m))
+    return (_mT(apply(_solve, (r, _mT(b)))),)
+
+
 def qr(x, mode: str = "reduced") -> tuple:
-    """The QR decomposition x = q @ r, q with orthonormal columns, r upper triangular (no
-    gradient: the results are constants for a tape).
+    """The QR decomposition x = q @ r, q with orthonormal columns, r upper triangular.
+
+    Gradients need M >= N and the reduced mode (then the decomposition is unique up to the
+    signs of r's diagonal, which stay put under small changes).
 
     Args:
         x: a tensor of shape (..., M, N).
