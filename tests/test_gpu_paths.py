@@ -28,6 +28,12 @@ def test_functional_models_build_and_run_on_the_gpu_with_python_scalars():
                            .history["loss"][0])
 
 
+def test_symbolic_op_errors_name_the_shapes_not_a_device_mismatch_on_the_gpu():
+    with ks.device("/gpu:0"):
+        with pytest.raises(ks.InvalidArgumentError, match=r"matmul: .*\(None, 3\)"):
+            ks.Input((3,)) @ ks.ones([4, 2])
+
+
 def test_compiled_functions_place_numpy_arguments_on_the_current_device():
     @ks.function
     def double(x):
@@ -61,7 +67,7 @@ def test_shuffle_on_the_gpu_permutes_and_repeats_with_a_seed():
 
 
 def test_word2vec_recipe_trains_on_the_gpu(tmp_path):
-    from recipes import word2vec
+    from kerasish.recipes import word2vec  # installed with the package, from any directory
 
     words = ("cat dog horse the red blue green the " * 300).split()
     corpus = tmp_path / "corpus.txt"

@@ -268,7 +268,8 @@ def describe_inputs(inputs) -> str:
 
 def op_error(prim: Primitive, exc: Exception, inputs, attrs) -> Exception:
     """Turn a backend exception into one that names the op and its inputs."""
-    devices = {backend.device_of(t._value) for t in inputs if isinstance(t, Tensor)}
+    devices = {backend.device_of(t._value) for t in inputs  # symbolic inputs have no device
+               if isinstance(t, Tensor) and t._value.__class__ is not SymbolicValue}
     if len(devices) > 1:
         names = " and ".join(sorted(backend.device_name(d) for d in devices))
         return DeviceError(
