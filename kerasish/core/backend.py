@@ -8,8 +8,12 @@ differs between NumPy and CuPy (scatter-add, host transfer, device ids).
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import ctypes.util
 import os
+import platform
 import re
+import sys
 import threading
 import warnings
 
@@ -355,6 +359,59 @@ def permutation(generator, n: int):
     if isinstance(generator, numpy.random.Generator):
         return generator.permutation(n)
     return generator.random(n).argsort()
+
+
+# -- subnormal floats on the CPU ----------------------------------------------------------
+# Optimizer state that decays (Adam's moments for an input pixel that stays 0) passes through
+# the subnormal range, where x86 arithmetic takes a slow microcode path per value: the
+# Fashion-MNIST MLP's epochs ran 25-35% slower from the second epoch on. TF and XLA flush
+# subnormals to zero on their CPU threads; kerasish does so while optimizers update.
+
+
+def _load_fenv():
+    """glibc's fegetenv/fesetenv on x86-64 Linux (whose fenv_t ends with MXCSR), else None."""
+    if sys.platform != "linux" or platform.machine() not in ("x86_64", "AMD64"):
+        return None
+    try:
+        libm = ctypes.CDLL(ctypes.util.find_library("m") or "libm.so.6")
+        return libm.fegetenv, libm.fesetenv
+    except (OSError, AttributeError):  # pragma: no cover - not glibc
+        return None
+
+
+_FENV = _load_fenv()
+_FENV_SIZE, _MXCSR_AT = 32, 28  # x86-64 glibc: 28 bytes of x87 state, then MXCSR
+_FLUSH_BITS = 0x8040  # MXCSR's flush-to-zero (bit 15) and denormals-are-zero (bit 6)
+
+
+@contextlib.contextmanager
+def subnormals_flushed(enabled: bool = True):
+    """Within the block, this thread's CPU arithmetic reads and writes subnormal floats as 0.
+
+    A no-op where it cannot be set (not x86-64 glibc) and for CuPy arrays (the GPU is not
+    slowed by subnormals). The previous floating-point environment is restored on exit.
+    """
+    if not enabled or _FENV is None:
+        yield
+        return
+    get, set_ = _FENV
+    saved = ctypes.create_string_buffer(_FENV_SIZE)
+    get(saved)
+    key = saved.raw
+    flushed = _flushed_envs.get(key)
+    if flushed is None:  # (the environment seldom changes: one entry, made once)
+        raw = bytearray(key)
+        mxcsr = int.from_bytes(raw[_MXCSR_AT:], "little") | _FLUSH_BITS
+        raw[_MXCSR_AT:] = mxcsr.to_bytes(4, "little")
+        flushed = _flushed_envs[key] = ctypes.create_string_buffer(bytes(raw), _FENV_SIZE)
+    set_(flushed)
+    try:
+        yield
+    finally:
+        set_(saved)
+
+
+_flushed_envs: dict = {}  # a saved environment's bytes -> the same with subnormals flushed
 
 
 # -- collectives across processes (ks.distribute): MPI for host arrays, NCCL for GPU arrays --

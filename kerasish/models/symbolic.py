@@ -329,8 +329,8 @@ def _is_op_module(module_name: str) -> bool:
 def ops_function(name: str):
     """The op called `name`, or None: a `ks.ops` name ('mean'), or a module and function
     ('kerasish.core.ops.math_ops.reduce_mean'). Only ops qualify (functions defined in
-    kerasish's op modules, activations, loss functions or `ks.ops`), never another object a config could
-    name, and no module is imported for it."""
+    kerasish's op modules, activations, loss functions or `ks.ops`), never another object a
+    config could name, and no module is imported for it."""
     from kerasish import ops
 
     module_name, _, attr = name.rpartition(".")

@@ -515,13 +515,14 @@ class Optimizer(Trackable):
         prepared = self._clip_gradients(prepared)
         lr = self._current_learning_rate()
         self._step = int(self._iterations._value) + 1
-        for grad, var in prepared:
-            if id(var) not in self._built:
-                self._create_slots(var)
-            if isinstance(grad, _SparseGrad):
-                self.sparse_update_step(grad.values, grad.indices, var, lr)
-            else:
-                self.update_step(grad, var, lr)
+        with backend.subnormals_flushed(bool(self._slot_specs())):  # decaying slots stay fast
+            for grad, var in prepared:
+                if id(var) not in self._built:
+                    self._create_slots(var)
+                if isinstance(grad, _SparseGrad):
+                    self.sparse_update_step(grad.values, grad.indices, var, lr)
+                else:
+                    self.update_step(grad, var, lr)
         _apply_constraints([var for _, var in prepared])
         self._iterations._value += 1
         self._iterations._version += 1
@@ -536,16 +537,18 @@ class Optimizer(Trackable):
                 or any(v.constraint is not None or id(v) not in self._built for v in variables)):
             return None
         iterations, update, all_slots = self._iterations, self.update_arrays, self._slots
+        flush = bool(self._slot_specs())
 
         def run(*grads):
             lr = self._current_learning_rate()
             self._step = int(iterations._value) + 1
-            for grad, var in zip(grads, variables):
-                slots = all_slots[id(var)]
-                update(grad, var._value, {name: s._value for name, s in slots.items()}, lr)
-                var._version += 1
-                for slot in slots.values():
-                    slot._version += 1
+            with backend.subnormals_flushed(flush):
+                for grad, var in zip(grads, variables):
+                    slots = all_slots[id(var)]
+                    update(grad, var._value, {name: s._value for name, s in slots.items()}, lr)
+                    var._version += 1
+                    for slot in slots.values():
+                        slot._version += 1
             iterations._value += 1
             iterations._version += 1
 

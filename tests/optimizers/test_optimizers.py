@@ -9,6 +9,7 @@ import pytest
 
 import kerasish as ks
 from kerasish import optimizers
+from kerasish.core import backend
 from kerasish.optimizers import (
     SGD,
     Adagrad,
@@ -681,3 +682,28 @@ def test_gpu_updates_match_cpu():
             results.append([w.numpy(), e.numpy(), opt.get_slot(e, "v").numpy()])
     for cpu, gpu in zip(*results, strict=True):
         np.testing.assert_allclose(gpu, cpu, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.skipif(backend._FENV is None, reason="flushing subnormals needs x86-64 glibc")
+@pytest.mark.parametrize("compiled", [False, True])
+def test_decaying_slots_flush_to_zero_instead_of_turning_subnormal(compiled):
+    # Adam's first moment for a weight whose gradient stays 0 decays by beta_1 per step; on
+    # x86 every subnormal value costs a slow path, so updates flush them to 0, as TF does
+    tiny = np.finfo(np.float32).tiny
+    var = ks.Variable(np.ones(4, np.float32))
+    adam = ks.optimizers.Adam(1e-3)
+    adam.build([var])
+    m = adam.get_slot(var, "m")
+    m.assign(np.full(4, tiny * 4, np.float32))  # 2 steps of 0.9 from the subnormal range
+    zero = np.zeros(4, np.float32)
+
+    def step(grad):
+        adam.apply_gradients([(grad, var)])
+
+    step = ks.function(step) if compiled else step
+    for _ in range(40):
+        step(ks.constant(zero))
+        assert np.all((m.numpy() == 0) | (np.abs(m.numpy()) >= tiny)), m.numpy()
+    assert np.all(m.numpy() == 0)
+    # the flush is scoped to the update: plain NumPy keeps IEEE subnormals
+    assert np.float32(tiny) * np.float32(0.5) > 0
