@@ -101,7 +101,7 @@ def worker_mlp(steps: int, data: str) -> None:
         start = (i * GLOBAL_BATCH) % (len(x) - GLOBAL_BATCH)
         xb, yb = ks.distribute.shard_batch(x[start:start + GLOBAL_BATCH],
                                            y[start:start + GLOBAL_BATCH])
-        exchange.local_weight = len(xb)
+        exchange.local_weight, exchange.total_weight = len(xb), GLOBAL_BATCH
         with ks.GradientTape() as tape:
             loss = ks.reduce_mean(ks.nn.sparse_softmax_cross_entropy_with_logits(
                 yb, model(xb, training=True)))

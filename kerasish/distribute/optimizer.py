@@ -71,6 +71,10 @@ class GradientExchange:
     Attributes:
         local_weight: this rank's weight in the average (`fit` sets it to the
             rank's examples per batch).
+        total_weight: the sum of every rank's `local_weight` where each rank knows it
+            (`fit` sets the global batch's examples), else None. Known, each rank scales
+            its gradients while packing them and the allreduce's sum is the average: no
+            pass over the gradients after it (and no weight travels).
         seconds, bytes, calls: time spent exchanging, bytes this rank sent
             (as reduced or gathered), and exchanges made (for benchmarks).
 
@@ -95,6 +99,7 @@ class GradientExchange:
         self.sparse_as_dense_above = float(sparse_as_dense_above)
         self.op = op
         self.local_weight = 1.0
+        self.total_weight = None
         self._plans: dict = {}
         self.seconds, self.bytes, self.calls = 0.0, 0, 0
 
@@ -145,6 +150,9 @@ class GradientExchange:
     def _exchange_dense(self, prepared, dense, result) -> None:
         buckets = self._plan(prepared, dense)
         weight = self._weight()
+        known = self.op == "mean" and self.total_weight is not None
+        if known:  # scaled while packed: the sum is the average
+            weight = weight / float(self.total_weight)
         for bucket in buckets:
             buffer = bucket.buffer
             for i, offset, count, _ in bucket.entries:
@@ -157,7 +165,7 @@ class GradientExchange:
         buckets[0].buffer[-1] = weight
         communicator.sum_arrays([bucket.buffer for bucket in buckets],
                                 "the allreduce of the dense gradients")
-        total = float(buckets[0].buffer[-1]) if self.op == "mean" else 1.0
+        total = float(buckets[0].buffer[-1]) if self.op == "mean" and not known else 1.0
         for bucket in buckets:
             if total != 1.0:
                 bucket.buffer *= 1.0 / total

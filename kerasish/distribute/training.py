@@ -104,7 +104,8 @@ def shard_batch(*arrays):
     Rank r of N takes the r-th of N parts (the first `len % N` parts one example
     longer); None stays None. One array in, one out; several in, a tuple out.
     For an exact average over parts of different sizes, set the optimizer's
-    `gradient_exchange.local_weight` to the part's length. Alone, the arrays
+    `gradient_exchange.local_weight` to the part's length (and `total_weight` to the global
+    batch's, which spares a pass over the gradients after the allreduce). Alone, the arrays
     are returned as they are.
 
     Args:
@@ -192,14 +193,14 @@ class ShardedBatches(data_adapter.IterableBatches):
                     if self.model is None:
                         yield local
                     else:
-                        yield from self._training_batch(local, stop - start)
+                        yield from self._training_batch(local, stop - start, batch)
                 item = next(iterator, _END)
         finally:
             close = getattr(iterator, "close", None)
             if close is not None:
                 close()  # a prefetching dataset's thread stops with this pass
 
-    def _training_batch(self, local, examples: int):
+    def _training_batch(self, local, examples: int, global_examples: int):
         model = self.model
         if not model.built:  # built now, to receive rank 0's values before the first step
             if model._resume_at is not None:
@@ -207,11 +208,11 @@ class ShardedBatches(data_adapter.IterableBatches):
             else:
                 model(local[0], training=False)  # drawing from it, as a first step would
         exchange = model.optimizer.gradient_exchange
-        exchange.local_weight = float(examples)
+        exchange.local_weight, exchange.total_weight = float(examples), float(global_examples)
         try:
             yield local
         finally:
-            exchange.local_weight = 1.0
+            exchange.local_weight, exchange.total_weight = 1.0, None
 
     def _warn_small(self, batch: int, size: int) -> None:
         if not self._warned_small:
