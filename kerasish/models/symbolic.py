@@ -261,6 +261,10 @@ class KerasOp:
     """
 
     _RENAMED = {"newshape": "shape"}
+    # Keras op classes whose snake_case is not the function's name
+    _FUNCTIONS = {"SearchSorted": "searchsorted", "BatchNorm": "batch_normalization"}
+    # Keras op classes whose call takes the tensors in another order than the function
+    _CALL_ARGUMENTS = {"BatchNorm": ("x", "mean", "variance", "offset", "scale")}
     # config entries that are the function's leading positional argument, before the tensors
     _LEADING = {"Einsum": "subscripts"}
 
@@ -274,11 +278,12 @@ class KerasOp:
         if self.keras_class == "GetItem":
             self._function = _get_item
         else:
-            self._function = ops_function(snake_case(self.keras_class))
+            function = self._FUNCTIONS.get(self.keras_class) or snake_case(self.keras_class)
+            self._function = ops_function(function)
             if self._function is None:
                 raise InvalidArgumentError(
                     f"unsupported Keras op {self.keras_class!r} (module {self.keras_module!r}) "
-                    f"in node '{self.name}': ks.ops has no {snake_case(self.keras_class)}"
+                    f"in node '{self.name}': ks.ops has no {function}"
                 )
         leading = self._LEADING.get(self.keras_class)
         self._leading = (kwargs.pop(leading),) if leading in kwargs else ()
@@ -294,12 +299,15 @@ class KerasOp:
             if key not in parameters and value is not None and value is not False:
                 raise InvalidArgumentError(
                     f"Keras op '{self.name}' ({self.keras_class}): {what} {key}={value!r} is "
-                    f"not supported (ks.ops.{snake_case(self.keras_class)} has no {key!r}; only "
+                    f"not supported (ks.ops.{self._function.__name__} has no {key!r}; only "
                     "None or False, Keras's default, is accepted)"
                 )
         return {key: value for key, value in kwargs.items() if key in parameters}
 
     def _run(self, *args, **kwargs):
+        names = self._CALL_ARGUMENTS.get(self.keras_class)
+        if names:
+            args, kwargs = (), {**dict(zip(names, args)), **kwargs}
         return self._function(*self._leading, *args, **kwargs, **self._kwargs)
 
     def __call__(self, *args, **kwargs):

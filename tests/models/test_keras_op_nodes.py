@@ -155,6 +155,10 @@ _KERAS_OPS = {
         o.conv(a, np.ones((2, 3, 5), np.float32) * 0.1, padding="same"), 2, padding="same"),
     "segment_max": lambda o, a, t: o.segment_max(a[0], np.array([0, 1, 0, 1]), num_segments=2),
     "det": lambda o, a, t: o.det(0.1 * o.matmul(o.swapaxes(a, 1, 2), a) + o.eye(3)),
+    "searchsorted": lambda o, a, t: o.cast(o.searchsorted(
+        o.array([-1.0, 0.0, 0.5, 1.0]), o.reshape(a, (-1,))), "float32"),
+    "batch_norm": lambda o, a, t: o.batch_normalization(
+        a, o.array([0.1, 0.2, 0.3]), o.array([1.0, 2.0, 0.5]), axis=-1, epsilon=1e-3),
 }
 
 
