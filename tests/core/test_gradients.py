@@ -581,6 +581,19 @@ SAMPLES: dict[str, list[Case]] = {
             "rank 3",
         ),
     ],
+    "sparse_softmax_cross_entropy_grad": [
+        Case(
+            lambda logits, dy, labels: nn_ops.sparse_softmax_cross_entropy_grad(labels, logits, dy),
+            [normal(3, 4), normal(3)],
+            (np.array([0, 3, 3]),),
+        ),
+        Case(
+            lambda logits, dy, labels: nn_ops.sparse_softmax_cross_entropy_grad(labels, logits, dy),
+            [normal(2, 2, 3), normal(2, 2)],
+            (np.array([[2, 0], [1, 1]]),),
+            "rank 3",
+        ),
+    ],
     # -- patches (im2col) and their adjoint
     "extract_patches": [
         Case(
