@@ -73,9 +73,11 @@ class ArrayBatches:
         return -(-self.count // self.batch_size)
 
     def __iter__(self):
-        order = ks_random.permutation(self.count) if self.shuffle else np.arange(self.count)
+        order = ks_random.permutation(self.count) if self.shuffle else None
         for start in range(0, self.count, self.batch_size):
-            index = order[start : start + self.batch_size]
+            # in order: a slice, so each batch is a view of the arrays, not a copy
+            index = (slice(start, start + self.batch_size) if order is None
+                     else order[start : start + self.batch_size])
             x = _take(self.x, index)
             y = None if self.y is None else _take(self.y, index)
             w = None if self.sample_weight is None else _take(self.sample_weight, index)
