@@ -84,6 +84,7 @@ class _Record(ks.callbacks.Callback):
 @pytest.mark.parametrize("kind", ["slices", "elements", "repeat"])
 @pytest.mark.parametrize("save_freq, stop", [("epoch", (2, 1)), (3, (2, 3))],
                          ids=["later-epoch", "mid-epoch"])
+@pytest.mark.cpu
 def test_a_reshuffling_dataset_resumes_bit_for_bit(tmp_path, kind, save_freq, stop):
     reference = _model()
     reference.fit(_pipeline(kind), **_fit_args(kind))

@@ -63,6 +63,7 @@ def _state(model):
         int(model.optimizer.iterations)]
 
 
+@pytest.mark.cpu
 @pytest.mark.parametrize("save_freq", ["epoch", 1, 2])
 def test_backup_and_restore_resumes_at_the_same_epoch_and_batch_bit_for_bit(tmp_path, save_freq):
     x, y = _data()
@@ -91,6 +92,7 @@ def test_backup_and_restore_resumes_at_the_same_epoch_and_batch_bit_for_bit(tmp_
     assert not backup_dir.exists()  # delete_checkpoint=True: removed after a finished fit
 
 
+@pytest.mark.cpu
 def test_double_checkpoint_resumes_from_the_previous_backup_when_the_latest_is_damaged(
         tmp_path):
     x, y = _data()

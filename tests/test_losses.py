@@ -645,6 +645,7 @@ def test_sampled_losses_shape_and_seeded_reproducibility(kind):
     assert np.array_equal(a, c)
 
 
+@pytest.mark.cpu
 @pytest.mark.parametrize("kind", sorted(SAMPLED))
 def test_sampled_losses_sparse_gradient_and_check(kind):
     fn, _ = SAMPLED[kind]

@@ -78,6 +78,7 @@ def test_layout_ops():
         _np(ops.segment_sum(np.ones((4, 2)), [0, 0, 2, 1])), [[2, 2], [1, 1], [1, 1]])
 
 
+@pytest.mark.cpu
 def test_arg_reductions_flatten_when_axis_is_none_as_numpy():
     got = ops.argmax(X)
     assert int(got) == np.argmax(X) and got.dtype == np.int32

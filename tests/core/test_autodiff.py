@@ -64,6 +64,7 @@ def test_gradients_function_unconnected_argument_is_none():
 # ---------------------------------------------------------------- implicit gradients
 
 
+@pytest.mark.cpu
 def test_implicit_gradients_lecture_example():
     x = ks.Variable(2.0)
 

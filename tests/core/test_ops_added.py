@@ -85,6 +85,7 @@ def test_erf_rejects_integers():
         math_ops.erf(ks.constant([1, 2]))
 
 
+@pytest.mark.cpu
 def test_gelu_selu_closed_forms():
     x = np.array([-6.0, -4.0, -1.0, 0.0, 0.5, 3.0])
     exact = [v * 0.5 * math.erfc(-v / math.sqrt(2)) for v in x]

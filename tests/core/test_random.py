@@ -13,6 +13,7 @@ def keep_global_generator():
     ks.random.set_global_generator(previous)
 
 
+@pytest.mark.cpu
 def test_set_seed_streams_are_numpys_default_rng_streams():
     # the global generator is NumPy's default_rng(seed): the numbers seen before it existed
     ks.random.set_seed(5)
@@ -22,6 +23,7 @@ def test_set_seed_streams_are_numpys_default_rng_streams():
     np.testing.assert_array_equal(ks.random.uniform([4], dtype=ks.float64).numpy(), got)
 
 
+@pytest.mark.cpu
 def test_set_seed_resets_the_global_generator_in_place():
     g = ks.random.get_global_generator()
     ks.random.set_seed(11)
@@ -79,6 +81,7 @@ def test_a_state_that_is_not_pcg64s_is_refused_by_name():
         g.normal([2])
 
 
+@pytest.mark.cpu
 def test_set_global_generator(keep_global_generator):
     g = ks.random.Generator.from_seed(8)
     expected = ks.random.Generator.from_seed(8).uniform([3]).numpy()

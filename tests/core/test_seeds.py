@@ -341,6 +341,7 @@ def test_line_search_step_recitation():
 # -------------------------------------------------- gradients functions (announcement, guide)
 
 
+@pytest.mark.cpu
 def test_square_grad_and_gradgrad_announcement(capsys):
     def square(x):
         return ks.multiply(x, x)
@@ -371,6 +372,7 @@ def test_abs_with_control_flow_guide_and_announcement():
     assert [float(g) for g in grad(-3.0)] == [-1.0]
 
 
+@pytest.mark.cpu
 def test_implicit_gradients_lecture(capsys):
     x = ks.Variable(2.0)
 
@@ -409,6 +411,7 @@ def test_clip_gradient_by_norm_user_guide():
     np.testing.assert_allclose(g, [0.5 / np.sqrt(2)] * 2, rtol=1e-6)
 
 
+@pytest.mark.cpu
 def test_log1pexp_user_guide_and_announcement(capsys):
     def log1pexp(x):
         return ks.log(1 + ks.exp(x))

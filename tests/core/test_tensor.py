@@ -339,6 +339,7 @@ def test_array_protocol_numpy_functions_accept_tensors():
     assert np.array(x, copy=True) is not np.asarray(x)
 
 
+@pytest.mark.cpu
 def test_repr_str_and_format():
     t = ks.constant([[1, 2], [3, 4]])
     assert str(t) == "ks.Tensor([[1 2]\n [3 4]], shape=(2, 2), dtype=int32)"

@@ -88,6 +88,7 @@ def test_from_tensor_slices_reports_unequal_lengths_naming_both():
         Dataset.from_tensor_slices(np.float32(3.0))
 
 
+@pytest.mark.cpu
 def test_from_tensor_slices_accepts_tensors_and_keeps_the_source_read_only():
     x = np.arange(6.0, dtype=np.float32)
     ds = Dataset.from_tensor_slices(ks.constant([1.0, 2.0]))
@@ -440,6 +441,7 @@ def test_elements_are_created_on_the_current_device():
         assert all(b.device == "/cpu:0" for b in ds)
 
 
+@pytest.mark.cpu
 @pytest.mark.gpu
 def test_elements_are_created_on_the_gpu_when_it_is_current():
     ds = Dataset.from_tensor_slices((np.arange(8.0), np.arange(8))).shuffle(8).batch(4)

@@ -759,6 +759,7 @@ def test_resolve_accuracy_carries_from_logits():
 # ---------------------------------------------------------------- devices
 
 
+@pytest.mark.cpu
 @pytest.mark.gpu
 def test_state_follows_the_data_to_the_gpu():
     m = metrics.SparseCategoricalAccuracy()

@@ -72,6 +72,7 @@ def test_row_groups_are_reused_for_rows_and_scalars_with_the_same_indices():
         np.testing.assert_array_equal(sums, expected)
 
 
+@pytest.mark.cpu
 def test_sgd_sparse_gradients_sharing_indices_match_separate_ones():
     # nce_loss's weights and biases get gradients keyed by one index array; the optimizer
     # sorts it once for both, with the same result as for two separate arrays
