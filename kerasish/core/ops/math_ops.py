@@ -834,11 +834,16 @@ def _select(condition, x, y):
     ):
         ints = _INT_OF_SIZE.get(x.dtype.itemsize)
         if ints is not None:
+            xi, yi = x.view(ints), y.view(ints)
+            if (condition.shape == x.shape and y.size == 1 and y.ndim <= x.ndim
+                    and not yi.any()):
+                # where(c, x, 0), the usual gradient mask: c as int8 0 / -1 (all bits set),
+                # widened by the ufunc itself (a separate widening pass costs twice as much)
+                return np.bitwise_and(xi, np.negative(condition.view(np.int8))).view(x.dtype)
             shape = np.broadcast_shapes(condition.shape, x.shape, y.shape)
             cond = condition if condition.shape == shape else np.broadcast_to(condition, shape)
             mask = np.negative(cond.view(np.int8), dtype=ints)  # all bits set where True
-            xi, yi = x.view(ints), y.view(ints)
-            if y.size == 1 and not yi.any():  # where(c, x, 0): the usual gradient mask
+            if y.size == 1 and not yi.any():  # where(c, x, 0), x broadcast
                 np.bitwise_and(mask, xi, out=mask)
             elif x.size == 1 and not xi.any():  # where(c, 0, y)
                 np.invert(mask, out=mask)
