@@ -51,7 +51,9 @@ def weighted_sum_and_count(values: Tensor, sample_weight, what: str) -> tuple:
     if sample_weight is None:
         return math_ops.reduce_sum(values), values.size
     weight = align_sample_weight(sample_weight, values, what)
-    total = math_ops.reduce_sum(values * weight)
+    total = values * weight
+    if total.ndim:  # (a scalar, such as a batch's loss, is its own sum)
+        total = math_ops.reduce_sum(total)
     count = math_ops.reduce_sum(weight)
     repeats = values.size // weight.size if weight.size else 0  # elements sharing each weight
     if repeats != 1:
