@@ -33,15 +33,38 @@ def _axis(x: Tensor, axis: int, name: str) -> int:
     return math_ops.normalize_axis(axis, x.ndim, name)[0]
 
 
+def _few_classes(x) -> bool:
+    """Whether x (a NumPy array) has a short last axis (<= 64) and many rows (>= 32): then
+    NumPy reduces along the long axis of a transposed copy 3-10x faster than along the
+    short contiguous one (which runs one inner loop per row)."""
+    return (type(x) is np.ndarray and x.ndim >= 2 and x.shape[-1] <= 64
+            and x.size >= 32 * x.shape[-1])
+
+
 def _max_keepdims(x, axis):
-    """x.max(axis, keepdims=True), exactly; along a short last axis (a batch of class
-    scores), taken over a transposed copy: NumPy reduces a short contiguous axis with one
-    inner loop per row, 3-10x slower than that copy and a reduction along its long axis."""
-    if (type(x) is np.ndarray and x.ndim >= 2 and axis in (-1, x.ndim - 1)
-            and x.shape[-1] <= 64 and x.size >= 32 * x.shape[-1]):
+    """x.max(axis, keepdims=True), exactly; over a short last axis, from a transposed copy."""
+    if axis in (-1, x.ndim - 1) and _few_classes(x):
         rows = np.ascontiguousarray(x.reshape(-1, x.shape[-1]).T)
         return rows.max(axis=0).reshape(x.shape[:-1] + (1,))
     return x.max(axis=axis, keepdims=True)
+
+
+def _shifted_rows(logits):
+    """(rows, class axis): the logits as a new 2-D array, classes along `class axis`, each
+    example less its maximum; classes first (transposed) where `_few_classes`."""
+    flat = logits.reshape(-1, logits.shape[-1])
+    if _few_classes(logits):
+        rows = np.ascontiguousarray(flat.T)
+        rows -= rows.max(axis=0)
+        return rows, 0
+    return flat - flat.max(axis=1, keepdims=True), 1
+
+
+def _at_labels(rows, axis: int, labels) -> tuple:
+    """The index of each example's label entry in `_shifted_rows`' array."""
+    examples = backend.array_module(rows).arange(rows.shape[1 - axis])
+    labels = labels.reshape(-1)
+    return (labels, examples) if axis == 0 else (examples, labels)
 
 
 def _log_softmax_array(x, axis):
@@ -176,21 +199,15 @@ def softmax_cross_entropy_with_logits(labels, logits, axis: int = -1):
     return apply(_softmax_xent, (labels, logits), {"axis": _axis(logits, axis, "softmax_xent")})
 
 
-def _label_positions(labels, classes: int):
-    """The flat positions of each row's `labels` entry in a (..., classes) array."""
-    xp = backend.array_module(labels)
-    flat = labels.reshape(-1).astype(np.int64, copy=False)
-    return flat + xp.arange(0, flat.size * classes, classes)
-
-
 @primitive("sparse_softmax_cross_entropy_with_logits")
 def _sparse_xent(labels, logits):
     # log(sum(exp(shifted))) - shifted[label]: -log_softmax at the label, without the
     # log-softmax of the other classes
-    shifted = logits - _max_keepdims(logits, -1)
-    picked = shifted.reshape(-1).take(_label_positions(labels, logits.shape[-1]))
-    total = np.log(np.exp(shifted).sum(axis=-1))
-    return total - picked.reshape(total.shape)
+    rows, axis = _shifted_rows(logits)
+    picked = rows[_at_labels(rows, axis, labels)]
+    total = np.log(np.exp(rows, out=rows).sum(axis=axis))
+    total -= picked
+    return total.reshape(labels.shape)
 
 
 @_sparse_xent.defgrad
@@ -201,10 +218,13 @@ def _(op, dy):
 
 @primitive("sparse_softmax_cross_entropy_grad")
 def _sparse_xent_grad(labels, logits, dy):
-    g = _softmax_array(logits, -1)  # a new array: the rest is in place
-    g.reshape(-1)[_label_positions(labels, logits.shape[-1])] -= 1.0
-    g *= dy[..., None]
-    return g
+    rows, axis = _shifted_rows(logits)  # a new array: the rest is in place
+    np.exp(rows, out=rows)
+    rows /= rows.sum(axis=axis, keepdims=True)
+    rows[_at_labels(rows, axis, labels)] -= 1.0
+    rows *= dy.reshape(-1) if axis == 0 else dy.reshape(-1, 1)
+    grad = rows.T if axis == 0 else rows
+    return backend.array_module(rows).ascontiguousarray(grad).reshape(logits.shape)
 
 
 @_sparse_xent_grad.defgrad
