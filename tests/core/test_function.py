@@ -294,6 +294,29 @@ def test_replay_failure_names_the_recorded_line():
         pick(ks.constant([5]))
 
 
+def test_a_step_that_builds_its_model_is_checked_once_then_replayed():
+    # the first trace builds the layers and the optimizer's slots; the next trace is the
+    # steady program, checked by the one after it: the Python runs 3 times, not 9
+    calls = []
+    model = ks.Sequential([ks.layers.Dense(4, activation="relu"), ks.layers.Dense(1)])
+    optimizer = ks.optimizers.Adam(0.01)
+
+    @ks.function
+    def step(x, y):
+        calls.append(1)
+        with ks.GradientTape() as tape:
+            loss = ks.reduce_mean(ks.square(model(x) - y))
+        grads = tape.gradient(loss, model.trainable_variables)
+        optimizer.apply_gradients(zip(grads, model.trainable_variables))
+        return loss
+
+    rng = np.random.default_rng(0)
+    x, y = rng.normal(size=(8, 3)).astype(np.float32), np.zeros((8, 1), np.float32)
+    losses = [float(step(x, y)) for _ in range(10)]
+    assert len(calls) == 3 and step.trace_count == 1
+    assert losses[-1] < losses[0]
+
+
 def test_replayed_index_ops_check_every_calls_indices():
     # NumPy wraps a negative index (and CuPy any index) without a word: the check is recorded
     params = ks.constant([[1.0], [2.0]])

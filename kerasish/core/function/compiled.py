@@ -71,6 +71,7 @@ class ConcreteFunction:
         # the first replayable call traces again and compares (see `Function._check`)
         self.checked = False
         self.check_attempts = 0
+        self.built_variables = False  # this trace also created variables (lazy builds)
 
     # -- building (used by the tracer) ---------------------------------------------------
     def new_slot(self, array, origin: str = "") -> int:
@@ -341,6 +342,7 @@ class Function:
             self._discarded = True
             return result
         self.trace_count += 1
+        concrete.built_variables = bool(tracer.created)
         self._concrete[key] = concrete
         concrete.compile()
         concrete.warn_if_eager()
@@ -396,6 +398,13 @@ class Function:
             return result
         concrete.check_attempts += 1
         verdict = _compare(concrete, again)
+        if verdict is None and concrete.built_variables:
+            # the first trace also built layers: their initial values were taken out of its
+            # program, which numbers its slots apart from every later trace's; this trace is
+            # the program from now on, and the next call checks it
+            again.compile()
+            self._concrete[key] = again
+            return result
         if verdict is True or concrete.check_attempts >= CHECK_ATTEMPTS:
             concrete.checked = True
         elif verdict is not None:
