@@ -12,7 +12,8 @@ JSON line from rank 0; the throughput cases run `--repeats` times and the best r
 
 - mlp: the mnist recipe's MLP (784-256-256-10, Adam) on Fashion-MNIST (or, with
   `--synthetic`, random images of its shape: 60,000 x 28 x 28, 10 classes; the throughput
-  does not depend on the values), global batch 128 split across the ranks, a GradientTape
+  does not depend on the values), global batch 128 split across the ranks (with `--weak`,
+  128 per rank: the global batch grows with the ranks, as in Horovod's figures), a GradientTape
   loop with `DistributedOptimizer`: images/s, the gradient exchange per step, and raw
   `Allreduce` of the same bytes in the same processes;
 - ddp: the same model, data, batch and optimizer in PyTorch `DistributedDataParallel`
@@ -83,7 +84,8 @@ def _images(data: str):
     return x.astype(np.float32) / 255.0, y.astype(np.int32)
 
 
-def worker_mlp(steps: int, data: str) -> None:
+def worker_mlp(steps: int, data: str, batch: str) -> None:
+    batch = int(batch)  # the global batch
     import kerasish as ks
     from kerasish.distribute import communicator
     from recipes.mnist import build_model
@@ -98,10 +100,9 @@ def worker_mlp(steps: int, data: str) -> None:
     warmup = 20
 
     def step(i):
-        start = (i * GLOBAL_BATCH) % (len(x) - GLOBAL_BATCH)
-        xb, yb = ks.distribute.shard_batch(x[start:start + GLOBAL_BATCH],
-                                           y[start:start + GLOBAL_BATCH])
-        exchange.local_weight, exchange.total_weight = len(xb), GLOBAL_BATCH
+        start = (i * batch) % (len(x) - batch)
+        xb, yb = ks.distribute.shard_batch(x[start:start + batch], y[start:start + batch])
+        exchange.local_weight, exchange.total_weight = len(xb), batch
         with ks.GradientTape() as tape:
             loss = ks.reduce_mean(ks.nn.sparse_softmax_cross_entropy_with_logits(
                 yb, model(xb, training=True)))
@@ -134,14 +135,15 @@ def worker_mlp(steps: int, data: str) -> None:
             exchange(pairs)
             timings += (middle - began, time.perf_counter() - middle)
         raw, alone = timings / steps
-    _report({"images_per_s": steps * GLOBAL_BATCH / seconds, "step_ms": 1e3 * seconds / steps,
+    _report({"images_per_s": steps * batch / seconds, "step_ms": 1e3 * seconds / steps,
              "exchange_ms": 1e3 * exchange.seconds / max(exchange.calls, 1),
              "raw_allreduce_ms": 1e3 * raw, "exchange_alone_ms": 1e3 * alone,
              "bytes_per_step": count * 4, "buckets": len(next(iter(exchange._plans.values())))
              if exchange._plans else 0})
 
 
-def worker_ddp(steps: int, data: str) -> None:
+def worker_ddp(steps: int, data: str, batch: str) -> None:
+    batch = int(batch)  # the global batch
     import torch
     import torch.distributed as torch_dist
     from torch.nn.parallel import DistributedDataParallel
@@ -161,11 +163,11 @@ def worker_ddp(steps: int, data: str) -> None:
     model = DistributedDataParallel(model)
     optimizer = torch.optim.Adam(model.parameters(), 1e-3)
     loss_fn = torch.nn.CrossEntropyLoss()
-    per_rank = GLOBAL_BATCH // size
+    per_rank = batch // size
     warmup = 20
 
     def step(i):
-        start = (i * GLOBAL_BATCH) % (len(x) - GLOBAL_BATCH) + rank * per_rank
+        start = (i * batch) % (len(x) - batch) + rank * per_rank
         optimizer.zero_grad()
         loss = loss_fn(model(x[start:start + per_rank]), y[start:start + per_rank])
         loss.backward()
@@ -180,7 +182,7 @@ def worker_ddp(steps: int, data: str) -> None:
     torch_dist.barrier()
     seconds = time.perf_counter() - started
     if rank == 0:
-        print("RESULT " + json.dumps({"images_per_s": steps * GLOBAL_BATCH / seconds,
+        print("RESULT " + json.dumps({"images_per_s": steps * batch / seconds,
                                       "step_ms": 1e3 * seconds / steps}), flush=True)
     torch_dist.destroy_process_group()
 
@@ -380,6 +382,9 @@ def main() -> None:
                         help="numbers of ranks for mlp, ddp and word2vec (default 1,2)")
     parser.add_argument("--cases", type=_comma_list(str, CASES), default=list(CASES),
                         help=f"which cases to run (default all: {','.join(CASES)})")
+    parser.add_argument("--weak", action="store_true",
+                        help=f"weak scaling: {GLOBAL_BATCH} examples per rank (global batch "
+                        f"{GLOBAL_BATCH} x ranks) instead of a global batch of {GLOBAL_BATCH}")
     parser.add_argument("--synthetic", action="store_true",
                         help="random images of Fashion-MNIST's shape instead of the data set")
     parser.add_argument("--worker", nargs="+", help=argparse.SUPPRESS)
@@ -401,11 +406,13 @@ def main() -> None:
         args.cases.remove("ddp")
         notes.append("DDP skipped: torch is not installed")
     for ranks in args.ranks:  # kerasish, then DDP, at each number of ranks
+        batch = GLOBAL_BATCH * ranks if args.weak else GLOBAL_BATCH
         if "mlp" in args.cases:
-            results[("mlp", ranks)] = best(args.repeats, ranks, "mlp", args.steps, data)
+            results[("mlp", ranks)] = best(args.repeats, ranks, "mlp", args.steps, data, batch)
         if "ddp" in args.cases:
             try:
-                results[("ddp", ranks)] = best(args.repeats, ranks, "ddp", args.steps, data)
+                results[("ddp", ranks)] = best(args.repeats, ranks, "ddp", args.steps, data,
+                                               batch)
             except RuntimeError as error:
                 args.cases.remove("ddp")
                 notes.append(f"DDP skipped: {str(error).strip().splitlines()[-1]}")
@@ -425,14 +432,15 @@ def main() -> None:
         if "overlap" in args.cases:
             results["overlap"] = launch(most, "overlap", args.steps)
     print(f"load average at end: {load()}; {time.perf_counter() - started:.0f} s in all\n")
-    summarize(results, args.ranks, most, notes)
+    summarize(results, args.ranks, most, notes, args.weak)
 
 
-def summarize(results: dict, rank_counts: list, most: int, notes: list) -> None:
+def summarize(results: dict, rank_counts: list, most: int, notes: list, weak: bool) -> None:
     """The Markdown summary: one row per contender and number of ranks, then the other cases."""
     labels = {"mlp": "kerasish (MPI)", "ddp": "PyTorch DDP (gloo)"}
     if any(name in results for name in ((n, r) for n in labels for r in rank_counts)):
-        print(f"| MLP, global batch {GLOBAL_BATCH} | ranks | images/s | speed-up | efficiency "
+        batch = f"{GLOBAL_BATCH} per rank" if weak else f"global batch {GLOBAL_BATCH}"
+        print(f"| MLP, {batch} | ranks | images/s | speed-up | efficiency "
               f"| step ms | exchange ms | exchange alone / raw Allreduce ms |")
         print("|---|---|---|---|---|---|---|---|")
     for name, label in labels.items():
