@@ -396,7 +396,9 @@ def subnormals_flushed(enabled: bool = True):
         return
     get, set_ = _FENV
     saved = ctypes.create_string_buffer(_FENV_SIZE)
-    get(saved)
+    if get(saved) != 0:  # (cannot happen on glibc; then nothing is changed)
+        yield
+        return
     key = saved.raw
     flushed = _flushed_envs.get(key)
     if flushed is None:  # (the environment seldom changes: one entry, made once)
