@@ -581,11 +581,9 @@ def _key(value, arrays: list):
         array = value._value
         arrays.append(array)
         return (array.shape, array.dtype.char, _device(array))
-    if cls is np.ndarray:
-        value = _placed(value)
-        arrays.append(value)
-        return (value.shape, value.dtype.char, _device(value))
-    if backend.is_gpu_array(value):
+    if cls is np.ndarray or backend.is_gpu_array(value):
+        if cls is np.ndarray:
+            value = _placed(value)
         arrays.append(value)
         return (value.shape, value.dtype.char, _device(value))
     if cls in _SCALARS:
