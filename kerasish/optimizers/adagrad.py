@@ -2,8 +2,18 @@
 
 from __future__ import annotations
 
-from kerasish.core import backend
-from kerasish.optimizers.optimizer import Optimizer, scratch_like
+from kerasish.optimizers.optimizer import Optimizer
+from kerasish.optimizers.rules import UpdateRule
+
+_ADAGRAD_RULE = UpdateRule("adagrad", "grad param accumulator", "lr epsilon", """
+    s = grad * grad
+    accumulator = accumulator + s
+    s = accumulator + epsilon
+    s = sqrt(s)
+    s = grad / s
+    s = s * lr
+    param = param - s
+""")
 
 
 class Adagrad(Optimizer):
@@ -49,15 +59,7 @@ class Adagrad(Optimizer):
         return [("accumulator", self.initial_accumulator_value)]
 
     def update_arrays(self, grad, param, slots, lr):
-        xp = backend.array_module(param)
-        accumulator = slots["accumulator"]
-        scratch = xp.multiply(grad, grad, out=scratch_like(param))
-        accumulator += scratch
-        xp.add(accumulator, self.epsilon, out=scratch)
-        xp.sqrt(scratch, out=scratch)
-        xp.divide(grad, scratch, out=scratch)
-        scratch *= lr
-        param -= scratch
+        _ADAGRAD_RULE.apply(grad, param, slots["accumulator"], lr=lr, epsilon=self.epsilon)
 
     def get_config(self) -> dict:
         return dict(

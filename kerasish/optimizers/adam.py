@@ -4,8 +4,29 @@ from __future__ import annotations
 
 import math
 
-from kerasish.core import backend
-from kerasish.optimizers.optimizer import Optimizer, scratch_like
+from kerasish.optimizers.optimizer import Optimizer
+from kerasish.optimizers.rules import UpdateRule
+
+_MOMENTS = """
+    s = grad * one_minus_beta_1
+    m = m * beta_1
+    m = m + s
+    s = grad * grad
+    s = s * one_minus_beta_2
+    v = v * beta_2
+    v = v + s
+"""
+_STEP = """
+    s = sqrt({v})
+    s = s + epsilon
+    s = m / s
+    s = s * alpha
+    param = param - s
+"""
+_SCALARS = "one_minus_beta_1 beta_1 one_minus_beta_2 beta_2 epsilon alpha"
+_ADAM_RULE = UpdateRule("adam", "grad param m v", _SCALARS, _MOMENTS + _STEP.format(v="v"))
+_AMSGRAD_RULE = UpdateRule("amsgrad", "grad param m v vhat", _SCALARS,
+                           _MOMENTS + "vhat = maximum(vhat, v)" + _STEP.format(v="vhat"))
 
 
 class Adam(Optimizer):
@@ -73,26 +94,16 @@ class Adam(Optimizer):
         return specs
 
     def update_arrays(self, grad, param, slots, lr):
-        xp = backend.array_module(param)
         b1, b2, t = self.beta_1, self.beta_2, self._step
         alpha = lr * math.sqrt(1.0 - b2**t) / (1.0 - b1**t)
-        m, v = slots["m"], slots["v"]
-        scratch = xp.multiply(grad, 1.0 - b1, out=scratch_like(param))
-        m *= b1
-        m += scratch
-        xp.multiply(grad, grad, out=scratch)
-        scratch *= 1.0 - b2
-        v *= b2
-        v += scratch
         if self.amsgrad:
-            vhat = slots["vhat"]
-            xp.maximum(vhat, v, out=vhat)
-            v = vhat
-        xp.sqrt(v, out=scratch)
-        scratch += self.epsilon
-        xp.divide(m, scratch, out=scratch)
-        scratch *= alpha
-        param -= scratch
+            _AMSGRAD_RULE.apply(grad, param, slots["m"], slots["v"], slots["vhat"],
+                                one_minus_beta_1=1.0 - b1, beta_1=b1, one_minus_beta_2=1.0 - b2,
+                                beta_2=b2, epsilon=self.epsilon, alpha=alpha)
+        else:
+            _ADAM_RULE.apply(grad, param, slots["m"], slots["v"], one_minus_beta_1=1.0 - b1,
+                             beta_1=b1, one_minus_beta_2=1.0 - b2, beta_2=b2,
+                             epsilon=self.epsilon, alpha=alpha)
 
     def get_config(self) -> dict:
         return dict(

@@ -2,8 +2,48 @@
 
 from __future__ import annotations
 
-from kerasish.core import backend
-from kerasish.optimizers.optimizer import Optimizer, scratch_like
+from kerasish.optimizers.optimizer import Optimizer
+from kerasish.optimizers.rules import UpdateRule
+
+
+def _rule(centered: bool, momentum: bool) -> UpdateRule:
+    """The update for one configuration: rms (and mg, the mean gradient, when centered)
+    decay towards the gradient's square (and the gradient); s = lr * g / sqrt(denominator);
+    with momentum the step goes through the `buffer` slot."""
+    statements = """
+        s = grad * grad
+        s = s * one_minus_rho
+        rms = rms * rho
+        rms = rms + s
+    """
+    statements += """
+        mg = mg * rho
+        s = grad * one_minus_rho
+        mg = mg + s
+        s = mg * mg
+        s = rms - s
+        s = s + epsilon
+    """ if centered else """
+        s = rms + epsilon
+    """
+    statements += """
+        s = sqrt(s)
+        s = grad / s
+        s = s * lr
+    """
+    statements += """
+        buffer = buffer * momentum
+        buffer = buffer + s
+        param = param - buffer
+    """ if momentum else """
+        param = param - s
+    """
+    arrays = "grad param rms" + (" mg" if centered else "") + (" buffer" if momentum else "")
+    name = "rmsprop" + ("_centered" if centered else "") + ("_momentum" if momentum else "")
+    return UpdateRule(name, arrays, "lr rho one_minus_rho epsilon momentum", statements)
+
+
+_RULES = {(c, m): _rule(c, m) for c in (False, True) for m in (False, True)}
 
 
 class RMSprop(Optimizer):
@@ -70,33 +110,13 @@ class RMSprop(Optimizer):
         return specs
 
     def update_arrays(self, grad, param, slots, lr):
-        xp = backend.array_module(param)
-        rho = self.rho
-        rms = slots["rms"]
-        scratch = xp.multiply(grad, grad, out=scratch_like(param))
-        scratch *= 1.0 - rho
-        rms *= rho
-        rms += scratch
-        if self.centered:
-            mg = slots["mg"]
-            mg *= rho
-            xp.multiply(grad, 1.0 - rho, out=scratch)
-            mg += scratch
-            xp.multiply(mg, mg, out=scratch)
-            xp.subtract(rms, scratch, out=scratch)
-            scratch += self.epsilon
-        else:
-            xp.add(rms, self.epsilon, out=scratch)
-        xp.sqrt(scratch, out=scratch)
-        xp.divide(grad, scratch, out=scratch)
-        scratch *= lr
-        if self.momentum:
-            buffer = slots["momentum"]
-            buffer *= self.momentum
-            buffer += scratch
-            param -= buffer
-        else:
-            param -= scratch
+        centered, momentum = self.centered, bool(self.momentum)
+        arrays = [grad, param, slots["rms"]]
+        arrays += [slots["mg"]] if centered else []
+        arrays += [slots["momentum"]] if momentum else []
+        _RULES[centered, momentum].apply(*arrays, lr=lr, rho=self.rho,
+                                         one_minus_rho=1.0 - self.rho, epsilon=self.epsilon,
+                                         momentum=self.momentum)
 
     def get_config(self) -> dict:
         return dict(

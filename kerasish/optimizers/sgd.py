@@ -2,8 +2,26 @@
 
 from __future__ import annotations
 
-from kerasish.core import backend
-from kerasish.optimizers.optimizer import Optimizer, scratch_like
+from kerasish.optimizers.optimizer import Optimizer
+from kerasish.optimizers.rules import UpdateRule
+
+_PLAIN_RULE = UpdateRule("sgd", "grad param", "lr", """
+    s = grad * lr
+    param = param - s
+""")
+_VELOCITY = """
+    s = grad * lr
+    velocity = velocity * momentum
+    velocity = velocity - s
+"""
+_MOMENTUM_RULE = UpdateRule("sgd_momentum", "grad param velocity", "lr momentum", _VELOCITY + """
+    param = param + velocity
+""")
+_NESTEROV_RULE = UpdateRule("sgd_nesterov", "grad param velocity", "lr momentum", _VELOCITY + """
+    param = param - s
+    s = velocity * momentum
+    param = param + s
+""")
 
 
 class SGD(Optimizer):
@@ -46,19 +64,10 @@ class SGD(Optimizer):
 
     def update_arrays(self, grad, param, slots, lr):
         if not self.momentum:
-            param -= grad * lr
+            _PLAIN_RULE.apply(grad, param, lr=lr)
             return
-        xp = backend.array_module(param)
-        velocity = slots["momentum"]
-        scaled = xp.multiply(grad, lr, out=scratch_like(param))
-        velocity *= self.momentum
-        velocity -= scaled
-        if self.nesterov:
-            param -= scaled
-            xp.multiply(velocity, self.momentum, out=scaled)
-            param += scaled
-        else:
-            param += velocity
+        rule = _NESTEROV_RULE if self.nesterov else _MOMENTUM_RULE
+        rule.apply(grad, param, slots["momentum"], lr=lr, momentum=self.momentum)
 
     def get_config(self) -> dict:
         return dict(super().get_config(), momentum=self.momentum, nesterov=self.nesterov)

@@ -1,0 +1,153 @@
+"""Update rules written once, run as in-place array passes or as one CUDA kernel.
+
+An optimizer's rule is a few elementwise statements over its arrays (the
+gradient, the variable, its slots) and Python-number hyperparameters:
+
+    s = grad * lr
+    param = param - s
+
+Each statement is `target = a OP b` (OP one of + - * /) or `target =
+f(a[, b])` (f: sqrt, maximum); a name that is neither an array nor a
+hyperparameter is a temporary. The rule runs in one of two forms, which give
+the same bits:
+
+- passes: one ufunc call per statement, writing with `out=` (into the variable
+  and slots in place, temporaries into scratch arrays like the variable). This
+  is the form on NumPy, and on CuPy for dtypes other than float32/float64.
+- one CuPy `ElementwiseKernel` (CuPy float32/float64 arrays): one launch
+  instead of one per statement, as a GPU step is bound by its launches. Each
+  statement rounds to the arrays' dtype as its ufunc does, and the kernel is
+  compiled with `--fmad=false` so that no multiply and add are contracted
+  into one fused multiply-add (which rounds once).
+
+Hyperparameters are Python numbers, cast to the arrays' dtype before use (as
+NumPy and CuPy do with a Python number in a ufunc).
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from kerasish.core import backend
+
+_OPERATORS = {"+": "add", "-": "subtract", "*": "multiply", "/": "divide"}
+_SYMBOLS = {function: symbol for symbol, function in _OPERATORS.items()}
+_FUNCTIONS = {"sqrt": "sqrt", "maximum": "maximum"}
+_CUDA_FUNCTIONS = {"sqrt": "sqrt", "maximum": "ks_maximum"}
+_BINARY = re.compile(r"^(\w+) = (\w+) ([-+*/]) (\w+)$")
+_CALL = re.compile(r"^(\w+) = (\w+)\((\w+)(?:, (\w+))?\)$")
+# NumPy's maximum: the first argument where it is not smaller, or a NaN in either
+_CUDA_PREAMBLE = """
+template <typename T> __device__ T ks_maximum(T a, T b) { return (a >= b || a != a) ? a : b; }
+"""
+KERNEL_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+class UpdateRule:
+    """An elementwise update rule over `arrays` and `scalars`; see the module docstring.
+
+    Args:
+        name: the kernel's name (as profilers show it).
+        arrays: space-separated names: the gradient (read only), then the
+            variable and its slots (updated in place).
+        scalars: space-separated names of the Python-number hyperparameters.
+        statements: one statement per line.
+
+    Raises:
+        ValueError: a statement that is not of the forms above, or that reads a
+            name before any value is given to it.
+
+    Example:
+        >>> import numpy as np
+        >>> from kerasish.optimizers.rules import UpdateRule
+        >>> sgd = UpdateRule("sgd", "grad param", "lr", '''
+        ...     s = grad * lr
+        ...     param = param - s''')
+        >>> param = np.array([1.0, 2.0], np.float32)
+        >>> sgd.apply(np.array([1.0, 1.0], np.float32), param, lr=0.5)
+        >>> param
+        array([0.5, 1.5], dtype=float32)
+    """
+
+    def __init__(self, name: str, arrays: str, scalars: str, statements: str):
+        self.name = name
+        self.arrays = arrays.split()
+        self.scalars = scalars.split()
+        self.statements = [_parse(line.strip(), name)
+                           for line in statements.strip().splitlines() if line.strip()]
+        known = set(self.arrays) | set(self.scalars)
+        self.temporaries = []
+        for target, _, operands in self.statements:
+            for operand in operands:
+                if operand not in known:
+                    raise ValueError(f"update rule {name}: '{operand}' is read before it is set")
+            if target not in known:
+                known.add(target)
+                self.temporaries.append(target)
+        self._kernel = None  # the CuPy kernel, made on the first GPU call
+        self.apply = self._generate()
+
+    def _launch(self, arrays: tuple, scalars: tuple) -> bool:
+        """Run the kernel form if it applies to `arrays` (CuPy, one float dtype and shape)."""
+        param = arrays[1]
+        if not (backend.is_gpu_array(param) and param.dtype in KERNEL_DTYPES
+                and all(a.dtype == param.dtype and a.shape == param.shape for a in arrays)):
+            return False
+        if self._kernel is None:
+            self._kernel = backend.elementwise_kernel(*self.cuda_kernel())
+        cast = param.dtype.type
+        self._kernel(arrays[0], *[cast(value) for value in scalars], *arrays[1:])
+        return True
+
+    def _generate(self):
+        """`apply(*arrays, **scalars)`: the kernel where it applies, else the passes, as one
+        generated Python function (no interpretation of the statements per call)."""
+        arrays, scalars = ", ".join(self.arrays), ", ".join(self.scalars)
+        lines = [f"def apply({arrays}, *, {scalars}):",
+                 f"    if type({self.arrays[1]}) is ndarray:",
+                 "        xp = numpy",
+                 f"    elif launch(({arrays},), ({scalars},)):",
+                 "        return",
+                 "    else:",
+                 f"        xp = array_module({self.arrays[1]})"]
+        lines += [f"    {t} = xp.empty_like({self.arrays[1]})" for t in self.temporaries]
+        for target, function, operands in self.statements:
+            symbol = _SYMBOLS.get(function)
+            if symbol and target == operands[0]:  # the same ufunc, called the cheaper way
+                lines.append(f"    {target} {symbol}= {operands[1]}")
+            else:
+                lines.append(f"    xp.{function}({', '.join(operands)}, out={target})")
+        namespace = {"ndarray": np.ndarray, "numpy": np, "launch": self._launch,
+                     "array_module": backend.array_module}
+        source = "\n".join(lines) + "\n"
+        exec(compile(source, f"<update rule {self.name}>", "exec"), namespace)  # noqa: S102
+        return namespace["apply"]
+
+    def cuda_kernel(self) -> tuple:
+        """(in_params, out_params, body, name, preamble) of the rule's CuPy ElementwiseKernel."""
+        in_params = ", ".join(f"T {n}" for n in [self.arrays[0]] + self.scalars)
+        out_params = ", ".join(f"T {n}" for n in self.arrays[1:])
+        body = [f"T {t};" for t in self.temporaries]
+        for target, function, operands in self.statements:
+            symbol = _SYMBOLS.get(function)
+            expression = (f"{operands[0]} {symbol} {operands[1]}" if symbol
+                          else f"{_CUDA_FUNCTIONS[function]}({', '.join(operands)})")
+            body.append(f"{target} = {expression};")
+        return in_params, out_params, "\n".join(body), f"ks_{self.name}", _CUDA_PREAMBLE
+
+
+def _parse(line: str, name: str) -> tuple:
+    """(target, ufunc name, operands) of one statement."""
+    binary = _BINARY.match(line)
+    if binary:
+        target, left, symbol, right = binary.groups()
+        return target, _OPERATORS[symbol], (left, right)
+    call = _CALL.match(line)
+    if call and call.group(2) in _FUNCTIONS:
+        target, function, *operands = call.groups()
+        return target, _FUNCTIONS[function], tuple(o for o in operands if o is not None)
+    raise ValueError(f"update rule {name}: cannot read the statement {line!r} "
+                     f"(expected 'a = b OP c' with OP in + - * /, or 'a = sqrt(b)', "
+                     f"'a = maximum(b, c)')")

@@ -1,0 +1,85 @@
+"""Checking CuPy ElementwiseKernel definitions without a GPU.
+
+`build_on_cpu` compiles kernels' bodies as C++ with the host compiler (each
+statement in its declared types, no contraction into fused multiply-adds:
+what `--fmad=false` asks of NVRTC) and `run` runs one over NumPy arrays,
+binding each element to its parameter's name as CuPy does (inputs by value,
+outputs by reference). `ptx` compiles the same bodies with NVRTC when CuPy is
+installed.
+"""
+
+import ctypes
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+
+_HOST_PRELUDE = "#include <cmath>\nusing std::sqrt; using std::exp; using std::log;\n" \
+                "using std::tanh; using std::fabs;\n#define __device__\n"
+
+
+def _params(text: str) -> list:
+    return [tuple(p.split()) for p in text.split(", ")] if text else []
+
+
+def _function(kernel: tuple, name: str, cuda: bool) -> str:
+    """One function over n elements; each parameter a pointer, read at i * stride[k] (0 for
+    a broadcast scalar)."""
+    in_params, out_params, body, _ = kernel
+    ins, outs = _params(in_params), _params(out_params)
+    signature = ([f"const {t}* {n}_" for t, n in ins] + [f"{t}* {n}_" for t, n in outs]
+                 + ["const long* stride_", "long n"])
+    binds = [f"const {t} {n} = {n}_[i * stride_[{k}]];" for k, (t, n) in enumerate(ins)]
+    binds += [f"{t}& {n} = {n}_[i * stride_[{k + len(ins)}]];" for k, (t, n) in enumerate(outs)]
+    loop = ("for (long i = blockIdx.x * blockDim.x + threadIdx.x; i < n; "
+            "i += blockDim.x * gridDim.x)" if cuda else "for (long i = 0; i < n; ++i)")
+    qualifier = "__global__ " if cuda else ""
+    return (f'extern "C" {qualifier}void {name}({", ".join(signature)}) {{\n  {loop} {{\n'
+            + "\n".join(binds) + "\n" + body + "\n  }\n}\n")
+
+
+def source(kernels: dict, cuda: bool, element_type: str | None = None) -> str:
+    """C++ (or CUDA) source of `kernels` (name -> (in_params, out_params, body, preamble))."""
+    text = "" if cuda else _HOST_PRELUDE
+    text += "typedef float float32; typedef double float64;\n"
+    if element_type:
+        text += f"typedef {element_type} T;\n"
+    text += "".join(dict.fromkeys(kernel[3] for kernel in kernels.values()))
+    return text + "".join(_function(k, name, cuda) for name, k in kernels.items())
+
+
+def build_on_cpu(kernels: dict, tmp_path, element_type: str | None = None):
+    """`kernels` compiled by g++ into a loaded library (skips without g++)."""
+    if shutil.which("g++") is None:
+        pytest.skip("needs a C++ compiler (g++)")
+    path = tmp_path / "kernels.cpp"
+    path.write_text(source(kernels, cuda=False, element_type=element_type))
+    library = tmp_path / "kernels.so"
+    subprocess.run(["g++", "-O2", "-ffp-contract=off", "-fno-fast-math", "-shared", "-fPIC",
+                    str(path), "-o", str(library)], check=True)
+    return ctypes.CDLL(str(library))
+
+
+def run(library, name: str, inputs: list, outputs: list) -> None:
+    """Call kernel `name`: `inputs` and `outputs` are C-contiguous NumPy arrays of one size or
+    of size 1 (broadcast); `outputs` are written in place."""
+    arrays = list(inputs) + list(outputs)
+    n = max(a.size for a in arrays)
+    assert all(a.size in (1, n) and a.flags.c_contiguous for a in arrays)
+    strides = np.array([0 if a.size == 1 and n > 1 else 1 for a in arrays], np.int64)
+    getattr(library, name)(*[a.ctypes.data_as(ctypes.c_void_p) for a in arrays],
+                           strides.ctypes.data_as(ctypes.c_void_p), ctypes.c_long(n))
+
+
+def ptx(kernels: dict, element_type: str | None = None) -> str:
+    """`kernels` compiled by NVRTC with `--fmad=false` (skips without CuPy)."""
+    nvrtc = pytest.importorskip("cupy_backends.cuda.libs.nvrtc", reason="needs CuPy (NVRTC)")
+    program = nvrtc.createProgram(source(kernels, cuda=True, element_type=element_type),
+                                  "kernels.cu", [], [])
+    try:
+        nvrtc.compileProgram(program, ["--fmad=false", "-arch=compute_70"])
+    except nvrtc.NVRTCError:
+        pytest.fail(nvrtc.getProgramLog(program))
+    text = nvrtc.getPTX(program)
+    return text.decode() if isinstance(text, bytes) else text
