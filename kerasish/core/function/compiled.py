@@ -18,7 +18,7 @@ import numpy as np
 from kerasish.core import backend
 from kerasish.core import tape as tape_module
 from kerasish.core.errors import KerasishError
-from kerasish.core.function import program
+from kerasish.core.function import fusion, program
 from kerasish.core.function.program import Guard, Return, Segment
 from kerasish.core.function.tracer import NotRepeated, Tracer
 from kerasish.core.tensor import IndexedSlices, Tensor, Variable, as_dtype
@@ -55,6 +55,7 @@ class ConcreteFunction:
         self.n_inputs = len(inputs)
         self.n_slots = 0
         self.slot_info: dict[int, tuple] = {}
+        self.gpu_slots: set[int] = set()  # slots whose arrays were CuPy arrays when traced
         self.constants: dict[int, object] = {}
         self.folded: dict[int, object] = {}
         self.variables: dict[int, Variable] = {}
@@ -78,6 +79,8 @@ class ConcreteFunction:
         slot = self.n_slots
         self.n_slots += 1
         self.slot_info[slot] = (tuple(array.shape), array.dtype, origin)
+        if backend.is_gpu_array(array):
+            self.gpu_slots.add(slot)
         return slot
 
     def variable_slot(self, variable: Variable) -> int:
@@ -136,6 +139,8 @@ class ConcreteFunction:
                 continue
             code, seen = program.optimise(segment, self.constants, self.folded, variable_slots,
                                           seen)
+            if self.gpu_slots and isinstance(segment.end, Return):
+                code = fusion.fuse(code, segment.end.slots(), self.slot_info, self.gpu_slots)
             # a program serving several shapes (reduce_retracing) reuses no buffers
             program.compile_segment(segment, code, None if self.owner._relaxes else self.slot_info)
             pending.extend((child, seen) for child in segment.children())
