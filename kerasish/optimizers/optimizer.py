@@ -9,7 +9,9 @@ variable receives a gradient and named after it (`dense/kernel/m`).
 Each optimizer writes its update rule once, in `update_arrays`, on raw
 arrays, with in-place NumPy/CuPy ufuncs (`out=`, `*=`), so the same code runs
 on both backends, no tape ever records an update, and no parameter or slot
-array is reallocated per step. Sparse gradients (`ks.IndexedSlices`, from
+array is reallocated per step. The built-in ones state it as an `UpdateRule`
+(`rules.py`): the same statements run as those ufunc passes, or on the GPU
+as one CuPy kernel per variable, with the same bits. Sparse gradients (`ks.IndexedSlices`, from
 `gather` and `Embedding`) go through the same rule on the touched rows only:
 duplicates are summed, the rows of the variable and of its slots are
 gathered, updated, and written back. A variable with a `constraint` (from

@@ -33,6 +33,14 @@ What this means for the code you compile:
   Python function runs as is, so the tape records its ops (gradients of any
   order) and the outer trace inlines them.
 - Arguments that are NumPy arrays are passed to the function as tensors.
+- Before its first replay a program is optimised, keeping eager's results:
+  ops on constants are folded, a repeated op is computed once, unused ops are
+  dropped, and results of 2 MiB or more are written into buffers reused from
+  call to call. On the GPU, a chain of elementwise ops whose intermediate
+  results nothing else reads runs as one CuPy kernel (the same bits for
+  arithmetic, sqrt, comparisons, selections and casts; exp, log and tanh
+  within a few ulp), as does each variable's optimizer update. The listing
+  shows such a chain as one `fused(...)` instruction.
 - The second call of a signature runs the Python function again and
   compares what it records with the program: an op reading a constant that
   changed (an index array some code computed with NumPy from a tensor's
