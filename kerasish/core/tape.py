@@ -7,14 +7,20 @@ in reverse recording order (a valid reverse topological order), pruned to
 those that depend on the sources, dropping each gradient once consumed.
 Gradient rules are written with kerasish ops, so an outer tape records the
 backward pass of an inner one: that is how higher-order gradients work.
+
+Once something takes them (a `ks.distribute` gradient exchange in a job of several
+ranks), `gradient` hands over the large gradient arrays it made that nothing else
+holds, so the taker may overwrite them instead of copying them (`take_handed_over`).
 """
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import math
 import threading
 import warnings
+import weakref
 
 from kerasish.core import backend, nest
 from kerasish.core import tensor as tensor_module
@@ -330,8 +336,45 @@ class GradientTape:
                     message = self._explain(targets, source)
                     self._release()
                     raise InvalidArgumentError(message)
+        if _HandOver.taker and output_gradients is None and all(
+                t is self for t in _state.tapes):
+            self._hand_over(grads)
         self._release()
         return nest.pack_sequence_as(sources, grads)
+
+    def _hand_over(self, grads: list) -> None:
+        """Mark the large gradient arrays this backward pass made, and nothing else holds,
+        as the caller's to overwrite (see `take_handed_over`).
+
+        Left out: an array recorded on this tape (an op's input or output, a variable's
+        value), one shared with another gradient (the same array, or a view of it), one
+        that is not C-contiguous, writeable and the owner of its memory, and every array
+        when a custom gradient (an op not in the registry, whose gradient function may
+        return arrays it keeps) took part. The caller (`gradient`) marks nothing when the
+        seeds came from the user or another tape or ks.function records this one's backward
+        pass (the arrays are then values of that recording).
+        """
+        dense = [g._value for g in grads if g is not None
+                 and g.__class__ is not tensor_module.IndexedSlices]
+        large = [a for a in dense if a.nbytes >= HAND_OVER_MIN_BYTES]
+        if not large:
+            return
+        from kerasish.core.primitive import REGISTRY
+
+        recorded = set()
+        for op in self._ops:
+            if REGISTRY.get(op.prim.name) is not op.prim:
+                return
+            recorded.update(id(t._value) for t in op.inputs)
+            recorded.update(id(t._value) for t in op.outputs())
+        owners = collections.Counter(id(a) if a.base is None else id(a.base) for a in dense)
+        owners.update(id(g.values._value) for g in grads
+                      if g.__class__ is tensor_module.IndexedSlices)
+        for array in large:
+            flags = array.flags
+            if (array.base is None and flags.c_contiguous and getattr(flags, "writeable", True)
+                    and id(array) not in recorded and owners[id(array)] == 1):
+                _mark(array)
 
     def _backward(self, targets, seeds, sources) -> list:
         """Reverse-mode pass over the recorded ops; returns one gradient per source."""
@@ -641,6 +684,62 @@ def _describe(t) -> str:
 
 
 _scalar_ones: dict = {}
+
+
+# -- gradients handed over to be overwritten -------------------------------------------------
+
+# Gradients from this many bytes are handed over: a DistributedOptimizer reduces such an
+# array in place, in a call of its own, instead of copying it into a bucket. By measurement
+# (2 ranks on 2 shared cores, the MLP's gradients): one more allreduce call costs more than
+# copying 256 KiB, so from 512 KiB (BENCHMARKS.md, issue 14).
+HAND_OVER_MIN_BYTES = 512 << 10
+
+
+class _HandOver:
+    taker = False  # whether anything takes handed-over gradients (else none are marked)
+    marked: dict = {}  # id(array) -> weak reference to the array, dropped when it dies
+
+
+def start_handing_over() -> None:
+    """Hand large gradients over from now on: a taker (`GradientExchange`) exists.
+
+    Until then `gradient` marks nothing, so a program that never takes pays nothing.
+    """
+    _HandOver.taker = True
+
+
+def _mark(array) -> None:
+    key = id(array)
+    _HandOver.marked[key] = weakref.ref(array, lambda _, key=key: _HandOver.marked.pop(key, None))
+
+
+def take_handed_over(array) -> bool:
+    """Whether `GradientTape.gradient` handed `array` over (and nothing took it since).
+
+    A handed-over array is a gradient the backward pass made and gave only to its
+    caller: whoever takes it may overwrite it, and the caller's gradient then holds
+    what was written (as PyTorch DDP leaves the averaged gradient in `.grad`). Taking
+    it clears the mark, so an array is taken at most once.
+
+    Args:
+        array: a NumPy or CuPy array.
+
+    Returns:
+        True if the array was handed over and is now the taker's.
+
+    Example:
+        >>> import numpy as np, kerasish as ks
+        >>> from kerasish.core import tape as tape_module
+        >>> tape_module.start_handing_over()
+        >>> w = ks.Variable(np.ones((512, 256), np.float32))
+        >>> with ks.GradientTape() as tape:
+        ...     loss = ks.reduce_sum(w * w)
+        >>> grad = tape.gradient(loss, w)
+        >>> tape_module.take_handed_over(grad._value), tape_module.take_handed_over(grad._value)
+        (True, False)
+    """
+    reference = _HandOver.marked.pop(id(array), None)
+    return reference is not None and reference() is array
 
 
 def _ones_like(t):

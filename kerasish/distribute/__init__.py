@@ -32,7 +32,7 @@ from kerasish.distribute.communicator import (
 )
 from kerasish.distribute.optimizer import DistributedOptimizer, GradientExchange
 from kerasish.distribute.state import BroadcastVariablesCallback, broadcast_variables, sync
-from kerasish.distribute.training import shard_batch
+from kerasish.distribute.training import compute_average_loss, shard_batch
 
 __all__ = [
     "BroadcastVariablesCallback",
@@ -40,6 +40,7 @@ __all__ = [
     "DistributedOptimizer",
     "GradientExchange",
     "broadcast_variables",
+    "compute_average_loss",
     "init",
     "is_chief",
     "local_rank",

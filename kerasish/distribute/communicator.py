@@ -341,12 +341,19 @@ def wait_gpu(event, what: str) -> None:
 
 
 def sum_arrays(buffers: list, what: str) -> None:
-    """Sum each array in place across ranks."""
+    """Sum each array in place across ranks (the host ones under one deadline)."""
+    host = [buffer for buffer in buffers if backend.collective_engine(buffer) == "mpi"]
+    if host:
+        _run(what, _allreduce_each, host)
     for buffer in buffers:
         if backend.collective_engine(buffer) == "nccl":
             wait_gpu(backend.nccl_collective(nccl(), buffer), what)
-        else:
-            allreduce(buffer, what)
+
+
+def _allreduce_each(buffers: list) -> None:
+    allreduce_in_place, in_place, total = _state.comm.Allreduce, _state.mpi.IN_PLACE, _state.mpi.SUM
+    for buffer in buffers:
+        allreduce_in_place(in_place, buffer, op=total)
 
 
 def broadcast_array(buffer, root: int, what: str) -> None:

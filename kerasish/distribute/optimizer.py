@@ -6,10 +6,23 @@ which its `apply_gradients` calls on the gradients after they are prepared
 clipping, so clipping and the update rule see the global gradient.
 
 Dense gradients are packed into flat buckets of up to `bucket_bytes`, one
-in-place allreduce per bucket. 4 MiB, by measurement: on one machine an
-`Allreduce` reaches full bandwidth from 256 KiB, and the bucket size made no
-consistent difference to the MLP's 1 MB of gradients (64 KiB to 4 MiB buckets,
-two runs on a loaded machine, BENCHMARKS.md); across machines a 4 MiB call
+in-place allreduce per bucket, except the large ones (from
+`tape.HAND_OVER_MIN_BYTES`, 512 KiB): each is a call of its own, and when the
+tape handed it over (`GradientTape.gradient` marks the large gradients it made
+that nothing else holds; `kerasish.core.tape.take_handed_over`) it is reduced
+where it lies, with no copy: the caller's gradient then holds the global one, as
+PyTorch DDP leaves it in `.grad`. Everything else is copied and never changed:
+arrays from a compiled step (ks.function keeps constants and buffers between
+replays), from the user, from a custom gradient. The copies are all made before
+anything is overwritten, so one array given twice, or a view of a handed-over
+one, is read unchanged. (Measured on 2 ranks, the MLP's 1 MB: copying 1 MB
+costs 0.1 ms, a third of the `Allreduce`; an MPI `Allreduce` from the
+gradients into the buckets, not in place, copies inside MPI and cost as much;
+one more call costs more than copying 256 KiB, hence 512 KiB. BENCHMARKS.md.)
+Bucket size: 4 MiB, by measurement: on one machine an `Allreduce` reaches full
+bandwidth from 256 KiB, and the bucket size made no consistent difference to the
+MLP's 1 MB of gradients (64 KiB to 4 MiB buckets, two runs on a loaded machine,
+BENCHMARKS.md); across machines a 4 MiB call
 keeps a ~50 µs network latency under 2% of its time at 10 Gb/s. Sparse gradients
 (`ks.IndexedSlices`, from `Embedding` or word2vec's lookups) are exchanged as
 rows: one small allgather of every rank's row counts, then one allgather of
@@ -28,7 +41,16 @@ ranks of 2 cores, that cost 0.13-0.26 ms more than one after the other.
 Each rank's gradient counts with weight `local_weight` (1 by default, so the
 result is the plain mean; `fit` sets it to the rank's number of examples in the
 batch, so uneven shards still give the gradient of the whole global batch).
-The weight travels in the first bucket, so it costs no extra collective.
+With `total_weight` known too (`fit` sets it), each rank scales its gradients by
+its share (while copying them, or in place) and the sum is the average; without
+it, the weight travels in the first bucket (no extra collective) and the sum is
+divided by the total after. Neither pass is needed with `op="sum"` and a loss
+that is already each rank's share (`ks.distribute.compute_average_loss`, as TF
+and Keras 3 scale the loss rather than the gradients): the custom loops' fast
+path. (`fit` keeps weighting the gradients: its step is compiled, so there the
+gradients are copied anyway, and a scaled loss would need the per-batch, per-rank
+share as a value read by the replayed step and a signal, replayed too, that the
+step scaled it.)
 """
 
 from __future__ import annotations
@@ -39,6 +61,7 @@ import zlib
 import numpy as np
 
 from kerasish.core import backend
+from kerasish.core import tape as tape_module
 from kerasish.distribute import communicator
 from kerasish.optimizers.optimizer import Optimizer, _SparseGrad
 
@@ -47,14 +70,28 @@ DEFAULT_SPARSE_AS_DENSE_ABOVE = 0.5
 
 
 class _Bucket:
-    """A flat buffer and where each gradient lives in it: (position, offset, size, shape)."""
+    """Gradients reduced in one call: their positions in the call, and their places in the
+    flat buffer (offset, size, shape). A gradient of `HAND_OVER_MIN_BYTES` or more has a
+    bucket of its own (`alone`), reduced in place when the tape handed it over; the buffer
+    is made on first use (for a gradient alone: the first time one was not handed over)."""
 
-    def __init__(self, dtype, device, entries: list, extra: int):
-        self.entries = entries
-        total = sum(entry[2] for entry in entries) + extra
-        with backend.device(backend.device_name(device)):
-            xp = np if device[0] == "cpu" else backend.cupy
-            self.buffer = xp.empty(total, dtype=dtype)
+    def __init__(self, dtype, device, entries: list, extra: int, alone: bool = False):
+        self.positions = [i for i, _, _, _ in entries]
+        self.places = [(offset, count, shape) for _, offset, count, shape in entries]
+        self.alone = alone
+        self.dtype, self.device = dtype, device
+        self.size = sum(count for _, count, _ in self.places) + extra
+        self.buffer = None
+        self.views = None  # per gradient, its part of the buffer in its shape
+
+    def parts(self) -> list:
+        if self.buffer is None:
+            with backend.device(backend.device_name(self.device)):
+                xp = np if self.device[0] == "cpu" else backend.cupy
+                self.buffer = xp.empty(self.size, dtype=self.dtype)
+            self.views = [self.buffer[offset:offset + count].reshape(shape)
+                          for offset, count, shape in self.places]
+        return self.views
 
 
 class GradientExchange:
@@ -73,8 +110,8 @@ class GradientExchange:
             rank's examples per batch).
         total_weight: the sum of every rank's `local_weight` where each rank knows it
             (`fit` sets the global batch's examples), else None. Known, each rank scales
-            its gradients while packing them and the allreduce's sum is the average: no
-            pass over the gradients after it (and no weight travels).
+            its gradients while copying them (or in place) and the allreduce's sum is the
+            average: no pass over the gradients after it (and no weight travels).
         seconds, bytes, calls: time spent exchanging, bytes this rank sent
             (as reduced or gathered), and exchanges made (for benchmarks).
 
@@ -101,15 +138,22 @@ class GradientExchange:
         self.local_weight = 1.0
         self.total_weight = None
         self._plans: dict = {}
+        if communicator.size() > 1:
+            tape_module.start_handing_over()
         self.seconds, self.bytes, self.calls = 0.0, 0, 0
 
     def __call__(self, prepared: list) -> list:
-        """(gradient, variable) pairs with each rank's gradients replaced by their average."""
+        """(gradient, variable) pairs with each rank's gradients replaced by their average.
+
+        A large gradient the tape handed over is reduced in place (and returned); the
+        other inputs are left as they are.
+        """
         if communicator.size() == 1:
             return prepared
         start = time.perf_counter()
-        dense = [i for i, (grad, _) in enumerate(prepared) if not isinstance(grad, _SparseGrad)]
-        sparse = [i for i, (grad, _) in enumerate(prepared) if isinstance(grad, _SparseGrad)]
+        dense, sparse = [], []
+        for i, (grad, _) in enumerate(prepared):
+            (sparse if grad.__class__ is _SparseGrad else dense).append(i)
         result = list(prepared)
         if dense:
             self._exchange_dense(prepared, dense, result)
@@ -119,64 +163,90 @@ class GradientExchange:
         self.calls += 1
         return result
 
-    # -- dense: flat buckets ------------------------------------------------------------
-    def _plan(self, prepared: list, dense: list) -> list:
-        layout = tuple((i, str(prepared[i][0].dtype), backend.device_of(prepared[i][0]),
-                        tuple(prepared[i][0].shape)) for i in dense)
-        plan = self._plans.get(layout)
+    # -- dense: flat buckets, and large gradients on their own ------------------------------
+    def _plan(self, prepared: list, dense: list, travels: bool) -> list:
+        """The buckets for these gradients, cached by a key that costs a few µs to make:
+        each gradient's dtype, shape and (for a GPU array) device."""
+        key = [travels]
+        for i in dense:
+            grad = prepared[i][0]
+            key.append((i, grad.dtype, grad.shape) if grad.__class__ is np.ndarray else
+                       (i, grad.dtype, grad.shape, backend.device_of(grad)))
+        key = tuple(key)
+        plan = self._plans.get(key)
         if plan is None:
+            layout = [(i, prepared[i][0].dtype, backend.device_of(prepared[i][0]),
+                       tuple(prepared[i][0].shape)) for i in dense]
             _check_same_layout(layout, [prepared[i][1].name for i in dense])
-            plan = self._plans[layout] = self._make_buckets(layout)
+            plan = self._plans[key] = self._make_buckets(layout, travels)
         return plan
 
-    def _make_buckets(self, layout) -> list:
+    def _make_buckets(self, layout, travels: bool) -> list:
+        """Large gradients alone, the others packed up to `bucket_bytes`; with `travels`, the
+        first packed bucket has one element more: the weight (a bucket of its own if none)."""
         groups: dict = {}
+        alone = []
         for i, dtype, device, shape in layout:
-            groups.setdefault((dtype, device), []).append((i, shape))
-        buckets = []
+            count = int(np.prod(shape, dtype=np.int64))
+            if count * dtype.itemsize >= tape_module.HAND_OVER_MIN_BYTES:
+                alone.append(_Bucket(dtype, device, [(i, 0, count, shape)], 0, alone=True))
+            else:
+                groups.setdefault((dtype, device), []).append((i, count, shape))
+        packed = []
         for (dtype, device), members in groups.items():
-            itemsize = np.dtype(dtype).itemsize
             entries, offset = [], 0
-            for i, shape in members:
-                count = int(np.prod(shape, dtype=np.int64))
-                if entries and (offset + count) * itemsize > self.bucket_bytes:
-                    buckets.append(_Bucket(dtype, device, entries, extra=not buckets))
+            for i, count, shape in members:
+                if entries and (offset + count) * dtype.itemsize > self.bucket_bytes:
+                    packed.append(_Bucket(dtype, device, entries, travels and not packed))
                     entries, offset = [], 0
                 entries.append((i, offset, count, shape))
                 offset += count
-            buckets.append(_Bucket(dtype, device, entries, extra=not buckets))
-        return buckets  # the first bucket has one element more: the weights' sum
+            packed.append(_Bucket(dtype, device, entries, travels and not packed))
+        if travels and not packed:
+            dtype, device = layout[0][1], layout[0][2]
+            packed.append(_Bucket(dtype, device, [], 1))
+        return packed + alone
 
     def _exchange_dense(self, prepared, dense, result) -> None:
-        buckets = self._plan(prepared, dense)
-        weight = self._weight()
-        known = self.op == "mean" and self.total_weight is not None
-        if known:  # scaled while packed: the sum is the average
-            weight = weight / float(self.total_weight)
+        if self.op == "sum":
+            scale, travels = 1.0, False
+        elif self.total_weight is not None:  # scaled before the sum: the sum is the average
+            scale, travels = self.local_weight / float(self.total_weight), False
+        else:  # the weight travels in the first packed bucket; the sum is divided by the total
+            scale, travels = float(self.local_weight), True
+        buckets = self._plan(prepared, dense, travels)
+        # every copy first, then what is overwritten: an input read by a copy (the same
+        # array given twice, or a view of a handed-over one) is read before it changes
+        reduced, owned = [], []
         for bucket in buckets:
-            buffer = bucket.buffer
-            for i, offset, count, _ in bucket.entries:
-                target = buffer[offset:offset + count]
-                if weight == 1.0:
-                    target[...] = prepared[i][0].reshape(-1)
+            if bucket.alone:
+                i = bucket.positions[0]
+                grad = prepared[i][0]
+                if tape_module.take_handed_over(grad):
+                    owned.append(grad)
+                    reduced.append(grad)
+                    result[i] = prepared[i]
+                    continue
+            for i, view in zip(bucket.positions, bucket.parts()):
+                if scale == 1.0:
+                    view[...] = prepared[i][0]
                 else:
-                    backend.array_module(buffer).multiply(prepared[i][0].reshape(-1), weight,
-                                                          out=target)
-        buckets[0].buffer[-1] = weight
-        communicator.sum_arrays([bucket.buffer for bucket in buckets],
-                                "the allreduce of the dense gradients")
-        total = float(buckets[0].buffer[-1]) if self.op == "mean" and not known else 1.0
-        for bucket in buckets:
+                    np.multiply(prepared[i][0], scale, out=view)  # (CuPy's for CuPy arrays)
+                result[i] = (view, prepared[i][1])
+            reduced.append(bucket.buffer)
+        if travels:
+            buckets[0].buffer[-1] = scale
+        if scale != 1.0:
+            for grad in owned:
+                grad *= scale
+        communicator.sum_arrays(reduced, "the allreduce of the dense gradients")
+        total = float(buckets[0].buffer[-1]) if travels else 1.0
+        for array in reduced:
             if total != 1.0:
-                bucket.buffer *= 1.0 / total
-            self.bytes += bucket.buffer.nbytes
-            for i, offset, count, shape in bucket.entries:
-                result[i] = (bucket.buffer[offset:offset + count].reshape(shape), prepared[i][1])
+                array *= 1.0 / total
+            self.bytes += array.nbytes
 
     # -- sparse: rows gathered, or densified when that moves fewer bytes ------------------
-    def _weight(self) -> float:
-        return self.local_weight if self.op == "mean" else 1.0
-
     def _exchange_sparse(self, prepared, sparse, result) -> None:
         # every rank's weight and number of rows per sparse gradient, in one small call
         local = [self.local_weight] + [prepared[i][0].indices.shape[0] for i in sparse]
@@ -251,7 +321,8 @@ class GradientExchange:
 
 def _check_same_layout(layout, names: list) -> None:
     """All ranks must reduce the same gradients in the same order: compare a fingerprint."""
-    fingerprint = zlib.crc32(repr(layout).encode())
+    fingerprint = zlib.crc32(repr([(i, str(dtype), device, shape)
+                                   for i, dtype, device, shape in layout]).encode())
     extremes = communicator.allreduce(np.array([fingerprint, -fingerprint], np.int64),
                                       "comparing the gradients of the ranks", op="max")
     if extremes[0] != -extremes[1]:
@@ -275,13 +346,20 @@ def DistributedOptimizer(optimizer: Optimizer,  # noqa: N802 - Horovod's and Cha
     Running alone, it behaves exactly as before. `fit` does this by itself
     when the job has more than one rank.
 
+    The large gradients that `GradientTape.gradient` handed over (those it made and
+    nothing else holds) are reduced in place: after `apply_gradients`, those gradient
+    tensors hold the global gradient, as PyTorch DDP's `.grad` does; other gradients
+    are copied and left unchanged.
+
     Args:
         optimizer: a `ks.optimizers.Optimizer`.
         bucket_bytes: the most bytes of dense gradients reduced in one call.
         sparse_as_dense_above: reduce a sparse gradient densely when all ranks'
             rows together reach this many times the variable's rows.
         op: "mean" averages the gradients (weighted by `local_weight`, see
-            `GradientExchange`); "sum" adds them, for a loss summed over examples.
+            `GradientExchange`); "sum" adds them, for a loss that is each rank's share
+            of the global mean (`ks.distribute.compute_average_loss`: no pass over the
+            gradients to weight them) or a loss summed over examples.
 
     Returns:
         `optimizer`, now exchanging gradients (`optimizer.gradient_exchange`).

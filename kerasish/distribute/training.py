@@ -34,7 +34,8 @@ import numpy as np
 from kerasish import callbacks as callbacks_module
 from kerasish import random
 from kerasish.core import nest
-from kerasish.core.tensor import Tensor
+from kerasish.core.ops import math_ops
+from kerasish.core.tensor import Tensor, convert_to_tensor
 from kerasish.distribute import communicator, state
 from kerasish.distribute.optimizer import DistributedOptimizer
 from kerasish.models import data_adapter
@@ -103,10 +104,11 @@ def shard_batch(*arrays):
 
     Rank r of N takes the r-th of N parts (the first `len % N` parts one example
     longer); None stays None. One array in, one out; several in, a tuple out.
-    For an exact average over parts of different sizes, set the optimizer's
-    `gradient_exchange.local_weight` to the part's length (and `total_weight` to the global
-    batch's, which spares a pass over the gradients after the allreduce). Alone, the arrays
-    are returned as they are.
+    For an exact average over parts of different sizes, either make the loss each rank's
+    share with `compute_average_loss` and sum the gradients (`op="sum"`: no pass over
+    them), or set the optimizer's `gradient_exchange.local_weight` to the part's length
+    (and `total_weight` to the global batch's, which spares a pass over the gradients after
+    the allreduce). Alone, the arrays are returned as they are.
 
     Args:
         *arrays: arrays (or None) with the global batch on their first axis.
@@ -125,6 +127,59 @@ def shard_batch(*arrays):
     start, stop = shard_bounds(length, communicator.rank(), communicator.size())
     parts = tuple(None if a is None else a[start:stop] for a in arrays)
     return parts[0] if len(parts) == 1 else parts
+
+
+def compute_average_loss(per_example_loss, global_batch_size=None, sample_weight=None):
+    """This rank's share of the global batch's mean loss: its examples' losses summed,
+    divided by the examples of all ranks (TF's `tf.nn.compute_average_loss`).
+
+    Summed over the ranks, these shares are the mean loss of the global batch, and so
+    are their gradients: with `DistributedOptimizer(optimizer, op="sum")` the exchange
+    adds the gradients as they are, with no pass over them to weight them (uneven
+    shards are exact too). Alone, it is the mean of `per_example_loss`.
+
+    Args:
+        per_example_loss: the loss of each of this rank's examples (first axis: the
+            examples; any further axes are summed too, as TF does).
+        global_batch_size: the examples of all ranks in this step (default: this rank's
+            count times `size()`, right when every rank has as many).
+        sample_weight: optional weights multiplied into the losses first (a scalar, or one
+            per example).
+
+    Returns:
+        A scalar tensor: sum(per_example_loss * sample_weight) / global_batch_size.
+
+    Raises:
+        ValueError: if `global_batch_size` is not a positive number, or it is left out
+            for a scalar `per_example_loss`.
+
+    Example:
+        >>> import kerasish as ks
+        >>> float(ks.distribute.compute_average_loss(ks.constant([1.0, 2.0, 3.0]),
+        ...                                          global_batch_size=6))
+        1.0
+
+        In a custom loop (`per_rank` examples per rank, `batch` in all)::
+
+            optimizer = ks.distribute.DistributedOptimizer(ks.optimizers.Adam(), op="sum")
+            with ks.GradientTape() as tape:
+                per_example = ks.losses.sparse_categorical_crossentropy(y, model(x))
+                loss = ks.distribute.compute_average_loss(per_example, batch)
+            grads = tape.gradient(loss, model.trainable_variables)
+            optimizer.apply_gradients(zip(grads, model.trainable_variables))
+    """
+    loss = convert_to_tensor(per_example_loss)
+    if sample_weight is not None:
+        loss = loss * sample_weight
+    if global_batch_size is None:
+        if len(loss.shape) == 0:
+            raise ValueError("compute_average_loss: per_example_loss is a scalar; give "
+                             "global_batch_size (the examples of all ranks)")
+        global_batch_size = loss.shape[0] * communicator.size()
+    if not float(global_batch_size) > 0:
+        raise ValueError(f"compute_average_loss: global_batch_size must be > 0, got "
+                         f"{global_batch_size!r}")
+    return math_ops.reduce_sum(loss) / float(global_batch_size)
 
 
 def _slice(structure, start: int, stop: int):

@@ -76,6 +76,101 @@ def loop(out, steps="6", batch="10"):
         print("loop ok", flush=True)
 
 
+def loop_average_loss(out, steps="6", batch="10", compiled="eager"):
+    """A custom loop with compute_average_loss and op="sum", and a kernel large enough
+    (400 x 400 float32, 640,000 bytes) to be handed over by the tape and reduced in place
+    (eager), or copied (a ks.function step: its arrays are the program's)."""
+    x, y = _data(features=400)
+    ks.random.set_seed(11 + 1000 * dist.rank())
+    model = ks.Sequential([ks.layers.Dense(400, activation="tanh"), ks.layers.Dense(1)])
+    model(x[:1])
+    dist.broadcast_variables(model.variables)
+    optimizer = dist.DistributedOptimizer(ks.optimizers.SGD(1e-4, momentum=0.9), op="sum")
+    batch = int(batch)
+
+    def train_step(xb, yb):
+        with ks.GradientTape() as tape:
+            per_example = ks.reduce_mean(ks.square(model(xb) - yb), axis=-1)
+            loss = dist.compute_average_loss(per_example, global_batch_size=batch)
+        grads = tape.gradient(loss, model.trainable_variables)
+        optimizer.apply_gradients(zip(grads, model.trainable_variables))
+
+    if compiled == "compiled":
+        train_step = ks.function(train_step)
+    for step in range(int(steps)):
+        start = (step * batch) % len(x)
+        train_step(*dist.shard_batch(x[start:start + batch], y[start:start + batch]))
+    results = {f"w{i}": w for i, w in enumerate(model.get_weights())}
+    check_same_on_all_ranks(results)
+    if dist.is_chief():
+        np.savez(out, **results)
+        print("loop_average_loss ok", flush=True)
+
+
+def _large_gradients(seed):
+    """A fresh tape's gradients (kernel 400 x 400: handed over; bias: not), and the variables."""
+    rng = np.random.default_rng(seed)
+    kernel = ks.Variable(rng.normal(size=(400, 400)).astype("float32"), name="kernel")
+    bias = ks.Variable(rng.normal(size=400).astype("float32"), name="bias")
+    x = ks.constant(rng.normal(size=(8, 400)).astype("float32"))
+    with ks.GradientTape() as tape:
+        loss = ks.reduce_sum(ks.square(ks.tanh(ks.matmul(x, kernel) + bias)))
+    return tape.gradient(loss, [kernel, bias]), [kernel, bias]
+
+
+def in_place():
+    """Gradients the tape handed over are reduced in place: the same results as the copies of
+    the same values give (which are left unchanged), for each kind of weighting."""
+    from kerasish.distribute import GradientExchange, communicator
+
+    rank, size = dist.rank(), dist.size()
+    weights = [1.0 + r for r in range(size)]
+    for op, local, total in (("mean", weights[rank], sum(weights)), ("mean", weights[rank], None),
+                             ("sum", 1.0, None)):
+        handed, copied = GradientExchange(op=op), GradientExchange(op=op)  # (the tape now
+        for exchange in (handed, copied):  # hands gradients over: there is a taker)
+            exchange.local_weight, exchange.total_weight = local, total
+        grads, variables = _large_gradients(100 + rank)
+        arrays = [g._value for g in grads]
+        kept = [a.copy() for a in arrays]
+        copies = [a.copy() for a in arrays]  # given to the other exchange: never handed over
+        got = handed(list(zip(arrays, variables)))
+        assert got[0][0] is arrays[0], "the handed-over kernel gradient is reduced in place"
+        assert got[1][0] is not arrays[1], "the small bias gradient goes into a bucket"
+        np.testing.assert_array_equal(arrays[1], kept[1])  # the bias input is unchanged
+        want = copied(list(zip(copies, variables)))
+        for a, b in zip(copies, kept):  # not handed over: inputs unchanged
+            np.testing.assert_array_equal(a, b)
+        # every rank's gradients, weighted in float64, as the reference
+        everyone = communicator.allgather(np.concatenate([k.ravel() for k in kept]), "check")
+        scale = np.asarray(weights) / sum(weights) if op == "mean" else np.ones(size)
+        reference = (everyone * scale[:, None]).sum(axis=0)
+        for i, ((g, _), (w, _)) in enumerate(zip(got, want)):
+            np.testing.assert_array_equal(g, w, err_msg=f"{op} {total} {i}")
+        flat = np.concatenate([np.ravel(g) for g, _ in got])
+        np.testing.assert_allclose(flat, reference, rtol=1e-5, atol=1e-6, err_msg=op)
+    # one handed-over array given for two variables: the copy for the second is made first
+    grads, variables = _large_gradients(200 + rank)
+    twin = ks.Variable(np.zeros((400, 400), np.float32), name="twin")
+    kernel_grad = grads[0]._value
+    before = kernel_grad.copy()
+    got = GradientExchange(op="sum")([(kernel_grad, variables[0]), (kernel_grad, twin)])
+    everyone = communicator.allgather(before.ravel(), "check").sum(axis=0).reshape(400, 400)
+    for g, _ in got:
+        np.testing.assert_allclose(g, everyone, rtol=1e-5, atol=1e-6)
+    # through apply_gradients: the caller's handed-over gradient holds the average afterwards
+    grads, variables = _large_gradients(300 + rank)
+    kernel_before, bias_before = grads[0].numpy().copy(), grads[1].numpy().copy()
+    optimizer = dist.DistributedOptimizer(ks.optimizers.SGD(0.0))
+    optimizer.apply_gradients(zip(grads, variables))
+    mean = communicator.allgather(kernel_before.ravel(), "check").mean(axis=0)
+    assert not np.allclose(mean, kernel_before.ravel()), "the ranks' gradients should differ"
+    np.testing.assert_allclose(grads[0].numpy().ravel(), mean, rtol=1e-5, atol=1e-6)
+    np.testing.assert_array_equal(grads[1].numpy(), bias_before)  # copied, not overwritten
+    if dist.is_chief():
+        print("in_place ok", flush=True)
+
+
 def check_same_on_all_ranks(arrays: dict) -> None:
     flat = np.concatenate([np.ravel(arrays[k]).astype(np.float64) for k in sorted(arrays)])
     highest, lowest = flat.copy(), -flat
@@ -277,7 +372,8 @@ def backup(phase, directory, out, kind="arrays"):
         print("backup ok", flush=True)
 
 
-PROGRAMS = {"fit": fit, "loop": loop, "sparse": sparse, "broadcast": broadcast, "files": files,
+PROGRAMS = {"fit": fit, "loop": loop, "loop_average_loss": loop_average_loss,
+            "in_place": in_place, "sparse": sparse, "broadcast": broadcast, "files": files,
             "raise": raising, "exit": exiting, "hang": hanging, "kill": killed, "resume": resume,
             "backup": backup}
 

@@ -79,6 +79,22 @@ def test_custom_loop_with_distributed_optimizer_equals_one_process(tmp_path):
 
 
 @needs_mpi
+@pytest.mark.parametrize("compiled", ["eager", "compiled"])
+def test_custom_loop_with_compute_average_loss_and_op_sum_equals_one_process(tmp_path,
+                                                                             compiled):
+    # 3 ranks take 4, 3 and 3 of each batch of 10: the shares of the loss weight them exactly
+    run_ok(1, "loop_average_loss", tmp_path / "one.npz", 6, 10, compiled)
+    run_ok(3, "loop_average_loss", tmp_path / "three.npz", 6, 10, compiled)
+    assert_close(tmp_path / "one.npz", tmp_path / "three.npz")
+
+
+@needs_mpi
+@pytest.mark.parametrize("ranks", [2, 3])
+def test_gradients_the_tape_handed_over_are_reduced_in_place_with_the_same_results(ranks):
+    run_ok(ranks, "in_place")  # and the inputs that were not handed over are unchanged
+
+
+@needs_mpi
 @pytest.mark.parametrize("ranks", [2, 3])
 def test_sparse_gradients_gathered_or_densified_equal_the_dense_ones(ranks):
     run_ok(ranks, "sparse")
@@ -234,6 +250,68 @@ def test_alone_the_functions_answer_rank_0_of_1_and_change_nothing():
     optimizer = ks.distribute.DistributedOptimizer(ks.optimizers.SGD(0.5))
     optimizer.apply_gradients([(ks.constant([1.0, 1.0]), w)])
     np.testing.assert_array_equal(w.numpy(), [0.5, 1.5])
+
+
+def _handed_over(monkeypatch, loss_of, shape=(512, 256), **gradient_args):
+    """Which of the gradients of `loss_of(w, v)` (two variables) the tape handed over."""
+    from kerasish.core import tape as tape_module
+
+    monkeypatch.setattr(tape_module._HandOver, "taker", True)
+    rng = np.random.default_rng(0)
+    w, v = (ks.Variable(rng.normal(size=shape).astype("float32")) for _ in range(2))
+    with ks.GradientTape() as tape:
+        loss = loss_of(w, v)
+    grads = tape.gradient(loss, [w, v], **gradient_args)
+    return [g is not None and tape_module.take_handed_over(g._value) for g in grads]
+
+
+def test_the_tape_hands_over_only_large_fresh_gradients_nothing_else_holds(monkeypatch):
+    from kerasish.core import tape as tape_module
+
+    assert _handed_over(monkeypatch, lambda w, v: ks.reduce_sum(w * v)) == [True, True]
+    # small: not worth a call of its own
+    assert _handed_over(monkeypatch, lambda w, v: ks.reduce_sum(w * v), (8, 8)) == [False] * 2
+    # one array for both gradients (add passes its gradient on): neither
+    assert _handed_over(monkeypatch, lambda w, v: w + v) == [False, False]
+    # broadcasts of the seed: read-only views
+    assert _handed_over(monkeypatch, lambda w, v: ks.reduce_sum(w + v)) == [False, False]
+    # the user's seeds
+    seed = np.ones((512, 256), np.float32)
+    assert _handed_over(monkeypatch, lambda w, v: w * v, output_gradients=seed) == [False] * 2
+
+    @ks.custom_gradient
+    def kept_gradient(x):
+        return ks.identity(x), lambda dy: dy * 2.0
+
+    # a custom gradient function may return arrays it keeps
+    assert _handed_over(monkeypatch, lambda w, v: ks.reduce_sum(kept_gradient(w) * v)) == [
+        False, False]
+    # another tape records this backward pass: the arrays are values of its recording
+    with ks.GradientTape():
+        assert _handed_over(monkeypatch, lambda w, v: ks.reduce_sum(w * v)) == [False, False]
+    # nothing takes them: nothing is marked
+    monkeypatch.setattr(tape_module._HandOver, "taker", False)
+    w = ks.Variable(np.ones((512, 256), np.float32))
+    with ks.GradientTape() as tape:
+        loss = ks.reduce_sum(w * w)
+    assert not tape_module.take_handed_over(tape.gradient(loss, w)._value)
+
+
+def test_compute_average_loss_is_the_share_of_the_global_batchs_mean():
+    per_example = ks.constant([[1.0, 3.0], [2.0, 2.0]])
+    assert float(ks.distribute.compute_average_loss(per_example, global_batch_size=4)) == 2.0
+    assert float(ks.distribute.compute_average_loss(per_example)) == 4.0  # alone: 2 examples
+    weighted = ks.distribute.compute_average_loss(ks.constant([1.0, 2.0]), 4,
+                                                  sample_weight=ks.constant([2.0, 0.0]))
+    assert float(weighted) == 0.5
+    with pytest.raises(ValueError, match="global_batch_size must be > 0, got 0"):
+        ks.distribute.compute_average_loss(per_example, global_batch_size=0)
+    with pytest.raises(ValueError, match="per_example_loss is a scalar"):
+        ks.distribute.compute_average_loss(ks.constant(1.0))
+    w = ks.Variable([1.0, 2.0])
+    with ks.GradientTape() as tape:
+        loss = ks.distribute.compute_average_loss(w * w, global_batch_size=4)
+    np.testing.assert_allclose(tape.gradient(loss, w).numpy(), [0.5, 1.0])
 
 
 def test_distributed_optimizer_errors_name_what_was_wrong():
