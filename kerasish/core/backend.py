@@ -172,15 +172,23 @@ def is_gpu_array(array) -> bool:
     return cupy is not None and isinstance(array, cupy.ndarray)
 
 
-def elementwise_kernel(in_params: str, out_params: str, body: str, name: str,
-                       preamble: str = ""):
+# CUDA helpers every kernel of `elementwise_kernel` can call: NumPy's maximum and minimum
+# (a NaN in either argument gives NaN; CUDA's fmax and fmin return the other argument)
+KERNEL_HELPERS = """
+template <typename T> __device__ T ks_maximum(T a, T b) { return (a >= b || a != a) ? a : b; }
+template <typename T> __device__ T ks_minimum(T a, T b) { return (a <= b || a != a) ? a : b; }
+"""
+
+
+def elementwise_kernel(in_params: str, out_params: str, body: str, name: str):
     """A CuPy `ElementwiseKernel` that rounds every statement of `body` as its ufunc would.
 
     Compiled with `--fmad=false`: NVRTC otherwise contracts `a * b + c` into one
-    fused multiply-add, which rounds once where the ufuncs round twice.
+    fused multiply-add, which rounds once where the ufuncs round twice. The body
+    may call `KERNEL_HELPERS`.
     """
-    return cupy.ElementwiseKernel(in_params, out_params, body, name, preamble=preamble,
-                                  options=("--fmad=false",))
+    return cupy.ElementwiseKernel(in_params, out_params, body, name,
+                                  preamble=KERNEL_HELPERS, options=("--fmad=false",))
 
 
 def device_of(array) -> tuple[str, int]:

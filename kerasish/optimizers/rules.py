@@ -35,13 +35,9 @@ from kerasish.core import backend
 _OPERATORS = {"+": "add", "-": "subtract", "*": "multiply", "/": "divide"}
 _SYMBOLS = {function: symbol for symbol, function in _OPERATORS.items()}
 _FUNCTIONS = {"sqrt": "sqrt", "maximum": "maximum"}
-_CUDA_FUNCTIONS = {"sqrt": "sqrt", "maximum": "ks_maximum"}
+_CUDA_FUNCTIONS = {"sqrt": "sqrt", "maximum": "ks_maximum"}  # (see backend.KERNEL_HELPERS)
 _BINARY = re.compile(r"^(\w+) = (\w+) ([-+*/]) (\w+)$")
 _CALL = re.compile(r"^(\w+) = (\w+)\((\w+)(?:, (\w+))?\)$")
-# NumPy's maximum: the first argument where it is not smaller, or a NaN in either
-_CUDA_PREAMBLE = """
-template <typename T> __device__ T ks_maximum(T a, T b) { return (a >= b || a != a) ? a : b; }
-"""
 KERNEL_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 
@@ -83,6 +79,8 @@ class UpdateRule:
             for operand in operands:
                 if operand not in known:
                     raise ValueError(f"update rule {name}: '{operand}' is read before it is set")
+            if target == self.arrays[0] or target in self.scalars:
+                raise ValueError(f"update rule {name}: '{target}' is read only")
             if target not in known:
                 known.add(target)
                 self.temporaries.append(target)
@@ -126,7 +124,7 @@ class UpdateRule:
         return namespace["apply"]
 
     def cuda_kernel(self) -> tuple:
-        """(in_params, out_params, body, name, preamble) of the rule's CuPy ElementwiseKernel."""
+        """(in_params, out_params, body, name) of the rule's CuPy ElementwiseKernel."""
         in_params = ", ".join(f"T {n}" for n in [self.arrays[0]] + self.scalars)
         out_params = ", ".join(f"T {n}" for n in self.arrays[1:])
         body = [f"T {t};" for t in self.temporaries]
@@ -135,7 +133,7 @@ class UpdateRule:
             expression = (f"{operands[0]} {symbol} {operands[1]}" if symbol
                           else f"{_CUDA_FUNCTIONS[function]}({', '.join(operands)})")
             body.append(f"{target} = {expression};")
-        return in_params, out_params, "\n".join(body), f"ks_{self.name}", _CUDA_PREAMBLE
+        return in_params, out_params, "\n".join(body), f"ks_{self.name}"
 
 
 def _parse(line: str, name: str) -> tuple:

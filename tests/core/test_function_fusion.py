@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 import kerasish as ks
+from kerasish.core import backend
 from kerasish.core.function import fusion
 from kerasish.core.function.program import Return
 from tests import cuda_harness
@@ -129,7 +130,7 @@ def _gradient_programs():
 
 def _kernel(chain, info) -> tuple:
     inputs, in_params, out_params, body = fusion.kernel_source(chain, info)
-    return inputs, (in_params, out_params, body, fusion.PREAMBLE)
+    return inputs, (in_params, out_params, body, backend.KERNEL_HELPERS)
 
 
 def test_fused_kernels_compute_the_separate_ops_values_for_every_gradient_sample(tmp_path):

@@ -10,6 +10,7 @@ CuPy is installed) it must compile, with no fused multiply-add in the PTX.
 import numpy as np
 import pytest
 
+from kerasish.core import backend
 from kerasish.optimizers import adagrad, adam, rmsprop, sgd
 from kerasish.optimizers.rules import UpdateRule
 from tests import cuda_harness
@@ -39,8 +40,8 @@ def _arrays(rule, dtype, n=1000):
 
 
 def _kernel(rule) -> tuple:
-    in_params, out_params, body, _, preamble = rule.cuda_kernel()
-    return in_params, out_params, body, preamble
+    in_params, out_params, body, _ = rule.cuda_kernel()
+    return in_params, out_params, body, backend.KERNEL_HELPERS
 
 
 def test_pass_form_is_the_statements_in_order():
@@ -61,6 +62,7 @@ def test_pass_form_is_the_statements_in_order():
     ("s = grad ** 2", "cannot read the statement 's = grad ** 2'"),
     ("s = exp(grad)", "cannot read the statement 's = exp(grad)'"),
     ("param = t * grad", "'t' is read before it is set"),
+    ("grad = grad * grad", "'grad' is read only"),
 ])
 def test_statements_outside_the_grammar_are_refused_by_name(statement, message):
     with pytest.raises(ValueError, match=f"update rule bad: {message}".replace("*", r"\*")
@@ -69,7 +71,7 @@ def test_statements_outside_the_grammar_are_refused_by_name(statement, message):
 
 
 def test_kernel_form_declares_the_gradient_and_scalars_as_inputs_the_state_as_outputs():
-    in_params, out_params, body, name, _ = adam._ADAM_RULE.cuda_kernel()
+    in_params, out_params, body, name = adam._ADAM_RULE.cuda_kernel()
     assert in_params == ("T grad, T one_minus_beta_1, T beta_1, T one_minus_beta_2, T beta_2, "
                          "T epsilon, T alpha")
     assert out_params == "T param, T m, T v"

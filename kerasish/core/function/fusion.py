@@ -43,7 +43,7 @@ _OPS = {
     "exp": ("exp({0})", "arithmetic"),
     "log": ("log({0})", "arithmetic"),
     "tanh": ("tanh({0})", "arithmetic"),
-    "maximum": ("ks_maximum({0}, {1})", "arithmetic"),
+    "maximum": ("ks_maximum({0}, {1})", "arithmetic"),  # (see backend.KERNEL_HELPERS)
     "minimum": ("ks_minimum({0}, {1})", "arithmetic"),
     "relu": ("ks_maximum({0}, ({T})0)", "arithmetic"),
     "cast": ("{0}", "arithmetic"),
@@ -58,11 +58,6 @@ _OPS = {
     "logical_not": ("!{0}", "logical"),
     "where": ("{0} ? {1} : {2}", "select"),
 }
-# NumPy's maximum and minimum: a NaN in either argument gives NaN
-PREAMBLE = """
-template <typename T> __device__ T ks_maximum(T a, T b) { return (a >= b || a != a) ? a : b; }
-template <typename T> __device__ T ks_minimum(T a, T b) { return (a <= b || a != a) ? a : b; }
-"""
 
 
 def _fusable(instr, info: dict, on_gpu: set) -> bool:
@@ -157,7 +152,7 @@ def fuse(code: list, returned: set, info: dict, on_gpu: set) -> list:
         instrs = [code[i] for i in chain]
         inputs, in_params, out_params, body = kernel_source(instrs, info)
         names = ", ".join(instr.op.name for instr in instrs)
-        kernel = backend.elementwise_kernel(in_params, out_params, body, "ks_fused", PREAMBLE)
+        kernel = backend.elementwise_kernel(in_params, out_params, body, "ks_fused")
         root = instrs[-1]
         fused[chain[-1]] = Instr("prim", Primitive(f"fused({names})", kernel, register=False),
                                  inputs, root.outs, where=root.where, fresh=True)
