@@ -15,10 +15,12 @@ PyTorch DDP leaves it in `.grad`. Everything else is copied and never changed:
 arrays from a compiled step (ks.function keeps constants and buffers between
 replays), from the user, from a custom gradient. The copies are all made before
 anything is overwritten, so one array given twice, or a view of a handed-over
-one, is read unchanged. (Measured on 2 ranks, the MLP's 1 MB: copying 1 MB
-costs 0.1 ms, a third of the `Allreduce`; an MPI `Allreduce` from the
-gradients into the buckets, not in place, copies inside MPI and cost as much;
-one more call costs more than copying 256 KiB, hence 512 KiB. BENCHMARKS.md.)
+one, is read unchanged. The calls are started together and waited for at once
+(`communicator.sum_arrays`), so splitting 1 MB in two costs nothing. (Measured
+on 2 ranks, the MLP's 1 MB: copying 1 MB costs 0.1 ms, a third of the
+`Allreduce`; an MPI `Allreduce` from the gradients into the buckets, not in
+place, copies inside MPI and cost as much; one more call costs about as much as
+copying 256 KiB, hence 512 KiB. BENCHMARKS.md.)
 Bucket size: 4 MiB, by measurement: on one machine an `Allreduce` reaches full
 bandwidth from 256 KiB, and the bucket size made no consistent difference to the
 MLP's 1 MB of gradients (64 KiB to 4 MiB buckets, two runs on a loaded machine,
