@@ -541,7 +541,7 @@ sigmoid = _unary(
 relu = _unary(
     "relu",
     lambda x: np.maximum(x, 0).astype(x.dtype, copy=False),
-    lambda x, y, dy: where(greater(x, 0), dy, 0.0),
+    lambda x, y, dy: where(greater(y, 0), dy, 0.0),  # the output: x may be freed, or fused
     "max(x, 0) elementwise.",
     ("ks.nn.relu([-1.0, 2.0])", "<ks.Tensor: shape=(2,), dtype=float32, numpy=[0., 2.]>"),
 )
