@@ -14,8 +14,9 @@ JSON line from rank 0; the throughput cases run `--repeats` times and the best r
   `--synthetic`, random images of its shape: 60,000 x 28 x 28, 10 classes; the throughput
   does not depend on the values), global batch 128 split across the ranks (with `--weak`,
   128 per rank: the global batch grows with the ranks, as in Horovod's figures), a GradientTape
-  loop with `DistributedOptimizer`: images/s, the gradient exchange per step, and raw
-  `Allreduce` of the same bytes in the same processes;
+  loop with `compute_average_loss` and `DistributedOptimizer(op="sum")`: images/s, the
+  gradient exchange per step, and the exchange alone (the tape's gradients, and arrays not
+  handed over) against raw `Allreduce` of the same bytes in the same processes;
 - ddp: the same model, data, batch and optimizer in PyTorch `DistributedDataParallel`
   (gloo), run right after mlp at each number of ranks; skipped, with the reason, without torch;
 - word2vec: the word2vec recipe (NCE, its defaults: 50,000 words, 128-d, batch 128, 64
@@ -95,51 +96,62 @@ def worker_mlp(steps: int, data: str, batch: str) -> None:
     model = build_model("mlp")
     model.build((None, 28, 28))
     ks.distribute.broadcast_variables(model.variables)
-    optimizer = ks.distribute.DistributedOptimizer(ks.optimizers.Adam(1e-3))
+    # each rank's share of the global batch's mean loss, summed over the ranks: the exchange
+    # adds the gradients as they come, with no pass to weight them
+    optimizer = ks.distribute.DistributedOptimizer(ks.optimizers.Adam(1e-3), op="sum")
     exchange = optimizer.gradient_exchange
+    variables = model.trainable_variables
     warmup = 20
 
-    def step(i):
+    def gradients(i):
         start = (i * batch) % (len(x) - batch)
         xb, yb = ks.distribute.shard_batch(x[start:start + batch], y[start:start + batch])
-        exchange.local_weight, exchange.total_weight = len(xb), batch
         with ks.GradientTape() as tape:
-            loss = ks.reduce_mean(ks.nn.sparse_softmax_cross_entropy_with_logits(
-                yb, model(xb, training=True)))
-        grads = tape.gradient(loss, model.trainable_variables)
-        optimizer.apply_gradients(zip(grads, model.trainable_variables))
+            loss = ks.distribute.compute_average_loss(
+                ks.nn.sparse_softmax_cross_entropy_with_logits(yb, model(xb, training=True)),
+                global_batch_size=batch)
+        return tape.gradient(loss, variables)
 
     for i in range(warmup):
-        step(i)
+        optimizer.apply_gradients(zip(gradients(i), variables))
     exchange.seconds, exchange.calls, exchange.bytes = 0.0, 0, 0
     _barrier()
     started = time.perf_counter()
     for i in range(warmup, warmup + steps):
-        step(i)
+        optimizer.apply_gradients(zip(gradients(i), variables))
     _barrier()
     seconds = time.perf_counter() - started
-    count = sum(int(np.prod(v.shape)) for v in model.trainable_variables) + 1
-    raw = alone = float("nan")
+    within = exchange.seconds / max(exchange.calls, 1)
+    count = sum(int(np.prod(v.shape)) for v in variables)
+    raw = alone = copied = float("nan")
     if ks.distribute.size() > 1:
         # the exchange of the model's gradients alone, against mpi4py's Allreduce of the same
-        # bytes, interleaved so that both see the same load from the rest of the machine
+        # bytes, interleaved so that all see the same load from the rest of the machine, each
+        # call after a barrier (untimed) and each contender first as often. Every round, the
+        # tape's gradients (the large ones handed over, so reduced in place, as in training)
+        # and, made from them outside the timing, so just as fresh in the caches: their
+        # concatenation (for the raw Allreduce) and copies (not handed over, so copied into
+        # the exchange's buffers)
         comm, mpi = communicator._state.comm, communicator._state.mpi
-        buffer = np.ones(count, np.float32)
-        pairs = [(np.ones(v.shape, np.float32), v) for v in model.trainable_variables]
-        timings = np.zeros(2)
-        _barrier()
-        for _ in range(steps):
-            began = time.perf_counter()
-            comm.Allreduce(mpi.IN_PLACE, buffer)
-            middle = time.perf_counter()
-            exchange(pairs)
-            timings += (middle - began, time.perf_counter() - middle)
-        raw, alone = timings / steps
+        timings = np.zeros(3)
+        for i in range(steps):
+            pairs = [(g._value, v) for g, v in zip(gradients(i), variables)]
+            buffer = np.concatenate([g.reshape(-1) for g, _ in pairs])
+            copies = [(g.copy(), v) for g, v in pairs]
+            calls = (lambda b=buffer: comm.Allreduce(mpi.IN_PLACE, b),
+                     lambda p=pairs: exchange(p), lambda c=copies: exchange(c))
+            for which in np.roll([0, 1, 2], i):
+                _barrier()
+                began = time.perf_counter()
+                calls[which]()
+                timings[which] += time.perf_counter() - began
+        raw, alone, copied = timings / steps
+    plan = next(iter(exchange._plans.values()), [])
     _report({"images_per_s": steps * batch / seconds, "step_ms": 1e3 * seconds / steps,
-             "exchange_ms": 1e3 * exchange.seconds / max(exchange.calls, 1),
-             "raw_allreduce_ms": 1e3 * raw, "exchange_alone_ms": 1e3 * alone,
-             "bytes_per_step": count * 4, "buckets": len(next(iter(exchange._plans.values())))
-             if exchange._plans else 0})
+             "exchange_ms": 1e3 * within, "raw_allreduce_ms": 1e3 * raw,
+             "exchange_alone_ms": 1e3 * alone, "exchange_copied_ms": 1e3 * copied,
+             "bytes_per_step": count * 4, "buckets": len(plan),
+             "in_place": sum(bucket.alone for bucket in plan)})
 
 
 def worker_ddp(steps: int, data: str, batch: str) -> None:
@@ -464,9 +476,12 @@ def summarize(results: dict, rank_counts: list, most: int, notes: list, weak: bo
                None)
     if mlp is not None:
         print(f"\nMLP gradients: {mlp['bytes_per_step']:,} bytes per step and rank, "
-              f"{mlp['buckets']} bucket(s); 'exchange' is within training (with the wait for "
-              f"the slowest rank), 'alone' against mpi4py's Allreduce of the same bytes, "
-              f"timed alternately")
+              f"{mlp['buckets']} call(s) ({mlp['in_place']} of one large gradient each, reduced "
+              f"in place when the tape hands it over); 'exchange' is within training (with the "
+              f"wait for the slowest rank), 'alone' against mpi4py's Allreduce of the same "
+              f"bytes, timed alternately; arrays not handed over (copied): "
+              f"{mlp['exchange_copied_ms']:.3f} ms "
+              f"({mlp['exchange_copied_ms'] / mlp['raw_allreduce_ms']:.2f}x)")
     if any(("word2vec", r) in results for r in rank_counts):
         one = results.get(("word2vec", 1), {}).get("words_per_s")
         print("\nword2vec NCE words/s: " + ", ".join(

@@ -690,10 +690,10 @@ _scalar_ones: dict = {}
 
 # Gradients from this many bytes are handed over: a DistributedOptimizer reduces such an
 # array in place, in a call of its own, instead of copying it into a bucket. By measurement
-# (2 ranks on 2 shared cores, the MLP's gradients): one more allreduce call costs about as
-# much as copying 256 KiB (more when the calls run one after the other), and across machines
-# each call pays a network latency, so from 512 KiB (BENCHMARKS.md, issue 14).
-HAND_OVER_MIN_BYTES = 512 << 10
+# (2 ranks on 2 shared cores, the MLP's freshly computed gradients, 3 runs): with the calls
+# started together, a third call for the 256 KiB kernel cost less than copying it (1.12-1.14x
+# against 1.19-1.21x a raw Allreduce of the same bytes; BENCHMARKS.md, issue 14).
+HAND_OVER_MIN_BYTES = 256 << 10
 
 
 class _HandOver:

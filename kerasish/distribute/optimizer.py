@@ -7,7 +7,7 @@ clipping, so clipping and the update rule see the global gradient.
 
 Dense gradients are packed into flat buckets of up to `bucket_bytes`, one
 in-place allreduce per bucket, except the large ones (from
-`tape.HAND_OVER_MIN_BYTES`, 512 KiB): each is a call of its own, and when the
+`tape.HAND_OVER_MIN_BYTES`, 256 KiB): each is a call of its own, and when the
 tape handed it over (`GradientTape.gradient` marks the large gradients it made
 that nothing else holds; `kerasish.core.tape.take_handed_over`) it is reduced
 where it lies, with no copy: the caller's gradient then holds the global one, as
@@ -19,8 +19,8 @@ one, is read unchanged. The calls are started together and waited for at once
 (`communicator.sum_arrays`), so splitting 1 MB in two costs nothing. (Measured
 on 2 ranks, the MLP's 1 MB: copying 1 MB costs 0.1 ms, a third of the
 `Allreduce`; an MPI `Allreduce` from the gradients into the buckets, not in
-place, copies inside MPI and cost as much; one more call costs about as much as
-copying 256 KiB, hence 512 KiB. BENCHMARKS.md.)
+place, copies inside MPI and cost as much; a third call, started with the
+others, cost less than copying the 256 KiB kernel. BENCHMARKS.md.)
 Bucket size: 4 MiB, by measurement: on one machine an `Allreduce` reaches full
 bandwidth from 256 KiB, and the bucket size made no consistent difference to the
 MLP's 1 MB of gradients (64 KiB to 4 MiB buckets, two runs on a loaded machine,
