@@ -166,10 +166,10 @@ class GradientExchange:
         return result
 
     # -- dense: flat buckets, and large gradients on their own ------------------------------
-    def _plan(self, prepared: list, dense: list, travels: bool) -> list:
+    def _plan(self, prepared: list, dense: list) -> list:
         """The buckets for these gradients, cached by a key that costs a few µs to make:
         each gradient's dtype, shape and (for a GPU array) device."""
-        key = [travels]
+        key = []
         for i in dense:
             grad = prepared[i][0]
             key.append((i, grad.dtype, grad.shape) if grad.__class__ is np.ndarray else
@@ -180,12 +180,14 @@ class GradientExchange:
             layout = [(i, prepared[i][0].dtype, backend.device_of(prepared[i][0]),
                        tuple(prepared[i][0].shape)) for i in dense]
             _check_same_layout(layout, [prepared[i][1].name for i in dense])
-            plan = self._plans[key] = self._make_buckets(layout, travels)
+            plan = self._plans[key] = self._make_buckets(layout)
         return plan
 
-    def _make_buckets(self, layout, travels: bool) -> list:
-        """Large gradients alone, the others packed up to `bucket_bytes`; with `travels`, the
-        first packed bucket has one element more: the weight (a bucket of its own if none)."""
+    def _make_buckets(self, layout) -> list:
+        """Large gradients alone, the others packed up to `bucket_bytes`; for "mean", the
+        first packed bucket has one element more, for the weight (a bucket of its own if
+        none): the calls are the same on every rank, whether its weights are known or not."""
+        travels = self.op == "mean"
         groups: dict = {}
         alone = []
         for i, dtype, device, shape in layout:
@@ -216,7 +218,7 @@ class GradientExchange:
             scale, travels = self.local_weight / float(self.total_weight), False
         else:  # the weight travels in the first packed bucket; the sum is divided by the total
             scale, travels = float(self.local_weight), True
-        buckets = self._plan(prepared, dense, travels)
+        buckets = self._plan(prepared, dense)
         # every copy first, then what is overwritten: an input read by a copy (the same
         # array given twice, or a view of a handed-over one) is read before it changes
         reduced, owned = [], []
@@ -236,7 +238,7 @@ class GradientExchange:
                     np.multiply(prepared[i][0], scale, out=view)  # (CuPy's for CuPy arrays)
                 result[i] = (view, prepared[i][1])
             reduced.append(bucket.buffer)
-        if travels:
+        if self.op == "mean":  # (read back only when the total was not known)
             buckets[0].buffer[-1] = scale
         if scale != 1.0:
             for grad in owned:
