@@ -275,16 +275,17 @@ def test_the_tape_hands_over_only_large_fresh_gradients_nothing_else_holds(monke
     assert _handed_over(monkeypatch, lambda w, v: w + v) == [False, False]
     # broadcasts of the seed: read-only views
     assert _handed_over(monkeypatch, lambda w, v: ks.reduce_sum(w + v)) == [False, False]
-    # the user's seeds
+    # with the user's seeds, none (a gradient may be the seed itself)
     seed = np.ones((512, 256), np.float32)
     assert _handed_over(monkeypatch, lambda w, v: w * v, output_gradients=seed) == [False] * 2
 
     @ks.custom_gradient
-    def kept_gradient(x):
+    def doubled_gradient(x):
         return ks.identity(x), lambda dy: dy * 2.0
 
-    # a custom gradient function may return arrays it keeps
-    assert _handed_over(monkeypatch, lambda w, v: ks.reduce_sum(kept_gradient(w) * v)) == [
+    # with a custom gradient, none: its function may return arrays it keeps (the tape
+    # cannot tell that this one does not)
+    assert _handed_over(monkeypatch, lambda w, v: ks.reduce_sum(doubled_gradient(w) * v)) == [
         False, False]
     # another tape records this backward pass: the arrays are values of its recording
     with ks.GradientTape():
