@@ -129,7 +129,7 @@ def shard_batch(*arrays):
     return parts[0] if len(parts) == 1 else parts
 
 
-def compute_average_loss(per_example_loss, global_batch_size=None, sample_weight=None):
+def compute_average_loss(per_example_loss, sample_weight=None, global_batch_size=None):
     """This rank's share of the global batch's mean loss: its examples' losses summed,
     divided by the examples of all ranks (TF's `tf.nn.compute_average_loss`).
 
@@ -138,13 +138,15 @@ def compute_average_loss(per_example_loss, global_batch_size=None, sample_weight
     adds the gradients as they are, with no pass over them to weight them (uneven
     shards are exact too). Alone, it is the mean of `per_example_loss`.
 
+    The arguments come in TF's order.
+
     Args:
         per_example_loss: the loss of each of this rank's examples (first axis: the
             examples; any further axes are summed too, as TF does).
-        global_batch_size: the examples of all ranks in this step (default: this rank's
-            count times `size()`, right when every rank has as many).
         sample_weight: optional weights multiplied into the losses first (a scalar, or one
             per example).
+        global_batch_size: the examples of all ranks in this step (default: this rank's
+            count times `size()`, right when every rank has as many).
 
     Returns:
         A scalar tensor: sum(per_example_loss * sample_weight) / global_batch_size.
@@ -164,7 +166,8 @@ def compute_average_loss(per_example_loss, global_batch_size=None, sample_weight
             optimizer = ks.distribute.DistributedOptimizer(ks.optimizers.Adam(), op="sum")
             with ks.GradientTape() as tape:
                 per_example = ks.losses.sparse_categorical_crossentropy(y, model(x))
-                loss = ks.distribute.compute_average_loss(per_example, batch)
+                loss = ks.distribute.compute_average_loss(per_example,
+                                                          global_batch_size=batch)
             grads = tape.gradient(loss, model.trainable_variables)
             optimizer.apply_gradients(zip(grads, model.trainable_variables))
     """

@@ -302,8 +302,8 @@ def test_compute_average_loss_is_the_share_of_the_global_batchs_mean():
     per_example = ks.constant([[1.0, 3.0], [2.0, 2.0]])
     assert float(ks.distribute.compute_average_loss(per_example, global_batch_size=4)) == 2.0
     assert float(ks.distribute.compute_average_loss(per_example)) == 4.0  # alone: 2 examples
-    weighted = ks.distribute.compute_average_loss(ks.constant([1.0, 2.0]), 4,
-                                                  sample_weight=ks.constant([2.0, 0.0]))
+    weighted = ks.distribute.compute_average_loss(ks.constant([1.0, 2.0]),
+                                                  ks.constant([2.0, 0.0]), 4)  # TF's order
     assert float(weighted) == 0.5
     with pytest.raises(ValueError, match="global_batch_size must be > 0, got 0"):
         ks.distribute.compute_average_loss(per_example, global_batch_size=0)
