@@ -27,9 +27,12 @@ JSON line from rank 0; the throughput cases run `--repeats` times and the best r
 - overlap: what overlapping the exchange with the backward pass could save on the MLP: the
   last backward op (the first layer's kernel gradient) alone, the allreduce of the other
   layers' gradients (ready before it) alone, both one after the other, and the allreduce
-  in a second thread while the main thread computes.
+  in a second thread while the main thread computes;
+- ceiling: what the machine allows: as many one-rank mlp runs (128 per process, no
+  communication) at once as the largest number of ranks, their images/s summed against
+  one run alone just before: no data-parallel job of that many ranks can scale better.
 
-buckets, sparse and overlap run on the largest number of ranks in `--ranks`.
+buckets, sparse, overlap and ceiling run on the largest number of ranks in `--ranks`.
 """
 
 from __future__ import annotations
@@ -51,7 +54,7 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 GLOBAL_BATCH = 128
-CASES = ("mlp", "ddp", "word2vec", "buckets", "sparse", "overlap")
+CASES = ("mlp", "ddp", "word2vec", "buckets", "sparse", "overlap", "ceiling")
 THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 
@@ -349,6 +352,19 @@ def launch(ranks: int, case: str, *args) -> dict:
     raise RuntimeError(f"{case} on {ranks} ranks failed:\n{done.stdout}\n{done.stderr}")
 
 
+def ceiling(processes: int, steps: int, data: str) -> dict:
+    """One one-rank mlp run alone, then `processes` of them at once: images/s of each."""
+    alone = launch(1, "mlp", steps, data, GLOBAL_BATCH)["images_per_s"]
+    results = []
+    threads = [threading.Thread(target=lambda: results.append(
+        launch(1, "mlp", steps, data, GLOBAL_BATCH)["images_per_s"])) for _ in range(processes)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return {"alone": alone, "together": results}
+
+
 def make_corpus(path: str, words: int = 1_000_000, vocab: int = 50_000) -> None:
     rng = np.random.default_rng(0)
     probabilities = 1.0 / np.arange(1, vocab + 1)
@@ -443,6 +459,8 @@ def main() -> None:
             results["sparse"] = launch(most, "sparse", max(args.steps // 10, 10))
         if "overlap" in args.cases:
             results["overlap"] = launch(most, "overlap", args.steps)
+        if "ceiling" in args.cases:
+            results["ceiling"] = ceiling(most, args.steps, data)
     print(f"load average at end: {load()}; {time.perf_counter() - started:.0f} s in all\n")
     summarize(results, args.ranks, most, notes, args.weak)
 
@@ -496,6 +514,12 @@ def summarize(results: dict, rank_counts: list, most: int, notes: list, weak: bo
         print(f"\nsparse 50,000 x 128, rows per rank -> ms gathered / densified ({most} ranks): "
               + ", ".join(f"{k}: {v['gathered']:.2f} / {v['densified']:.2f}"
                           for k, v in results["sparse"].items()))
+    if "ceiling" in results:
+        c = results["ceiling"]
+        print(f"\nceiling: one one-rank run alone {c['alone']:,.0f} images/s; {len(c['together'])} "
+              f"at once (no communication) {sum(c['together']):,.0f} in all "
+              f"({sum(c['together']) / c['alone']:.2f}x; each "
+              + ", ".join(f"{v:,.0f}" for v in c["together"]) + ")")
     if "overlap" in results:
         o = results["overlap"]
         print(f"\noverlap ({most} ranks, ms): first layer's kernel gradient {o['compute']:.3f}, "
