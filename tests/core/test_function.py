@@ -66,10 +66,9 @@ def test_defun_is_function():
 # -------------------------------------------------------------------------- every op family
 
 
-def _sample_cases():
-    for name, cases in sorted(SAMPLES.items()):
-        for i, case in enumerate(cases):
-            yield pytest.param(case, id=f"{name}-{i}")
+def _sample_cases() -> list:
+    return [pytest.param(case, id=f"{name}-{i}")
+            for name, cases in sorted(SAMPLES.items()) for i, case in enumerate(cases)]
 
 
 @pytest.mark.parametrize("case", _sample_cases())
