@@ -374,7 +374,7 @@ class GradientTape:
             flags = array.flags
             if (array.base is None and flags.c_contiguous and getattr(flags, "writeable", True)
                     and id(array) not in recorded and owners[id(array)] == 1):
-                _mark(array)
+                hand_over(array)
 
     def _backward(self, targets, seeds, sources) -> list:
         """Reverse-mode pass over the recorded ops; returns one gradient per source."""
@@ -709,7 +709,22 @@ def start_handing_over() -> None:
     _HandOver.taker = True
 
 
-def _mark(array) -> None:
+def hand_over(array) -> None:
+    """Mark `array`, a gradient its maker holds nowhere else, as its taker's to overwrite
+    (`GradientTape.gradient` marks its large fresh gradients; a ks.function replay, the
+    ones of its program that nothing reads after the optimizer update).
+
+    Args:
+        array: a NumPy or CuPy array; the mark goes when the array dies.
+
+    Example:
+        >>> import numpy as np
+        >>> from kerasish.core import tape as tape_module
+        >>> gradient = np.ones(3)
+        >>> tape_module.hand_over(gradient)
+        >>> tape_module.take_handed_over(gradient)
+        True
+    """
     key = id(array)
     _HandOver.marked[key] = weakref.ref(array, lambda _, key=key: _HandOver.marked.pop(key, None))
 

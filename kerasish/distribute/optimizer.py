@@ -5,22 +5,22 @@ which its `apply_gradients` calls on the gradients after they are prepared
 (on the variables' device and dtype, sparse rows de-duplicated) and before
 clipping, so clipping and the update rule see the global gradient.
 
-Dense gradients are packed into flat buckets of up to `bucket_bytes`, one
-in-place allreduce per bucket, except the large ones (from
-`tape.HAND_OVER_MIN_BYTES`, 256 KiB): each is a call of its own, and when the
-tape handed it over (`GradientTape.gradient` marks the large gradients it made
-that nothing else holds; `kerasish.core.tape.take_handed_over`) it is reduced
-where it lies, with no copy: the caller's gradient then holds the global one, as
-PyTorch DDP leaves it in `.grad`. Everything else is copied and never changed:
-arrays from a compiled step (ks.function keeps constants and buffers between
-replays), from the user, from a custom gradient. The copies are all made before
-anything is overwritten, so one array given twice, or a view of a handed-over
-one, is read unchanged. The calls are started together and waited for at once
-(`communicator.sum_arrays`), so splitting 1 MB in two costs nothing. (Measured
-on 2 ranks, the MLP's 1 MB: copying 1 MB costs 0.1 ms, a third of the
-`Allreduce`; an MPI `Allreduce` from the gradients into the buckets, not in
-place, copies inside MPI and cost as much; a third call, started with the
-others, cost less than copying the 256 KiB kernel. BENCHMARKS.md.)
+Dense gradients are packed into flat buckets of up to `bucket_bytes`, one in-place
+allreduce per bucket, except the large ones (from `tape.HAND_OVER_MIN_BYTES`, 256
+KiB): each is a call of its own, and when the tape handed it over
+(`GradientTape.gradient` marks the large gradients it made that nothing else holds,
+and a compiled step the ones its program made and reads no more;
+`kerasish.core.tape.take_handed_over`) it is reduced where it lies, with no copy:
+the caller's gradient then holds the global one, as PyTorch DDP leaves it in
+`.grad`. Everything else is copied and never changed: arrays the user made, a custom
+gradient's, a compiled step's that it still reads. The copies are all made before
+anything is overwritten, so one array given twice, or a view of a handed-over one,
+is read unchanged. The calls are started together and waited for at once
+(`communicator.sum_arrays`), so splitting 1 MB in two costs nothing. (Measured on 2
+ranks, the MLP's 1 MB: copying 1 MB costs 0.1 ms, a third of the `Allreduce`; an MPI
+`Allreduce` from the gradients into the buckets, not in place, copies inside MPI and
+cost as much; a third call, started with the others, cost less than copying the 256
+KiB kernel. BENCHMARKS.md.)
 Bucket size: 4 MiB, by measurement: on one machine an `Allreduce` reaches full
 bandwidth from 256 KiB, and the bucket size made no consistent difference to the
 MLP's 1 MB of gradients (64 KiB to 4 MiB buckets, two runs on a loaded machine,
@@ -49,10 +49,11 @@ it, the weight travels in the first bucket (no extra collective) and the sum is
 divided by the total after. Neither pass is needed with `op="sum"` and a loss
 that is already each rank's share (`ks.distribute.compute_average_loss`, as TF
 and Keras 3 scale the loss rather than the gradients): the custom loops' fast
-path. (`fit` keeps weighting the gradients: its step is compiled, so there the
-gradients are copied anyway, and a scaled loss would need the per-batch, per-rank
-share as a value read by the replayed step and a signal, replayed too, that the
-step scaled it.)
+path. `fit` does the same with `Model.train_step`: for each batch it sets the
+rank's share (`set_batch`), the step multiplies the loss it differentiates by it
+(`Optimizer.scale_loss`, Keras 3's name; the share is a variable, so a compiled
+step reads each batch's), and the exchange sums. A step of the model's own, which
+may not call `scale_loss`, has its gradients weighted instead.
 """
 
 from __future__ import annotations
@@ -114,6 +115,10 @@ class GradientExchange:
             (`fit` sets the global batch's examples), else None. Known, each rank scales
             its gradients while copying them (or in place) and the allreduce's sum is the
             average: no pass over the gradients after it (and no weight travels).
+        scales_losses: set by `fit` (`set_batch`) while `Model.train_step` scales its loss
+            by the rank's share (`scale_loss`): the gradients are then summed as they are.
+        takes_handed_over: whether large handed-over gradients are reduced in place (in a
+            job of several ranks).
         seconds, bytes, calls: time spent exchanging, bytes this rank sent
             (as reduced or gathered), and exchanges made (for benchmarks).
 
@@ -139,10 +144,65 @@ class GradientExchange:
         self.op = op
         self.local_weight = 1.0
         self.total_weight = None
+        self.scales_losses = False
+        self._share = None  # this rank's share of the batch, a variable compiled steps read
         self._plans: dict = {}
-        if communicator.size() > 1:
+        # large gradients handed over (by the tape, or a compiled step) are reduced in place
+        self.takes_handed_over = communicator.size() > 1
+        if self.takes_handed_over:
             tape_module.start_handing_over()
         self.seconds, self.bytes, self.calls = 0.0, 0, 0
+
+    def set_batch(self, local_weight: float, total_weight: float | None,
+                  scales_losses: bool = False) -> None:
+        """This step's weights (`fit` calls it per batch): with `scales_losses`, the step
+        scales its loss by the rank's share (`scale_loss`) and the gradients are summed.
+
+        Args:
+            local_weight: this rank's examples in the batch.
+            total_weight: all ranks' examples in the batch, or None (unknown).
+            scales_losses: whether the step scales its loss (`Model.train_step` does).
+
+        Example:
+            >>> import kerasish as ks
+            >>> exchange = ks.distribute.GradientExchange()
+            >>> exchange.set_batch(3, 8, scales_losses=True)
+            >>> exchange.local_weight, exchange.total_weight, exchange.scales_losses
+            (3.0, 8, True)
+        """
+        self.local_weight, self.total_weight = float(local_weight), total_weight
+        self.scales_losses = bool(scales_losses and self.op == "mean" and total_weight)
+        if self.scales_losses and self._share is not None:
+            self._share.assign(self.local_weight / float(total_weight))
+
+    def scale_loss(self, loss):
+        """`loss` times this rank's share of the batch (local / total weight) while `fit`
+        asks for it (`scales_losses`), else `loss`: the sum over the ranks of the scaled
+        losses' gradients is the gradient of the global batch, with no pass over them.
+
+        Args:
+            loss: the step's loss, a scalar tensor.
+
+        Returns:
+            The loss to differentiate.
+
+        Example:
+            >>> import kerasish as ks
+            >>> exchange = ks.distribute.GradientExchange()
+            >>> exchange.set_batch(3, 8, scales_losses=True)
+            >>> float(exchange.scale_loss(ks.constant(2.0)))
+            0.75
+        """
+        if not self.scales_losses:
+            return loss
+        if self._share is None:  # (made in the first trace of a compiled step: allowed)
+            from kerasish.core.tensor import Variable
+
+            self._share = Variable(self.local_weight / float(self.total_weight),
+                                   trainable=False, name="ks_distribute_loss_share")
+        from kerasish.core.ops import math_ops
+
+        return loss * math_ops.cast(self._share, loss.dtype)
 
     def __call__(self, prepared: list) -> list:
         """(gradient, variable) pairs with each rank's gradients replaced by their average.
@@ -212,7 +272,7 @@ class GradientExchange:
         return packed + alone
 
     def _exchange_dense(self, prepared, dense, result) -> None:
-        if self.op == "sum":
+        if self.op == "sum" or self.scales_losses:  # (scaled losses: each rank's share)
             scale, travels = 1.0, False
         elif self.total_weight is not None:  # scaled before the sum: the sum is the average
             scale, travels = self.local_weight / float(self.total_weight), False
@@ -257,8 +317,9 @@ class GradientExchange:
         table = communicator.allgather(np.asarray(local, np.float64),
                                        "gathering the sparse gradients' row counts")
         counts = table[:, 1:].astype(np.int64)
-        weights = table[:, 0] if self.op == "mean" else np.ones(len(table))
-        scales = weights / weights.sum() if self.op == "mean" else weights
+        summed = self.op == "sum" or self.scales_losses
+        weights = np.ones(len(table)) if summed else table[:, 0]
+        scales = weights if summed else weights / weights.sum()
         gathered = []
         for column, i in enumerate(sparse):
             grad, var = prepared[i]

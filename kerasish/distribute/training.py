@@ -265,12 +265,18 @@ class ShardedBatches(data_adapter.IterableBatches):
                 model._build_before_resuming(local[0])  # without moving the random stream
             else:
                 model(local[0], training=False)  # drawing from it, as a first step would
+        from kerasish.models.model import Model
+
         exchange = model.optimizer.gradient_exchange
-        exchange.local_weight, exchange.total_weight = float(examples), float(global_examples)
+        # Model's own train_step scales its loss by this rank's share (as Keras 3 does under
+        # a distribution strategy): the gradients are summed as they are; an overridden
+        # step may not, so its gradients are weighted in the exchange
+        exchange.set_batch(examples, float(global_examples),
+                           scales_losses=type(model).train_step is Model.train_step)
         try:
             yield local
         finally:
-            exchange.local_weight, exchange.total_weight = 1.0, None
+            exchange.set_batch(1.0, None)
 
     def _warn_small(self, batch: int, size: int) -> None:
         if not self._warned_small:

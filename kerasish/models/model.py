@@ -631,10 +631,11 @@ class Model(Layer):
         with GradientTape() as tape:
             y_pred = self(x, training=True)
             loss = self.compute_loss(x=x, y=y, y_pred=y_pred, sample_weight=sample_weight)
+            scaled = self.optimizer.scale_loss(loss)  # (in an MPI job: this rank's share)
         self._loss_tracker.update_state(loss, sample_weight=_batch_size(x))
         variables = self._structure()[1]  # now: the first call may have built the model
         if variables:
-            grads = tape.gradient(loss, variables)
+            grads = tape.gradient(scaled, variables)
             self.optimizer.apply_gradients(zip(grads, variables))
         else:
             warnings.warn(f"model '{self.name}' has no trainable variables to train",

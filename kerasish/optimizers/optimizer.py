@@ -405,6 +405,26 @@ class Optimizer(Trackable):
         return 1.0 - lr * self.weight_decay
 
     # -- applying gradients -------------------------------------------------------
+    def scale_loss(self, loss):
+        """The loss to differentiate (Keras 3's name): `loss` itself, except in `fit` under
+        `ks.distribute`, where it is this rank's share of the global batch's loss, so the
+        ranks' gradients are summed as they are (`GradientExchange.scale_loss`).
+
+        Args:
+            loss: the step's loss, a scalar tensor.
+
+        Returns:
+            The loss to pass to `tape.gradient`.
+
+        Example:
+            >>> import kerasish as ks
+            >>> float(ks.optimizers.SGD().scale_loss(ks.constant(2.0)))  # alone: unchanged
+            2.0
+        """
+        if self.gradient_exchange is None:
+            return loss
+        return self.gradient_exchange.scale_loss(loss)
+
     def apply_gradients(self, grads_and_vars, global_step=None, name=None):
         """Update each variable from its gradient; returns `iterations`.
 

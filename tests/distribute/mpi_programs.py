@@ -33,15 +33,35 @@ def _optimizer(kind):
     return ks.optimizers.SGD(0.05, momentum=0.9) if kind == "sgd" else ks.optimizers.Adam(0.01)
 
 
+class _OwnStep(ks.Sequential):
+    """A train_step of its own, as in Keras's guide (no `scale_loss`): fit weights its
+    gradients in the exchange instead of scaling its loss."""
+
+    def train_step(self, data):
+        x, y = data
+        with ks.GradientTape() as tape:
+            loss = self.compute_loss(y=y, y_pred=self(x, training=True))
+        variables = self.trainable_variables
+        self.optimizer.apply_gradients(zip(tape.gradient(loss, variables), variables))
+        return {"loss": loss}
+
+
 def fit(out, epochs="3", batch="10"):
-    """SGD and Adam models trained by fit; every rank seeded differently (rank 0's values win)."""
+    """SGD and Adam models trained by fit, and one with a train_step of its own; every rank
+    seeded differently (rank 0's values win)."""
     x, y = _data()
     results = {}
-    for kind in ("sgd", "adam"):
+    for kind in ("sgd", "adam", "own_step"):
         ks.random.set_seed(5 + 1000 * dist.rank())
-        model = _model(kind)
+        if kind == "own_step":
+            model = _OwnStep(_model(kind).layers, name=kind)
+        else:
+            model = _model(kind)
         model.compile(_optimizer(kind), "mse", metrics=["mae"])
         history = model.fit(x, y, batch_size=int(batch), epochs=int(epochs), verbose=0)
+        if dist.size() > 1:  # Model's step scaled its loss; the other one's gradients were weighted
+            scaled = model.optimizer.gradient_exchange._share is not None
+            assert scaled == (kind != "own_step"), (kind, scaled)
         for i, weight in enumerate(model.get_weights()):
             results[f"{kind}_{i}"] = weight
         results[f"{kind}_loss"] = np.array(history.history["loss"])

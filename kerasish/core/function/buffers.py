@@ -151,3 +151,57 @@ def plan(code: list, returned: set, info: dict) -> tuple:
         for key, number in release.pop(i, ()):  # after the op: never its own input's buffer
             free[key].append(number)
     return assigned, count
+
+
+def handed_over(code: list, returned: set, info: dict, min_bytes: int) -> dict:
+    """Gradients a segment that ends the program may hand over to the effect taking them.
+
+    An effect whose op has `takes_handed_over` (an optimizer update with a gradient
+    exchange across ranks) may overwrite an input it is handed (see
+    `tape.hand_over`): one of at least `min_bytes` that a prim of this segment made
+    (fresh, not a view), that is given to it once, and with which no value that is
+    returned, read after the effect, read by an effect that may keep it, or given to
+    the effect besides may share memory.
+
+    Args:
+        code: the segment's instructions, in order.
+        returned: the slots the segment's `Return` reads.
+        info: slot -> (shape, dtype, origin), as recorded.
+        min_bytes: the smallest array handed over.
+
+    Returns:
+        {instruction index: the input slots handed over to it before it runs}.
+    """
+    shares: dict[int, frozenset] = {}  # slot -> the fresh values it may share memory with
+    kept = set()  # fresh values an effect may keep, or read after a taking effect
+    takers = []
+    for i, instr in enumerate(code):
+        reads = instr.reads()
+        mixed = frozenset().union(*(shares.get(slot, ()) for slot in reads))
+        if instr.kind == "prim" and (instr.fresh or instr.copy) and len(instr.outs) == 1:
+            shares[instr.outs[0]] = frozenset(instr.outs)
+        else:
+            for slot in instr.outs:
+                shares[slot] = mixed
+        if takers:
+            kept.update(mixed)  # read after an effect that takes (or by a later one)
+        if instr.kind == "effect":
+            if getattr(instr.op, "takes_handed_over", False):
+                takers.append(i)
+            elif not instr.borrows:
+                kept.update(mixed)
+    kept.update(*(shares.get(slot, ()) for slot in returned))
+    result = {}
+    for i in takers:
+        ins = code[i].ins
+        handed = []
+        for slot in dict.fromkeys(ins):
+            shape, dtype, _ = info[slot]
+            others = frozenset().union(*(shares.get(s, ()) for s in ins if s != slot))
+            if (shares.get(slot) == frozenset((slot,)) and ins.count(slot) == 1
+                    and slot not in kept and slot not in others
+                    and int(np.prod(shape)) * dtype.itemsize >= min_bytes):
+                handed.append(slot)
+        if handed:
+            result[i] = handed
+    return result

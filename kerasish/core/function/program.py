@@ -22,7 +22,9 @@ keep results bit for bit equal to eager: constant folding (ops on constants
 only), common-subexpression elimination (between changes of state) and
 dead-code elimination (in segments that end the program). In segments that
 end the program, outputs are then written into reused buffers where their
-lifetimes allow (`buffers.py`).
+lifetimes allow, and large gradients that nothing reads after an optimizer
+update exchanging them across ranks are handed over to it, to be reduced in
+place (`buffers.py`).
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ import linecache
 import os
 
 from kerasish.core import backend, nest
+from kerasish.core import tape as tape_module
 from kerasish.core.function import buffers
 
 _PRIM, _DRAW, _EFFECT, _ALIAS = "prim", "draw", "effect", "alias"
@@ -270,10 +273,12 @@ def compile_segment(segment: Segment, code: list, info: dict | None = None) -> N
     writes the outputs `buffers.plan` picks into reused buffers: one set per
     concurrent call, taken from the segment's pool and put back at its end.
     """
-    plan, count = {}, 0
+    plan, count, handed = {}, 0, {}
     if info is not None and isinstance(segment.end, Return):
         plan, count = buffers.plan(code, segment.end.slots(), info)
-    namespace: dict = {"pool": []}
+        handed = buffers.handed_over(code, segment.end.slots(), info,
+                                     tape_module.HAND_OVER_MIN_BYTES)
+    namespace: dict = {"pool": [], "hand_over": tape_module.hand_over}
     lines = ["def run(env):"]
     if count:
         lines.append(f"    b = pool.pop() if pool else [None] * {count}")
@@ -294,7 +299,8 @@ def compile_segment(segment: Segment, code: list, info: dict | None = None) -> N
         namespace[name] = instr.callable()
         call = f"{name}({args})"
         if instr.kind == _EFFECT:
-            lines.append(f"    {call}")
+            handing = "".join(f"hand_over(env[{slot}]); " for slot in handed.get(i, ()))
+            lines.append(f"    {handing}{call}")
         elif len(instr.outs) > 1:
             targets = ", ".join(f"env[{s}]" for s in instr.outs)
             lines.append(f"    {targets}, = {call}")

@@ -239,6 +239,8 @@ class Tracer:
                     i += 2
             optimizer._apply_now(rebuilt)
 
+        # an exchange across ranks may reduce the gradients in place (see buffers.handed_over)
+        run.takes_handed_over = getattr(optimizer.gradient_exchange, "takes_handed_over", False)
         label = f"{type(optimizer).__name__}.apply[{len(pairs)} variables]"
         variables = [var for var, _ in specs]
         ready = all(shape is None for _, shape in specs) and all(
