@@ -631,7 +631,8 @@ class Model(Layer):
         with GradientTape() as tape:
             y_pred = self(x, training=True)
             loss = self.compute_loss(x=x, y=y, y_pred=y_pred, sample_weight=sample_weight)
-            scaled = self.optimizer.scale_loss(loss)  # (in an MPI job: this rank's share)
+            scaled = loss if self.optimizer is None else self.optimizer.scale_loss(loss)
+            # (scale_loss: in an MPI job, this rank's share of the global batch's loss)
         self._loss_tracker.update_state(loss, sample_weight=_batch_size(x))
         variables = self._structure()[1]  # now: the first call may have built the model
         if variables:
