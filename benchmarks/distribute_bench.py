@@ -28,11 +28,14 @@ JSON line from rank 0; the throughput cases run `--repeats` times and the best r
   last backward op (the first layer's kernel gradient) alone, the allreduce of the other
   layers' gradients (ready before it) alone, both one after the other, and the allreduce
   in a second thread while the main thread computes;
+- fit: the MLP trained by `model.fit` (compiled steps), global batch 256: the exchange's
+  own work per step (its time less a barrier put before each allreduce and the allreduce
+  itself) against the allreduce;
 - ceiling: what the machine allows: as many one-rank mlp runs (128 per process, no
   communication) at once as the largest number of ranks, their images/s summed against
   one run alone just before: no data-parallel job of that many ranks can scale better.
 
-buckets, sparse, overlap and ceiling run on the largest number of ranks in `--ranks`.
+buckets, sparse, overlap, ceiling and fit run on the largest number of ranks in `--ranks`.
 """
 
 from __future__ import annotations
@@ -54,7 +57,7 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 GLOBAL_BATCH = 128
-CASES = ("mlp", "ddp", "word2vec", "buckets", "sparse", "overlap", "ceiling")
+CASES = ("mlp", "ddp", "word2vec", "buckets", "sparse", "overlap", "ceiling", "fit")
 THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 
@@ -262,6 +265,41 @@ def worker_sparse(steps: int) -> None:
     _report(results)
 
 
+def worker_fit(steps: int, data: str) -> None:
+    """`fit`'s exchange: its own work per step, apart from waiting for the other ranks."""
+    import kerasish as ks
+    from kerasish.distribute import communicator
+    from kerasish.distribute import optimizer as exchange_module
+    from recipes.mnist import build_model
+
+    reduce_all, timings = communicator.sum_arrays, np.zeros(3)  # barrier, allreduce, calls
+
+    def timed(buffers, what):
+        if "dense gradients" not in what:  # (metrics synchronised at an epoch's end)
+            return reduce_all(buffers, what)
+        began = time.perf_counter()
+        communicator._state.comm.Barrier()
+        middle = time.perf_counter()
+        reduce_all(buffers, what)
+        timings[:] += (middle - began, time.perf_counter() - middle, 1)
+
+    exchange_module.communicator.sum_arrays = timed
+    x, y = _images(data)
+    batch = 256
+    x, y = x[:batch * steps], y[:batch * steps]
+    ks.random.set_seed(0)
+    model = build_model("mlp")
+    model.compile(ks.optimizers.Adam(1e-3),
+                  ks.losses.SparseCategoricalCrossentropy(from_logits=True))
+    model.fit(x, y, batch_size=batch, epochs=1, verbose=0, shuffle=False)  # traced, warm
+    exchange = model.optimizer.gradient_exchange
+    exchange.seconds, timings[:] = 0.0, 0.0
+    model.fit(x, y, batch_size=batch, epochs=3, verbose=0, shuffle=False)
+    barrier, allreduce, calls = timings
+    _report({"own_ms": 1e3 * (exchange.seconds - barrier - allreduce) / calls,
+             "allreduce_ms": 1e3 * allreduce / calls, "steps": int(calls)})
+
+
 def worker_overlap(steps: int) -> None:
     """The MLP's backward pass ends with the first layer's kernel gradient (784 x 256, 75% of
     the parameters); the other layers' gradients are ready before it. This times how much of
@@ -397,7 +435,7 @@ def run_worker(case: str, rest: list) -> None:
         ks.distribute.init()
     {"mlp": worker_mlp, "ddp": worker_ddp, "word2vec": worker_word2vec,
      "buckets": worker_buckets, "sparse": worker_sparse,
-     "overlap": worker_overlap}[case](int(rest[0]), *rest[1:])
+     "overlap": worker_overlap, "fit": worker_fit}[case](int(rest[0]), *rest[1:])
 
 
 def main() -> None:
@@ -461,6 +499,8 @@ def main() -> None:
             results["overlap"] = launch(most, "overlap", args.steps)
         if "ceiling" in args.cases:
             results["ceiling"] = ceiling(most, args.steps, data)
+        if "fit" in args.cases:
+            results["fit"] = launch(most, "fit", max(args.steps // 10, 10), data)
     print(f"load average at end: {load()}; {time.perf_counter() - started:.0f} s in all\n")
     summarize(results, args.ranks, most, notes, args.weak)
 
@@ -514,6 +554,11 @@ def summarize(results: dict, rank_counts: list, most: int, notes: list, weak: bo
         print(f"\nsparse 50,000 x 128, rows per rank -> ms gathered / densified ({most} ranks): "
               + ", ".join(f"{k}: {v['gathered']:.2f} / {v['densified']:.2f}"
                           for k, v in results["sparse"].items()))
+    if "fit" in results:
+        f = results["fit"]
+        print(f"\nfit ({most} ranks, {f['steps']} steps): the exchange's own work "
+              f"{f['own_ms']:.3f} ms per step, the allreduce {f['allreduce_ms']:.3f} ms "
+              f"({(f['own_ms'] + f['allreduce_ms']) / f['allreduce_ms']:.2f}x)")
     if "ceiling" in results:
         c = results["ceiling"]
         print(f"\nceiling: one one-rank run alone {c['alone']:,.0f} images/s; {len(c['together'])} "
