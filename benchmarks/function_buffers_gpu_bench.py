@@ -51,14 +51,30 @@ def trainer(kind: str, compiled: bool):
     return model, (ks.function(step) if compiled else step)
 
 
+def batches(rng, kind: str) -> tuple:
+    """Ten batches of 128 random images (on the current device) and labels."""
+    shape = (28, 28, 1) if kind == "cnn" else (784,)
+    xs = [ks.constant(rng.random((128,) + shape, np.float32)) for _ in range(10)]
+    ys = [ks.constant(rng.integers(0, 10, 128).astype(np.int32)) for _ in range(10)]
+    return xs, ys
+
+
+def us_per_step(step, xs, ys) -> float:
+    """One pass of `step` over the batches, synchronised: microseconds per step."""
+    cp.cuda.Device().synchronize()
+    start = time.perf_counter()
+    for x, y in zip(xs, ys):
+        step(x, y)
+    cp.cuda.Device().synchronize()
+    return (time.perf_counter() - start) / len(xs) * 1e6
+
+
 def main() -> None:
     rng = np.random.default_rng(0)
     default = buffers.MIN_BUFFER_BYTES
     for kind in ("mlp", "cnn"):
-        shape = (28, 28, 1) if kind == "cnn" else (784,)
         with ks.device("/gpu:0"):
-            xs = [ks.constant(rng.random((128,) + shape, np.float32)) for _ in range(10)]
-            ys = [ks.constant(rng.integers(0, 10, 128).astype(np.int32)) for _ in range(10)]
+            xs, ys = batches(rng, kind)
             runs = {}
             for name, min_bytes, compiled in CONTENDERS:
                 buffers.MIN_BUFFER_BYTES = min_bytes
@@ -69,12 +85,7 @@ def main() -> None:
             times = {name: [] for name in runs}
             for _ in range(12):
                 for name, (_, step) in runs.items():
-                    cp.cuda.Device().synchronize()
-                    start = time.perf_counter()
-                    for x, y in zip(xs, ys):
-                        step(x, y)
-                    cp.cuda.Device().synchronize()
-                    times[name].append((time.perf_counter() - start) / len(xs) * 1e6)
+                    times[name].append(us_per_step(step, xs, ys))
         print(f"{kind}, batch 128, us per step (12 rounds of 10 steps)")
         reference = runs["eager"][0].variables
         for name, values in times.items():

@@ -15,15 +15,13 @@ Usage (from the repository root, on a machine with CuPy and a GPU):
 
 import statistics
 import sys
-import time
 from pathlib import Path
 
-import cupy as cp
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from function_buffers_gpu_bench import trainer  # noqa: E402 - benchmarks/, this directory
+from function_buffers_gpu_bench import batches, trainer, us_per_step  # noqa: E402 - benchmarks/, this directory
 
 import kerasish as ks  # noqa: E402
 from kerasish.core.function import Function, fusion  # noqa: E402
@@ -44,10 +42,8 @@ def _configure(fused: bool, kernels: bool) -> None:
 def main() -> None:
     rng = np.random.default_rng(0)
     for kind in ("mlp", "cnn"):
-        shape = (28, 28, 1) if kind == "cnn" else (784,)
         with ks.device("/gpu:0"):
-            xs = [ks.constant(rng.random((128,) + shape, np.float32)) for _ in range(10)]
-            ys = [ks.constant(rng.integers(0, 10, 128).astype(np.int32)) for _ in range(10)]
+            xs, ys = batches(rng, kind)
             runs = {}
             for name, compiled, fused, kernels in CONTENDERS:
                 _configure(fused, kernels)
@@ -58,13 +54,7 @@ def main() -> None:
             for _ in range(12):
                 for name, _, fused, kernels in CONTENDERS:
                     _configure(fused, kernels)
-                    step = runs[name][1]
-                    cp.cuda.Device().synchronize()
-                    start = time.perf_counter()
-                    for x, y in zip(xs, ys):
-                        step(x, y)
-                    cp.cuda.Device().synchronize()
-                    times[name].append((time.perf_counter() - start) / len(xs) * 1e6)
+                    times[name].append(us_per_step(runs[name][1], xs, ys))
             _configure(True, True)
         print(f"{kind}, batch 128, us per step (12 rounds of 10 steps)")
         reference = runs[CONTENDERS[0][0]][0].variables
