@@ -39,6 +39,7 @@ _CUDA_FUNCTIONS = {"sqrt": "sqrt", "maximum": "ks_maximum"}  # (see backend.KERN
 _BINARY = re.compile(r"^(\w+) = (\w+) ([-+*/]) (\w+)$")
 _CALL = re.compile(r"^(\w+) = (\w+)\((\w+)(?:, (\w+))?\)$")
 KERNEL_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+SMALL_SIZE = 16  # variables up to this many elements: temporaries without scratch arrays
 
 
 class UpdateRule:
@@ -101,27 +102,43 @@ class UpdateRule:
 
     def _generate(self):
         """`apply(*arrays, **scalars)`: the kernel where it applies, else the passes, as one
-        generated Python function (no interpretation of the statements per call)."""
+        generated Python function (no interpretation of the statements per call).
+
+        The passes write temporaries into scratch arrays (`out=`), except for variables of
+        at most `SMALL_SIZE` elements (the scalars of a per-example step): there a
+        temporary is the ufunc's own result, as allocating a scratch array and passing
+        `out=` costs more than the arithmetic. Both call the same ufunc loops: same bits.
+        """
         arrays, scalars = ", ".join(self.arrays), ", ".join(self.scalars)
+        param = self.arrays[1]
         lines = [f"def apply({arrays}, *, {scalars}):",
-                 f"    if type({self.arrays[1]}) is ndarray:",
+                 f"    if type({param}) is ndarray:",
                  "        xp = numpy",
                  f"    elif launch(({arrays},), ({scalars},)):",
                  "        return",
                  "    else:",
-                 f"        xp = array_module({self.arrays[1]})"]
-        lines += [f"    {t} = xp.empty_like({self.arrays[1]})" for t in self.temporaries]
-        for target, function, operands in self.statements:
-            symbol = _SYMBOLS.get(function)
-            if symbol and target == operands[0]:  # the same ufunc, called the cheaper way
-                lines.append(f"    {target} {symbol}= {operands[1]}")
-            else:
-                lines.append(f"    xp.{function}({', '.join(operands)}, out={target})")
+                 f"        xp = array_module({param})",
+                 f"    if {param}.size <= {SMALL_SIZE}:"]
+        lines += ["        " + self._statement(*st, scratch=False) for st in self.statements]
+        lines += ["        return"]
+        lines += [f"    {t} = xp.empty_like({param})" for t in self.temporaries]
+        lines += ["    " + self._statement(*st, scratch=True) for st in self.statements]
         namespace = {"ndarray": np.ndarray, "numpy": np, "launch": self._launch,
                      "array_module": backend.array_module}
         source = "\n".join(lines) + "\n"
         exec(compile(source, f"<update rule {self.name}>", "exec"), namespace)  # noqa: S102
         return namespace["apply"]
+
+    def _statement(self, target: str, function: str, operands: tuple, scratch: bool) -> str:
+        """One statement as Python: in place (`m *= b`) or with `out=` for the variable and
+        slots (and for temporaries in scratch arrays), else the ufunc's result."""
+        symbol = _SYMBOLS.get(function)
+        if symbol and target == operands[0]:  # the same ufunc, called the cheaper way
+            return f"{target} {symbol}= {operands[1]}"
+        call = f"xp.{function}({', '.join(operands)}"
+        if target in self.temporaries and not scratch:
+            return f"{target} = {call})"
+        return f"{call}, out={target})"
 
     def cuda_kernel(self) -> tuple:
         """(in_params, out_params, body, name) of the rule's CuPy ElementwiseKernel."""

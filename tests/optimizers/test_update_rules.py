@@ -118,3 +118,25 @@ def test_kernel_on_the_gpu_gives_the_cpu_passes_bits(rule, dtype):
     assert rule._kernel is not None  # the kernel form ran
     for name, got, expected in zip(rule.arrays, device, host):
         assert cupy.asnumpy(got).tobytes() == expected.tobytes(), f"{rule.name}: '{name}'"
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16],
+                         ids=["float32", "float64", "float16"])
+@pytest.mark.parametrize("rule", RULES, ids=[r.name for r in RULES])
+def test_small_variables_take_the_same_bits_without_scratch_arrays(rule, dtype):
+    """Up to SMALL_SIZE elements the temporaries are the ufuncs' own results (0-d: NumPy
+    scalars); the values equal those of the scratch-array form elementwise."""
+    from kerasish.optimizers import rules as rules_module
+
+    scalars = {s: SCALARS[s] for s in rule.scalars}
+    large = _arrays(rule, dtype, n=rules_module.SMALL_SIZE + 1)
+    for size in (0, 1, rules_module.SMALL_SIZE):  # 0: a 0-d variable (its first element)
+        small = [np.array(a[0]) if size == 0 else a[:size].copy() for a in large]
+        with np.errstate(all="ignore"):
+            rule.apply(*small, **scalars)
+        expected = [a.copy() for a in large]
+        with np.errstate(all="ignore"):
+            rule.apply(*expected, **scalars)
+        for name, got, want in zip(rule.arrays, small, expected):
+            want = want[0] if size == 0 else want[:size]
+            assert got.tobytes() == np.ascontiguousarray(want).tobytes(), (rule.name, name, size)
