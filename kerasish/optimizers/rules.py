@@ -135,10 +135,11 @@ class UpdateRule:
         symbol = _SYMBOLS.get(function)
         if symbol and target == operands[0]:  # the same ufunc, called the cheaper way
             return f"{target} {symbol}= {operands[1]}"
-        call = f"xp.{function}({', '.join(operands)}"
-        if target in self.temporaries and not scratch:
-            return f"{target} = {call})"
-        return f"{call}, out={target})"
+        if target in self.temporaries and not scratch:  # (operators: NumPy scalars' fast path)
+            expression = (f"{operands[0]} {symbol} {operands[1]}" if symbol
+                          else f"xp.{function}({', '.join(operands)})")
+            return f"{target} = {expression}"
+        return f"xp.{function}({', '.join(operands)}, out={target})"
 
     def cuda_kernel(self) -> tuple:
         """(in_params, out_params, body, name) of the rule's CuPy ElementwiseKernel."""
