@@ -172,13 +172,19 @@ class GradientExchange:
         """
         self.local_weight, self.total_weight = float(local_weight), total_weight
         self.scales_losses = bool(scales_losses and self.op == "mean" and total_weight)
-        if self.scales_losses and self._share is not None:
-            self._share.assign(self.local_weight / float(total_weight))
+        if self._share is not None:
+            self._share.assign(self._share_value())
+
+    def _share_value(self) -> float:
+        return self.local_weight / float(self.total_weight) if self.scales_losses else 1.0
 
     def scale_loss(self, loss):
         """`loss` times this rank's share of the batch (local / total weight) while `fit`
-        asks for it (`scales_losses`), else `loss`: the sum over the ranks of the scaled
+        asks for it (`scales_losses`), else times 1: the sum over the ranks of the scaled
         losses' gradients is the gradient of the global batch, with no pass over them.
+        (The factor is a variable, read live by compiled steps: a step traced in `fit`
+        and replayed outside it, or the other way round, scales by what applies now.)
+        With `op="sum"`, `loss` itself.
 
         Args:
             loss: the step's loss, a scalar tensor.
@@ -193,13 +199,13 @@ class GradientExchange:
             >>> float(exchange.scale_loss(ks.constant(2.0)))
             0.75
         """
-        if not self.scales_losses:
+        if self.op != "mean":
             return loss
         if self._share is None:  # (made in the first trace of a compiled step: allowed)
             from kerasish.core.tensor import Variable
 
-            self._share = Variable(self.local_weight / float(self.total_weight),
-                                   trainable=False, name="ks_distribute_loss_share")
+            self._share = Variable(self._share_value(), trainable=False,
+                                   name="ks_distribute_loss_share")
         from kerasish.core.ops import math_ops
 
         return loss * math_ops.cast(self._share, loss.dtype)

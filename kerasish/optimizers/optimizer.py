@@ -565,6 +565,9 @@ class Optimizer(Trackable):
         flush = bool(self._slot_specs())
 
         def run(*grads):
+            if self.gradient_exchange is not None:  # made since (fit under MPI): exchange
+                self._apply_now(list(zip(grads, variables)))
+                return
             lr = self._current_learning_rate()
             self._step = int(iterations._value) + 1
             with backend.subnormals_flushed(flush):

@@ -355,3 +355,45 @@ def test_shard_bounds_split_a_batch_into_contiguous_parts_differing_by_at_most_o
             assert all(a[1] == b[0] for a, b in zip(parts, parts[1:]))
             lengths = [stop - start for start, stop in parts]
             assert max(lengths) - min(lengths) <= 1
+
+
+def test_the_loss_share_is_read_live_by_a_compiled_step():
+    """A step traced while fit scales losses, replayed outside it (or the other way round),
+    scales by what applies at the call: the share, or 1."""
+    exchange = ks.distribute.GradientExchange()
+    step = ks.function(lambda x: exchange.scale_loss(x * 2.0))
+    x = ks.constant(3.0)
+    exchange.set_batch(1, 4, scales_losses=True)
+    assert [float(step(x)) for _ in range(3)] == [1.5, 1.5, 1.5]
+    exchange.set_batch(1.0, None)  # as fit leaves it
+    assert [float(step(x)) for _ in range(2)] == [6.0, 6.0]
+    exchange.set_batch(2, 8, scales_losses=True)
+    assert float(step(x)) == 1.5
+    assert step.trace_count <= 3  # replays, not new traces
+    summed = ks.distribute.GradientExchange(op="sum")
+    summed.set_batch(1, 4, scales_losses=True)
+    assert float(summed.scale_loss(x)) == 3.0 and not summed.scales_losses
+
+
+def test_a_compiled_step_traced_before_the_optimizer_was_distributed_exchanges_after():
+    """fit makes the optimizer distributed at its start: a step compiled before (by
+    train_on_batch, say) must then apply through the exchange, not its replay plan."""
+    w = ks.Variable([1.0, 2.0])
+    optimizer = ks.optimizers.SGD(0.5)
+    seen = []
+
+    @ks.function
+    def step(x):
+        with ks.GradientTape() as tape:
+            loss = ks.reduce_sum(w * x)
+        optimizer.apply_gradients([(tape.gradient(loss, w), w)])
+
+    x = ks.constant([1.0, 1.0])
+    for _ in range(4):
+        step(x)
+    exchange = ks.distribute.DistributedOptimizer(optimizer).gradient_exchange
+    exchange.__class__ = type("Recording", (type(exchange),), {
+        "__call__": lambda self, prepared: seen.append(len(prepared)) or prepared})
+    step(x)
+    assert seen == [1]
+    np.testing.assert_allclose(w.numpy(), [1.0 - 2.5, 2.0 - 2.5])
