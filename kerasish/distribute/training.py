@@ -65,6 +65,9 @@ def prepare_fit(model, data, validation, callbacks, verbose: int):
         return data, validation, callbacks, verbose
     if model.optimizer.gradient_exchange is None:
         DistributedOptimizer(model.optimizer)
+        # steps compiled before (train_on_batch, say) did not scale their loss for the
+        # exchange (`Optimizer.scale_loss`): traced again, they do
+        model._step_functions = {}
     data = ShardedBatches(data, model)
     if validation is not None:
         validation = ShardedBatches(validation)

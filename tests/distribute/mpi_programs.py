@@ -38,9 +38,10 @@ class _OwnStep(ks.Sequential):
     gradients in the exchange instead of scaling its loss."""
 
     def train_step(self, data):
-        x, y = data
+        x, y, sample_weight = ks.utils.unpack_x_y_sample_weight(data)
         with ks.GradientTape() as tape:
-            loss = self.compute_loss(y=y, y_pred=self(x, training=True))
+            loss = self.compute_loss(y=y, y_pred=self(x, training=True),
+                                     sample_weight=sample_weight)
         variables = self.trainable_variables
         self.optimizer.apply_gradients(zip(tape.gradient(loss, variables), variables))
         return {"loss": loss}
@@ -58,7 +59,14 @@ def fit(out, epochs="3", batch="10"):
         else:
             model = _model(kind)
         model.compile(_optimizer(kind), "mse", metrics=["mae"])
-        history = model.fit(x, y, batch_size=int(batch), epochs=int(epochs), verbose=0)
+        ones = np.ones(len(x), np.float32)
+        # a step compiled before fit distributes the optimizer (with this rank's shard of
+        # the first batch, as fit will give it): weighted 0, it moves nothing, and fit must
+        # not replay it as it was traced (without scaling its loss for the exchange)
+        first = dist.shard_batch(x[:int(batch)], y[:int(batch)], ones[:int(batch)])
+        model.train_on_batch(first[0], first[1], sample_weight=0.0 * first[2])
+        history = model.fit(x, y, sample_weight=ones, batch_size=int(batch),
+                            epochs=int(epochs), verbose=0)
         if dist.size() > 1:  # Model's step scaled its loss; the other one's gradients were weighted
             scaled = model.optimizer.gradient_exchange._share is not None
             assert scaled == (kind != "own_step"), (kind, scaled)
