@@ -366,6 +366,8 @@ def test_a_replay_hands_its_large_dead_gradients_to_an_exchange_that_takes_them(
     # every replay hands over the kernel's gradient, never the small bias's
     assert exchange.calls[-1] == [True, False]
     assert step.trace_count < 5
+    listing = str(step.get_concrete_function(x))
+    assert "SGD.apply[2 variables](" in listing and " handed over: %" in listing
     np.testing.assert_allclose(kernel.numpy(), 0.01 - 5 * 0.1 * 4, rtol=1e-6)
 
 

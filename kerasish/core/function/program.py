@@ -150,7 +150,7 @@ class Return:
 class Segment:
     """Straight-line instructions ending in a `Guard` or a `Return` (None while recording)."""
 
-    __slots__ = ("instrs", "end", "run", "code", "number", "buffers", "first_line")
+    __slots__ = ("instrs", "end", "run", "code", "number", "buffers", "handed", "first_line")
 
     def __init__(self, number: int):
         self.number = number
@@ -159,6 +159,7 @@ class Segment:
         self.run = None  # the compiled function, made by `compile_segment`
         self.code: list[Instr] = []  # the instructions after the passes
         self.buffers: dict[int, int] = {}  # index in `code` -> the buffer its output reuses
+        self.handed: dict[int, list] = {}  # index in `code` -> the slots handed over to it
         self.first_line = 2  # the generated line of code[0]
 
     def children(self) -> list:
@@ -318,6 +319,7 @@ def compile_segment(segment: Segment, code: list, info: dict | None = None) -> N
     segment.run = namespace["run"]
     segment.code = code
     segment.buffers = {i: number for i, (number, _) in plan.items()}
+    segment.handed = handed
     segment.first_line = first_line
 
 
@@ -374,7 +376,9 @@ def listing(concrete) -> str:
             types = ", ".join(slot_type(info, s) for s in instr.outs)
             where = f"  # {instr.where}" if instr.where else ""
             if instr.kind == _EFFECT:
-                lines.append(f"    {instr.label}({args}){where}")
+                handed = ", ".join(f"%{slot}" for slot in segment.handed.get(i, ()))
+                handed = f" handed over: {handed}" if handed else ""
+                lines.append(f"    {instr.label}({args}){handed}{where}")
             else:
                 number = segment.buffers.get(i)
                 reused = "" if number is None else f" in buffer {number}"
