@@ -65,6 +65,8 @@ import numpy as np
 
 from kerasish.core import backend
 from kerasish.core import tape as tape_module
+from kerasish.core.ops import math_ops
+from kerasish.core.tensor import Variable
 from kerasish.distribute import communicator
 from kerasish.optimizers.optimizer import Optimizer, _SparseGrad
 
@@ -202,12 +204,8 @@ class GradientExchange:
         if self.op != "mean":
             return loss
         if self._share is None:  # (made in the first trace of a compiled step: allowed)
-            from kerasish.core.tensor import Variable
-
             self._share = Variable(self._share_value(), trainable=False,
                                    name="ks_distribute_loss_share")
-        from kerasish.core.ops import math_ops
-
         return loss * math_ops.cast(self._share, loss.dtype)
 
     def __call__(self, prepared: list) -> list:

@@ -39,6 +39,7 @@ from kerasish.core.tensor import Tensor, convert_to_tensor
 from kerasish.distribute import communicator, state
 from kerasish.distribute.optimizer import DistributedOptimizer
 from kerasish.models import data_adapter
+from kerasish.models.model import Model
 
 # callbacks that print or write files: the chief runs them, the other ranks leave them out
 CHIEF_ONLY_CALLBACKS = (
@@ -268,8 +269,6 @@ class ShardedBatches(data_adapter.IterableBatches):
                 model._build_before_resuming(local[0])  # without moving the random stream
             else:
                 model(local[0], training=False)  # drawing from it, as a first step would
-        from kerasish.models.model import Model
-
         exchange = model.optimizer.gradient_exchange
         # Model's own train_step scales its loss by this rank's share (as Keras 3 does under
         # a distribution strategy): the gradients are summed as they are; an overridden

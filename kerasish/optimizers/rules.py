@@ -34,7 +34,6 @@ from kerasish.core import backend
 
 _OPERATORS = {"+": "add", "-": "subtract", "*": "multiply", "/": "divide"}
 _SYMBOLS = {function: symbol for symbol, function in _OPERATORS.items()}
-_FUNCTIONS = {"sqrt": "sqrt", "maximum": "maximum"}
 _CUDA_FUNCTIONS = {"sqrt": "sqrt", "maximum": "ks_maximum"}  # (see backend.KERNEL_HELPERS)
 _BINARY = re.compile(r"^(\w+) = (\w+) ([-+*/]) (\w+)$")
 _CALL = re.compile(r"^(\w+) = (\w+)\((\w+)(?:, (\w+))?\)$")
@@ -161,9 +160,9 @@ def _parse(line: str, name: str) -> tuple:
         target, left, symbol, right = binary.groups()
         return target, _OPERATORS[symbol], (left, right)
     call = _CALL.match(line)
-    if call and call.group(2) in _FUNCTIONS:
+    if call and call.group(2) in _CUDA_FUNCTIONS:
         target, function, *operands = call.groups()
-        return target, _FUNCTIONS[function], tuple(o for o in operands if o is not None)
+        return target, function, tuple(o for o in operands if o is not None)
     raise ValueError(f"update rule {name}: cannot read the statement {line!r} "
                      f"(expected 'a = b OP c' with OP in + - * /, or 'a = sqrt(b)', "
                      f"'a = maximum(b, c)')")

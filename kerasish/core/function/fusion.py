@@ -25,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from kerasish.core import backend
+from kerasish.core.function.program import Instr
 from kerasish.core.primitive import Primitive
 
 _C_TYPES = {np.dtype(np.float32): "float", np.dtype(np.float64): "double",
@@ -142,8 +143,6 @@ def kernel_source(chain: list, info: dict) -> tuple:
 
 def fuse(code: list, returned: set, info: dict, on_gpu: set) -> list:
     """`code` with each chain of `groups` replaced by one instruction running one kernel."""
-    from kerasish.core.function.program import Instr
-
     chains = groups(code, returned, info, on_gpu)
     if not chains:
         return code
