@@ -77,8 +77,9 @@ def ptx(kernels: dict, element_type: str | None = None) -> str:
     nvrtc = pytest.importorskip("cupy_backends.cuda.libs.nvrtc", reason="needs CuPy (NVRTC)")
     program = nvrtc.createProgram(source(kernels, cuda=True, element_type=element_type),
                                   "kernels.cu", [], [])
+    oldest = min(arch for arch in nvrtc.getSupportedArchs() if arch >= 70)  # CUDA 13: 75
     try:
-        nvrtc.compileProgram(program, ["--fmad=false", "-arch=compute_70"])
+        nvrtc.compileProgram(program, ["--fmad=false", f"-arch=compute_{oldest}"])
     except nvrtc.NVRTCError:
         pytest.fail(nvrtc.getProgramLog(program))
     text = nvrtc.getPTX(program)

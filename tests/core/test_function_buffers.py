@@ -1,5 +1,8 @@
 """ks.function's buffer reuse: outputs written with `out=` into buffers whose value is dead,
-never into one still read, never into a value the caller or live state holds."""
+never into one still read, never into a value the caller or live state holds.
+
+Tests that count buffers in a listing are marked `cpu`: on a GPU, elementwise chains are fused
+and their intermediates never exist."""
 
 import warnings
 
@@ -76,6 +79,7 @@ def _mlp_step():
     return model, step
 
 
+@pytest.mark.cpu
 def test_a_training_step_reuses_buffers_and_keeps_eagers_weights():
     rng = np.random.default_rng(0)
     xs = rng.normal(size=(CALLS, 8, 5)).astype(np.float32)
@@ -95,6 +99,7 @@ def test_a_training_step_reuses_buffers_and_keeps_eagers_weights():
     assert "matmul(" in listing.split(" in buffer ")[0].splitlines()[-1]
 
 
+@pytest.mark.cpu
 def test_results_of_earlier_calls_are_never_overwritten():
     @ks.function
     def f(x):
@@ -285,6 +290,7 @@ def test_every_out_form_computes_its_forwards_bits(name):
         assert want.dtype == out.dtype and want.tobytes() == out.tobytes(), (name, dtype)
 
 
+@pytest.mark.cpu
 def test_by_default_only_large_results_get_buffers(monkeypatch):
     monkeypatch.undo()
     f = ks.function(lambda x: ks.reduce_sum((x * 2.0) * (x + 1.0)))

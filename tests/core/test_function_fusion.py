@@ -7,7 +7,8 @@ kernels, and NumPy's bits where no exp, log or tanh takes part (the host's math 
 and NumPy's differ by a few ulp there; on the GPU CuPy's ufuncs call the same CUDA math
 functions as the fused kernel).
 The chains are found as they would be on a GPU, by calling `fusion.groups` with every slot
-counted as a GPU array.
+counted as a GPU array; these tests are marked `cpu`, as a program traced on a GPU is already
+fused (the `gpu`-marked test checks that one).
 """
 
 import warnings
@@ -54,12 +55,14 @@ def _values(concrete, segment, args) -> list:
     return env
 
 
+@pytest.mark.cpu
 def test_a_chain_runs_up_to_the_value_that_leaves_it():
     x, b = ks.constant(np.ones((4, 3), np.float32)), ks.constant(np.ones(3, np.float32))
     concrete, (segment,) = _program(lambda x, b: ks.nn.relu(x + b) * 2.0, x, b)
     assert _names(_chains(concrete, segment)) == [["add", "relu", "multiply"]]
 
 
+@pytest.mark.cpu
 def test_a_value_read_outside_the_chain_ends_it_there():
     def f(x):
         y = ks.exp(x)  # read by two ops: computed once, an input of the chain
@@ -73,12 +76,14 @@ def test_a_value_read_outside_the_chain_ends_it_there():
                                                   ["multiply", "add"]]
 
 
+@pytest.mark.cpu
 def test_a_returned_value_is_never_inside_a_chain():
     x = ks.constant(np.ones(3))
     concrete, (segment,) = _program(lambda x: (x * 2.0, x * 2.0 + 1.0), x)
     assert _chains(concrete, segment) == []
 
 
+@pytest.mark.cpu
 def test_a_chain_never_spans_a_change_of_state():
     v = ks.Variable(np.ones(3))
 
@@ -93,6 +98,7 @@ def test_a_chain_never_spans_a_change_of_state():
     np.testing.assert_array_equal(ks.function(f)(x).numpy(), [5.0, 5.0, 5.0])  # v was 2, then 3
 
 
+@pytest.mark.cpu
 def test_operands_are_cast_to_the_type_the_loop_computes_in():
     def f(x, y, z):
         return ks.where(x > y, z, 0.0) * 2.0
@@ -133,6 +139,7 @@ def _kernel(chain, info) -> tuple:
     return inputs, (in_params, out_params, body, backend.KERNEL_HELPERS)
 
 
+@pytest.mark.cpu
 def test_fused_kernels_compute_the_separate_ops_values_for_every_gradient_sample(tmp_path):
     """Each chain's kernel against the same ops as separate kernels (the same math library:
     bit for bit), and against NumPy's values (bit for bit without exp, log or tanh)."""

@@ -1,10 +1,12 @@
 """fit's batches over in-memory arrays: views in order, copies when shuffled."""
 
 import numpy as np
+import pytest
 
 from kerasish.models import data_adapter
 
 
+@pytest.mark.cpu  # views of host arrays: a GPU default copies the batches to the device
 def test_unshuffled_batches_are_views_of_the_arrays_in_order():
     x = np.arange(20, dtype=np.float32).reshape(10, 2)
     y = np.arange(10, dtype=np.int32)
