@@ -8,15 +8,18 @@ Run from the repository root (needs `pip install -e ".[mpi]"` with `mpiexec` on 
     python benchmarks/distribute_bench.py --synthetic --ranks 1,2,4 --cases mlp,ddp,overlap
 
 Each case is launched with `mpiexec -n R` (1 BLAS / torch thread per rank) and prints one
-JSON line from rank 0; the throughput cases run `--repeats` times and the best run counts:
+JSON line from rank 0; the throughput cases run `--repeats` times and the best run counts
+(mlp and ddp alternate: each repeat runs both at every number of ranks, so that a change in
+the machine's load or clock reaches every contender alike):
 
 - mlp: the mnist recipe's MLP (784-256-256-10, Adam) on Fashion-MNIST (or, with
   `--synthetic`, random images of its shape: 60,000 x 28 x 28, 10 classes; the throughput
-  does not depend on the values), global batch 128 split across the ranks (with `--weak`,
-  128 per rank: the global batch grows with the ranks, as in Horovod's figures), a GradientTape
-  loop with `compute_average_loss` and `DistributedOptimizer(op="sum")`: images/s, the
-  gradient exchange per step, and the exchange alone (the tape's gradients, and arrays not
-  handed over) against raw `Allreduce` of the same bytes in the same processes;
+  does not depend on the values), global batch 128 (`--batch`) split across the ranks
+  (with `--weak`, 128 per rank: the global batch grows with the ranks, as in Horovod's
+  figures), a GradientTape loop with `compute_average_loss` and
+  `DistributedOptimizer(op="sum")`: images/s, the gradient exchange per step, and the
+  exchange alone (the tape's gradients, and arrays not handed over) against raw `Allreduce`
+  of the same bytes in the same processes;
 - ddp: the same model, data, batch and optimizer in PyTorch `DistributedDataParallel`
   (gloo), run right after mlp at each number of ranks; skipped, with the reason, without torch;
 - word2vec: the word2vec recipe (NCE, its defaults: 50,000 words, 128-d, batch 128, 64
@@ -31,11 +34,12 @@ JSON line from rank 0; the throughput cases run `--repeats` times and the best r
 - fit: the MLP trained by `model.fit` (compiled steps), global batch 256: the exchange's
   own work per step (its time less a barrier put before each allreduce and the allreduce
   itself) against the allreduce;
-- ceiling: what the machine allows: as many one-rank mlp runs (128 per process, no
-  communication) at once as the largest number of ranks, their images/s summed against
-  one run alone just before: no data-parallel job of that many ranks can scale better.
+- ceiling: what the machine allows: the mlp job at each number of ranks above 1, but each
+  rank trains alone (a plain optimizer, no exchange; the same batches and shapes, the same
+  barriers around the timing, so the ranks compete for the machine as in training): no
+  data-parallel job of that many ranks can scale better. Run with mlp and ddp, alternating.
 
-buckets, sparse, overlap, ceiling and fit run on the largest number of ranks in `--ranks`.
+buckets, sparse, overlap and fit run on the largest number of ranks in `--ranks`.
 """
 
 from __future__ import annotations
@@ -91,7 +95,8 @@ def _images(data: str):
     return x.astype(np.float32) / 255.0, y.astype(np.int32)
 
 
-def worker_mlp(steps: int, data: str, batch: str) -> None:
+def worker_mlp(steps: int, data: str, batch: str, mode: str = "exchange") -> None:
+    """mode "exchange": data-parallel training; "alone": each rank trains by itself."""
     batch = int(batch)  # the global batch
     import kerasish as ks
     from kerasish.distribute import communicator
@@ -106,6 +111,8 @@ def worker_mlp(steps: int, data: str, batch: str) -> None:
     # adds the gradients as they come, with no pass to weight them
     optimizer = ks.distribute.DistributedOptimizer(ks.optimizers.Adam(1e-3), op="sum")
     exchange = optimizer.gradient_exchange
+    if mode == "alone":
+        optimizer = ks.optimizers.Adam(1e-3)
     variables = model.trainable_variables
     warmup = 20
 
@@ -130,7 +137,7 @@ def worker_mlp(steps: int, data: str, batch: str) -> None:
     within = exchange.seconds / max(exchange.calls, 1)
     count = sum(int(np.prod(v.shape)) for v in variables)
     raw = alone = copied = float("nan")
-    if ks.distribute.size() > 1:
+    if ks.distribute.size() > 1 and mode == "exchange":
         # the exchange of the model's gradients alone, against mpi4py's Allreduce of the same
         # bytes, interleaved so that all see the same load from the rest of the machine, each
         # call after a barrier (untimed) and each contender first as often. Every round, the
@@ -368,10 +375,10 @@ def _mpiexec() -> str:
 
 
 def best(repeats: int, ranks: int, case: str, *args) -> dict:
-    """The run with the highest throughput of `repeats` (the least disturbed by other load)."""
+    """The word2vec run with the highest throughput of `repeats` (the least disturbed by other
+    load)."""
     runs = [launch(ranks, case, *args) for _ in range(repeats)]
-    key = "words_per_s" if case == "word2vec" else "images_per_s"
-    return max(runs, key=lambda result: result[key])
+    return max(runs, key=lambda result: result["words_per_s"])
 
 
 def launch(ranks: int, case: str, *args) -> dict:
@@ -388,19 +395,6 @@ def launch(ranks: int, case: str, *args) -> dict:
                   file=sys.stderr, flush=True)
             return json.loads(line[len("RESULT "):])
     raise RuntimeError(f"{case} on {ranks} ranks failed:\n{done.stdout}\n{done.stderr}")
-
-
-def ceiling(processes: int, steps: int, data: str) -> dict:
-    """One one-rank mlp run alone, then `processes` of them at once: images/s of each."""
-    alone = launch(1, "mlp", steps, data, GLOBAL_BATCH)["images_per_s"]
-    results = []
-    threads = [threading.Thread(target=lambda: results.append(
-        launch(1, "mlp", steps, data, GLOBAL_BATCH)["images_per_s"])) for _ in range(processes)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    return {"alone": alone, "together": results}
 
 
 def make_corpus(path: str, words: int = 1_000_000, vocab: int = 50_000) -> None:
@@ -433,7 +427,8 @@ def run_worker(case: str, rest: list) -> None:
 
     if case != "ddp":
         ks.distribute.init()
-    {"mlp": worker_mlp, "ddp": worker_ddp, "word2vec": worker_word2vec,
+    {"mlp": worker_mlp, "ceiling": lambda *args: worker_mlp(*args, mode="alone"),
+     "ddp": worker_ddp, "word2vec": worker_word2vec,
      "buckets": worker_buckets, "sparse": worker_sparse,
      "overlap": worker_overlap, "fit": worker_fit}[case](int(rest[0]), *rest[1:])
 
@@ -448,9 +443,12 @@ def main() -> None:
                         help="numbers of ranks for mlp, ddp and word2vec (default 1,2)")
     parser.add_argument("--cases", type=_comma_list(str, CASES), default=list(CASES),
                         help=f"which cases to run (default all: {','.join(CASES)})")
+    parser.add_argument("--batch", type=int, default=GLOBAL_BATCH,
+                        help=f"the MLP's global batch, or with --weak its batch per rank "
+                        f"(default {GLOBAL_BATCH})")
     parser.add_argument("--weak", action="store_true",
-                        help=f"weak scaling: {GLOBAL_BATCH} examples per rank (global batch "
-                        f"{GLOBAL_BATCH} x ranks) instead of a global batch of {GLOBAL_BATCH}")
+                        help="weak scaling: --batch examples per rank (the global batch grows "
+                        "with the ranks) instead of a global batch of --batch")
     parser.add_argument("--synthetic", action="store_true",
                         help="random images of Fashion-MNIST's shape instead of the data set")
     parser.add_argument("--worker", nargs="+", help=argparse.SUPPRESS)
@@ -471,17 +469,23 @@ def main() -> None:
     if "ddp" in args.cases and importlib.util.find_spec("torch") is None:
         args.cases.remove("ddp")
         notes.append("DDP skipped: torch is not installed")
-    for ranks in args.ranks:  # kerasish, then DDP, at each number of ranks
-        batch = GLOBAL_BATCH * ranks if args.weak else GLOBAL_BATCH
-        if "mlp" in args.cases:
-            results[("mlp", ranks)] = best(args.repeats, ranks, "mlp", args.steps, data, batch)
-        if "ddp" in args.cases:
-            try:
-                results[("ddp", ranks)] = best(args.repeats, ranks, "ddp", args.steps, data,
-                                               batch)
-            except RuntimeError as error:
-                args.cases.remove("ddp")
-                notes.append(f"DDP skipped: {str(error).strip().splitlines()[-1]}")
+    runs = {}
+    for _ in range(args.repeats):  # each repeat: kerasish, then DDP, at each number of ranks
+        for ranks in args.ranks:
+            batch = args.batch * ranks if args.weak else args.batch
+            for case in [case for case in ("mlp", "ceiling", "ddp") if case in args.cases]:
+                if case == "ceiling" and ranks == 1:
+                    continue
+                try:
+                    runs.setdefault((case, ranks), []).append(
+                        launch(ranks, case, args.steps, data, batch))
+                except RuntimeError as error:
+                    if case == "mlp":
+                        raise
+                    args.cases.remove("ddp")
+                    notes.append(f"DDP skipped: {str(error).strip().splitlines()[-1]}")
+    for key, found in runs.items():  # the least disturbed by other load
+        results[key] = max(found, key=lambda result: result["images_per_s"])
     if "word2vec" in args.cases:
         with tempfile.TemporaryDirectory() as folder:
             corpus = os.path.join(folder, "zipf.txt")
@@ -497,24 +501,24 @@ def main() -> None:
             results["sparse"] = launch(most, "sparse", max(args.steps // 10, 10))
         if "overlap" in args.cases:
             results["overlap"] = launch(most, "overlap", args.steps)
-        if "ceiling" in args.cases:
-            results["ceiling"] = ceiling(most, args.steps, data)
         if "fit" in args.cases:
             results["fit"] = launch(most, "fit", max(args.steps // 10, 10), data)
     print(f"load average at end: {load()}; {time.perf_counter() - started:.0f} s in all\n")
-    summarize(results, args.ranks, most, notes, args.weak)
+    summarize(results, args.ranks, most, notes, args.batch, args.weak)
 
 
-def summarize(results: dict, rank_counts: list, most: int, notes: list, weak: bool) -> None:
+def summarize(results: dict, rank_counts: list, most: int, notes: list, batch: int,
+              weak: bool) -> None:
     """The Markdown summary: one row per contender and number of ranks, then the other cases."""
-    labels = {"mlp": "kerasish (MPI)", "ddp": "PyTorch DDP (gloo)"}
+    labels = {"mlp": "kerasish (MPI)", "ceiling": "kerasish, ranks not exchanging (ceiling)",
+              "ddp": "PyTorch DDP (gloo)"}
     if any(name in results for name in ((n, r) for n in labels for r in rank_counts)):
-        batch = f"{GLOBAL_BATCH} per rank" if weak else f"global batch {GLOBAL_BATCH}"
-        print(f"| MLP, {batch} | ranks | images/s | speed-up | efficiency "
+        shape = f"{batch} per rank" if weak else f"global batch {batch}"
+        print(f"| MLP, {shape} | ranks | images/s | speed-up | efficiency "
               f"| step ms | exchange ms | exchange alone / raw Allreduce ms |")
         print("|---|---|---|---|---|---|---|---|")
     for name, label in labels.items():
-        one = results.get((name, 1), {}).get("images_per_s")
+        one = results.get(("mlp" if name == "ceiling" else name, 1), {}).get("images_per_s")
         for ranks in rank_counts:
             row = results.get((name, ranks))
             if row is None:
@@ -559,12 +563,6 @@ def summarize(results: dict, rank_counts: list, most: int, notes: list, weak: bo
         print(f"\nfit ({most} ranks, {f['steps']} steps): the exchange's own work "
               f"{f['own_ms']:.3f} ms per step, the allreduce {f['allreduce_ms']:.3f} ms "
               f"({(f['own_ms'] + f['allreduce_ms']) / f['allreduce_ms']:.2f}x)")
-    if "ceiling" in results:
-        c = results["ceiling"]
-        print(f"\nceiling: one one-rank run alone {c['alone']:,.0f} images/s; {len(c['together'])} "
-              f"at once (no communication) {sum(c['together']):,.0f} in all "
-              f"({sum(c['together']) / c['alone']:.2f}x; each "
-              + ", ".join(f"{v:,.0f}" for v in c["together"]) + ")")
     if "overlap" in results:
         o = results["overlap"]
         print(f"\noverlap ({most} ranks, ms): first layer's kernel gradient {o['compute']:.3f}, "
