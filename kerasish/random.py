@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from kerasish.core import backend
+from kerasish.core import backend, philox
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.primitive import apply, primitive
 from kerasish.core.tape import _state as _tape_state
@@ -47,6 +47,7 @@ def set_seed(seed: int) -> None:
     global _global_seed
     _global_seed = int(seed)
     _generators.clear()
+    philox.note_reseed()  # captured CUDA graphs drew from the old streams
     if _global_generator is not None:  # in place: checkpoints holding it stay connected
         _global_generator.reset_from_seed(_global_seed)
 
@@ -80,7 +81,11 @@ def _generator(seed=None, device=None):
             entropy = _global_seed
         else:
             entropy = [0 if _global_seed is None else _global_seed, int(seed)]
-        gen = backend.random_generator(entropy, device)
+        if device[0] == "gpu":  # counter-based, its state on the device (CUDA-graph safe)
+            backend.check_gpu(device[1])
+            gen = philox.PhiloxStream(entropy, device)
+        else:
+            gen = backend.random_generator(entropy)
         _generators[key] = gen
     return gen
 
@@ -163,7 +168,7 @@ class Generator(Trackable):
             >>> bool((g.normal([2]).numpy() == first).all())
             True
         """
-        self._numpy = backend.random_generator(None if seed is None else int(seed), _HOST)
+        self._numpy = backend.random_generator(None if seed is None else int(seed))
         self._store()
 
     @property

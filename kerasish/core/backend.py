@@ -172,6 +172,31 @@ def is_gpu_array(array) -> bool:
     return cupy is not None and isinstance(array, cupy.ndarray)
 
 
+class _GraphState(threading.local):
+    """How the device work of a program's effects is launched (see `function/graphs.py`).
+
+    `mode` is None (launch it), "capture" (a CUDA graph is being captured: launch the
+    device work into it, change no host state) or "host" (a captured graph does the
+    device work: change only the host state, such as step counters and versions).
+    Update rules read their per-step numbers from `scalars` (a float64 device array) at
+    offsets handed out in capture order; in "host" mode they write them into
+    `host_scalars` at the same offsets, and `position` counts them.
+    """
+
+    def __init__(self):
+        self.mode = None
+        self.scalars = None
+        self.host_scalars = None
+        self.position = 0
+
+
+graph_state = _GraphState()
+
+
+class NotCapturable(RuntimeError):
+    """Raised while a CUDA graph is captured by work that a graph cannot replay."""
+
+
 # CUDA helpers every kernel of `elementwise_kernel` can call: NumPy's maximum and minimum
 # (a NaN in either argument gives NaN; CUDA's fmax and fmin return the other argument)
 KERNEL_HELPERS = """
@@ -189,6 +214,121 @@ def elementwise_kernel(in_params: str, out_params: str, body: str, name: str):
     """
     return cupy.ElementwiseKernel(in_params, out_params, body, name,
                                   preamble=KERNEL_HELPERS, options=("--fmad=false",))
+
+
+def matmul(a, b, out=None):
+    """`a @ b` (into `out` if given); on the GPU, 2-D float products go to cuBLAS directly.
+
+    CuPy refuses to call cuBLAS while a stream is being captured into a CUDA graph, so the
+    GPU's matrix products call cuBLAS's GEMM through ctypes on a handle of kerasish's own
+    (`_CuBLAS`), eagerly and in graphs alike: a captured step computes the same bits as
+    the plain one. Other shapes and dtypes use CuPy's `matmul` (not capturable).
+    """
+    if (is_gpu_array(a) and a.ndim == 2 and b.ndim == 2 and a.shape[1] == b.shape[0]
+            and a.dtype == b.dtype and a.dtype.char in "fd" and a.size and b.size
+            and is_gpu_array(b) and (a.flags.c_contiguous or a.flags.f_contiguous)
+            and (b.flags.c_contiguous or b.flags.f_contiguous)
+            and (out is None or (out.flags.c_contiguous and out.dtype == a.dtype
+                                 and out.shape == (a.shape[0], b.shape[1])))):
+        return _cublas().gemm(a, b, out)
+    if out is None:
+        return a @ b
+    return array_module(a).matmul(a, b, out=out)
+
+
+class _CuBLAS:
+    """cuBLAS's SGEMM and DGEMM through ctypes, one handle per device, math mode default
+    (no TF32 unless `set_tensor_float_32(True)`), with a fixed workspace so that captured
+    products allocate nothing."""
+
+    _WORKSPACE_BYTES = 32 << 20  # cuBLAS's recommendation for Hopper
+
+    def __init__(self):
+        cupy.cuda.device.get_cublas_handle()  # (CuPy loads libcublas: use the same library)
+        library = _loaded_library("libcublas.so") or ctypes.util.find_library("cublas")
+        self.lib = lib = ctypes.CDLL(library)
+        for name in ("cublasCreate_v2", "cublasSetStream_v2", "cublasSetWorkspace_v2",
+                     "cublasSetMathMode", "cublasSgemm_v2", "cublasDgemm_v2"):
+            getattr(lib, name).restype = ctypes.c_int
+        self.handles: dict = {}
+        self.workspaces: dict = {}
+        self.tf32 = False
+        self.one = {"f": ctypes.c_float(1.0), "d": ctypes.c_double(1.0)}
+        self.zero = {"f": ctypes.c_float(0.0), "d": ctypes.c_double(0.0)}
+
+    def _check(self, status: int, what: str) -> None:
+        if status != 0:
+            raise RuntimeError(f"cuBLAS {what} failed with status {status}")
+
+    def handle(self, device_id: int):
+        handle = self.handles.get(device_id)
+        if handle is None:
+            with cupy.cuda.Device(device_id):
+                handle = ctypes.c_void_p()
+                self._check(self.lib.cublasCreate_v2(ctypes.byref(handle)), "create")
+                workspace = cupy.empty(self._WORKSPACE_BYTES, numpy.uint8)
+                self._check(self.lib.cublasSetWorkspace_v2(
+                    handle, ctypes.c_void_p(workspace.data.ptr),
+                    ctypes.c_size_t(workspace.nbytes)), "set workspace")
+                self.workspaces[device_id] = workspace
+                self.handles[device_id] = handle
+                self.set_math_mode(handle)
+        return handle
+
+    def set_math_mode(self, handle) -> None:
+        self._check(self.lib.cublasSetMathMode(handle, 3 if self.tf32 else 0), "math mode")
+
+    def gemm(self, a, b, out):
+        """Row-major `a @ b` as the column-major product b^T a^T (each operand C- or
+        F-contiguous: an F-contiguous one is a transposed view, passed as op T)."""
+        m, k = a.shape
+        n = b.shape[1]
+        if out is None:
+            out = cupy.empty((m, n), a.dtype)
+        handle = self.handle(a.device.id)
+        self._check(self.lib.cublasSetStream_v2(
+            handle, ctypes.c_void_p(cupy.cuda.get_current_stream().ptr)), "set stream")
+        op_a, ld_a = (0, k) if a.flags.c_contiguous else (1, m)
+        op_b, ld_b = (0, n) if b.flags.c_contiguous else (1, k)
+        kind = a.dtype.char
+        gemm = self.lib.cublasSgemm_v2 if kind == "f" else self.lib.cublasDgemm_v2
+        self._check(gemm(handle, op_b, op_a, n, m, k, ctypes.byref(self.one[kind]),
+                         ctypes.c_void_p(b.data.ptr), ld_b, ctypes.c_void_p(a.data.ptr), ld_a,
+                         ctypes.byref(self.zero[kind]), ctypes.c_void_p(out.data.ptr), n),
+                    "gemm")
+        return out
+
+
+def _loaded_library(prefix: str) -> str | None:
+    """The path of a shared library this process has loaded whose name starts with `prefix`."""
+    try:
+        with open("/proc/self/maps") as maps:
+            for line in maps:
+                path = line.split()[-1]
+                if os.path.basename(path).startswith(prefix):
+                    return path
+    except OSError:
+        pass
+    return None
+
+
+_cublas_instance = None
+
+
+def _cublas() -> _CuBLAS:
+    global _cublas_instance
+    if _cublas_instance is None:
+        _cublas_instance = _CuBLAS()
+    return _cublas_instance
+
+
+def set_tensor_float_32(enabled: bool) -> None:
+    """Let the GPU's float32 matrix products use TF32 tensor cores (off by default: they
+    round the operands to 10-bit mantissas)."""
+    blas = _cublas()
+    blas.tf32 = bool(enabled)
+    for handle in blas.handles.values():
+        blas.set_math_mode(handle)
 
 
 def device_of(array) -> tuple[str, int]:
@@ -363,12 +503,9 @@ _ROUNDS_MIN_GROUPS = 32  # with this few groups left, one add.reduceat over thei
 _FEW_REPEATS_MAX = 16384  # repeated-row elements up to which one flat add.at beats the rounds
 
 
-def random_generator(seed, like_device: tuple[str, int]):
-    """A NumPy or CuPy random Generator for `like_device`, seeded with `seed`."""
-    if like_device[0] == "gpu":
-        check_gpu(like_device[1])
-        with cupy.cuda.Device(like_device[1]):
-            return cupy.random.default_rng(seed)
+def random_generator(seed):
+    """The host's NumPy random Generator seeded with `seed` (a GPU's stream is a
+    `philox.PhiloxStream`, whose state stays on the device)."""
     return numpy.random.default_rng(seed)
 
 

@@ -451,7 +451,17 @@ class Variable(Tensor):
         return self._update(how, self._converted(value, how))
 
     def _update(self, how: str, array) -> Variable:
-        """`how` ('assign', 'assign_add' or 'assign_sub') with a converted array, in place."""
+        """`how` ('assign', 'assign_add' or 'assign_sub') with a converted array, in place.
+
+        Replayed by a CUDA graph (`backend.graph_state`): while it is captured the array
+        is updated (into the graph) and the version is not; while it replays, the reverse.
+        """
+        mode = backend.graph_state.mode
+        if mode is not None:
+            if mode == "host":
+                self._version += 1
+                return self
+            self._version -= 1  # (the capture changes no host state)
         if how == "assign":
             self._value[...] = array
         elif self._value.ndim == 0:  # much cheaper than += on a 0-d array

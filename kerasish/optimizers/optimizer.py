@@ -568,18 +568,32 @@ class Optimizer(Trackable):
             if self.gradient_exchange is not None:  # made since (fit under MPI): exchange
                 self._apply_now(list(zip(grads, variables)))
                 return
-            lr = self._current_learning_rate()
-            self._step = int(iterations._value) + 1
+            # while captured, the update rules take offsets, not numbers: nothing is read (a
+            # learning rate on the GPU would be a transfer) and no host state changes
+            capturing = backend.graph_state.mode == "capture"
+            lr = 0.0 if capturing else self._current_learning_rate()
+            self._step = self._step if capturing else int(iterations._value) + 1
             with backend.subnormals_flushed(flush):
                 for grad, var in zip(grads, variables):
                     slots = all_slots[id(var)]
                     update(grad, var._value, {name: s._value for name, s in slots.items()}, lr)
-                    var._version += 1
-                    for slot in slots.values():
-                        slot._version += 1
-            iterations._value += 1
-            iterations._version += 1
+                    if not capturing:
+                        var._version += 1
+                        for slot in slots.values():
+                            slot._version += 1
+            if not capturing:
+                iterations._value += 1
+                iterations._version += 1
 
+        def graph_state():
+            """The arrays a captured graph updates, or None once an exchange is made (the
+            update then runs on the host): a graph is valid while these stay the same."""
+            if self.gradient_exchange is not None:
+                return None
+            return tuple(array for var in variables for array in (
+                var._value, *(slot._value for slot in all_slots[id(var)].values())))
+
+        run.graph_state = graph_state
         return run
 
     def update_step(self, grad, var: Variable, lr: float) -> None:

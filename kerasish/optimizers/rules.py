@@ -85,17 +85,39 @@ class UpdateRule:
                 known.add(target)
                 self.temporaries.append(target)
         self._kernel = None  # the CuPy kernel, made on the first GPU call
+        self._graph_kernel = None  # its form reading the scalars from device memory
         self.apply = self._generate()
 
     def _launch(self, arrays: tuple, scalars: tuple) -> bool:
-        """Run the kernel form if it applies to `arrays` (CuPy, one float dtype and shape)."""
+        """Run the kernel form if it applies to `arrays` (CuPy, one float dtype and shape).
+
+        While a CUDA graph is captured or replayed (`backend.graph_state`), the
+        scalars change from step to step (Adam's bias correction, a schedule's
+        learning rate) but a captured launch keeps its arguments: the kernel then
+        reads them from the graph's scalar array, which "host" mode fills before
+        each replay (cast to the arrays' dtype first, so the bits are the same).
+        """
         param = arrays[1]
+        graph = backend.graph_state
         if not (backend.is_gpu_array(param) and param.dtype in KERNEL_DTYPES
                 and all(a.dtype == param.dtype and a.shape == param.shape for a in arrays)):
+            if graph.mode is not None:  # the passes would keep this step's numbers
+                raise backend.NotCapturable(
+                    f"update rule {self.name} runs as array passes for {param.dtype}")
             return False
+        cast = param.dtype.type
+        if graph.mode is not None:
+            offset = graph.position
+            graph.position += len(scalars)
+            if graph.mode == "host":
+                graph.host_scalars[offset:graph.position] = [cast(v) for v in scalars]
+                return True
+            if self._graph_kernel is None:
+                self._graph_kernel = backend.elementwise_kernel(*self.cuda_kernel(True))
+            self._graph_kernel(arrays[0], graph.scalars, np.int64(offset), *arrays[1:])
+            return True
         if self._kernel is None:
             self._kernel = backend.elementwise_kernel(*self.cuda_kernel())
-        cast = param.dtype.type
         self._kernel(arrays[0], *[cast(value) for value in scalars], *arrays[1:])
         return True
 
@@ -140,17 +162,25 @@ class UpdateRule:
             return f"{target} = {expression}"
         return f"xp.{function}({', '.join(operands)}, out={target})"
 
-    def cuda_kernel(self) -> tuple:
-        """(in_params, out_params, body, name) of the rule's CuPy ElementwiseKernel."""
-        in_params = ", ".join(f"T {n}" for n in [self.arrays[0]] + self.scalars)
+    def cuda_kernel(self, scalars_in_memory: bool = False) -> tuple:
+        """(in_params, out_params, body, name) of the rule's CuPy ElementwiseKernel; with
+        `scalars_in_memory`, the scalars are read from a float64 array at an offset."""
+        if scalars_in_memory:
+            in_params = f"T {self.arrays[0]}, raw float64 ks_scalars, int64 ks_offset"
+            body = [f"const T {n} = (T)ks_scalars[ks_offset + {k}];"
+                    for k, n in enumerate(self.scalars)]
+        else:
+            in_params = ", ".join(f"T {n}" for n in [self.arrays[0]] + self.scalars)
+            body = []
         out_params = ", ".join(f"T {n}" for n in self.arrays[1:])
-        body = [f"T {t};" for t in self.temporaries]
+        body += [f"T {t};" for t in self.temporaries]
         for target, function, operands in self.statements:
             symbol = _SYMBOLS.get(function)
             expression = (f"{operands[0]} {symbol} {operands[1]}" if symbol
                           else f"{_CUDA_FUNCTIONS[function]}({', '.join(operands)})")
             body.append(f"{target} = {expression};")
-        return in_params, out_params, "\n".join(body), f"ks_{self.name}"
+        name = f"ks_{self.name}" + ("_graph" if scalars_in_memory else "")
+        return in_params, out_params, "\n".join(body), name
 
 
 def _parse(line: str, name: str) -> tuple:

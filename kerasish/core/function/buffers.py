@@ -49,7 +49,7 @@ def _matmul_into(a, b, transpose_a, transpose_b, out=None):
         a = a.swapaxes(-1, -2)
     if transpose_b:
         b = b.swapaxes(-1, -2)
-    return np.matmul(a, b, out=out)
+    return backend.matmul(a, b, out=out)
 
 
 def may_share_memory(a, b) -> bool:

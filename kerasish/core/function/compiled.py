@@ -18,7 +18,7 @@ import numpy as np
 from kerasish.core import backend
 from kerasish.core import tape as tape_module
 from kerasish.core.errors import KerasishError
-from kerasish.core.function import fusion, program
+from kerasish.core.function import fusion, graphs, program
 from kerasish.core.function.program import Guard, Return, Segment
 from kerasish.core.function.tracer import NotRepeated, Tracer
 from kerasish.core.tensor import IndexedSlices, Tensor, Variable, as_dtype
@@ -73,6 +73,13 @@ class ConcreteFunction:
         self.checked = False
         self.check_attempts = 0
         self.built_variables = False  # this trace also created variables (lazy builds)
+        # CUDA-graph replay (see graphs.py): the captured graph, why the program has none,
+        # what happened to it, and how many times it was captured
+        self.graph = None
+        self.graph_reason: str | None = None
+        self.graph_status = "not captured yet"
+        self.graph_captures = 0
+        self._wants_graph = False
 
     # -- building (used by the tracer) ---------------------------------------------------
     def new_slot(self, array, origin: str = "") -> int:
@@ -151,10 +158,18 @@ class ConcreteFunction:
             template[slot] = value
         self._template = template
         self._variable_pairs = tuple(self.variables.items())
+        self.graph = None
+        self.graph_reason = graphs.capture_reason(self)
+        self._wants_graph = self.graph_reason is None and graphs.enabled()
 
     # -- replay -------------------------------------------------------------------------
     def replay(self, arrays: list):
         """Run the program on the input arrays; raises `_SideExit` at an unknown outcome."""
+        if self._wants_graph:
+            result = graphs.replay(self, arrays)
+            if result is not graphs.PLAIN:
+                return result
+            self._wants_graph = False
         env = self._template[:]
         env[: self.n_inputs] = arrays
         for slot, variable in self._variable_pairs:
@@ -207,6 +222,19 @@ class ConcreteFunction:
             segment = end.children[key]
 
     # -- introspection ------------------------------------------------------------------
+    @property
+    def replay_kind(self) -> str:
+        """How calls are replayed: as a CUDA graph, or plainly and why (see graphs.py)."""
+        if self.eager_reason is not None:
+            return f"eagerly: {self.eager_reason}"
+        if self.graph is not None:
+            return "as a CUDA graph"
+        if self.graph_reason is not None:
+            return f"plain replay: {self.graph_reason}"
+        if not graphs.enabled():
+            return "plain replay: CUDA graphs are turned off (KERASISH_CUDA_GRAPHS=0)"
+        return "as a CUDA graph from its next call"
+
     def signature_text(self) -> str:
         inputs = ", ".join(program.slot_type(self.slot_info, s) for s in range(self.n_inputs))
         branches = sum(1 for s in self._segments if isinstance(s.end, Return))

@@ -359,6 +359,8 @@ def listing(concrete) -> str:
     if concrete.eager_reason:
         lines.append(f"  runs eagerly: {concrete.eager_reason}")
         return "\n".join(lines)
+    if concrete.gpu_slots:
+        lines.append(f"  replayed {concrete.replay_kind}")
     for slot in range(concrete.n_inputs):
         lines.append(f"  input     %{slot}: {slot_type(info, slot)}")
     for slot, variable in sorted(concrete.variables.items()):

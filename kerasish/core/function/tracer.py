@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import os
 
-from kerasish.core import backend, nest
+from kerasish.core import backend, nest, philox
 from kerasish.core.function import buffers, program
 from kerasish.core.function.program import Guard, Instr, Return, Segment
 from kerasish.core.tensor import IndexedSlices, Tensor, Variable, convert_to_tensor
@@ -158,13 +158,16 @@ class Tracer:
         if not self.recording:
             return Tensor(make())
         self._inner += 1
+        drawn_before = philox.device_draws
         try:
             tensor = Tensor(make())
         finally:
             self._inner -= 1
         slot = self._new_slot(tensor, "random draw")
+        # a draw from a device stream only (its counter on the device) can be graph-captured
+        on_device = philox.device_draws > drawn_before and backend.is_gpu_array(tensor._value)
         self._emit(Instr("draw", make, (), (slot,), where=program.user_frame(_INTERNAL_DIRS),
-                         label="random"))
+                         label="random", attrs={"device_stream": True} if on_device else None))
         return tensor
 
     def check_random(self, what: str) -> None:
@@ -201,6 +204,8 @@ class Tracer:
         def run(new):
             variable._update(how, new if exact else variable._converted(Tensor(new), how))
 
+        # an exact assignment is one in-place device update: a CUDA graph can capture it
+        run.graph_state = (lambda: (variable._value,)) if exact else None
         self.effect(f"{how}['{variable.name}']", run, (value,),
                     lambda: variable._update(how, array))
         return variable

@@ -1280,7 +1280,7 @@ def _matmul(a, b, transpose_a, transpose_b):
         a = a.swapaxes(-1, -2)
     if transpose_b:
         b = b.swapaxes(-1, -2)
-    return a @ b
+    return backend.matmul(a, b)
 
 
 @_matmul.defgrad

@@ -1,0 +1,257 @@
+"""The GPU check: GPU tests and GPU benchmarks in one call, ending in a Markdown table.
+
+Meant for the few minutes someone has a GPU: run it, read the table, fix, run it again.
+
+1. `pytest -m gpu` (the tests that need CuPy and a GPU), its summary line.
+2. The MLP step (784-256-256-10, Adam, batch 128; one tape, one gradient) five ways,
+   alternating in rounds: kerasish eager, compiled without CUDA graphs, compiled with
+   them (the default), PyTorch eager, PyTorch replaying a CUDA graph of its step
+   (`torch.cuda.graph`, Adam with `capturable=True`). Median microseconds per step; the
+   kerasish weights after equal steps are compared bit for bit (graph against plain).
+3. The same for the CNN of the mnist recipe's `--model cnn` shape
+   (Conv2D(16, 3) relu, MaxPooling2D, Flatten, Dense(10)) on 28x28x1 images.
+4. `fit` epochs of the MLP on 60,000 MNIST-shaped examples (arrays on the host), images/s.
+
+Usage (repository root, a machine with CuPy, PyTorch and a GPU):
+
+    python benchmarks/gpu_check.py [--out FILE.md] [--skip-tests] [--rounds N]
+"""
+
+import argparse
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import cupy as cp  # noqa: E402
+
+import kerasish as ks  # noqa: E402
+from kerasish.core.function import graphs  # noqa: E402
+
+BATCH = 128
+
+
+def _sync():
+    cp.cuda.Device().synchronize()
+
+
+def _us_per_step(step, batches) -> float:
+    _sync()
+    start = time.perf_counter()
+    for x, y in batches:
+        step(x, y)
+    _sync()
+    return (time.perf_counter() - start) / len(batches) * 1e6
+
+
+def _layers(kind: str):
+    if kind == "cnn":
+        return [ks.layers.Conv2D(16, 3, activation="relu"), ks.layers.MaxPooling2D(),
+                ks.layers.Flatten(), ks.layers.Dense(10)]
+    return [ks.layers.Dense(256, activation="relu"), ks.layers.Dense(256, activation="relu"),
+            ks.layers.Dense(10)]
+
+
+def kerasish_trainer(kind: str, compiled: bool, use_graphs: bool):
+    """A model built from seed 0 and its step; compiled steps are traced and checked (and
+    captured) here, so the timed calls are replays."""
+    graphs.enable(use_graphs)
+    ks.random.set_seed(0)
+    model = ks.Sequential(_layers(kind))
+    model(ks.zeros((1, 28, 28, 1) if kind == "cnn" else (1, 784)))
+    optimizer = ks.optimizers.Adam(1e-3)
+    loss_fn = ks.losses.SparseCategoricalCrossentropy(from_logits=True)
+
+    def step(x, y):
+        with ks.GradientTape() as tape:
+            loss = loss_fn(y, model(x))
+        grads = tape.gradient(loss, model.trainable_variables)
+        optimizer.apply_gradients(zip(grads, model.trainable_variables))
+        return loss
+
+    return model, (ks.function(step) if compiled else step)
+
+
+def torch_trainer(kind: str, graph: bool, example):
+    import torch
+    import torch.nn.functional as F
+    from torch import nn
+
+    torch.manual_seed(0)
+    if kind == "cnn":
+        model = nn.Sequential(nn.Conv2d(1, 16, 3), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(),
+                              nn.Linear(16 * 13 * 13, 10))
+    else:
+        model = nn.Sequential(nn.Linear(784, 256), nn.ReLU(), nn.Linear(256, 256), nn.ReLU(),
+                              nn.Linear(256, 10))
+    model = model.cuda()
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3, capturable=graph)
+
+    def step(x, y):
+        optimizer.zero_grad(set_to_none=True)
+        loss = F.cross_entropy(model(x), y)
+        loss.backward()
+        optimizer.step()
+        return loss
+
+    if not graph:
+        return step
+    static_x, static_y = (t.clone() for t in example)
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):  # warm-up: the optimizer's state exists before capture
+        for _ in range(3):
+            step(static_x, static_y)
+    torch.cuda.current_stream().wait_stream(side)
+    captured = torch.cuda.CUDAGraph()
+    optimizer.zero_grad(set_to_none=True)
+    with torch.cuda.graph(captured):
+        static_loss = F.cross_entropy(model(static_x), static_y)
+        static_loss.backward()
+        optimizer.step()
+
+    def replay(x, y):
+        static_x.copy_(x)
+        static_y.copy_(y)
+        captured.replay()
+        return static_loss
+
+    return replay
+
+
+def step_table(kind: str, rounds: int) -> list:
+    import torch
+
+    rng = np.random.default_rng(0)
+    shape = (28, 28, 1) if kind == "cnn" else (784,)
+    images = [rng.random((BATCH,) + shape, np.float32) for _ in range(20)]
+    labels = [rng.integers(0, 10, BATCH).astype(np.int32) for _ in range(20)]
+    with ks.device("/gpu:0"):
+        ks_batches = [(ks.constant(x), ks.constant(y)) for x, y in zip(images, labels)]
+        runs = {}
+        for name, compiled, use in (("kerasish eager", False, False),
+                                    ("kerasish compiled, plain replay", True, False),
+                                    ("kerasish compiled, CUDA graph", True, True)):
+            model, step = kerasish_trainer(kind, compiled, use)
+            for x, y in ks_batches[:4]:
+                step(x, y)
+            runs[name] = (model, step)
+        graphs.enable(True)
+        t_images = [torch.from_numpy(x).cuda() for x in images]
+        if kind == "cnn":
+            t_images = [x.permute(0, 3, 1, 2).contiguous() for x in t_images]
+        t_batches = [(x, torch.from_numpy(y.astype(np.int64)).cuda())
+                     for x, y in zip(t_images, labels)]
+        runs["PyTorch eager"] = (None, torch_trainer(kind, False, t_batches[0]))
+        runs["PyTorch CUDA graph"] = (None, torch_trainer(kind, True, t_batches[0]))
+        for name in ("PyTorch eager", "PyTorch CUDA graph"):
+            for x, y in t_batches[:4]:
+                runs[name][1](x, y)
+        times = {name: [] for name in runs}
+        for _ in range(rounds):
+            for name, (_, step) in runs.items():
+                batches = t_batches if name.startswith("PyTorch") else ks_batches
+                times[name].append(_us_per_step(step, batches))
+        plain = runs["kerasish compiled, plain replay"][0].variables
+        graph_model, graph_step = runs["kerasish compiled, CUDA graph"]
+        same = all(np.array_equal(a.numpy(), b.numpy())
+                   for a, b in zip(plain, graph_model.variables))
+        kind_of = graph_step.get_concrete_function(*ks_batches[0]).replay_kind
+    torch_eager = statistics.median(times["PyTorch eager"])
+    rows = []
+    for name, values in times.items():
+        median = statistics.median(values)
+        rows.append((f"{kind} step", name, f"{median:.1f} us", f"{median / torch_eager:.2f}x"))
+    rows.append((f"{kind} step", "graph weights == plain replay's", str(same), kind_of))
+    return rows
+
+
+def fit_table(epochs: int = 3) -> list:
+    rng = np.random.default_rng(1)
+    x = rng.random((60_000, 784), np.float32)
+    y = rng.integers(0, 10, 60_000).astype(np.int32)
+    rows = []
+    with ks.device("/gpu:0"):
+        ks.random.set_seed(0)
+        model = ks.Sequential(_layers("mlp"))
+        model.compile(ks.optimizers.Adam(1e-3),
+                      ks.losses.SparseCategoricalCrossentropy(from_logits=True))
+        seconds = []
+
+        class Timer(ks.callbacks.Callback):
+            def on_epoch_begin(self, epoch, logs=None):
+                _sync()
+                self.start = time.perf_counter()
+
+            def on_epoch_end(self, epoch, logs=None):
+                _sync()
+                seconds.append(time.perf_counter() - self.start)
+
+        model.fit(x, y, batch_size=BATCH, epochs=epochs, verbose=0, callbacks=[Timer()])
+        step = model._step_functions["train_step"].function
+        replay = [c.replay_kind for c in step.concrete_functions()]
+    best = min(seconds[1:]) if len(seconds) > 1 else seconds[0]
+    rows.append(("fit epoch (MLP, 60,000 host arrays)", "kerasish compiled",
+                 f"{60_000 / best:,.0f} images/s", "; ".join(sorted(set(replay)))))
+    return rows
+
+
+def run_tests(whole_suite: bool, paths=("tests",)) -> str:
+    """`pytest -m gpu`, or with `whole_suite` every test of `paths` with the GPU as the
+    default device."""
+    selection = ["--tb=short"] if whole_suite else ["-m", "gpu", "-x"]
+    command = [sys.executable, "-m", "pytest", *selection, "-q", "-p", "no:cacheprovider",
+               "--no-header", "-o", "addopts=", *paths]
+    env = dict(os.environ, KERASISH_DEVICE="gpu") if whole_suite else None
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=400,
+                          env=env)
+    lines = done.stdout.strip().splitlines()
+    print("\n".join([line for line in lines if line.startswith(("FAILED", "ERROR", "E "))][:60]
+                    + lines[-3:]), flush=True)
+    return lines[-1] if lines else f"pytest exited {done.returncode}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", default=os.path.join(os.environ.get("OUT", "."),
+                                                      "gpu_check.md"))
+    parser.add_argument("--skip-tests", action="store_true")
+    parser.add_argument("--suite", nargs="*", metavar="PATH",
+                        help="also run these tests (default: all) with KERASISH_DEVICE=gpu")
+    parser.add_argument("--rounds", type=int, default=10)
+    args = parser.parse_args()
+    import torch
+
+    device = cp.cuda.runtime.getDeviceProperties(0)["name"]
+    device = device.decode() if isinstance(device, bytes) else device
+    header = (f"GPU check, {time.strftime('%Y-%m-%d')}: {device}, CuPy {cp.__version__}, "
+              f"PyTorch {torch.__version__}, Python {platform.python_version()}")
+    print(header, flush=True)
+    tests = "skipped" if args.skip_tests else run_tests(False)
+    rows = [("tests", "pytest -m gpu", tests, "")]
+    for kind in ("mlp", "cnn"):
+        rows += step_table(kind, args.rounds)
+        print(rows[-1], flush=True)
+    rows += fit_table()
+    if args.suite is not None:
+        paths = args.suite or ["tests"]
+        rows.append(("tests", f"{' '.join(paths)} with KERASISH_DEVICE=gpu",
+                     run_tests(True, paths), ""))
+    lines = [header, "", "| case | contender | figure | vs PyTorch eager / note |",
+             "|---|---|---|---|"]
+    lines += [f"| {' | '.join(row)} |" for row in rows]
+    text = "\n".join(lines) + "\n"
+    Path(args.out).write_text(text)
+    print(text)
+
+
+if __name__ == "__main__":
+    main()
