@@ -1068,6 +1068,12 @@ class Loss:
 class LossFunctionWrapper(Loss):
     """A `Loss` around a per-example loss function ``fn(y_true, y_pred, **kwargs)``.
 
+    As in Keras 3, `fn` gets y_true and y_pred with their ranks aligned when they differ
+    by a trailing axis of size 1 (`_align_ranks`): (batch,) labels against a (batch, 1)
+    prediction reach `fn` as (batch, 1), so ``mean(square(y_true - y_pred))`` is not an
+    outer difference. `compile` wraps a plain function in this class; a `Loss` subclass
+    that overrides `call` gets the tensors as they are, as in Keras.
+
     Args:
         fn: ``fn(y_true, y_pred, **kwargs)`` returning per-example losses.
         reduction: how the per-example losses are reduced (see `Loss`).
@@ -1103,6 +1109,7 @@ class LossFunctionWrapper(Loss):
             >>> ks.losses.Huber(delta=1.0).call([[0.]], [[3.]]).numpy()
             array([2.5], dtype=float32)
         """
+        y_true, y_pred = _align_ranks(convert_to_tensor(y_true), convert_to_tensor(y_pred))
         return self.fn(y_true, y_pred, **self._fn_kwargs)
 
     def get_config(self) -> dict:
