@@ -79,6 +79,55 @@ def test_trainable_flag_moves_weights_to_non_trainable():
     assert layer.trainable_variables == [] and len(layer.non_trainable_variables) == 2
 
 
+def test_trainable_reaches_every_nested_layer_and_back_as_in_keras():
+    inner = ks.Sequential([ks.layers.Dense(3), ks.Sequential([ks.layers.Dense(2)])])
+    outer = ks.Sequential([ks.Input((4,)), inner, ks.layers.Dense(1)])
+    inner.trainable = False
+    deepest = inner.layers[1].layers[0]
+    assert [inner.layers[0].trainable, inner.layers[1].trainable, deepest.trainable] == [
+        False, False, False]
+    assert outer.layers[1].trainable is True  # only what is inside `inner`
+    assert len(outer.trainable_variables) == 2
+    inner.trainable = True
+    assert inner.layers[0].trainable and deepest.trainable
+    assert len(outer.trainable_variables) == 6
+    outer.trainable = False
+    assert not any(layer.trainable for layer in [*outer.layers, deepest])
+
+
+def _batch_norm_fit(freeze):
+    rng = np.random.default_rng(0)
+    x = rng.normal(3.0, 2.0, size=(32, 2)).astype("float32")
+    bn = ks.layers.BatchNormalization(momentum=0.5)
+    base = ks.Sequential([ks.Input((2,)), bn])
+    model = ks.Sequential([ks.Input((2,)), base, ks.layers.Dense(1)])
+    if freeze is not None:
+        freeze(bn, base)
+    model.compile("sgd", "mse")
+    model.fit(x, np.zeros(32, "float32"), batch_size=8, verbose=0)
+    return bn, x
+
+
+@pytest.mark.parametrize("freeze", [
+    lambda bn, base: setattr(bn, "trainable", False),
+    lambda bn, base: setattr(base, "trainable", False),
+], ids=["the layer", "a model holding it"])
+def test_a_frozen_batch_normalization_runs_in_inference_mode_under_fit(freeze):
+    bn, x = _batch_norm_fit(freeze)
+    np.testing.assert_array_equal(bn.moving_mean.numpy(), [0.0, 0.0])
+    np.testing.assert_array_equal(bn.moving_variance.numpy(), [1.0, 1.0])
+    # and training=True gives the inference output: moving statistics, not the batch's
+    expected = x / np.sqrt(1.0 + bn.epsilon)
+    np.testing.assert_allclose(bn(x, training=True).numpy(), expected, rtol=1e-6)
+    bn.trainable = True
+    assert abs(float(ks.reduce_mean(bn(x, training=True)))) < 1e-5
+
+
+def test_a_trainable_batch_normalization_moves_its_statistics_under_fit():
+    bn, _ = _batch_norm_fit(None)
+    assert bn.moving_mean.numpy().min() > 1.0
+
+
 @pytest.mark.parametrize(
     "make, input_shape, output_shape, num_weights",
     [
