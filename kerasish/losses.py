@@ -398,26 +398,7 @@ def _sparse_labels(y_true, y_pred: Tensor, name: str) -> Tensor:
             f"{name}: y_true shape {labels.shape} does not fit y_pred shape {y_pred.shape}: "
             f"expected integer class ids of shape {expected} or {expected + (1,)}{hint}"
         )
-    kind = labels.dtype.kind
-    if kind == "b":
-        labels = math_ops.cast(labels, np.int64)
-    elif kind == "f":
-        host = np.asarray(backend.to_numpy(labels._value))
-        with np.errstate(invalid="ignore"):
-            bad = ~np.isfinite(host) | (host != np.floor(host))
-        if bad.any():
-            where = np.argwhere(bad)[0] if host.ndim else ()
-            value = host[tuple(where)].item()
-            raise InvalidArgumentError(
-                f"{name}: y_true must hold integer class ids, but it is {labels.dtype} with the "
-                f"non-integral value y_true[{_format_index(where)}] = {value!r}; pass integer "
-                "labels (or use categorical_crossentropy for probability targets)"
-            )
-        labels = math_ops.cast(labels, np.int64)
-    elif kind not in "iu":
-        raise InvalidArgumentError(
-            f"{name}: y_true must hold integer class ids, got dtype {labels.dtype}"
-        )
+    labels = array_ops.integer_ids(labels, name, "y_true")
     ids = labels._value
     if ids.size and (int(ids.min()) < 0 or int(ids.max()) >= classes):
         host = np.asarray(backend.to_numpy(ids))

@@ -284,7 +284,7 @@ def test_sparse_label_errors(from_logits):
     with pytest.raises(ks.InvalidArgumentError) as err:
         scce([0, 0.5, 1, 2], p)
     assert (
-        "sparse_categorical_crossentropy: y_true must hold integer class ids, but it is "
+        "sparse_categorical_crossentropy: y_true must hold integers, but it is "
         "float32 with the non-integral value y_true[1] = 0.5" in str(err.value)
     )
     with pytest.raises(ks.InvalidArgumentError) as err:

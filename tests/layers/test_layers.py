@@ -167,6 +167,39 @@ def test_layer_gradients_wrt_inputs_and_weights(make, input_shape):
     check_layer_gradients(layer, x, training=True)
 
 
+def test_embedding_takes_the_float_ids_of_an_input_and_trains_as_keras_does():
+    ids = np.random.default_rng(0).integers(0, 10, (16, 4))
+    inputs = ks.Input(shape=(4,))  # float32, as in Keras
+    embedded = ks.layers.Embedding(10, 3, name="emb")(inputs)
+    model = ks.Model(inputs, ks.layers.Dense(1)(ks.layers.GlobalAveragePooling1D()(embedded)))
+    table = model.get_layer("emb").embeddings.numpy().copy()
+    np.testing.assert_array_equal(model.get_layer("emb")(ids.astype("float32")).numpy(),
+                                  table[ids])
+    model.compile(ks.optimizers.SGD(1.0), "mse")
+    model.fit(ids.astype("float32"), np.ones(16, "float32"), batch_size=16, verbose=0)
+    changed = np.any(model.get_layer("emb").embeddings.numpy() != table, axis=1)
+    np.testing.assert_array_equal(changed, np.isin(np.arange(10), ids))  # the rows it used
+    with pytest.raises(ks.InvalidArgumentError, match=r"layer 'emb' \(Embedding\): "
+                       r"embedding_lookup: indices must hold integers, but it is float32 with "
+                       r"the non-integral value indices\[0, 1\] = 2.5"):
+        model.predict(np.array([[1.0, 2.5, 3.0, 4.0]], "float32"))
+
+
+def test_one_hot_takes_float_ids_holding_whole_numbers():
+    expected = ks.ops.one_hot(np.array([[0, 2], [1, 1]]), 3).numpy()
+    np.testing.assert_array_equal(ks.ops.one_hot(np.array([[0.0, 2.0], [1.0, 1.0]]), 3).numpy(),
+                                  expected)
+    np.testing.assert_array_equal(ks.one_hot(np.array([True, False]), 2).numpy(),
+                                  [[0.0, 1.0], [1.0, 0.0]])
+    with pytest.raises(ks.InvalidArgumentError,
+                       match=r"one_hot: indices must hold integers, but it is float64 with the "
+                       r"non-integral value indices\[1\] = nan"):
+        ks.ops.one_hot(np.array([1.0, np.nan]), 3)
+    with pytest.raises(ks.InvalidArgumentError, match=r"one_hot: indices must hold integers, got "
+                       r"dtype complex"):
+        ks.ops.one_hot(np.array([1j]), 3)
+
+
 def test_embedding_gradient_is_sparse_and_range_error_names_the_layer():
     layer = ks.layers.Embedding(128, 4)
     ids = ks.constant([[1, 2, 2]])
