@@ -398,26 +398,7 @@ def _sparse_labels(y_true, y_pred: Tensor, name: str) -> Tensor:
             f"{name}: y_true shape {labels.shape} does not fit y_pred shape {y_pred.shape}: "
             f"expected integer class ids of shape {expected} or {expected + (1,)}{hint}"
         )
-    kind = labels.dtype.kind
-    if kind == "b":
-        labels = math_ops.cast(labels, np.int64)
-    elif kind == "f":
-        host = np.asarray(backend.to_numpy(labels._value))
-        with np.errstate(invalid="ignore"):
-            bad = ~np.isfinite(host) | (host != np.floor(host))
-        if bad.any():
-            where = np.argwhere(bad)[0] if host.ndim else ()
-            value = host[tuple(where)].item()
-            raise InvalidArgumentError(
-                f"{name}: y_true must hold integer class ids, but it is {labels.dtype} with the "
-                f"non-integral value y_true[{_format_index(where)}] = {value!r}; pass integer "
-                "labels (or use categorical_crossentropy for probability targets)"
-            )
-        labels = math_ops.cast(labels, np.int64)
-    elif kind not in "iu":
-        raise InvalidArgumentError(
-            f"{name}: y_true must hold integer class ids, got dtype {labels.dtype}"
-        )
+    labels = array_ops.integer_ids(labels, name, "y_true")
     ids = labels._value
     if ids.size and (int(ids.min()) < 0 or int(ids.max()) >= classes):
         host = np.asarray(backend.to_numpy(ids))
@@ -1068,6 +1049,12 @@ class Loss:
 class LossFunctionWrapper(Loss):
     """A `Loss` around a per-example loss function ``fn(y_true, y_pred, **kwargs)``.
 
+    As in Keras 3, `fn` gets y_true and y_pred with their ranks aligned when they differ
+    by a trailing axis of size 1 (`_align_ranks`): (batch,) labels against a (batch, 1)
+    prediction reach `fn` as (batch, 1), so ``mean(square(y_true - y_pred))`` is not an
+    outer difference. `compile` wraps a plain function in this class; a `Loss` subclass
+    that overrides `call` gets the tensors as they are, as in Keras.
+
     Args:
         fn: ``fn(y_true, y_pred, **kwargs)`` returning per-example losses.
         reduction: how the per-example losses are reduced (see `Loss`).
@@ -1103,6 +1090,7 @@ class LossFunctionWrapper(Loss):
             >>> ks.losses.Huber(delta=1.0).call([[0.]], [[3.]]).numpy()
             array([2.5], dtype=float32)
         """
+        y_true, y_pred = _align_ranks(convert_to_tensor(y_true), convert_to_tensor(y_pred))
         return self.fn(y_true, y_pred, **self._fn_kwargs)
 
     def get_config(self) -> dict:

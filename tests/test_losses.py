@@ -284,7 +284,7 @@ def test_sparse_label_errors(from_logits):
     with pytest.raises(ks.InvalidArgumentError) as err:
         scce([0, 0.5, 1, 2], p)
     assert (
-        "sparse_categorical_crossentropy: y_true must hold integer class ids, but it is "
+        "sparse_categorical_crossentropy: y_true must hold integers, but it is "
         "float32 with the non-integral value y_true[1] = 0.5" in str(err.value)
     )
     with pytest.raises(ks.InvalidArgumentError) as err:
@@ -524,6 +524,71 @@ def test_custom_loss_subclass():
     cube = Cube(reduction="sum")
     assert cube.name == "cube"
     assert float(cube([[0.0], [0.0]], [[1.0], [2.0]], sample_weight=[1.0, 0.5])) == 5.0
+
+
+def _user_mse(y_true, y_pred):
+    return ks.ops.mean(ks.ops.square(y_true - y_pred))
+
+
+def test_a_wrapped_function_gets_ranks_aligned_as_in_keras():
+    seen = []
+
+    def spy(y_true, y_pred):
+        seen.append((y_true.shape, y_pred.shape))
+        return _user_mse(y_true, y_pred)
+
+    labels, outputs = np.arange(4.0), np.zeros((4, 1))
+    assert float(losses.get(spy)(labels, outputs)) == pytest.approx(3.5)  # (4, 4): 7.0
+    assert float(losses.get(spy)(outputs, labels)) == pytest.approx(3.5)
+    assert seen == [((4, 1), (4, 1)), ((4, 1), (4, 1))]
+    # rank > 2: the trailing 1 is squeezed instead, as Keras's squeeze_or_expand does
+    losses.get(spy)(np.zeros((2, 3)), np.zeros((2, 3, 1)))
+    assert seen[-1] == ((2, 3), (2, 3))
+
+
+def _regression_data():
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(32, 3)).astype("float32")
+    return x, (x @ np.array([1.0, -2.0, 0.5]) + 0.3).astype("float32")  # labels of shape (32,)
+
+
+def _dense_model(loss):
+    ks.random.set_seed(0)
+    model = ks.Sequential([ks.Input((3,)), ks.layers.Dense(1)])
+    model.compile(ks.optimizers.SGD(0.1), loss)
+    return model
+
+
+@pytest.mark.parametrize("make_loss", [
+    lambda: _user_mse,
+    lambda: ks.losses.LossFunctionWrapper(_user_mse),
+    lambda: "mse",
+], ids=["function", "wrapper", "builtin"])
+def test_labels_of_rank_one_reach_the_loss_aligned_in_fit_evaluate_and_steps(make_loss):
+    x, y = _regression_data()
+    model = _dense_model(make_loss())
+    reference = _dense_model("mse")
+    assert model.evaluate(x, y, verbose=0) == pytest.approx(reference.evaluate(x, y[:, None],
+                                                                               verbose=0))
+    y_pred = model(x)
+    assert float(model.compute_loss(x, y, y_pred)) == pytest.approx(
+        float(reference.compute_loss(x, y[:, None], y_pred)))
+    assert model.train_step((x, y))["loss"] == pytest.approx(
+        reference.train_step((x, y[:, None]))["loss"])
+    history = model.fit(x, y, epochs=30, batch_size=8, verbose=0).history["loss"]
+    assert history[-1] < 1e-2 * history[0]  # it learns the line, not the mean of y
+
+
+def test_a_loss_subclass_gets_the_tensors_as_they_are_as_in_keras():
+    seen = []
+
+    class Spy(losses.Loss):
+        def call(self, y_true, y_pred):
+            seen.append((y_true.shape, y_pred.shape))
+            return ks.ops.square(y_true - y_pred)
+
+    Spy()(np.zeros(4), np.zeros((4, 1)))
+    assert seen == [((4,), (4, 1))]
 
 
 # ---------------------------------------------------------------- sampled losses

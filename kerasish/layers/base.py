@@ -151,7 +151,9 @@ class Layer(Trackable):
 
     @trainable.setter
     def trainable(self, value: bool) -> None:
-        self._trainable = bool(value)
+        """Set on this layer and on every layer nested in it, as Keras 3 does."""
+        for layer in [self, *self.submodules]:
+            layer._trainable = bool(value)
         Layer.trainable_changes += 1
 
     def __repr__(self) -> str:

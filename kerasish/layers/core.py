@@ -164,6 +164,9 @@ class Embedding(Layer):
             mask-aware layers after it (recurrent layers, pooling) respect.
         **kwargs: `name`, `trainable`, `dtype`, `input_shape` (see `Layer`).
 
+    Ids may be floats holding whole numbers (the float32 ids of a `ks.Input(shape=(n,))`),
+    cast to integers as Keras casts them.
+
     Raises:
         InvalidArgumentError: at the call, for ids that are not integers or not
             in [0, input_dim) (naming the first such id and its position).
@@ -205,7 +208,8 @@ class Embedding(Layer):
         )
 
     def call(self, inputs):
-        return nn_ops.embedding_lookup(self.embeddings, inputs)
+        ids = array_ops.integer_ids(inputs, "embedding_lookup")  # float ids cast, as Keras
+        return nn_ops.embedding_lookup(self.embeddings, ids)
 
     def compute_output_shape(self, input_shape):
         """The output's shape for inputs of `input_shape`, found without running the layer.

@@ -16,6 +16,9 @@ class BatchNormalization(Layer):
 
     In training, outputs use the batch mean and variance, and the moving
     statistics move towards them: moving = moving * momentum + batch * (1 - momentum).
+    A frozen layer (``trainable = False``, set on it or on a model holding it) runs in
+    inference mode even with ``training=True``, as in Keras 3: the moving statistics
+    are used and never updated (the transfer-learning recipe relies on it).
 
     Args:
         axis: the features axis: one mean and variance per entry along it, over every other
@@ -82,7 +85,7 @@ class BatchNormalization(Layer):
         reduce_axes = tuple(i for i in range(inputs.ndim) if i != self._axis)
         shape = [1] * inputs.ndim
         shape[self._axis] = inputs.shape[self._axis]
-        if in_training_mode(self, training):
+        if self.trainable and in_training_mode(self, training):
             mean, variance = nn_ops.moments(inputs, reduce_axes)
             keep = self.momentum
             batch_mean = array_ops.stop_gradient(mean)

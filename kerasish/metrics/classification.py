@@ -81,7 +81,8 @@ def _check_classes(y_pred, what: str, hint: str) -> int:
 
 
 def _sparse_labels(y_true, y_pred, what: str):
-    """Class-index labels of shape y_pred.shape[:-1]; (batch, 1) is squeezed to (batch,)."""
+    """Class-index labels of shape y_pred.shape[:-1]; (batch, 1) is squeezed to (batch,).
+    Floats holding whole numbers are cast to integers (as Keras takes them); 2.5 is an error."""
     if y_true.ndim == y_pred.ndim and y_true.ndim and y_true.shape[-1] == 1:
         y_true = array_ops.squeeze(y_true, -1)
     if y_true.shape != y_pred.shape[:-1]:
@@ -90,7 +91,7 @@ def _sparse_labels(y_true, y_pred, what: str):
             f"sparse labels are class indices of shape {y_pred.shape[:-1]} (or "
             f"{y_pred.shape[:-1] + (1,)}). For one-hot labels use the categorical metric"
         )
-    return y_true
+    return array_ops.integer_ids(y_true, what, "y_true")
 
 
 def categorical_accuracy(y_true, y_pred, from_logits: bool = False):
@@ -144,7 +145,8 @@ def sparse_categorical_accuracy(y_true, y_pred, from_logits: bool = False):
         1.0 or 0.0 per example, shape (...).
 
     Raises:
-        InvalidArgumentError: if the label shape does not fit y_pred, or C < 2.
+        InvalidArgumentError: if the label shape does not fit y_pred, a label is a
+            non-integral float, or C < 2.
 
     Example:
         >>> import kerasish as ks
@@ -155,10 +157,7 @@ def sparse_categorical_accuracy(y_true, y_pred, from_logits: bool = False):
     what = "sparse_categorical_accuracy"
     _check_classes(y_pred, what, "for one output unit use binary_accuracy")
     labels = _sparse_labels(y_true, y_pred, what)
-    predicted = math_ops.argmax(y_pred, -1)
-    if labels.dtype.kind == "f":  # a float label 2.0 matches class 2; 2.5 matches nothing
-        predicted = math_ops.cast(predicted, labels.dtype)
-    return _hits(math_ops.equal(labels, predicted))
+    return _hits(math_ops.equal(labels, math_ops.argmax(y_pred, -1)))
 
 
 def _in_top_k(labels, y_pred, k: int):
@@ -225,7 +224,8 @@ def sparse_top_k_categorical_accuracy(y_true, y_pred, k: int = 5, from_logits: b
         1.0 or 0.0 per example, shape (...).
 
     Raises:
-        InvalidArgumentError: if the label shape does not fit y_pred, C < 2 or k < 1.
+        InvalidArgumentError: if the label shape does not fit y_pred, a label is a
+            non-integral float, C < 2 or k < 1.
 
     Example:
         >>> import kerasish as ks

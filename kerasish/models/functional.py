@@ -73,6 +73,34 @@ def _describe(tensor) -> str:
     return f"'{tensor.name}' (shape {tensor.shape})"
 
 
+def conform_input(expected: KerasTensor, value):
+    """`value` with the rank and dtype of the symbolic input `expected`, as Keras 3 does for
+    functional and Sequential models: a missing or extra trailing axis of size 1 is added
+    or squeezed, then a rank or size that differs is an error naming both shapes.
+    """
+    if not isinstance(value, Tensor):
+        raise InvalidArgumentError(
+            f"input {_describe(expected)} was given a {type(value).__name__}, not a tensor"
+        )
+    shape = value.shape
+    symbolic = isinstance(value, KerasTensor)  # a nested call: check only, record nothing
+    if not symbolic and len(shape) == len(expected.shape) - 1 and expected.shape[-1] == 1:
+        value = array_ops.expand_dims(value, -1)  # (batch,) for (None, 1), as Keras does
+    elif not symbolic and len(shape) == len(expected.shape) + 1 and shape[-1] == 1:
+        value = array_ops.squeeze(value, -1)
+    if len(value.shape) != len(expected.shape) or any(
+        want is not None and got is not None and want != got
+        for want, got in zip(expected.shape, value.shape)
+    ):
+        raise InvalidArgumentError(
+            f"input {_describe(expected)} was given shape {shape}; expected shape "
+            f"{expected.shape} (None: any size)"
+        )
+    if value.dtype != expected.dtype and not symbolic:
+        value = math_ops.cast(value, expected.dtype)
+    return value
+
+
 def _check_symbolic(what: str, structure) -> list:
     flat = nest.flatten(structure)
     if not flat:
@@ -351,7 +379,7 @@ class Functional(Model):
                     f"expects {len(self._flat_inputs)} input(s): {self._expected()}; got "
                     f"{len(flat)}: {shapes or 'nothing'}"
                 )
-        return [self._conform(t, x) for t, x in zip(self._flat_inputs, flat)]
+        return [conform_input(t, x) for t, x in zip(self._flat_inputs, flat)]
 
     def _by_name(self, inputs, expected: dict, what: str) -> dict:
         if not isinstance(inputs, dict):
@@ -367,30 +395,6 @@ class Functional(Model):
                 f"(missing: {missing or 'none'}; unexpected: {unexpected or 'none'})"
             )
         return inputs
-
-    def _conform(self, expected: KerasTensor, value):
-        """`value` with the rank and dtype of `expected`, or an error naming both shapes."""
-        if not isinstance(value, Tensor):
-            raise InvalidArgumentError(
-                f"input {_describe(expected)} was given a {type(value).__name__}, not a tensor"
-            )
-        shape = value.shape
-        symbolic = isinstance(value, KerasTensor)  # a nested call: check only, record nothing
-        if not symbolic and len(shape) == len(expected.shape) - 1 and expected.shape[-1] == 1:
-            value = array_ops.expand_dims(value, -1)  # (batch,) for (None, 1), as Keras does
-        elif not symbolic and len(shape) == len(expected.shape) + 1 and shape[-1] == 1:
-            value = array_ops.squeeze(value, -1)
-        if len(value.shape) != len(expected.shape) or any(
-            want is not None and got is not None and want != got
-            for want, got in zip(expected.shape, value.shape)
-        ):
-            raise InvalidArgumentError(
-                f"input {_describe(expected)} was given shape {shape}; expected shape "
-                f"{expected.shape} (None: any size)"
-            )
-        if value.dtype != expected.dtype and not symbolic:
-            value = math_ops.cast(value, expected.dtype)
-        return value
 
     # -- serialization ------------------------------------------------------------
     def get_config(self) -> dict:

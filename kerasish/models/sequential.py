@@ -6,6 +6,7 @@ from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.keras_tensor import KerasTensor
 from kerasish.layers.base import Layer
 from kerasish.layers.input_layer import InputLayer
+from kerasish.models.functional import conform_input
 from kerasish.models.model import Model
 
 
@@ -15,7 +16,9 @@ class Sequential(Model):
     Start with `ks.Input(shape)` (or give the first layer an `input_shape`) to
     build at once, so `summary()` works before any data is seen; otherwise it
     builds on the first call. With an Input, each added layer is called on the
-    symbolic output of the previous one, so shapes are known without data.
+    symbolic output of the previous one, so shapes are known without data, and
+    inputs are checked against it as a functional model checks them (Keras 3 too):
+    a shape that does not fit is an error naming both shapes.
 
     Args:
         layers: the layers, in order (a `ks.Input` may come first); more can be `add`ed.
@@ -189,6 +192,8 @@ class Sequential(Model):
 
     def call(self, inputs, training=None):
         outputs = inputs
+        if self._input_layer is not None:  # checked and cast as a functional model does
+            outputs = conform_input(self._input_layer.output, inputs)
         for layer in self._layers:
             outputs = layer(outputs, training=training)
         return outputs

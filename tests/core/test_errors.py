@@ -232,12 +232,13 @@ def test_softmax_xent_shape_mismatch():
         ks.nn.softmax_cross_entropy_with_logits(labels=ks.ones([2, 3]), logits=ks.ones([2, 4]))
 
 
-def test_one_hot_float_indices():
+def test_one_hot_non_integral_float_indices():
     with _raises(
         ks.InvalidArgumentError,
-        "one_hot: indices must be integers, got float32; cast with ks.cast(ids, 'int32')",
+        "one_hot: indices must hold integers, but it is float32 with the non-integral value "
+        "indices[1] = 2.5",
     ):
-        ks.one_hot([1.0, 2.0], 3)
+        ks.one_hot([1.0, 2.5], 3)
 
 
 def test_where_with_non_bool_condition():

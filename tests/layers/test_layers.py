@@ -79,6 +79,55 @@ def test_trainable_flag_moves_weights_to_non_trainable():
     assert layer.trainable_variables == [] and len(layer.non_trainable_variables) == 2
 
 
+def test_trainable_reaches_every_nested_layer_and_back_as_in_keras():
+    inner = ks.Sequential([ks.layers.Dense(3), ks.Sequential([ks.layers.Dense(2)])])
+    outer = ks.Sequential([ks.Input((4,)), inner, ks.layers.Dense(1)])
+    inner.trainable = False
+    deepest = inner.layers[1].layers[0]
+    assert [inner.layers[0].trainable, inner.layers[1].trainable, deepest.trainable] == [
+        False, False, False]
+    assert outer.layers[1].trainable is True  # only what is inside `inner`
+    assert len(outer.trainable_variables) == 2
+    inner.trainable = True
+    assert inner.layers[0].trainable and deepest.trainable
+    assert len(outer.trainable_variables) == 6
+    outer.trainable = False
+    assert not any(layer.trainable for layer in [*outer.layers, deepest])
+
+
+def _batch_norm_fit(freeze):
+    rng = np.random.default_rng(0)
+    x = rng.normal(3.0, 2.0, size=(32, 2)).astype("float32")
+    bn = ks.layers.BatchNormalization(momentum=0.5)
+    base = ks.Sequential([ks.Input((2,)), bn])
+    model = ks.Sequential([ks.Input((2,)), base, ks.layers.Dense(1)])
+    if freeze is not None:
+        freeze(bn, base)
+    model.compile("sgd", "mse")
+    model.fit(x, np.zeros(32, "float32"), batch_size=8, verbose=0)
+    return bn, x
+
+
+@pytest.mark.parametrize("freeze", [
+    lambda bn, base: setattr(bn, "trainable", False),
+    lambda bn, base: setattr(base, "trainable", False),
+], ids=["the layer", "a model holding it"])
+def test_a_frozen_batch_normalization_runs_in_inference_mode_under_fit(freeze):
+    bn, x = _batch_norm_fit(freeze)
+    np.testing.assert_array_equal(bn.moving_mean.numpy(), [0.0, 0.0])
+    np.testing.assert_array_equal(bn.moving_variance.numpy(), [1.0, 1.0])
+    # and training=True gives the inference output: moving statistics, not the batch's
+    expected = x / np.sqrt(1.0 + bn.epsilon)
+    np.testing.assert_allclose(bn(x, training=True).numpy(), expected, rtol=1e-6)
+    bn.trainable = True
+    assert abs(float(ks.reduce_mean(bn(x, training=True)))) < 1e-5
+
+
+def test_a_trainable_batch_normalization_moves_its_statistics_under_fit():
+    bn, _ = _batch_norm_fit(None)
+    assert bn.moving_mean.numpy().min() > 1.0
+
+
 @pytest.mark.parametrize(
     "make, input_shape, output_shape, num_weights",
     [
@@ -116,6 +165,39 @@ def test_layer_gradients_wrt_inputs_and_weights(make, input_shape):
     layer = make()
     x = np.random.default_rng(1).standard_normal(input_shape)
     check_layer_gradients(layer, x, training=True)
+
+
+def test_embedding_takes_the_float_ids_of_an_input_and_trains_as_keras_does():
+    ids = np.random.default_rng(0).integers(0, 10, (16, 4))
+    inputs = ks.Input(shape=(4,))  # float32, as in Keras
+    embedded = ks.layers.Embedding(10, 3, name="emb")(inputs)
+    model = ks.Model(inputs, ks.layers.Dense(1)(ks.layers.GlobalAveragePooling1D()(embedded)))
+    table = model.get_layer("emb").embeddings.numpy().copy()
+    np.testing.assert_array_equal(model.get_layer("emb")(ids.astype("float32")).numpy(),
+                                  table[ids])
+    model.compile(ks.optimizers.SGD(1.0), "mse")
+    model.fit(ids.astype("float32"), np.ones(16, "float32"), batch_size=16, verbose=0)
+    changed = np.any(model.get_layer("emb").embeddings.numpy() != table, axis=1)
+    np.testing.assert_array_equal(changed, np.isin(np.arange(10), ids))  # the rows it used
+    with pytest.raises(ks.InvalidArgumentError, match=r"layer 'emb' \(Embedding\): "
+                       r"embedding_lookup: indices must hold integers, but it is float32 with "
+                       r"the non-integral value indices\[0, 1\] = 2.5"):
+        model.predict(np.array([[1.0, 2.5, 3.0, 4.0]], "float32"))
+
+
+def test_one_hot_takes_float_ids_holding_whole_numbers():
+    expected = ks.ops.one_hot(np.array([[0, 2], [1, 1]]), 3).numpy()
+    np.testing.assert_array_equal(ks.ops.one_hot(np.array([[0.0, 2.0], [1.0, 1.0]]), 3).numpy(),
+                                  expected)
+    np.testing.assert_array_equal(ks.one_hot(np.array([True, False]), 2).numpy(),
+                                  [[0.0, 1.0], [1.0, 0.0]])
+    with pytest.raises(ks.InvalidArgumentError,
+                       match=r"one_hot: indices must hold integers, but it is float64 with the "
+                       r"non-integral value indices\[1\] = nan"):
+        ks.ops.one_hot(np.array([1.0, np.nan]), 3)
+    with pytest.raises(ks.InvalidArgumentError, match=r"one_hot: indices must hold integers, got "
+                       r"dtype complex"):
+        ks.ops.one_hot(np.array([1j]), 3)
 
 
 def test_embedding_gradient_is_sparse_and_range_error_names_the_layer():

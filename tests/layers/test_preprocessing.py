@@ -305,8 +305,19 @@ def test_lookup_errors_name_what_is_wrong():
         L.StringLookup(invert=True, output_mode="count")
     with pytest.raises(InvalidArgumentError, match="needs idf_weights"):
         L.StringLookup(vocabulary=["a"], output_mode="tf_idf")
-    with pytest.raises(InvalidArgumentError, match="takes integers"):
+    np.testing.assert_array_equal(L.IntegerLookup(vocabulary=[7, 3])(np.array([3.0, 7.0, 5.0])),
+                                  [2, 1, 0])  # float ids holding whole numbers, as Keras
+    np.testing.assert_array_equal(
+        L.IntegerLookup(vocabulary=[7, 3], invert=True)(np.array([2.0, 1.0])), [3, 7])
+    with pytest.raises(InvalidArgumentError, match=r"IntegerLookup 'integer_lookup(_\d+)?': inputs "
+                       r"must hold integers, but it is float64 with the non-integral value "
+                       r"inputs\[0\] = 1.5"):
         L.IntegerLookup(vocabulary=[1])(np.array([1.5]))
+    with pytest.raises(InvalidArgumentError, match=r"StringLookup 'string_lookup(_\d+)?': "
+                       r"indices must hold integers, .* indices\[1\] = 0.5"):
+        L.StringLookup(vocabulary=["a"], invert=True)(np.array([1.0, 0.5]))
+    with pytest.raises(InvalidArgumentError, match=r"inputs must hold integers, got dtype <U1"):
+        L.IntegerLookup(vocabulary=[1])(np.array(["a"]))
     with pytest.raises(InvalidArgumentError,
                        match="takes strings: give it a ks.Input with dtype='string', not float32"):
         L.StringLookup(vocabulary=["a"])(ks.Input((1,)))

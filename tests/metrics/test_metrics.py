@@ -775,3 +775,15 @@ def test_state_follows_the_data_to_the_gpu():
     cpu = metrics.AUC(num_thresholds=10)
     cpu([0.0, 1.0, 1.0], scores.cpu()[:, 1])
     assert float(auc.result()) == pytest.approx(float(cpu.result()))
+
+
+@pytest.mark.parametrize("name", ["sparse_categorical_accuracy",
+                                  "sparse_top_k_categorical_accuracy"])
+def test_sparse_metrics_take_float_ids_holding_whole_numbers(name):
+    fn = getattr(metrics, name)
+    y_pred = [[0.1, 0.8, 0.1], [0.6, 0.3, 0.1], [0.2, 0.2, 0.6]]
+    np.testing.assert_array_equal(fn(np.array([1.0, 2.0, 2.0], "float32"), y_pred).numpy(),
+                                  fn(np.array([1, 2, 2]), y_pred).numpy())
+    with pytest.raises(InvalidArgumentError, match=rf"{name}: y_true must hold integers, but it "
+                       r"is float32 with the non-integral value y_true\[2\] = 2.5"):
+        fn(np.array([1.0, 2.0, 2.5], "float32"), y_pred)

@@ -302,6 +302,24 @@ def test_sequential_with_input_builds_at_once_and_summarizes_before_data():
         model.add(ks.Input((3,)))
 
 
+def test_sequential_with_input_checks_inputs_as_a_functional_model_does():
+    model = ks.Sequential([ks.Input((28, 28)), ks.layers.Flatten(), ks.layers.Dense(10)],
+                          name="digits")
+    model.compile("sgd", "mse")
+    flat = rand(8, 784)
+    message = (r"layer 'digits' \(Sequential\): input 'input_layer(_\d+)?' \(shape \(None, "
+               r"28, 28\)\) was given shape \(8, 784\); expected shape \(None, 28, 28\)")
+    for run in (lambda: model(flat), lambda: model.predict(flat),
+                lambda: model.fit(flat, rand(8, 10), verbose=0),
+                lambda: model.evaluate(flat, rand(8, 10), verbose=0)):
+        with pytest.raises(ks.InvalidArgumentError, match=message):
+            run()
+    assert model(rand(8, 28, 28)).shape == (8, 10)
+    # as in a functional model: a (batch,) input for (None, 1) gets its axis, ints are cast
+    column = ks.Sequential([ks.Input((1,)), ks.layers.Dense(2)])
+    assert column(np.arange(4)).shape == (4, 2)
+
+
 def test_functional_summary_has_a_connected_to_column():
     model, _ = two_input_model()
     lines = []

@@ -190,7 +190,7 @@ def one_hot(indices, depth, on_value=1.0, off_value=0.0, axis=-1, dtype=np.float
     """One-hot encoding along a new last axis; out-of-range indices give all `off_value`.
 
     Args:
-        indices: an integer tensor of class ids.
+        indices: class ids: integers, or floats holding whole numbers (as Keras takes them).
         depth: the number of classes.
         on_value: the value at each id's position.
         off_value: the value everywhere else.
@@ -201,18 +201,14 @@ def one_hot(indices, depth, on_value=1.0, off_value=0.0, axis=-1, dtype=np.float
         A tensor of `indices.shape` with a `depth` axis inserted (not differentiable).
 
     Raises:
-        InvalidArgumentError: `indices` are not integers.
+        InvalidArgumentError: `indices` hold a non-integral value.
 
     Example:
         >>> import kerasish as ks
         >>> ks.one_hot([0, 2, 5], 3).numpy().tolist()
         [[1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [0.0, 0.0, 0.0]]
     """
-    ids = convert_to_tensor(indices)
-    if ids.dtype.kind not in "iu":
-        raise InvalidArgumentError(
-            f"one_hot: indices must be integers, got {ids.dtype}; cast with ks.cast(ids, 'int32')"
-        )
+    ids = integer_ids(indices, "one_hot")
     attrs = {"depth": int(depth), "on_value": on_value, "off_value": off_value, "axis": axis,
              "dtype": as_dtype(dtype)}
     return apply(_one_hot, (ids,), attrs)
@@ -985,6 +981,57 @@ def checked_indices(op_name: str, ids: Tensor, limit: int) -> Tensor:
     in [0, limit)` otherwise). A recorded op, so that a ks.function replay checks every
     call's indices: NumPy wraps negative indices and CuPy wraps all, silently."""
     return apply(_checked_indices_array, (ids,), {"op": op_name, "limit": int(limit)})
+
+
+@primitive("integer_ids", differentiable=False)
+def _integer_ids_array(ids, *, op, arg):
+    xp = backend.array_module(ids)
+    whole = xp.isfinite(ids) & (ids == xp.floor(ids))
+    if not bool(whole.all()):
+        host = backend.to_numpy(ids)
+        bad = np.argwhere(~backend.to_numpy(whole))[0] if host.ndim else ()
+        at = f"{arg}[{', '.join(str(int(i)) for i in bad)}]" if host.ndim else arg
+        raise InvalidArgumentError(
+            f"{op}: {arg} must hold integers, but it is {ids.dtype} with the non-integral "
+            f"value {at} = {host[tuple(bad)].item()!r}"
+        )
+    return ids.astype(np.int64)
+
+
+def integer_ids(ids, op: str, arg: str = "indices") -> Tensor:
+    """`ids` as integers, as Keras casts the ids its layers, one-hot and sparse losses take.
+
+    Integer tensors are returned as they are, booleans and floats holding whole numbers
+    (the float32 ids of a `ks.Input(shape=(n,))`) are cast to int64; a non-integral or
+    non-finite float is an error naming the op, the argument and the value. A recorded op,
+    so a ks.function replay checks every call's ids.
+
+    Args:
+        ids: the ids (a tensor or anything `convert_to_tensor` takes).
+        op: the op or layer taking them, for the error message.
+        arg: the argument's name, for the error message.
+
+    Returns:
+        An integer tensor of the same shape.
+
+    Raises:
+        InvalidArgumentError: for a non-integral value, or ids neither numbers nor booleans.
+
+    Example:
+        >>> import kerasish as ks
+        >>> from kerasish.core.ops.array_ops import integer_ids
+        >>> integer_ids(ks.constant([2.0, 0.0]), "one_hot").numpy()
+        array([2, 0])
+    """
+    ids = convert_to_tensor(ids)
+    kind = ids.dtype.kind
+    if kind in "iu":
+        return ids
+    if kind == "b":
+        return math_ops.cast(ids, np.int64)
+    if kind != "f":
+        raise InvalidArgumentError(f"{op}: {arg} must hold integers, got dtype {ids.dtype}")
+    return apply(_integer_ids_array, (ids,), {"op": op, "arg": arg})
 
 
 @primitive("gather")

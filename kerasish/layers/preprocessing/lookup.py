@@ -21,6 +21,7 @@ import numpy as np
 from kerasish.core import backend
 from kerasish.core.errors import InvalidArgumentError, KerasishError
 from kerasish.core.keras_tensor import KerasTensor
+from kerasish.core.ops.array_ops import integer_ids
 from kerasish.core.tensor import Tensor, convert_to_tensor
 from kerasish.layers.base import Layer
 
@@ -408,9 +409,14 @@ class IndexLookup(Layer):
                 for i in indices.ravel().tolist()]
         return np.array(flat, dtype=self._token_dtype).reshape(indices.shape)
 
+    def _integers(self, inputs, what: str) -> np.ndarray:
+        """`inputs` as int64 on the host; floats holding whole numbers are cast, as Keras does."""
+        ids = integer_ids(host_values(inputs), f"{type(self).__name__} '{self.name}'", what)
+        return backend.to_numpy(ids._value).astype(np.int64)
+
     def call(self, inputs):
         if self.invert:
-            return convert_to_tensor(self._invert(np.asarray(host_values(inputs), np.int64)))
+            return convert_to_tensor(self._invert(self._integers(inputs, "indices")))
         indices = self._lookup(self._tokens_of(inputs))
         if self.output_mode == "int":
             return convert_to_tensor(indices)
@@ -619,13 +625,7 @@ class IntegerLookup(IndexLookup):
     _token_dtype = np.dtype(np.int64)
 
     def _tokens_of(self, inputs) -> np.ndarray:
-        values = host_values(inputs)
-        if values.size and values.dtype.kind not in "iu":
-            raise InvalidArgumentError(
-                f"IntegerLookup '{self.name}' takes integers, got values of dtype "
-                f"{values.dtype}"
-            )
-        return values.astype(np.int64)
+        return self._integers(inputs, "inputs")
 
     def _oov_buckets(self, tokens: list) -> np.ndarray:
         return np.mod(np.array(tokens, np.int64), self.num_oov_indices)
