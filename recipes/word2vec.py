@@ -12,10 +12,14 @@ to 5, a learning rate decaying linearly from 0.025 to 0.0001 of it over all
 epochs, 100-d vectors, but with batches of pairs (1024) so that each step is
 a handful of vectorised kerasish ops: two `embedding_lookup`s whose sparse
 gradients (`ks.IndexedSlices`) SGD applies to the touched rows only. Either
-loss's training step is compiled with ks.function; --eager runs it op by op. A batch
-sums the updates of a frequent word's row that word2vec applies one by one;
-at 4096 pairs that overshoots and diverged (NaN) on an 8M-word corpus, so a
-diverging loss now stops the run with a message.
+loss's training step is compiled with ks.function; --eager runs it op by op.
+A batch adds up the updates that word2vec applies one after another; a term
+(input row, output row) repeated m times in a batch, as a run of one token
+makes hundreds of times, is stepped once instead of m times (see
+`repeat_step_weights`), which keeps the sum close to the sequential updates
+on repetitive text. A diverging loss still stops the run with a message.
+Every step of a run has the batch's shape (neg pads the last batch of a
+chunk with pairs of weight 0), so the compiled step is traced once.
 
 Corpus: text8 (downloaded once and cached, see `ks.datasets.text8`) or any
 plain-text `--corpus FILE`. Randomness is derived from (seed, epoch, chunk,
@@ -136,6 +140,35 @@ def noise_table(counts: np.ndarray, size: int = NOISE_TABLE_SIZE, power: float =
     return np.minimum(table, len(counts) - 1)
 
 
+def repeat_step_weights(centers, outputs, weights, batch_size: int, vocab_size: int):
+    """`weights` divided, in each batch of `batch_size` pairs, by how often its term repeats there.
+
+    A term is an (input row, output row) pair of ids: centers (n,) against
+    outputs (n, 1 + K). word2vec applies its pairs one after another, and a
+    batch adds up their updates taken from the same point. For terms with
+    different partner rows the two agree to first order (each update moves
+    the row along its own partner's direction). A term repeated m times in a
+    batch (m copies of weight > 0) is the same update m times along one direction: applied in turn,
+    the logistic gradient shrinks as the score grows and the m updates
+    saturate; added up, they make one step m times larger, which overshoots
+    once m * learning_rate * |partner|**2 / 4 exceeds 2. A run of one token
+    in the text (a separator line, a data table) repeats (w, w) and (w, noise)
+    terms hundreds of times per batch, and the recipe diverged on such text
+    (issue 24). Weighting each copy by 1/m steps each distinct term of a
+    batch once. With ordinary text repeats are rare and few, and the update
+    is nearly the plain sum.
+
+    Returns float32 (n, 1 + K): the gradient's weights (the loss keeps `weights`).
+    """
+    n, columns = outputs.shape
+    batch = np.arange(n, dtype=np.int64) // batch_size
+    key = (batch[:, None] * vocab_size + centers[:, None]) * vocab_size + outputs
+    _, inverse = np.unique(key.reshape(-1), return_inverse=True)
+    inverse = inverse.reshape(-1)
+    copies = np.bincount(inverse, weights=(weights != 0).reshape(-1))  # those with a weight
+    return weights / np.maximum(copies, 1).take(inverse).reshape(n, columns).astype(np.float32)
+
+
 class SkipGramPairs:
     """(center, context) skip-gram pairs, generated chunk by chunk from corpus ids.
 
@@ -222,7 +255,7 @@ class SkipGramNCE(ks.Model):
 
 
 @ks.custom_gradient
-def negative_sampling_loss(rows, vectors, labels, weights):
+def negative_sampling_loss(rows, vectors, labels, weights, step_weights):
     """Summed logistic loss of the scores rows[b, k, :] . vectors[b, :] (a fused op).
 
     For rows (B, K, D) (output vectors: the context word, then noise words),
@@ -232,13 +265,15 @@ def negative_sampling_loss(rows, vectors, labels, weights):
         sum(weights * sigmoid_cross_entropy_with_logits(labels, logits)),
         logits[b, k] = rows[b, k, :] . vectors[b, :]
 
-    and its gradient is written out, with g = weights * (sigmoid(logits) - labels):
+    and its gradient is written out with `step_weights` (B, K) in the place
+    of `weights` (the loss's gradient when they are equal; the recipe passes
+    `repeat_step_weights`), with g = step_weights * (sigmoid(logits) - labels):
     one broadcast product for `rows` (an outer product per pair, the rows of
     the sparse gradient of the output matrix) and one batched matmul for
     `vectors`. The same loss from the generic ops (batched `matmul` +
     `sigmoid_cross_entropy_with_logits`) records about 25 ops and, for this
     shape, does about 2x the arithmetic in its backward pass. Labels and
-    weights get no gradient. Checked against finite differences in
+    both weights get no gradient. Checked against finite differences in
     tests/recipes/test_word2vec.py.
     """
     logits = ks.squeeze(ks.matmul(rows, ks.expand_dims(vectors, -1)), -1)
@@ -247,10 +282,10 @@ def negative_sampling_loss(rows, vectors, labels, weights):
     loss = ks.reduce_sum(losses * weights)
 
     def grad(dloss):
-        g = (ks.sigmoid(logits) - labels) * (weights * dloss)
+        g = (ks.sigmoid(logits) - labels) * (step_weights * dloss)
         d_rows = ks.expand_dims(g, -1) * ks.expand_dims(vectors, 1)
         d_vectors = ks.squeeze(ks.matmul(ks.expand_dims(g, 1), rows), 1)
-        return d_rows, d_vectors, None, None
+        return d_rows, d_vectors, None, None, None
 
     return loss, grad
 
@@ -272,18 +307,19 @@ class SkipGramNeg(ks.Model):
     def embeddings(self):
         return self.embed_matrix
 
-    def compute_loss(self, centers, outputs, labels, weights):
+    def compute_loss(self, centers, outputs, labels, weights, step_weights):
         """Summed negative-sampling loss of a batch.
 
         centers (B,) input ids; outputs (B, 1 + K) ids: the context word, then
         K noise words; labels (B, 1 + K): 1 then K zeros; weights (B, 1 + K):
-        0 where a noise word equals the context word (skipped, as gensim does).
-        The loss is summed, not averaged, so the learning rate is per pair
-        as in word2vec.
+        0 where a noise word equals the context word (skipped, as gensim does)
+        or the pair pads a batch; step_weights: the weights of the gradient
+        (see `negative_sampling_loss`). The loss is summed, not averaged, so
+        the learning rate is per pair as in word2vec.
         """
         vectors = ks.nn.embedding_lookup(self.embed_matrix, centers)
         rows = ks.nn.embedding_lookup(self.output_weights, outputs)
-        return negative_sampling_loss(rows, vectors, labels, weights)
+        return negative_sampling_loss(rows, vectors, labels, weights, step_weights)
 
 
 # ---------------------------------------------------------------- evaluation
@@ -467,29 +503,39 @@ class _Batches:
     With a noise `table` (neg), each chunk's noise words are drawn at once,
     from a generator seeded with (seed, epoch, chunk, 1), and each pair's
     outputs are [context, noise_1..noise_K] with weight 0 where a noise word
-    equals the context word. Without one (nce) a batch is (centers, contexts).
+    equals the context word; the chunk's last batch is filled up to
+    `batch_size` with pairs of weight 0 (UNK against UNK), so every batch has
+    one shape. A batch is (centers, outputs, weights, step weights, pairs),
+    `pairs` counting the real ones. Without a table (nce) a batch is
+    (centers, contexts, None, None, pairs).
     """
 
     def __init__(self, pairs: SkipGramPairs, batch_size: int, epochs: int | None,
-                 table=None, negatives: int = 0):
+                 table=None, negatives: int = 0, vocab_size: int = 0):
         self.pairs = pairs
         self.batch_size = batch_size
         self.epochs = epochs  # None: cycle forever (nce stops after --steps)
         self.table = table
         self.negatives = negatives
+        self.vocab_size = vocab_size
 
     def _prepare(self, epoch: int, chunk: int):
         centers, contexts = self.pairs.chunk(epoch, chunk)
+        n = len(centers)
         if self.table is None:
-            return centers, contexts.reshape(-1, 1), None
+            return centers, contexts.reshape(-1, 1), None, None, n
         rng = np.random.default_rng([self.pairs.seed & 0xFFFFFFFF, epoch, chunk, 1])
-        n, k = len(centers), self.negatives
-        outputs = np.empty((n, k + 1), dtype=np.int32)
-        outputs[:, 0] = contexts
-        outputs[:, 1:] = self.table.take(rng.integers(0, len(self.table), (n, k)))
-        weights = np.ones((n, k + 1), dtype=np.float32)
-        np.not_equal(outputs[:, 1:], contexts[:, None], out=weights[:, 1:], casting="unsafe")
-        return centers, outputs, weights
+        padded, k = -(-n // self.batch_size) * self.batch_size, self.negatives
+        centers = np.concatenate([centers, np.zeros(padded - n, dtype=np.int32)])
+        outputs = np.zeros((padded, k + 1), dtype=np.int32)
+        outputs[:n, 0] = contexts
+        outputs[:n, 1:] = self.table.take(rng.integers(0, len(self.table), (n, k)))
+        weights = np.zeros((padded, k + 1), dtype=np.float32)
+        np.not_equal(outputs[:n, 1:], contexts[:, None], out=weights[:n, 1:], casting="unsafe")
+        weights[:n, 0] = 1.0
+        step_weights = repeat_step_weights(centers, outputs, weights, self.batch_size,
+                                           self.vocab_size)
+        return centers, outputs, weights, step_weights, n
 
     def _chunks(self, epoch: int, chunk: int):
         """(epoch, chunk) from the given one on, in training order."""
@@ -511,11 +557,10 @@ class _Batches:
             current = next(order, None)
             pending = pool.submit(self._prepare, *current) if current else None
             while current is not None:
-                centers, outputs, weights = pending.result()
+                centers, outputs, weights, step_weights, n = pending.result()
                 epoch, chunk = current
                 current = next(order, None)
                 pending = pool.submit(self._prepare, *current) if current else None
-                n = len(centers)
                 count = -(-n // self.batch_size)
                 start, stop = self.pairs.chunk_span(chunk)
                 words_per_batch = (stop - start) / max(count, 1)
@@ -523,6 +568,8 @@ class _Batches:
                     sl = slice(b * self.batch_size, (b + 1) * self.batch_size)
                     yield ((epoch, chunk, b), centers[sl], outputs[sl],
                            None if weights is None else weights[sl],
+                           None if step_weights is None else step_weights[sl],
+                           min(self.batch_size, n - sl.start),
                            start + b * words_per_batch, words_per_batch)
                 batch = 0
 
@@ -566,7 +613,7 @@ def train(args, log=print, on_step=None) -> dict:
     pairs = SkipGramPairs(ids, args.window, keep, drop_unk=(loss_kind == "neg"), seed=args.seed)
     table = noise_table(counts) if loss_kind == "neg" else None
     batches = _Batches(pairs, args.batch_size, args.epochs if loss_kind == "neg" else None,
-                       table, args.negatives)
+                       table, args.negatives, vocab_size)
 
     ks.random.set_seed(args.seed)
     if loss_kind == "nce":
@@ -600,9 +647,9 @@ def train(args, log=print, on_step=None) -> dict:
     else:
         variables = [model.embed_matrix, model.output_weights]
 
-        def train_step(centers, outputs, labels, weights):
+        def train_step(centers, outputs, labels, weights, step_weights):
             with ks.GradientTape() as tape:
-                loss = model.compute_loss(centers, outputs, labels, weights)
+                loss = model.compute_loss(centers, outputs, labels, weights, step_weights)
             grads = tape.gradient(loss, variables)
             optimizer.apply_gradients(zip(grads, variables))
             return loss
@@ -632,7 +679,8 @@ def train(args, log=print, on_step=None) -> dict:
         loop_start = time.perf_counter()
         source = batches(epoch0, chunk0, batch0) if not done else iter(())
         first = True
-        for (epoch, chunk, b), centers, outputs, weights, done_words, batch_words in source:
+        for ((epoch, chunk, b), centers, outputs, weights, step_weights, batch_pairs, done_words,
+             batch_words) in source:
             if first:  # the clock starts when the first chunk's pairs are ready
                 loop_start = time.perf_counter()
                 interval["start"] = loop_start
@@ -641,9 +689,9 @@ def train(args, log=print, on_step=None) -> dict:
                 first = False
             if len(centers) < ks.distribute.size():
                 continue  # too small to give every rank a pair (alone: never)
-            batch_pairs = len(centers)  # of all ranks
-            # this rank's part of the batch (alone: all of it)
-            centers, outputs, weights = ks.distribute.shard_batch(centers, outputs, weights)
+            # this rank's part of the batch (alone: all of it); batch_pairs: of all ranks
+            centers, outputs, weights, step_weights = ks.distribute.shard_batch(
+                centers, outputs, weights, step_weights)
             n = len(centers)
             optimizer.gradient_exchange.local_weight = n
             if loss_kind == "nce":
@@ -654,8 +702,9 @@ def train(args, log=print, on_step=None) -> dict:
                 last_lr = max(min_lr, args.learning_rate - (args.learning_rate - min_lr) * progress)
                 optimizer.learning_rate.assign(last_lr)
                 labels = _labels_for(label_cache, n, outputs.shape[1])
-                loss = train_step(centers, outputs, labels, weights)
+                loss = train_step(centers, outputs, labels, weights, step_weights)
                 loss_sum = float(loss)
+                n = int(np.count_nonzero(weights[:, 0]))  # the real pairs, not the padding
             session.check_finite(loss_sum, "lower --learning-rate or --batch-size")
             if loss_kind == "neg" and chunk == 0 and b == 0 and epoch_loss["pairs"]:
                 _epoch_line(epoch - 1, args.epochs, epoch_loss, bar, log)

@@ -3,6 +3,7 @@
 import math
 import os
 import signal
+import warnings
 
 import numpy as np
 import pytest
@@ -27,6 +28,29 @@ def corpus(tmp_path_factory):
             words.append(FILLER[rng.integers(len(FILLER))])
         words.append("Rare" if rng.random() < 0.01 else "the")
     path = tmp_path_factory.mktemp("corpus") / "tiny.txt"
+    path.write_text(" ".join(words) + "\n")
+    return str(path)
+
+
+TOPICS = [[f"{name}{i}" for i in range(8)] for name in ("sea", "code", "farm")]
+
+
+@pytest.fixture(scope="module")
+def repetitive_corpus(tmp_path_factory):
+    """~40,000 words: three topics whose words keep their own company, cut by runs of one token.
+
+    Every 200-600 topic words comes a run of 150-400 copies of '=' or '0,', like the
+    separator lines and data tables of source code and documentation: in a batch of
+    1,024 pairs the terms (=, =) and (=, noise word) repeat hundreds of times.
+    """
+    rng = np.random.default_rng(1)
+    words = []
+    while len(words) < 40000:
+        for _ in range(rng.integers(200, 600) // 10):
+            topic = TOPICS[rng.integers(len(TOPICS))]
+            words.extend(topic[i] for i in rng.integers(0, len(topic), 10))
+        words.extend([("=", "0,")[rng.integers(2)]] * int(rng.integers(150, 400)))
+    path = tmp_path_factory.mktemp("corpus") / "repetitive.txt"
     path.write_text(" ".join(words) + "\n")
     return str(path)
 
@@ -81,6 +105,46 @@ def test_neg_trains_and_learns_the_groups(corpus, tmp_path, capsys):
     assert set(near) <= set(ANIMALS), near
     assert os.path.exists(tmp_path / "logs" / "vocab.tsv")
     assert "words/s" in capsys.readouterr().out
+
+
+def test_neg_converges_on_text_with_long_runs_of_one_token(repetitive_corpus, tmp_path):
+    """Issue 24: batches that added up hundreds of copies of one term diverged (loss ~1e30)."""
+    result = word2vec.main(["--loss", "neg", "--corpus", repetitive_corpus, "--min-count", "1",
+                            "--dim", "20", "--epochs", "10", "--log-every", "10", "--quiet",
+                            "--logdir", str(tmp_path / "logs"), "--probe-words", ""])
+    losses = [loss for _, loss in result["history"]]
+    assert all(math.isfinite(v) for v in losses) and max(losses) < 6 * math.log(2), losses
+    assert np.mean(losses[-5:]) < 0.9 * np.mean(losses[:5]), losses
+    norms = np.linalg.norm(result["embeddings"], axis=1)
+    assert norms.max() < 10.0, norms.max()
+    with open(tmp_path / "logs" / "vocab.tsv") as handle:
+        id_to_word = handle.read().split("\n")
+    word_to_id = {w: i for i, w in enumerate(id_to_word)}
+    for topic in TOPICS:
+        near = word2vec.nearest_neighbours(result["embeddings"], word_to_id, id_to_word,
+                                           topic, k=5)
+        for word, neighbours in near.items():
+            assert {w for w, _ in neighbours} <= set(topic), (word, neighbours)
+
+
+def test_repeat_step_weights_step_each_distinct_term_of_a_batch_once():
+    centers = np.array([1, 1, 1, 2, 1, 0], dtype=np.int32)
+    outputs = np.array([[3, 4], [3, 4], [3, 3], [3, 4], [3, 4], [0, 0]], dtype=np.int32)
+    weights = np.ones((6, 2), np.float32)
+    weights[2, 1] = weights[5] = 0.0  # a noise word equal to the context word; padding
+    got = word2vec.repeat_step_weights(centers, outputs, weights, batch_size=3, vocab_size=5)
+    # batch 1: (1, 3) three times, (1, 4) twice; batch 2: (1, 3) and (1, 4) once each
+    expected = [[1 / 3, 1 / 2], [1 / 3, 1 / 2], [1 / 3, 0], [1, 1], [1, 1], [0, 0]]
+    np.testing.assert_allclose(got, expected, rtol=1e-6)
+
+
+def test_neg_is_traced_once_and_warns_nothing(corpus, tmp_path):
+    """Each epoch's last batch used to be shorter (a new shape, a new trace): 9 epochs, 9 traces."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = word2vec.main(neg_args(corpus, tmp_path, "--epochs", "9"))
+    assert not [str(w.message) for w in caught if "traced" in str(w.message)]
+    assert result["trained_pairs"] < result["steps"] * 256  # some batches were padded
 
 
 def test_evaluation_files_are_parsed_with_oov_counts(corpus, tmp_path, capsys):
@@ -160,7 +224,7 @@ def test_ids_are_checked_at_the_lookup():
     model = word2vec.SkipGramNeg(10, 4)
     labels = np.zeros((2, 2), np.float32)
     with pytest.raises(ks.InvalidArgumentError, match=r"indices\[1, 1\] = 10 is not in \[0, 10\)"):
-        model.compute_loss(np.array([1, 2]), np.array([[1, 2], [3, 10]]), labels, labels)
+        model.compute_loss(np.array([1, 2]), np.array([[1, 2], [3, 10]]), labels, labels, labels)
 
 
 def test_negative_sampling_loss_gradient_matches_finite_differences():
@@ -171,13 +235,26 @@ def test_negative_sampling_loss_gradient_matches_finite_differences():
     labels[:, 0] = 1.0
     weights = (rng.random((5, 3)) > 0.2).astype(np.float64)
     ks.testing.check_gradients(
-        lambda r, v: word2vec.negative_sampling_loss(r, v, labels, weights), [rows, vectors],
-        order=1)
+        lambda r, v: word2vec.negative_sampling_loss(r, v, labels, weights, weights),
+        [rows, vectors], order=1)
     generic = ks.reduce_sum(ks.nn.sigmoid_cross_entropy_with_logits(
         labels, ks.reduce_sum(ks.constant(rows) * ks.expand_dims(ks.constant(vectors), 1), -1))
         * weights)
-    fused = word2vec.negative_sampling_loss(rows, vectors, labels, weights)
+    fused = word2vec.negative_sampling_loss(rows, vectors, labels, weights, weights)
     np.testing.assert_allclose(float(fused), float(generic), rtol=1e-12)
+    # the step weights scale the gradient, not the loss
+    def loss_and_grads(step_weights):
+        r, v = ks.constant(rows), ks.constant(vectors)
+        with ks.GradientTape() as tape:
+            tape.watch([r, v])
+            loss = word2vec.negative_sampling_loss(r, v, labels, weights, step_weights)
+        return float(loss), [g.numpy() for g in tape.gradient(loss, [r, v])]
+
+    loss, grads = loss_and_grads(weights)
+    halved_loss, halved = loss_and_grads(weights / 2)
+    assert halved_loss == loss
+    for full, half in zip(grads, halved):
+        np.testing.assert_allclose(half, full / 2, rtol=1e-12)
 
 
 def test_spearman_and_noise_table():
