@@ -1371,8 +1371,8 @@ def arctan2(x1, x2) -> Tensor:
 
     Example:
         >>> from kerasish import ops
-        >>> ops.arctan2([1.0], [1.0])
-        <ks.Tensor: shape=(1,), dtype=float32, numpy=[0.7853981]>
+        >>> print(f"{float(ops.arctan2([1.0], [1.0])[0]):.5f}")  # (the last digit varies)
+        0.78540
     """
     return math_ops.atan2(_floating(x1), _floating(x2))
 
