@@ -45,7 +45,7 @@ import h5py
 import numpy as np
 
 from kerasish import tracking
-from kerasish.core import backend
+from kerasish.core import backend, limits
 from kerasish.core.errors import KerasishError
 from kerasish.core.tensor import Variable
 from kerasish.tracking import Trackable, named_trackables, named_variables
@@ -708,10 +708,11 @@ def read_index(directory) -> dict:
     if not os.path.exists(path):
         return {"latest": None, "checkpoints": [], "times": [], "preserved": []}
     try:
-        with open(path) as handle:
-            index = json.load(handle)
-    except (OSError, ValueError) as exc:
+        with open(path, "rb") as handle:
+            text = handle.read(limits.JSON_BYTES + 1)
+    except OSError as exc:
         raise CheckpointError(f"checkpoint index {path!r} is unreadable: {exc}") from None
+    index = limits.load_json(text, f"checkpoint index {path!r}", CheckpointError, what="it")
     if not isinstance(index, dict):
         raise CheckpointError(f"checkpoint index {path!r} is not a kerasish index (a JSON object)")
     index.setdefault("latest", None)

@@ -26,6 +26,7 @@ import types
 
 import numpy as np
 
+from kerasish.core import limits
 from kerasish.core.errors import KerasishError
 
 
@@ -526,11 +527,11 @@ def _resolve_markers(value):
 
 def _deserialize_marker(class_name, inner):
     if class_name == "__numpy__":
-        return np.asarray(inner["value"], dtype=inner["dtype"])
+        return _config_array(class_name, inner)
     if class_name == "__tensor__":
         from kerasish.core.tensor import constant
 
-        return constant(np.asarray(inner["value"], dtype=inner["dtype"]))
+        return constant(_config_array(class_name, inner))
     if class_name == "__tuple__":
         return tuple(_deserialize(v, None) for v in inner["value"])
     if class_name == "__bytes__":
@@ -559,6 +560,14 @@ def _deserialize_marker(class_name, inner):
         return types.FunctionType(code, globals(), argdefs=tuple(defaults) if defaults else None,
                                   closure=cells)
     return _NOT_A_MARKER
+
+
+def _config_array(class_name: str, inner: dict) -> np.ndarray:
+    """The array of a `__numpy__` or `__tensor__` value, its declared size checked first (a
+    dtype such as 'S500000000' would otherwise allocate gigabytes for one element)."""
+    limits.check_array(np.shape(inner["value"]), inner["dtype"], f"a {class_name} value",
+                       SerializationError)
+    return np.asarray(inner["value"], dtype=inner["dtype"])
 
 
 def _resolve_function(name, module, module_objects):
