@@ -32,14 +32,17 @@ called when a layer is built and when an optimizer creates a slot).
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import re
 import reprlib
+import shutil
 import socket
 import tempfile
 import time
 import warnings
+import zlib
 
 import h5py
 import numpy as np
@@ -141,28 +144,45 @@ def atomic_write(path: str, write) -> None:
 
 
 _COMPACT_BYTES = 8192  # values up to this size live inside their (checksummed) object header
-_CHUNK_BYTES = 1 << 20
+_CHECKSUM = "crc32"  # attribute of larger values: the CRC-32 of their bytes in C order
+_FILE_OVERHEAD = 64 << 10  # superblock and root metadata, generously
+_VALUE_OVERHEAD = 4 << 10  # a value's object header, name and attributes, generously
 
 
 def _checksummed_dataset(group, key: str, array) -> None:
     """Store `array` so that any damage to it fails the read instead of restoring wrong values.
 
     HDF5 1.8 object headers carry a checksum: small values are stored inside
-    theirs (compact layout); larger ones are chunked with a Fletcher-32
-    checksum per chunk.
+    theirs (compact layout); larger ones contiguously, with the CRC-32 of their
+    bytes as an attribute of that header (checked by `_read_all`). Not chunked:
+    HDF5 crashes the process when a chunked write meets a full disk, while a
+    contiguous one raises ENOSPC. (Files written before kept Fletcher-32-checked
+    chunks, which HDF5 still verifies while reading.)
     """
     array = np.asarray(array)
     if array.nbytes <= _COMPACT_BYTES:
         layout = h5py.h5p.create(h5py.h5p.DATASET_CREATE)
         layout.set_layout(h5py.h5d.COMPACT)
         group.create_dataset(key, data=array, dcpl=layout)
-    else:  # chunks of about 1 MiB along the first axis: checksums at near contiguous speed
-        row_bytes = max(1, array.nbytes // array.shape[0])
-        rows = max(1, min(array.shape[0], _CHUNK_BYTES // row_bytes))
-        group.create_dataset(key, data=array, fletcher32=True, chunks=(rows, *array.shape[1:]))
+    else:
+        dataset = group.create_dataset(key, data=array)
+        dataset.attrs[_CHECKSUM] = np.uint32(zlib.crc32(np.ascontiguousarray(array)))
 
 
 def _write_values(path: str, values: dict, attrs: dict) -> None:
+    """Write a checkpoint file; a full disk is a CheckpointError saying the space needed,
+    found before writing when the disk already lacks it."""
+    needed = _FILE_OVERHEAD + sum(_VALUE_OVERHEAD + np.asarray(v).nbytes
+                                  for v in values.values())
+    directory = os.path.dirname(os.path.abspath(path))
+    os.makedirs(directory, exist_ok=True)
+    free = shutil.disk_usage(directory).free
+    if free < needed:
+        raise CheckpointError(
+            f"not enough disk space to write checkpoint {path!r}: it needs about {needed:,} "
+            f"bytes and {free:,} are free in {directory!r}"
+        )
+
     def write(temporary):
         # libver v108: metadata (superblock, object headers, chunk indexes) with checksums
         with h5py.File(temporary, "w", libver="v108") as handle:
@@ -175,7 +195,16 @@ def _write_values(path: str, values: dict, attrs: dict) -> None:
                 _checksummed_dataset(group, key, array)
             handle.flush()
 
-    atomic_write(path, write)
+    try:
+        atomic_write(path, write)
+    except OSError as exc:
+        if exc.errno != errno.ENOSPC:
+            raise
+        raise CheckpointError(
+            f"the disk filled up while writing checkpoint {path!r} (it needs about {needed:,} "
+            f"bytes; {shutil.disk_usage(directory).free:,} are free in {directory!r} now); "
+            "the previous checkpoints are intact"
+        ) from None
 
 
 # what h5py raises for damaged files: its own OSError/RuntimeError, and the
@@ -287,10 +316,19 @@ def read_values(path) -> dict:
 
 def _read_all(path: str, named_datasets) -> dict:
     """{key: array} read from (key, h5py.Dataset) pairs; damage is a CheckpointError."""
+    arrays = {}
     try:
-        return {key: np.asarray(dataset[()]) for key, dataset in named_datasets}
+        for key, dataset in named_datasets:
+            arrays[key] = np.asarray(dataset[()])
+            expected = dataset.attrs.get(_CHECKSUM)
+            if expected is not None and zlib.crc32(np.ascontiguousarray(arrays[key])) != expected:
+                raise CheckpointError(f"checkpoint {path!r} is damaged: the data of {key!r} does "
+                                      "not match its CRC-32")
     except _DAMAGE as exc:
+        if isinstance(exc, CheckpointError):
+            raise
         raise CheckpointError(f"checkpoint {path!r} is damaged: {exc}") from None
+    return arrays
 
 
 # ---------------------------------------------------------------- the object graph
