@@ -579,9 +579,9 @@ def _resolve_function(name, module, module_objects):
         from kerasish import activations
 
         found = activations.builtin(name)
-    if found is None and family is not None:
+    if found is None and family in ("losses", "metrics"):
         candidate = family_objects(family).get(name)
-        found = candidate if inspect.isfunction(candidate) else None
+        found = candidate if _is_loss_function(candidate) else None
     if found is None:
         raise SerializationError(
             f"unknown function {name!r} (module {module!r}): register it with "
@@ -589,6 +589,14 @@ def _resolve_function(name, module, module_objects):
             f"{name!r}: fn}}"
         )
     return found
+
+
+def _is_loss_function(candidate) -> bool:
+    """Whether a built-in function is a loss or metric (`fn(y_true, y_pred, ...)`): the only
+    functions a config may name by module; helpers such as `get` or `clear_session` never."""
+    if not inspect.isfunction(candidate):
+        return False
+    return list(inspect.signature(candidate).parameters)[:2] == ["y_true", "y_pred"]
 
 
 def _resolve_class(class_name, module, registered, module_objects):
@@ -599,9 +607,8 @@ def _resolve_class(class_name, module, registered, module_objects):
                 return found
     family = _family_of_module(module)
     if family is not None:
-        objects = family_objects(family)
-        found = objects.get(class_name)
-        if found is not None:
+        found = family_objects(family).get(class_name)
+        if inspect.isclass(found):  # never a function of the namespace (clear_session)
             return found
         what = {"layers": "layer", "models": "model", "losses": "loss", "metrics": "metric",
                 "optimizers": "optimizer", "schedules": "learning-rate schedule",
