@@ -18,7 +18,8 @@ Every file is written to a temporary name in the same directory
 place; the directory index (`checkpoint`, JSON, paths relative to the
 directory) is updated last. A crash at any moment leaves the previous
 checkpoint and the index readable, and the index never names a partial file;
-the temporaries of dead processes are removed by the next CheckpointManager.
+the temporaries of dead processes are removed by the next write to the directory
+(a checkpoint, an index, `model.save`, `save_weights`) or CheckpointManager.
 
 A restore first checks every value against its variable (shape, dtype) and
 raises one CheckpointError listing all mismatches before reading anything,
@@ -121,7 +122,8 @@ def _process_alive(pid: int) -> bool:
 
 
 def atomic_write(path: str, write) -> None:
-    """Call `write(temporary_path)`, fsync the result, then rename it to `path`."""
+    """Call `write(temporary_path)`, fsync the result, then rename it to `path`; then remove
+    the temporaries that killed writers left in the directory (`remove_stale_temporaries`)."""
     directory = os.path.dirname(os.path.abspath(path))
     os.makedirs(directory, exist_ok=True)
     fd, temporary = tempfile.mkstemp(
@@ -141,6 +143,7 @@ def atomic_write(path: str, write) -> None:
             os.remove(temporary)
         raise
     _fsync_directory(directory)
+    remove_stale_temporaries(directory)  # those of writers killed before, never live ones
 
 
 _COMPACT_BYTES = 8192  # values up to this size live inside their (checksummed) object header
@@ -652,9 +655,7 @@ class Checkpoint(Trackable):
         except BaseException:
             self.save_counter.assign_sub(1)  # the numbering stays as if this save never happened
             raise
-        directory = os.path.dirname(os.path.abspath(path))
-        update_index(directory, path)
-        remove_stale_temporaries(directory)
+        update_index(os.path.dirname(os.path.abspath(path)), path)
         return path
 
     def read(self, path) -> LoadStatus:
@@ -935,7 +936,6 @@ class CheckpointManager:
         self._checkpoint.write(path)
         update_index(self.directory, path)
         self._prune()
-        remove_stale_temporaries(self.directory)
         return path
 
     def _prune(self) -> None:
