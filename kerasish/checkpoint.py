@@ -18,7 +18,8 @@ Every file is written to a temporary name in the same directory
 place; the directory index (`checkpoint`, JSON, paths relative to the
 directory) is updated last. A crash at any moment leaves the previous
 checkpoint and the index readable, and the index never names a partial file;
-the temporaries of dead processes are removed by the next CheckpointManager.
+the temporaries of dead processes are removed by the next write to the directory
+(a checkpoint, an index, `model.save`, `save_weights`) or CheckpointManager.
 
 A restore first checks every value against its variable (shape, dtype) and
 raises one CheckpointError listing all mismatches before reading anything,
@@ -32,20 +33,23 @@ called when a layer is built and when an optimizer creates a slot).
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import re
 import reprlib
+import shutil
 import socket
 import tempfile
 import time
 import warnings
+import zlib
 
 import h5py
 import numpy as np
 
 from kerasish import tracking
-from kerasish.core import backend
+from kerasish.core import backend, limits
 from kerasish.core.errors import KerasishError
 from kerasish.core.tensor import Variable
 from kerasish.tracking import Trackable, named_trackables, named_variables
@@ -118,7 +122,8 @@ def _process_alive(pid: int) -> bool:
 
 
 def atomic_write(path: str, write) -> None:
-    """Call `write(temporary_path)`, fsync the result, then rename it to `path`."""
+    """Call `write(temporary_path)`, fsync the result, then rename it to `path`; then remove
+    the temporaries that killed writers left in the directory (`remove_stale_temporaries`)."""
     directory = os.path.dirname(os.path.abspath(path))
     os.makedirs(directory, exist_ok=True)
     fd, temporary = tempfile.mkstemp(
@@ -138,31 +143,49 @@ def atomic_write(path: str, write) -> None:
             os.remove(temporary)
         raise
     _fsync_directory(directory)
+    remove_stale_temporaries(directory)  # those of writers killed before, never live ones
 
 
 _COMPACT_BYTES = 8192  # values up to this size live inside their (checksummed) object header
-_CHUNK_BYTES = 1 << 20
+_CHECKSUM = "crc32"  # attribute of larger values: the CRC-32 of their bytes in C order
+_FILE_OVERHEAD = 64 << 10  # superblock and root metadata, generously
+_VALUE_OVERHEAD = 4 << 10  # a value's object header, name and attributes, generously
 
 
 def _checksummed_dataset(group, key: str, array) -> None:
     """Store `array` so that any damage to it fails the read instead of restoring wrong values.
 
     HDF5 1.8 object headers carry a checksum: small values are stored inside
-    theirs (compact layout); larger ones are chunked with a Fletcher-32
-    checksum per chunk.
+    theirs (compact layout); larger ones contiguously, with the CRC-32 of their
+    bytes as an attribute of that header (checked by `_read_all`). Not chunked:
+    HDF5 crashes the process when a chunked write meets a full disk, while a
+    contiguous one raises ENOSPC. (Files written before kept Fletcher-32-checked
+    chunks, which HDF5 still verifies while reading.)
     """
     array = np.asarray(array)
     if array.nbytes <= _COMPACT_BYTES:
         layout = h5py.h5p.create(h5py.h5p.DATASET_CREATE)
         layout.set_layout(h5py.h5d.COMPACT)
         group.create_dataset(key, data=array, dcpl=layout)
-    else:  # chunks of about 1 MiB along the first axis: checksums at near contiguous speed
-        row_bytes = max(1, array.nbytes // array.shape[0])
-        rows = max(1, min(array.shape[0], _CHUNK_BYTES // row_bytes))
-        group.create_dataset(key, data=array, fletcher32=True, chunks=(rows, *array.shape[1:]))
+    else:
+        dataset = group.create_dataset(key, data=array)
+        dataset.attrs[_CHECKSUM] = np.uint32(zlib.crc32(np.ascontiguousarray(array)))
 
 
 def _write_values(path: str, values: dict, attrs: dict) -> None:
+    """Write a checkpoint file; a full disk is a CheckpointError saying the space needed,
+    found before writing when the disk already lacks it."""
+    needed = _FILE_OVERHEAD + sum(_VALUE_OVERHEAD + np.asarray(v).nbytes
+                                  for v in values.values())
+    directory = os.path.dirname(os.path.abspath(path))
+    os.makedirs(directory, exist_ok=True)
+    free = shutil.disk_usage(directory).free
+    if free < needed:
+        raise CheckpointError(
+            f"not enough disk space to write checkpoint {path!r}: it needs about {needed:,} "
+            f"bytes and {free:,} are free in {directory!r}"
+        )
+
     def write(temporary):
         # libver v108: metadata (superblock, object headers, chunk indexes) with checksums
         with h5py.File(temporary, "w", libver="v108") as handle:
@@ -175,7 +198,16 @@ def _write_values(path: str, values: dict, attrs: dict) -> None:
                 _checksummed_dataset(group, key, array)
             handle.flush()
 
-    atomic_write(path, write)
+    try:
+        atomic_write(path, write)
+    except OSError as exc:
+        if exc.errno != errno.ENOSPC:
+            raise
+        raise CheckpointError(
+            f"the disk filled up while writing checkpoint {path!r} (it needs about {needed:,} "
+            f"bytes; {shutil.disk_usage(directory).free:,} are free in {directory!r} now); "
+            "the previous checkpoints are intact"
+        ) from None
 
 
 # what h5py raises for damaged files: its own OSError/RuntimeError, and the
@@ -287,10 +319,19 @@ def read_values(path) -> dict:
 
 def _read_all(path: str, named_datasets) -> dict:
     """{key: array} read from (key, h5py.Dataset) pairs; damage is a CheckpointError."""
+    arrays = {}
     try:
-        return {key: np.asarray(dataset[()]) for key, dataset in named_datasets}
+        for key, dataset in named_datasets:
+            arrays[key] = np.asarray(dataset[()])
+            expected = dataset.attrs.get(_CHECKSUM)
+            if expected is not None and zlib.crc32(np.ascontiguousarray(arrays[key])) != expected:
+                raise CheckpointError(f"checkpoint {path!r} is damaged: the data of {key!r} does "
+                                      "not match its CRC-32")
     except _DAMAGE as exc:
+        if isinstance(exc, CheckpointError):
+            raise
         raise CheckpointError(f"checkpoint {path!r} is damaged: {exc}") from None
+    return arrays
 
 
 # ---------------------------------------------------------------- the object graph
@@ -614,9 +655,7 @@ class Checkpoint(Trackable):
         except BaseException:
             self.save_counter.assign_sub(1)  # the numbering stays as if this save never happened
             raise
-        directory = os.path.dirname(os.path.abspath(path))
-        update_index(directory, path)
-        remove_stale_temporaries(directory)
+        update_index(os.path.dirname(os.path.abspath(path)), path)
         return path
 
     def read(self, path) -> LoadStatus:
@@ -708,10 +747,11 @@ def read_index(directory) -> dict:
     if not os.path.exists(path):
         return {"latest": None, "checkpoints": [], "times": [], "preserved": []}
     try:
-        with open(path) as handle:
-            index = json.load(handle)
-    except (OSError, ValueError) as exc:
+        with open(path, "rb") as handle:
+            text = handle.read(limits.JSON_BYTES + 1)
+    except OSError as exc:
         raise CheckpointError(f"checkpoint index {path!r} is unreadable: {exc}") from None
+    index = limits.load_json(text, f"checkpoint index {path!r}", CheckpointError, what="it")
     if not isinstance(index, dict):
         raise CheckpointError(f"checkpoint index {path!r} is not a kerasish index (a JSON object)")
     index.setdefault("latest", None)
@@ -896,7 +936,6 @@ class CheckpointManager:
         self._checkpoint.write(path)
         update_index(self.directory, path)
         self._prune()
-        remove_stale_temporaries(self.directory)
         return path
 
     def _prune(self) -> None:

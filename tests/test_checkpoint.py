@@ -655,7 +655,7 @@ def test_missing_path_and_directory(tmp_path):
 
 def test_unreadable_index_is_a_clear_error(tmp_path):
     (tmp_path / "checkpoint").write_text('model_checkpoint_path: "model.ckpt-1"\n')  # TF's format
-    with pytest.raises(CheckpointError, match="index .*checkpoint.* is unreadable"):
+    with pytest.raises(CheckpointError, match="index .*checkpoint.*: it is not valid JSON"):
         ks.latest_checkpoint(tmp_path)
 
 

@@ -256,3 +256,26 @@ def test_damaged_checkpoints_and_indexes_are_refused_or_restored_exactly(tmp_pat
         assert latest is None or os.path.dirname(latest) == str(directory), latest
         if latest is not None:
             assert _outcome(latest, saved) == "restored"
+
+
+# ---------------------------------------------------------------- index size and nesting
+
+
+def test_a_deeply_nested_index_is_refused_before_it_is_parsed(tmp_path):
+    index = tmp_path / "checkpoint"
+    index.write_text('{"latest": ' + "[" * 5000 + "]" * 5000 + "}")
+    with pytest.raises(CheckpointError, match=re.escape(
+            f"checkpoint index {str(index)!r}: it nests 5001 levels deep, more than the 200 "
+            "allowed; kerasish.core.limits.JSON_DEPTH sets the budget")):
+        ks.latest_checkpoint(tmp_path)
+
+
+def test_an_index_over_the_size_budget_is_refused(tmp_path, monkeypatch):
+    from kerasish.core import limits
+
+    _write_index(tmp_path, checkpoints=[f"ckpt-{i}.h5" for i in range(100)], times=[0] * 100)
+    monkeypatch.setattr(limits, "JSON_BYTES", 1000)
+    with pytest.raises(CheckpointError, match=re.escape(
+            f"checkpoint index {str(tmp_path / 'checkpoint')!r}: it holds more than the "
+            "1,000 bytes (0.0 MiB) allowed")):
+        ks.CheckpointManager(ks.Checkpoint(w=ks.Variable(1.0)), tmp_path)

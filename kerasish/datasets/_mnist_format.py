@@ -14,7 +14,7 @@ import os
 
 import numpy as np
 
-from kerasish.datasets import _files
+from kerasish.datasets import _files, _safe_pickle
 from kerasish.datasets._files import CorruptFileError, DatasetNotFoundError, DownloadError
 from kerasish.datasets.idx import IMAGES_MAGIC, LABELS_MAGIC, read_idx
 
@@ -150,11 +150,11 @@ def read(location: Location, title: str):
 
 def load_npz(path: str, title: str):
     """Keras's mnist.npz layout: arrays x_train, y_train, x_test, y_test."""
-    with np.load(path, allow_pickle=False) as f:
-        missing = [k for k, _, _ in FILES if k not in f.files]
-        if missing:
-            raise CorruptFileError(f"{path}: lacks {', '.join(missing)} ({title} .npz layout)")
-        return (f["x_train"], f["y_train"]), (f["x_test"], f["y_test"])
+    arrays = _safe_pickle.load_npz(path)
+    missing = [k for k, _, _ in FILES if k not in arrays]
+    if missing:
+        raise CorruptFileError(f"{path}: lacks {', '.join(missing)} ({title} .npz layout)")
+    return (arrays["x_train"], arrays["y_train"]), (arrays["x_test"], arrays["y_test"])
 
 
 def load_data(spec: Spec, path=None, system_dirs=(), download: bool = True):

@@ -16,19 +16,90 @@ dataset files load while a file that names anything else is refused, naming it.
 from __future__ import annotations
 
 import io
+import math
 import pickle
+import reprlib
 import zipfile
 
 import numpy as np
 
+from kerasish.core import limits
 from kerasish.datasets._files import CorruptFileError
 
-_ALLOWED = frozenset({
-    ("numpy", "ndarray"),
-    ("numpy", "dtype"),
-    ("numpy.core.multiarray", "_reconstruct"),
-    ("numpy._core.multiarray", "_reconstruct"),
-})
+_DEPTH = 100  # containers nested deeper than this in a dataset pickle are refused
+
+
+class _CheckedArray(np.ndarray):
+    """The arrays this unpickler makes. A pickle makes an array in two steps: an empty one
+    (`_reconstruct`), then its shape, dtype and data (`__setstate__`). NumPy's
+    `__setstate__` allocates the declared shape of an object array before looking at the
+    data (and crashes the process when the data holds fewer values), so here the declared
+    size is compared with the values the pickle holds first. `numpy.ndarray` itself may
+    only be named, never called (it would allocate any shape it is given). Errors are
+    UnpicklingErrors, which `load_pickle` reports naming the file."""
+
+    def __new__(cls, *args, **kwargs):
+        raise pickle.UnpicklingError("it calls numpy.ndarray directly, which pickles of "
+                                     "arrays never do")
+
+    def __setstate__(self, state):
+        if not isinstance(state, tuple) or len(state) != 5:
+            raise pickle.UnpicklingError("an array's state is not (version, shape, dtype, "
+                                         "fortran order, data)")
+        version, shape, dtype, fortran, data = state
+        if (not isinstance(shape, tuple) or not all(type(d) is int and d >= 0 for d in shape)
+                or not isinstance(dtype, np.dtype)):
+            raise pickle.UnpicklingError(f"an array's state declares shape "
+                                         f"{reprlib.repr(shape)} and dtype {reprlib.repr(dtype)}")
+        count = math.prod(shape)
+        if dtype.hasobject:
+            held = len(data) if isinstance(data, list) else None
+            needed = f"{count:,} values"
+        else:
+            held = len(data) if isinstance(data, bytes) else None
+            count *= dtype.itemsize
+            needed = f"{count:,} bytes"
+        if held != count:
+            raise pickle.UnpicklingError(
+                f"an array declares shape {shape} and dtype {dtype}, which need {needed}, but "
+                f"its data holds {'none' if held is None else f'{held:,}'}"
+            )
+        if dtype.hasobject:
+            data = [_plain(item) for item in data]
+        super().__setstate__((version, shape, dtype, fortran, data))
+
+
+def _reconstruct(subtype, shape, dtype):
+    """NumPy's `_reconstruct` as pickles call it: an empty array that `__setstate__` fills
+    (NumPy always asks for shape (0,) here; any other is refused, not allocated)."""
+    if subtype is not _CheckedArray or shape != (0,):
+        raise pickle.UnpicklingError(
+            f"it makes an array of shape {reprlib.repr(shape)}; pickles of arrays make one of "
+            "shape (0,) and declare their shape in its state"
+        )
+    return np.ndarray.__new__(_CheckedArray, (0,), np.int8)
+
+
+_ALLOWED = {
+    ("numpy", "ndarray"): _CheckedArray,
+    ("numpy", "dtype"): np.dtype,
+    ("numpy.core.multiarray", "_reconstruct"): _reconstruct,
+    ("numpy._core.multiarray", "_reconstruct"): _reconstruct,
+}
+
+
+def _plain(value, depth: int = 0):
+    """`value` with the unpickler's arrays as plain NumPy arrays, through dicts, lists and
+    tuples (an array's object elements were converted when it was made)."""
+    if isinstance(value, _CheckedArray):
+        return value.view(np.ndarray)
+    if not isinstance(value, (dict, list, tuple)):
+        return value
+    if depth >= _DEPTH:
+        raise pickle.UnpicklingError(f"containers nested more than {_DEPTH} levels deep")
+    if isinstance(value, dict):
+        return {key: _plain(item, depth + 1) for key, item in value.items()}
+    return type(value)(_plain(item, depth + 1) for item in value)
 
 
 class _ArraysOnlyUnpickler(pickle.Unpickler):
@@ -38,7 +109,7 @@ class _ArraysOnlyUnpickler(pickle.Unpickler):
 
     def find_class(self, module: str, name: str):
         if (module, name) in _ALLOWED:
-            return super().find_class(module, name)
+            return _ALLOWED[module, name]
         raise CorruptFileError(
             f"{self.source}: refusing to unpickle {module}.{name}: a dataset file may only "
             "hold NumPy arrays and plain Python values (the file is damaged or not what it "
@@ -74,7 +145,7 @@ def load_pickle(file, source: str, encoding: str = "ASCII"):
         evil.pkl: refusing to
     """
     try:
-        return _ArraysOnlyUnpickler(file, source, encoding=encoding).load()
+        return _plain(_ArraysOnlyUnpickler(file, source, encoding=encoding).load())
     except CorruptFileError:
         raise
     except (pickle.UnpicklingError, EOFError, ValueError, TypeError, AttributeError) as exc:
@@ -92,6 +163,13 @@ def _read_npy(buffer: io.BytesIO, source: str) -> np.ndarray:
     else:
         raise CorruptFileError(f"{source}: unsupported .npy format version {version}")
     if not dtype.hasobject:
+        declared = math.prod(shape) * dtype.itemsize
+        held = len(buffer.getbuffer()) - buffer.tell()
+        if declared != held:  # read_array would allocate the declared size first
+            raise CorruptFileError(
+                f"{source}: its header declares shape {tuple(shape)} and dtype {dtype} "
+                f"({declared:,} bytes) but it holds {held:,} bytes of data"
+            )
         buffer.seek(0)
         return np.lib.format.read_array(buffer, allow_pickle=False)
     array = load_pickle(buffer, source)
@@ -129,7 +207,8 @@ def load_npz(path: str) -> dict:
         with zipfile.ZipFile(path) as archive:
             for member in archive.namelist():
                 if member.endswith(".npy"):
-                    buffer = io.BytesIO(archive.read(member))
+                    buffer = io.BytesIO(limits.read_member(archive, member, path,
+                                                           CorruptFileError))
                     arrays[member[: -len(".npy")]] = _read_npy(buffer, f"{path}:{member}")
     except CorruptFileError:
         raise

@@ -10,12 +10,11 @@ checked against the size and SHA-256 that Keras records.
 
 from __future__ import annotations
 
-import zipfile
-
 import numpy as np
 
 from kerasish.datasets import _remote_file
 from kerasish.datasets._files import CorruptFileError
+from kerasish.datasets._safe_pickle import load_npz
 
 DATA = _remote_file.RemoteFile(
     name="boston_housing",
@@ -56,18 +55,13 @@ def load_data(path="boston_housing.npz", test_split: float = 0.2, seed: int = 11
             f"boston_housing.load_data: test_split must be in [0, 1), got {test_split}"
         )
     file = _remote_file.locate(DATA, path, download)
-    try:
-        with np.load(file, allow_pickle=False) as f:
-            missing = [key for key in ("x", "y") if key not in f.files]
-            if missing:
-                raise CorruptFileError(
-                    f"{file}: lacks {', '.join(missing)} (Keras's boston_housing.npz layout)"
-                )
-            x, y = f["x"], f["y"]
-    except CorruptFileError:
-        raise
-    except (zipfile.BadZipFile, OSError, EOFError, ValueError) as exc:
-        raise CorruptFileError(f"{file}: not a readable .npz archive ({exc})") from exc
+    arrays = load_npz(file)
+    missing = [key for key in ("x", "y") if key not in arrays]
+    if missing:
+        raise CorruptFileError(
+            f"{file}: lacks {', '.join(missing)} (Keras's boston_housing.npz layout)"
+        )
+    x, y = arrays["x"], arrays["y"]
     if len(x) != len(y):
         raise CorruptFileError(f"{file}: {len(x)} rows of features but {len(y)} targets")
     order = np.arange(len(x))

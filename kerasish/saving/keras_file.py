@@ -30,6 +30,7 @@ import zipfile
 import h5py
 
 from kerasish.checkpoint import atomic_write
+from kerasish.core import limits
 from kerasish.core.errors import KerasishError
 from kerasish.layers.base import Layer
 from kerasish.saving import weights_layout
@@ -200,14 +201,12 @@ def _read_archive(path: str) -> tuple:
                     f"{path}: not a .keras file: the archive has no {' or '.join(missing)} "
                     f"(it holds {sorted(names)[:10]})"
                 )
-            config_text = archive.read(CONFIG_NAME)
-            weights = archive.read(WEIGHTS_NAME)
+            config_text = limits.read_member(archive, CONFIG_NAME, path, KerasFileError,
+                                             limit=limits.JSON_BYTES)
+            weights = limits.read_member(archive, WEIGHTS_NAME, path, KerasFileError)
     except (zipfile.BadZipFile, EOFError, zipfile.LargeZipFile) as exc:
         raise KerasFileError(f"{path}: the .keras archive is damaged or truncated ({exc})") from exc
-    try:
-        config = json.loads(config_text)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise KerasFileError(f"{path}: config.json is not valid JSON ({exc})") from exc
+    config = limits.load_json(config_text, path, KerasFileError, what=CONFIG_NAME)
     if not isinstance(config, dict) or "class_name" not in config:
         raise KerasFileError(f"{path}: config.json does not describe a model")
     return config, weights
@@ -292,7 +291,7 @@ def _load_assets(path: str, model) -> None:
             os.makedirs(directory, exist_ok=True)
             for name in files:
                 with open(os.path.join(directory, name[len(prefix):]), "wb") as file:
-                    file.write(archive.read(name))
+                    file.write(limits.read_member(archive, name, path, KerasFileError))
             try:
                 layer.load_assets(directory)
             except KerasishError as exc:
@@ -435,4 +434,6 @@ def model_from_json(json_string: str, custom_objects: dict | None = None):
         >>> again.get_layer("hidden").units
         3
     """
-    return deserialize_keras_object(json.loads(json_string), custom_objects)
+    config = limits.load_json(json_string, "model_from_json", SerializationError,
+                              what="the model's JSON text")
+    return deserialize_keras_object(config, custom_objects)

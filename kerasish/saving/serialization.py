@@ -26,6 +26,7 @@ import types
 
 import numpy as np
 
+from kerasish.core import limits
 from kerasish.core.errors import KerasishError
 
 
@@ -526,11 +527,11 @@ def _resolve_markers(value):
 
 def _deserialize_marker(class_name, inner):
     if class_name == "__numpy__":
-        return np.asarray(inner["value"], dtype=inner["dtype"])
+        return _config_array(class_name, inner)
     if class_name == "__tensor__":
         from kerasish.core.tensor import constant
 
-        return constant(np.asarray(inner["value"], dtype=inner["dtype"]))
+        return constant(_config_array(class_name, inner))
     if class_name == "__tuple__":
         return tuple(_deserialize(v, None) for v in inner["value"])
     if class_name == "__bytes__":
@@ -561,6 +562,14 @@ def _deserialize_marker(class_name, inner):
     return _NOT_A_MARKER
 
 
+def _config_array(class_name: str, inner: dict) -> np.ndarray:
+    """The array of a `__numpy__` or `__tensor__` value, its declared size checked first (a
+    dtype such as 'S500000000' would otherwise allocate gigabytes for one element)."""
+    limits.check_array(np.shape(inner["value"]), inner["dtype"], f"a {class_name} value",
+                       SerializationError)
+    return np.asarray(inner["value"], dtype=inner["dtype"])
+
+
 def _resolve_function(name, module, module_objects):
     found = _custom_lookup(name)
     if found is None and module_objects:
@@ -570,9 +579,9 @@ def _resolve_function(name, module, module_objects):
         from kerasish import activations
 
         found = activations.builtin(name)
-    if found is None and family is not None:
+    if found is None and family in ("losses", "metrics"):
         candidate = family_objects(family).get(name)
-        found = candidate if inspect.isfunction(candidate) else None
+        found = candidate if _is_loss_function(candidate) else None
     if found is None:
         raise SerializationError(
             f"unknown function {name!r} (module {module!r}): register it with "
@@ -580,6 +589,14 @@ def _resolve_function(name, module, module_objects):
             f"{name!r}: fn}}"
         )
     return found
+
+
+def _is_loss_function(candidate) -> bool:
+    """Whether a built-in function is a loss or metric (`fn(y_true, y_pred, ...)`): the only
+    functions a config may name by module; helpers such as `get` or `clear_session` never."""
+    if not inspect.isfunction(candidate):
+        return False
+    return list(inspect.signature(candidate).parameters)[:2] == ["y_true", "y_pred"]
 
 
 def _resolve_class(class_name, module, registered, module_objects):
@@ -590,9 +607,8 @@ def _resolve_class(class_name, module, registered, module_objects):
                 return found
     family = _family_of_module(module)
     if family is not None:
-        objects = family_objects(family)
-        found = objects.get(class_name)
-        if found is not None:
+        found = family_objects(family).get(class_name)
+        if inspect.isclass(found):  # never a function of the namespace (clear_session)
             return found
         what = {"layers": "layer", "models": "model", "losses": "loss", "metrics": "metric",
                 "optimizers": "optimizer", "schedules": "learning-rate schedule",

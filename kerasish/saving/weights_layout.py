@@ -211,32 +211,33 @@ def write_weights(h5file, model: Layer, include_optimizers: bool = True) -> None
 # ---------------------------------------------------------------- reading
 
 def check_safe(h5file, source: str) -> None:
-    """Refuse links to other files, external or virtual datasets and Python-object dtypes."""
+    """Refuse links to other files, external or virtual datasets, Python-object dtypes, and
+    objects reached twice (a hard-link cycle, which a recursive walk would never leave)."""
     import h5py
 
     problems = []
-
-    def visit(name, _obj=None):
-        link = h5file.get(name, getlink=True)
-        if isinstance(link, (h5py.ExternalLink, h5py.SoftLink)):
-            problems.append(f"'{name}' is a {type(link).__name__}")
-            return
-        obj = h5file[name]
-        if isinstance(obj, h5py.Dataset):
-            if obj.external or obj.is_virtual:
-                problems.append(f"dataset '{name}' stores its data in other files")
-            elif obj.dtype.kind not in "biuf" or obj.dtype.hasobject:
-                problems.append(f"dataset '{name}' has dtype {obj.dtype}, not a number type")
-
-    def walk(group, prefix):
+    seen, pending = {h5file.id}, [("", h5file)]
+    while pending:
+        prefix, group = pending.pop()
         for key in group:
             name = f"{prefix}{key}"
             link = group.get(key, getlink=True)
-            visit(name)
-            if isinstance(link, h5py.HardLink) and isinstance(group[key], h5py.Group):
-                walk(group[key], name + "/")
-
-    walk(h5file, "")
+            if isinstance(link, (h5py.ExternalLink, h5py.SoftLink)):
+                problems.append(f"'{name}' is a {type(link).__name__}")
+                continue
+            obj = group[key]
+            if obj.id in seen:
+                problems.append(f"'{name}' links back to an object already seen (a hard-link "
+                                "cycle or a shared object)")
+                continue
+            seen.add(obj.id)
+            if isinstance(obj, h5py.Group):
+                pending.append((name + "/", obj))
+            elif isinstance(obj, h5py.Dataset):
+                if obj.external or obj.is_virtual:
+                    problems.append(f"dataset '{name}' stores its data in other files")
+                elif obj.dtype.kind not in "biuf" or obj.dtype.hasobject:
+                    problems.append(f"dataset '{name}' has dtype {obj.dtype}, not a number type")
     if problems:
         raise WeightsFileError(
             f"{source}: refusing to read this weights file: " + "; ".join(problems)
@@ -256,17 +257,16 @@ def _read_group(h5file, path: str, variables: list, what: str, source: str) -> l
             + (" (build the model, e.g. by calling it on a batch, before loading weights)"
                if count and not variables else "")
         )
-    pairs = []
-    for index, variable in enumerate(variables):
-        array = group[str(index)][()]
-        if tuple(array.shape) != tuple(variable.shape):
+    datasets = [group[str(index)] for index in range(len(variables))]
+    for index, (variable, dataset) in enumerate(zip(variables, datasets)):
+        # the declared shape, before any data is read: a huge one is never allocated
+        if tuple(dataset.shape) != tuple(variable.shape):
             raise WeightsFileError(
                 f"{source}: variable {index} of {what} ('{variable.name}') has shape "
                 f"{tuple(variable.shape)} but '{group_path}/{index}' in the file has shape "
-                f"{tuple(array.shape)}"
+                f"{tuple(dataset.shape)}"
             )
-        pairs.append((variable, array))
-    return pairs
+    return [(variable, dataset[()]) for variable, dataset in zip(variables, datasets)]
 
 
 def _is_optimizer_group(group) -> bool:

@@ -1,6 +1,8 @@
 """`ks.config.enable_unsafe_deserialization()` (Keras 3's name, used in keras-io's saving
 guide): after it, a `.keras` file holding a lambda loads without `safe_mode=False`."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -23,3 +25,27 @@ def test_enabling_unsafe_deserialization_lets_a_lambda_load(tmp_path, restore_sa
     assert not serialization.in_safe_mode()
     loaded = keras.models.load_model(path)  # safe_mode=True by default, as in Keras: overridden
     np.testing.assert_allclose(loaded.predict(np.ones((1, 2), np.float32)), [[4.0, 4.0]])
+
+
+def test_a_config_naming_a_namespace_function_never_calls_it():
+    before = keras.layers.Dense(1)  # clear_session would reset the name counters
+    config = {"module": "keras.layers", "class_name": "clear_session", "config": {},
+              "registered_name": None}
+    with pytest.raises(SerializationError, match=re.escape(
+            "unsupported layer class 'clear_session' (module 'keras.layers'): kerasish has no "
+            "built-in layer of that name")):
+        keras.saving.deserialize_keras_object(config)
+    assert keras.layers.Dense(1).name not in ("dense", before.name)  # the counters kept
+
+
+@pytest.mark.parametrize("module, name", [("keras.losses", "get"), ("keras.layers", "add"),
+                                          ("keras.metrics", "serialize")])
+def test_a_config_may_name_only_loss_and_metric_functions(module, name):
+    config = {"module": module, "class_name": "function", "config": name,
+              "registered_name": "function"}
+    with pytest.raises(SerializationError, match=re.escape(
+            f"unknown function {name!r} (module {module!r})")):
+        keras.saving.deserialize_keras_object(config)
+    loss = {"module": "keras.losses", "class_name": "function", "config": "mean_squared_error",
+            "registered_name": "function"}
+    assert keras.saving.deserialize_keras_object(loss) is keras.losses.mean_squared_error
