@@ -41,7 +41,7 @@ class Primitive:
 
     __slots__ = (
         "name", "forward", "grad", "multi_output", "views", "plain", "single_differentiable",
-        "explain",
+        "explain", "device_check",
     )
 
     def __init__(
@@ -63,6 +63,10 @@ class Primitive:
         self.plain = not (multi_output or views)  # one output, never a view: the fast path
         self.single_differentiable = False  # one output and a gradient rule: the tape's fast path
         self.explain = explain  # (inputs, attrs) -> message, used when forward fails
+        # for an op whose forward checks its input on the host (index ranges): the same
+        # computation without reading the device, (*arrays, **attrs) -> (output, a device
+        # bool that is True where the check fails); a CUDA graph reads it after running
+        self.device_check = None
         if register:
             if name in REGISTRY:
                 raise ValueError(f"primitive {name!r} is defined twice")

@@ -6,6 +6,8 @@ tested on the CPU; the graphs themselves (marked `gpu`) against the plain replay
 bit for bit.
 """
 
+import re
+
 import numpy as np
 import pytest
 
@@ -133,7 +135,7 @@ def test_a_cpu_program_is_never_captured_and_says_so():
 def test_what_keeps_a_program_out_of_a_graph_is_named(extra, reason):
     step, _, _ = _training_step(extra)
     assert graphs.capture_reason(_as_if_on_gpu(step, X, Y)) is not None
-    assert __import__("re").search(reason, graphs.capture_reason(_as_if_on_gpu(step, X, Y)))
+    assert re.search(reason, graphs.capture_reason(_as_if_on_gpu(step, X, Y)))
 
 
 def test_a_program_serving_several_shapes_is_not_captured():
@@ -150,6 +152,57 @@ def test_an_op_on_a_host_array_keeps_the_program_plain():
         s for s in range(concrete.n_slots)
         if s not in concrete.constants and s not in concrete.folded}
     assert "reads or makes a host array" in graphs.capture_reason(concrete)
+
+
+def test_a_check_after_a_change_of_state_keeps_the_program_plain():
+    v = ks.Variable([1.0])
+    params = ks.constant(np.ones((4, 2), np.float32))
+
+    def f(i):
+        v.assign_add([1.0])
+        return ks.gather(params, i)
+
+    concrete = _as_if_on_gpu(ks.function(f), np.array([1, 2]))
+    assert re.search(r"`checked_indices` at .* checks its input after a change of state",
+                     graphs.capture_reason(concrete))
+
+
+def test_the_capture_runs_checks_on_the_device_and_computes_what_the_replay_computes():
+    params = ks.constant(np.arange(8, dtype=np.float32).reshape(4, 2))
+    wider = ks.constant(np.arange(10, dtype=np.float32).reshape(5, 2))
+
+    def f(i, x):
+        with ks.GradientTape() as tape:
+            tape.watch(x)
+            y = ks.reduce_sum(ks.gather(params, i) * x) + ks.reduce_sum(ks.gather(wider, i) * x)
+        return y, tape.gradient(y, x)
+
+    fn = ks.function(f)
+    good = (np.array([3, 0]), np.array([[0.5, -1.0], [2.0, 1.0]], np.float32))
+    for _ in range(3):
+        want = fn(*good)
+    concrete = fn.get_concrete_function(*good)
+    assert graphs.capture_reason(_as_if_on_gpu(fn, *good)) is None
+
+    def interpret(i, x):
+        env = concrete._template[:]
+        env[:2] = [i, x]
+        checks = []
+        graphs.run_instructions(concrete.root.code, env, checks)
+        return env, checks
+
+    env, checks = interpret(*good)
+    assert [instr.label for instr, _ in checks] == ["checked_indices", "checked_indices"]
+    assert not any(bool(flag) for _, flag in checks)
+    got = concrete.root.end.build(env, ks.Tensor, ks.IndexedSlices)
+    assert np.array_equal(got[0].numpy(), want[0].numpy())
+    assert np.array_equal(got[1].numpy(), want[1].numpy())
+    bad = np.array([1, 4])  # outside [0, 4), not [0, 5) (NumPy's take then refuses it; CuPy's
+    # would wrap it: the graph reads the flags before anything changes)
+    flags = [bool(instr.op.device_check(bad, **instr.attrs)[1]) for instr, _ in checks]
+    assert flags == [True, False]
+    with pytest.raises(ks.InvalidArgumentError, match=r"indices\[1\] = 4 is not in \[0, 4\)"):
+        checks[0][0].callable()(bad)
 
 
 # ------------------------------------------------ effects while captured or replayed (CPU)
@@ -307,14 +360,42 @@ def test_a_guard_keeps_the_plain_replay_and_says_why():
 
 @pytest.mark.gpu
 def test_an_op_that_waits_for_the_host_keeps_the_plain_replay():
+    from kerasish.core.primitive import Primitive, apply
+
+    scaled = Primitive("scaled_by_sum", lambda x: x * float(x.sum()), register=False)
     with ks.device("/gpu:0"):
-        params = ks.constant([[1.0], [2.0]])
-        pick = ks.function(lambda i: ks.gather(params, i))  # checks its indices on the host
+        fn = ks.function(lambda x: apply(scaled, (x,), {}))  # reads the device on the host
         for _ in range(3):
-            got = pick(ks.constant([1, 0]))
-        assert got.numpy().ravel().tolist() == [2.0, 1.0]
-        kind = pick.get_concrete_function(ks.constant([1, 0])).replay_kind
+            got = fn(ks.constant([1.0, 2.0]))
+        assert got.numpy().tolist() == [3.0, 6.0]
+        kind = fn.get_concrete_function(ks.constant([1.0, 2.0])).replay_kind
         assert kind.startswith("plain replay: capturing it failed"), kind
+
+
+@pytest.mark.gpu
+def test_a_graph_checks_indices_before_any_state_changes():
+    with ks.device("/gpu:0"):
+        params = ks.Variable([[1.0], [2.0]])
+        opt = ks.optimizers.SGD(0.5)
+
+        @ks.function
+        def step(i):
+            with ks.GradientTape() as tape:
+                loss = ks.reduce_sum(ks.gather(params, i))
+            opt.apply_gradients([(tape.gradient(loss, params), params)])
+            return loss
+
+        for _ in range(3):
+            step(ks.constant([1, 0]))
+        concrete = step.get_concrete_function(ks.constant([1, 0]))
+        assert concrete.replay_kind == "as a CUDA graph", concrete.replay_kind
+        before = params.numpy().copy(), int(opt.iterations.numpy())
+        with pytest.raises(ks.InvalidArgumentError, match=r"indices\[1\] = 7 is not in \[0, 2\)"):
+            step(ks.constant([1, 7]))
+        assert np.array_equal(params.numpy(), before[0])
+        assert int(opt.iterations.numpy()) == before[1]
+        step(ks.constant([1, 0]))  # and the graph goes on
+        assert int(opt.iterations.numpy()) == before[1] + 1
 
 
 @pytest.mark.gpu

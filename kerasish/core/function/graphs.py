@@ -104,6 +104,12 @@ def capture_reason(concrete) -> str | None:
                 if slot not in on_gpu and not (slot in fixed and instr.kind == "prim"
                                                and concrete.slot_info[slot][0] == ()):
                     return f"`{instr.label}`{where} reads or makes a host array (%{slot})"
+    cut = split_at_first_effect(root.code)
+    for instr in root.code[cut:]:
+        if instr.kind == "prim" and instr.op.device_check is not None:
+            where = f" at {instr.where}" if instr.where else ""
+            return (f"`{instr.label}`{where} checks its input after a change of state (a "
+                    "graph checks inputs before the first variable update)")
     for kind, *data in root.end.leaves:
         if kind == "slot" and data[0] not in on_gpu:
             return f"the result %{data[0]} is a host array"
@@ -112,15 +118,62 @@ def capture_reason(concrete) -> str | None:
     return None
 
 
-class CapturedProgram:
-    """One program captured as a CUDA graph, with the arrays it reads and writes.
+def run_instructions(code: list, env: list, checks: list) -> None:
+    """Run `code` on `env` one instruction at a time, as the capture records it.
 
-    Raises `backend.NotCapturable` (with the reason) when the capture fails.
+    The plain replay's generated function (`program.compile_segment`) is not used: a capture
+    runs once, may stop at the first change of state (below), and computes each op with a
+    host-side check (`Primitive.device_check`: index ranges, whole-number ids) without
+    reading the device, appending `(instruction, device flag)` to `checks`.
+    """
+    for instr in code:
+        if instr.kind == "alias":
+            env[instr.outs[0]] = env[instr.ins[0]]
+            continue
+        args = [env[s] for s in instr.ins]
+        kwargs = {name: env[s] for name, s in instr.attr_slots}
+        if instr.kind == "effect":
+            instr.op(*args, **kwargs)
+            continue
+        if instr.kind == "draw":
+            env[instr.outs[0]] = instr.op()
+            continue
+        check = instr.op.device_check
+        if check is None:
+            result = instr.callable()(*args, **kwargs)
+        else:
+            fixed = {k: v for k, v in instr.attrs.items() if k not in kwargs}
+            result, flag = check(*args, **fixed, **kwargs)
+            checks.append((instr, flag))
+        if len(instr.outs) > 1:
+            for slot, value in zip(instr.outs, result):
+                env[slot] = value
+        else:
+            env[instr.outs[0]] = result.copy() if instr.copy else result
+
+
+def split_at_first_effect(code: list) -> int:
+    """Where a program with checks is cut in two graphs: its first change of state (the
+    first part is pure, so a failed check stops the call before anything changed)."""
+    return next((i for i, instr in enumerate(code) if instr.kind == "effect"), len(code))
+
+
+class CapturedProgram:
+    """One program captured as CUDA graphs, with the arrays they read and write.
+
+    A program whose ops check their inputs on the host (`Primitive.device_check`) is
+    captured as two graphs: the ops before its first change of state, which also compute
+    the checks' flags on the device, and the rest. A call launches the first, reads the
+    flags (a wait for that part), raises the op's own error if one is set (nothing has
+    changed yet, as in eager), and else runs the effects' host side and the second graph.
+    A check after a change of state is not captured. Raises `backend.NotCapturable`
+    (with the reason) when the capture fails.
     """
 
     def __init__(self, concrete, arrays: list):
         cupy = backend.cupy
         segment = concrete.root
+        self.name = concrete.name
         self.pool = cupy.cuda.MemoryPool()  # the graph's own: its arrays keep their addresses
         self.stream = cupy.cuda.Stream(non_blocking=True)
         with cupy.cuda.using_allocator(self.pool.malloc):
@@ -132,18 +185,32 @@ class CapturedProgram:
         for slot, variable in self.variables:
             env[slot] = variable._value
         self.arrays_of_variables = tuple(variable._value for _, variable in self.variables)
-        self.effects = [(instr.op, instr.ins) for instr in segment.code if instr.kind == "effect"]
+        code = segment.code
+        self.effects = [(instr.op, instr.ins) for instr in code if instr.kind == "effect"]
         self.effect_arrays = [op.graph_state() for op, _ in self.effects]
         self.reseeds = philox.reseeds
+        cut = split_at_first_effect(code)
+        checked_first = any(instr.kind == "prim" and instr.op.device_check is not None
+                            for instr in code[:cut])
+        # with checks before the first change of state: two graphs, else one
+        pieces = [code[:cut], code[cut:]] if checked_first else [code]
+        self.checks: list = []
+        self.flags = None
+        graphs = []
         state = backend.graph_state
         state.mode, state.scalars, state.position = "capture", scalars, 0
         try:
             with cupy.cuda.using_allocator(self.pool.malloc), self.stream:
-                self.stream.begin_capture()
-                try:
-                    segment.run(env)
-                finally:
-                    graph = self.stream.end_capture()
+                for number, piece in enumerate(pieces):
+                    if not piece:
+                        continue
+                    self.stream.begin_capture()
+                    try:
+                        run_instructions(piece, env, self.checks)
+                        if checked_first and number == 0:
+                            self.flags = cupy.stack([flag for _, flag in self.checks])
+                    finally:
+                        graphs.append(self.stream.end_capture())
         except backend.NotCapturable:
             raise
         except Exception as exc:  # noqa: BLE001 - the program keeps its plain replay
@@ -155,7 +222,8 @@ class CapturedProgram:
         if count > SCALAR_CAPACITY:
             raise backend.NotCapturable(f"its update rules need {count} numbers per step, "
                                         f"more than {SCALAR_CAPACITY}")
-        self.graph = graph
+        self.first = graphs[0] if checked_first else None
+        self.graphs = graphs[1:] if checked_first else graphs
         self.env = env
         self.end = segment.end
         self.returned = sorted(self.end.slots())
@@ -170,7 +238,6 @@ class CapturedProgram:
             self.host.append((memory, np.frombuffer(memory, np.float64, count),
                               cupy.cuda.Event(block=False, disable_timing=True)))
         self.turn = 0
-
     def stale(self) -> str | None:
         """Why the graph no longer fits the live state (captured again then), or None."""
         if philox.reseeds != self.reseeds:
@@ -187,7 +254,8 @@ class CapturedProgram:
         return None
 
     def launch(self, arrays: list):
-        """Run one call: inputs in, host side of the effects, the graph, results out."""
+        """Run one call: inputs in, (the checked part and its checks,) the host side of the
+        effects, the graph, results out."""
         for buffer, array in zip(self.inputs, arrays):
             if not backend.is_gpu_array(array):
                 buffer.set(array)
@@ -196,6 +264,11 @@ class CapturedProgram:
             else:
                 buffer[...] = array
         env = self.env
+        if self.first is not None:
+            self.first.launch()
+            failed = self.flags.get()  # (waits for the checked part)
+            if failed.any():
+                self._raise_check(int(failed.argmax()))
         if self.effects:
             state = backend.graph_state
             if self.n_scalars:
@@ -212,7 +285,8 @@ class CapturedProgram:
                 self.scalars.data.copy_from_host_async(memory.ptr, self.n_scalars * 8)
                 copied.record()
                 self.turn ^= 1
-        self.graph.launch()
+        for graph in self.graphs:
+            graph.launch()
         results = self.results
         for slot in self.returned:  # (the graph rewrites its arrays on the next call)
             value = env[slot]
@@ -223,6 +297,20 @@ class CapturedProgram:
                 copy = value.copy()
             results[slot] = copy
         return self.end.build(results, Tensor, IndexedSlices)
+
+
+    def _raise_check(self, index: int):
+        """The error of the failed check: its op run on the host on this call's values."""
+        instr = self.checks[index][0]
+        kwargs = {name: self.env[s] for name, s in instr.attr_slots}
+        where = f" recorded at {instr.where}" if instr.where else ""
+        try:
+            instr.callable()(*[self.env[s] for s in instr.ins], **kwargs)
+        except Exception as exc:  # noqa: BLE001 - re-raised with the program's name
+            raise type(exc)(f"ks.function '{self.name}': {instr.label}{where} failed when "
+                            f"replayed: {exc}") from None
+        raise AssertionError(f"{instr.label}: its device check failed but its host check "
+                             "passed")
 
 
 def replay(concrete, arrays: list):

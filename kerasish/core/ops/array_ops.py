@@ -976,6 +976,19 @@ def _checked_indices_array(ids, *, op, limit):
     return ids
 
 
+def _indices_outside(ids, *, op, limit):
+    """`checked_indices` without a host read: (ids, True on the device if one is outside
+    [0, limit)); a negative id seen as unsigned is at least 2**(bits - 1)."""
+    xp = backend.array_module(ids)
+    if ids.size == 0:
+        return ids, xp.zeros((), bool)
+    unsigned = _UNSIGNED.get(ids.dtype)
+    return ids, (ids if unsigned is None else ids.view(unsigned)).max() >= limit
+
+
+_checked_indices_array.device_check = _indices_outside
+
+
 def checked_indices(op_name: str, ids: Tensor, limit: int) -> Tensor:
     """`ids` after checking that each is an integer in [0, limit) (`op: indices[i] = v is not
     in [0, limit)` otherwise). A recorded op, so that a ks.function replay checks every
@@ -996,6 +1009,17 @@ def _integer_ids_array(ids, *, op, arg):
             f"value {at} = {host[tuple(bad)].item()!r}"
         )
     return ids.astype(np.int64)
+
+
+def _not_integral(ids, *, op, arg):
+    """`integer_ids` without a host read: (the int64 ids, True on the device if one is not a
+    whole number)."""
+    xp = backend.array_module(ids)
+    whole = xp.isfinite(ids) & (ids == xp.floor(ids))
+    return ids.astype(np.int64), ~whole.all()
+
+
+_integer_ids_array.device_check = _not_integral
 
 
 def integer_ids(ids, op: str, arg: str = "indices") -> Tensor:
