@@ -20,10 +20,12 @@ so weights carry over to and from Keras.
 
 from __future__ import annotations
 
+import numpy as np
+
 from kerasish import activations, constraints, initializers, regularizers
 from kerasish.core import nest
 from kerasish.core.errors import InvalidArgumentError
-from kerasish.core.ops import array_ops, math_ops, nn_ops
+from kerasish.core.ops import array_ops, math_ops, nn_ops, rnn_ops
 from kerasish.core.tensor import Tensor, convert_to_tensor
 from kerasish.layers.base import Layer, in_training_mode
 
@@ -220,13 +222,15 @@ class _BuiltinCell(Layer):
     def _input_bias(self):
         return self.bias
 
-    def project(self, inputs, training=None):
+    def project(self, inputs, training=None, time_major: bool = False):
         """inputs (..., features) -> inputs @ kernel + input bias, for one step or a whole
         sequence (batch, time, features) at once; input dropout applied when training.
 
         Args:
             inputs: one step (batch, features) or a sequence (batch, time, features).
             training: whether to apply the input dropout.
+            time_major: a sequence is (time, batch, features) (its dropout mask is per
+                sequence, as in the batch-major form).
 
         Returns:
             The projected inputs, last axis ``blocks * units`` (1, 4 or 3 blocks).
@@ -240,10 +244,11 @@ class _BuiltinCell(Layer):
         """
         inputs = inputs if inputs.dtype == self.dtype else math_ops.cast(inputs, self.dtype)
         if self.dropout and in_training_mode(self, training):
-            step_shape = (inputs.shape[0], inputs.shape[-1])
+            batch = inputs.shape[1] if time_major else inputs.shape[0]
+            step_shape = (batch, inputs.shape[-1])
             mask = self.get_dropout_mask(array_ops.zeros(step_shape, dtype=inputs.dtype))
-            if inputs.ndim == 3:
-                mask = array_ops.reshape(mask, (step_shape[0], 1, step_shape[1]))
+            if inputs.ndim == 3 and not time_major:
+                mask = array_ops.reshape(mask, (batch, 1, step_shape[1]))
             inputs = inputs * mask
         flat = array_ops.reshape(inputs, (-1, inputs.shape[-1]))
         projected = math_ops.matmul(flat, self.kernel)
@@ -405,6 +410,24 @@ class LSTMCell(_BuiltinCell):
             )
 
         return forget_ones
+
+    def _sequence(self, sequences, states, training: bool, go_backwards: bool):
+        """The whole sequence as one op (`rnn_ops.lstm_sequence`, time-major): (outputs
+        (batch, time, units), [h, c]), or None where the step-by-step path is needed (other
+        activations, recurrent dropout when training)."""
+        if (self.activation is not activations.tanh
+                or self.recurrent_activation is not activations.sigmoid
+                or (self.recurrent_dropout and training)):
+            return None
+        time_major = array_ops.transpose(sequences, (1, 0, 2))
+        if go_backwards:
+            time_major = array_ops.gather(time_major, np.arange(time_major.shape[0])[::-1])
+        try:
+            projected = self.project(time_major, training, time_major=True)
+        finally:
+            self.reset_dropout_mask()
+        outputs, h, c = rnn_ops.lstm_sequence(projected, self.recurrent_kernel, *states)
+        return array_ops.transpose(outputs, (1, 0, 2)), [h, c]
 
     def _stepper(self, training: bool):
         act, gate = self.activation, self.recurrent_activation
@@ -743,6 +766,11 @@ class RNN(Layer):
             states = self.get_initial_state(batch)
         step_masks = self._step_masks(mask, batch, steps)
 
+        if isinstance(cell, LSTMCell) and step_masks is None:
+            fused = cell._sequence(sequences, list(states), training, self.go_backwards)
+            if fused is not None:
+                outputs, states = fused
+                return self._finish(outputs, states, outputs_stacked=True)
         if isinstance(cell, _BuiltinCell):
             step_inputs = array_ops.unstack(cell.project(sequences, training), axis=1)
             step = cell._stepper(training)
@@ -771,11 +799,19 @@ class RNN(Layer):
                 outputs.append(output)
         finally:
             _reset_dropout_masks(cell)
+        return self._finish(outputs, states, outputs_stacked=False)
+
+    def _finish(self, outputs, states, outputs_stacked: bool):
+        """The layer's result from the step outputs (a list, or stacked (batch, time, units))
+        and the last states; a stateful layer keeps the states."""
         if self.stateful:
             self._carried_states = nest.pack_sequence_as(
                 states, [array_ops.stop_gradient(s) for s in nest.flatten(states)]
             )
-        result = array_ops.stack(outputs, axis=1) if self.return_sequences else outputs[-1]
+        if self.return_sequences:
+            result = outputs if outputs_stacked else array_ops.stack(outputs, axis=1)
+        else:
+            result = states[0] if outputs_stacked else outputs[-1]
         return (result, *states) if self.return_state else result
 
     def _step_masks(self, mask, batch: int, steps: int):

@@ -86,25 +86,66 @@ def test_gradients_match_finite_differences(cls, kwargs):
     check_layer_gradients(layer, sequences(2, 4, 3, np.float64))
 
 
+def _recorded(layer_class, steps, **kwargs):
+    layer = layer_class(4, **kwargs)
+    x = ks.constant(sequences(2, steps, 3))
+    layer(x)
+    with ks.GradientTape() as tape:
+        tape.watch(x)
+        layer(x)
+    return [op.prim.name for op in tape._ops]
+
+
 def test_backpropagation_through_time_records_each_step_once():
     """No per-step slicing of the sequence (whose gradient would be a full-size array per
     step): the sequence is cut by one split, and each step adds the same few ops."""
-
-    def recorded(steps):
-        layer = ks.layers.LSTM(4)
-        x = ks.constant(sequences(2, steps, 3))
-        layer(x)
-        with ks.GradientTape() as tape:
-            tape.watch(x)
-            layer(x)
-        names = [op.prim.name for op in tape._ops]
-        return names
-
-    short, long = recorded(4), recorded(8)
-    assert "getitem" not in long and "scatter_into" not in long
-    assert long.count("split") - short.count("split") == 4  # the gate split, once per step
+    short, long = _recorded(ks.layers.GRU, 4), _recorded(ks.layers.GRU, 8)
+    for name in ("getitem", "scatter_into"):  # (GRU's bias row is read once, not per step)
+        assert long.count(name) == short.count(name)
+    # the gate splits of the input and recurrent parts, twice per step
+    assert long.count("split") - short.count("split") == 8
     per_step = (len(long) - len(short)) / 4
     assert per_step == int(per_step) and per_step <= 16
+
+
+@pytest.mark.parametrize("go_backwards", [False, True])
+def test_the_fused_lstm_equals_the_step_by_step_cell(go_backwards):
+    """One `lstm_sequence` op against the cell's recorded steps (an activation that is not
+    the built-in tanh object takes them): the same outputs bit for bit, the same gradients."""
+    kwargs = dict(return_sequences=True, return_state=True, go_backwards=go_backwards,
+                  dtype="float64")
+    fused = ks.layers.LSTM(5, **kwargs)
+    steps = ks.layers.LSTM(5, activation=lambda v: ks.math.tanh(v), **kwargs)
+    x = ks.constant(sequences(3, 6, 4, np.float64))
+    fused(x)
+    steps(x)
+    steps.set_weights(fused.get_weights())
+    results = []
+    for layer in (fused, steps):
+        with ks.GradientTape() as tape:
+            tape.watch(x)
+            out, h, c = layer(x)
+            loss = ks.reduce_sum(out * out) + ks.reduce_sum(h * c)
+        results.append((out, h, c, *tape.gradient(loss, [x] + layer.trainable_variables)))
+    (out, h, c, *grads), (want_out, want_h, want_c, *want_grads) = results
+    assert np.array_equal(out.numpy(), want_out.numpy())
+    assert np.array_equal(h.numpy(), want_h.numpy()) and np.array_equal(c.numpy(), want_c.numpy())
+    for got, want in zip(grads, want_grads):
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12, atol=1e-14)
+
+
+def test_second_order_gradients_through_an_unmasked_lstm():
+    from kerasish.testing import check_gradients
+
+    layer = ks.layers.LSTM(2, return_sequences=True, dtype="float64")
+    check_gradients(lambda x: layer(x), [sequences(2, 3, 2, np.float64)], order=2)
+
+
+def test_an_lstm_sequence_is_one_recorded_op_whatever_its_length():
+    short, long = _recorded(ks.layers.LSTM, 4), _recorded(ks.layers.LSTM, 8)
+    assert short == long and long.count("lstm_sequence") == 1
+    # other activations, and recurrent dropout when training, go step by step
+    assert "lstm_sequence" not in _recorded(ks.layers.LSTM, 4, activation="relu")
 
 
 # ---------------------------------------------------------------- masking
