@@ -56,7 +56,9 @@ def parser_for(recipe: str, description: str) -> argparse.ArgumentParser:
     parser.add_argument("--device", default="cpu", help="'cpu' or 'gpu' (or '/gpu:N')")
     parser.add_argument("--seed", type=int, default=0,
                         help="random seed (results are reproducible)")
-    parser.add_argument("--quiet", action="store_true", help="no progress bars")
+    parser.add_argument("--quiet", action="store_true",
+                        help="no progress bars or per-step progress lines (results are "
+                        "still printed)")
     parser.add_argument("--eager", action="store_true",
                         help="run the training step op by op (for debugging) instead of "
                         "compiled with ks.function; both give the same numbers")
@@ -150,12 +152,14 @@ class Session:
         self.checkpoint = ks.Checkpoint(step=self.step, **trackables)
         self.manager = None
         self.resumed_from = None
+        self._restored = None  # the restore's status (values for slots made by training)
         self.interrupted = False  # set by a Ctrl-C or SIGTERM inside saving_on_interrupt()
         if args.checkpoint_dir:
             self.manager = ks.CheckpointManager(self.checkpoint, args.checkpoint_dir, max_to_keep=3)
             latest = self.manager.latest_checkpoint
             if latest:
-                self.checkpoint.restore(latest)
+                self._restored = self.checkpoint.restore(latest)
+                self._restored_at = int(self.step)
                 self.resumed_from = latest
         self.logdir = self._logdir(recipe, args)
         self.writer = ks.summary.create_file_writer(
@@ -215,6 +219,10 @@ class Session:
             with self.writer.as_default():
                 yield
                 self.check_interrupt()
+            if self._restored is not None and int(self.step) == self._restored_at:
+                # a finished run started again trains nothing, so the values of what training
+                # creates (optimizer slots) are not used: expected, not worth a warning
+                self._restored.expect_partial()
         except KeyboardInterrupt:
             path = self.save() if save else None
             where = f"; checkpoint saved to {path}" if path else " (not saved: resume starts " \

@@ -91,6 +91,8 @@ def fit(name, loss_fn, examples, args, log):
     # compiled, the Huber loss's Python `if` becomes a guard: both branches replay
     train_step = compiled_step(train_step, args.eager)
     epoch = int(session.step)
+    if session.resumed_from:
+        log(f"[{name}] resumed from {session.resumed_from} at epoch {epoch}")
     with session.saving_on_interrupt():
         while epoch < args.epochs:
             total = 0.0

@@ -76,15 +76,20 @@ def train(args, log=print) -> dict:
     return result
 
 
-def plot(inputs, targets, result, path, log) -> None:
+def pyplot():
+    """matplotlib's pyplot (drawing to files), or None when matplotlib is not installed."""
     try:
         import matplotlib
 
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        log("--plot needs matplotlib: pip install -e '.[recipes]' (or pip install matplotlib)")
-        return
+        return None
+    return plt
+
+
+def plot(inputs, targets, result, path, log) -> None:
+    plt = pyplot()
     x, y = inputs.numpy(), targets.numpy()
     figure, axes = plt.subplots(figsize=(6, 4))
     axes.scatter(x, y, s=4, alpha=0.4, label="data")
@@ -105,9 +110,12 @@ def main(argv=None) -> dict:
     parser.add_argument("--plot", default=None, metavar="OUT.png",
                         help="save the data and the fitted line (needs matplotlib)")
     args = parser.parse_args(argv)
+    if args.plot and pyplot() is None:  # refused before training, not after it
+        parser.error("--plot needs matplotlib: pip install -e '.[recipes]' "
+                     "(or pip install matplotlib)")
     check_device("linear_regression", args.device)
     with ks.device(args.device):
-        result = train(args)
+        result = train(args, log=(lambda *a: None) if args.quiet else print)
     print(f"linear_regression: W = {result['W']:.3f}, B = {result['B']:.3f}, "
           f"final loss = {result['loss']:.3f}; TensorBoard: {tensorboard_hint(result['logdir'])}")
     return result

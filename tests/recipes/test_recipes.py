@@ -220,6 +220,7 @@ def test_ctrl_c_finishes_the_step_and_a_second_one_stops_at_once(tmp_path, capsy
     is taken between steps); a second one raises where it lands."""
     session = _session(tmp_path)
     finished = []
+    before = signal.getsignal(signal.SIGINT)  # (SIG_IGN where pytest started in the background)
     with pytest.raises(SystemExit) as exc:
         with session.saving_on_interrupt():
             for i in range(5):
@@ -232,7 +233,7 @@ def test_ctrl_c_finishes_the_step_and_a_second_one_stops_at_once(tmp_path, capsy
     assert exc.value.code == 130
     assert finished == ([0, 1, 2] if signals == 1 else [0, 1])
     assert f"interrupted at step {len(finished)}; checkpoint saved" in capsys.readouterr().out
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # restored
+    assert signal.getsignal(signal.SIGINT) is before  # restored
 
 
 def test_a_signal_after_the_last_step_still_stops_the_run(tmp_path, capsys):
@@ -253,3 +254,60 @@ def test_a_diverging_run_stops_with_a_clear_message(tmp_path):
                                           r"last checkpoint, .*ckpt-\d+\.h5, is from before"):
         with pytest.warns(RuntimeWarning):  # NumPy's overflow warning on the way
             linear_regression.main(argv)
+
+
+def test_a_finished_run_started_again_does_not_warn_about_unused_slots(tmp_path):
+    """Adam's slots are made by the first training step; a finished run resumed trains no
+    step, so their saved values are never used, which the recipe expects."""
+    import gc
+    import warnings
+
+    from recipes.common import Session, parser_for
+
+    args = parser_for("demo", "a test").parse_args(
+        ["--checkpoint-dir", str(tmp_path / "ckpt"), "--logdir", str(tmp_path / "logs")])
+    w = ks.Variable([1.0, 2.0])
+    optimizer = ks.optimizers.Adam(0.1)
+    first = Session("demo", args, w=w, optimizer=optimizer)
+    with first.saving_on_interrupt():
+        optimizer.apply_gradients([(ks.constant([1.0, 1.0]), w)])
+        first.step.assign_add(1)
+    first.save()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        again = Session("demo", args, w=ks.Variable([0.0, 0.0]), optimizer=ks.optimizers.Adam())
+        assert again.resumed_from and int(again.step) == 1
+        with again.saving_on_interrupt():
+            pass  # nothing left to train
+        del again
+        gc.collect()
+    assert not [w for w in caught if "never used" in str(w.message)]
+
+
+def test_linear_regression_quiet_prints_only_its_result(tmp_path, capsys):
+    from recipes import linear_regression
+
+    linear_regression.main(["--quiet", "--steps", "30", "--logdir", str(tmp_path / "logs")])
+    assert capsys.readouterr().out.splitlines()[0].startswith("linear_regression: W =")
+
+
+def test_plot_without_matplotlib_is_refused_before_training(tmp_path, monkeypatch, capsys):
+    from recipes import linear_regression
+
+    monkeypatch.setattr(linear_regression, "pyplot", lambda: None)
+    monkeypatch.setattr(linear_regression, "train", lambda *a, **k: pytest.fail("trained"))
+    with pytest.raises(SystemExit) as exc:
+        linear_regression.main(["--plot", str(tmp_path / "out.png")])
+    assert exc.value.code == 2 and "--plot needs matplotlib" in capsys.readouterr().err
+
+
+def test_huber_regression_says_where_it_resumed(tmp_path, capsys):
+    from recipes import huber_regression
+
+    common = ["--points", "20", "--logdir", str(tmp_path / "logs"), "--checkpoint-dir",
+              str(tmp_path / "ckpt")]
+    huber_regression.main(common + ["--epochs", "2"])
+    capsys.readouterr()
+    huber_regression.main(common + ["--epochs", "3"])
+    out = capsys.readouterr().out
+    assert "[huber] resumed from" in out and "at epoch 2" in out
