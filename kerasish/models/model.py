@@ -217,7 +217,8 @@ class Model(Layer):
 
         Args:
             print_fn: called with each line.
-            line_length: the table's width in characters.
+            line_length: the table's least width in characters (columns widen to fit their
+                longest entry).
 
         Raises:
             InvalidArgumentError: if the model (or one of its layers) is not built yet.
@@ -237,18 +238,21 @@ class Model(Layer):
                 "model.build(input_shape), or give the first layer of a Sequential an "
                 "input_shape=..."
             )
-        widths = (line_length * 45 // 100, line_length * 33 // 100)
+        cells = [("Layer (type)", "Output Shape", "Param #")] + [
+            (f"{layer.name} ({type(layer).__name__})",
+             "?" if layer.output_shape_seen is None else str(layer.output_shape_seen),
+             f"{layer.count_params():,}")
+            for layer in self.layers
+        ]
+        # the default proportions, widened to fit the longest entry (never run together)
+        widths = [max(line_length * share // 100, max(len(row[i]) for row in cells) + 2)
+                  for i, share in enumerate((45, 33))]
+        line_length = max(line_length, sum(widths) + max(len(row[2]) for row in cells))
 
         def row(a, b, c):
             return f"{a:<{widths[0]}}{b:<{widths[1]}}{c}"
 
-        rows = [
-            row(f"{layer.name} ({type(layer).__name__})",
-                "?" if layer.output_shape_seen is None else str(layer.output_shape_seen),
-                f"{layer.count_params():,}")
-            for layer in self.layers
-        ]
-        self._print_summary(print_fn, row("Layer (type)", "Output Shape", "Param #"), rows,
+        self._print_summary(print_fn, row(*cells[0]), [row(*c) for c in cells[1:]],
                             line_length)
 
     def _print_summary(self, print_fn, header: str, rows: list, line_length: int) -> None:

@@ -166,3 +166,16 @@ def test_training_flag_propagates_to_nested_layers():
     x = ks.ones([1000])
     assert np.all(model(x).numpy() == 1)
     assert np.any(model(x, training=True).numpy() == 0)
+
+
+def test_summary_columns_widen_for_long_names_instead_of_running_together():
+    name = "a_really_long_layer_name_that_goes_on_and_on"
+    model = ks.Sequential([ks.layers.Dense(3, name=name), ks.layers.Dense(2, name="short")])
+    model.build((None, 4))
+    lines = []
+    model.summary(print_fn=lines.append)
+    row = next(line for line in lines if line.startswith(name))
+    assert row.split() == [name, "(Dense)", "(None,", "3)", "15"]
+    header = next(line for line in lines if line.startswith("Layer (type)"))
+    assert header.index("Output Shape") == row.index("(None, 3)")  # the columns line up
+    assert len(set(len(line) for line in lines if set(line) <= {"_", "="})) == 1
