@@ -78,3 +78,22 @@ def test_word2vec_recipe_trains_on_the_gpu(tmp_path):
                                 "--dim", "8", "--batch-size", "64", "--quiet", "--device", "gpu",
                                 "--logdir", str(tmp_path / loss), *extra])
         assert np.isfinite(result["loss"])
+
+
+def test_fit_keeps_arrays_that_fit_on_the_gpu_and_shuffles_them_there():
+    from kerasish.models import data_adapter
+
+    x, y = np.arange(20, dtype=np.float32).reshape(10, 2), np.arange(10)
+
+    def epoch():
+        ks.random.set_seed(3)
+        batches = data_adapter.ArrayBatches(x, y, batch_size=4, shuffle=True)
+        return batches, [(bx.numpy(), by.numpy()) for bx, by, _ in batches]
+
+    with ks.device("/gpu:0"):
+        on_gpu, got = epoch()
+    assert backend.is_gpu_array(on_gpu.x) and backend.is_gpu_array(on_gpu.y)
+    with ks.device("/cpu:0"):
+        on_host, want = epoch()
+    assert isinstance(on_host.x, np.ndarray)
+    assert all(np.array_equal(a, c) and np.array_equal(b, d) for (a, b), (c, d) in zip(got, want))

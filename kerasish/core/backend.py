@@ -331,6 +331,14 @@ def set_tensor_float_32(enabled: bool) -> None:
         blas.set_math_mode(handle)
 
 
+def free_device_memory(dev: tuple[str, int]) -> int:
+    """Bytes free on GPU `dev` (what CuPy's memory pool holds unused counts as free)."""
+    with cupy.cuda.Device(dev[1]):
+        free, _ = cupy.cuda.runtime.memGetInfo()
+        pool = cupy.get_default_memory_pool()
+        return free + pool.free_bytes()
+
+
 def device_of(array) -> tuple[str, int]:
     """The (kind, index) where `array` lives."""
     if is_gpu_array(array):

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from kerasish import random as ks_random
-from kerasish.core import nest
+from kerasish.core import backend, nest
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.tensor import Tensor, convert_to_tensor
 from kerasish.data import Dataset
@@ -31,14 +31,39 @@ def _length(structure, what: str) -> int:
     return lengths.pop()
 
 
-def _take(structure, index):
-    return nest.pack_sequence_as(
-        structure, [convert_to_tensor(_host(leaf)[index]) for leaf in nest.flatten(structure)]
-    )
+def _take(structure, rows: slice, orders: dict):
+    """Rows `rows` of the epoch from each leaf: in order a slice (a view, not a copy), else
+    the shuffled order's entries, that order copied once per epoch to a GPU holding arrays."""
+    if structure is None:
+        return None
+    order = orders["cpu", 0]
+    leaves = []
+    for leaf in nest.flatten(structure):
+        if order is not None:
+            device = backend.device_of(leaf)
+            if device not in orders:
+                orders[device] = backend.to_device(order, device)
+            leaf = leaf[orders[device][rows]]
+        else:
+            leaf = leaf[rows]
+        leaves.append(convert_to_tensor(leaf))
+    return nest.pack_sequence_as(structure, leaves)
 
 
-def _host(leaf):
-    return leaf.numpy() if isinstance(leaf, Tensor) else np.asarray(leaf)
+def _array(leaf):
+    """A leaf as an array: one on a GPU stays there, anything else becomes a NumPy array."""
+    if isinstance(leaf, Tensor):
+        leaf = leaf._value
+    return leaf if backend.is_gpu_array(leaf) else np.asarray(leaf)
+
+
+def _arrays(structure):
+    return None if structure is None else nest.pack_sequence_as(
+        structure, [_array(leaf) for leaf in nest.flatten(structure)])
+
+
+# the share of a GPU's free memory that arrays given to fit may take there
+DEVICE_DATA_SHARE = 0.25
 
 
 class ArrayBatches:
@@ -47,13 +72,9 @@ class ArrayBatches:
     def __init__(self, x, y=None, sample_weight=None, batch_size=32, shuffle=False):
         if batch_size is None or int(batch_size) <= 0:
             raise InvalidArgumentError(f"batch_size must be a positive integer, got {batch_size}")
-        self.x = nest.pack_sequence_as(x, [_host(leaf) for leaf in nest.flatten(x)])
-        self.y = (None if y is None
-                  else nest.pack_sequence_as(y, [_host(leaf) for leaf in nest.flatten(y)]))
-        self.sample_weight = (  # one array, or a dict/list of them (one per output)
-            None if sample_weight is None else nest.pack_sequence_as(
-                sample_weight, [_host(leaf) for leaf in nest.flatten(sample_weight)])
-        )
+        self.x, self.y = _arrays(x), _arrays(y)
+        self.sample_weight = _arrays(sample_weight)  # one array, or one per output
+        self._place_on_device()
         self.count = _length(self.x, "x")
         if self.y is not None and _length(self.y, "y") != self.count:
             raise InvalidArgumentError(
@@ -69,19 +90,36 @@ class ArrayBatches:
         self.batch_size = int(batch_size)
         self.shuffle = shuffle
 
+    def _place_on_device(self) -> None:
+        """With a GPU as the current device, numeric arrays that fit in `DEVICE_DATA_SHARE`
+        of its free memory are copied there once: batches are then sliced (and shuffled) on
+        the GPU, and an epoch copies nothing across per batch."""
+        device = backend.current_device()
+        leaves = [leaf for part in (self.x, self.y, self.sample_weight) if part is not None
+                  for leaf in nest.flatten(part)]
+        if device[0] != "gpu" or any(leaf.dtype.kind not in "biuf" for leaf in leaves):
+            return
+        host = sum(leaf.nbytes for leaf in leaves if not backend.is_gpu_array(leaf))
+        if not host or host > DEVICE_DATA_SHARE * backend.free_device_memory(device):
+            return
+
+        def placed(structure):
+            return None if structure is None else nest.pack_sequence_as(
+                structure, [backend.to_device(leaf, device) for leaf in nest.flatten(structure)])
+
+        self.x, self.y = placed(self.x), placed(self.y)
+        self.sample_weight = placed(self.sample_weight)
+
     def __len__(self) -> int:
         return -(-self.count // self.batch_size)
 
     def __iter__(self):
-        order = ks_random.permutation(self.count) if self.shuffle else None
+        orders = {}  # device -> the epoch's order there (None: in order)
+        orders["cpu", 0] = ks_random.permutation(self.count) if self.shuffle else None
         for start in range(0, self.count, self.batch_size):
-            # in order: a slice, so each batch is a view of the arrays, not a copy
-            index = (slice(start, start + self.batch_size) if order is None
-                     else order[start : start + self.batch_size])
-            x = _take(self.x, index)
-            y = None if self.y is None else _take(self.y, index)
-            w = None if self.sample_weight is None else _take(self.sample_weight, index)
-            yield x, y, w
+            rows = slice(start, start + self.batch_size)
+            yield (_take(self.x, rows, orders), _take(self.y, rows, orders),
+                   _take(self.sample_weight, rows, orders))
 
     def split(self, fraction: float):
         """(first part, last `fraction` part): Keras's validation_split takes the last examples."""

@@ -708,21 +708,20 @@ class Model(Layer):
         return self._step_function(name)(pack_x_y_sample_weight(x, y, sample_weight))
 
     def _step_function(self, name: str):
-        """The step method `name`, compiled with ks.function unless `run_eagerly`; logs it
-        returns as tensors (a compiled step keeps them so) come back as Python values."""
+        """The step method `name`, compiled with ks.function unless `run_eagerly`.
+
+        A compiled step's logs stay tensors: the loops turn them into Python values only
+        where they are read (a callback that wants each batch's logs, the epoch's end), so
+        on a GPU a step does not wait for the previous one to finish.
+        """
         if self.run_eagerly:
             return getattr(self, name)
         compiled = self._step_functions.get(name)
         if compiled is None or compiled.owner() is not self:  # (a copy of the model: its own)
             from kerasish.core.function import function
 
-            step = function(getattr(self, name))
-
-            def compiled(*args):
-                result = step(*args)
-                return _pythonify_logs(result) if isinstance(result, dict) else result
-
-            compiled.function = step
+            compiled = function(getattr(self, name))
+            compiled.function = compiled
             compiled.owner = weakref.ref(self)
             self._step_functions[name] = compiled
         return compiled

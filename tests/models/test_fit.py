@@ -292,3 +292,27 @@ def test_steps_per_epoch_on_an_infinite_dataset():
     history = model.fit(data, epochs=3, steps_per_epoch=5, verbose=0)
     assert history.epoch == [0, 1, 2]
     assert int(model.optimizer.iterations) == 15
+
+
+def test_fit_reads_a_compiled_steps_logs_only_where_they_are_used(monkeypatch):
+    """On a GPU, reading a step's loss waits for the step: fit turns the logs into Python
+    values at the epoch's end (and for callbacks that want each batch's logs), not per step."""
+    from kerasish.models import model as model_module
+
+    conversions = []
+    original = model_module._pythonify_logs
+
+    def counting(logs):
+        if ks.core.tape._state.tracer is None:  # (while traced, the logs stay tensors)
+            conversions.append(1)
+        return original(logs)
+
+    monkeypatch.setattr(model_module, "_pythonify_logs", counting)
+    model = ks.Sequential([ks.layers.Dense(1)])
+    model.compile("sgd", "mse", metrics=["mae"])
+    x = np.ones((40, 3), np.float32)
+    history = model.fit(x, np.zeros((40, 1), np.float32), batch_size=4, verbose=0)
+    assert len(conversions) <= 2  # ten steps (the two traced ones run Python)
+    assert set(history.history) == {"loss", "mae"}
+    logs = model.train_on_batch(x[:4], np.zeros((4, 1), np.float32), return_dict=True)
+    assert isinstance(logs["loss"], float)
