@@ -9,6 +9,7 @@ import numpy as _np
 
 from kerasish import (  # noqa: F401 - the submodules, as ks.layers etc.
     activations,
+    backend,
     callbacks,
     checkpoint,
     config,
@@ -34,6 +35,7 @@ from kerasish import (  # noqa: F401 - the submodules, as ks.layers etc.
     train,
     utils,
 )
+from kerasish.backend import clear_session  # noqa: F401
 from kerasish.checkpoint import Checkpoint, CheckpointManager, latest_checkpoint  # noqa: F401
 from kerasish.core import ops as _ops  # noqa: F401 - attaches Tensor operators
 from kerasish.core.autodiff import (  # noqa: F401
@@ -48,6 +50,7 @@ from kerasish.core.autodiff import (  # noqa: F401
 from kerasish.core.backend import device, num_gpus  # noqa: F401
 from kerasish.core.errors import DeviceError, InvalidArgumentError, KerasishError  # noqa: F401
 from kerasish.core.function import defun, function  # noqa: F401
+from kerasish.core.keras_tensor import KerasTensor  # noqa: F401
 from kerasish.core.ops.array_ops import (  # noqa: F401
     boolean_mask,
     broadcast_to,
@@ -155,14 +158,24 @@ from kerasish.core.tensor import (  # noqa: F401
     name_scope,
 )
 from kerasish.core.tensor_shape import TensorShape  # noqa: F401
-from kerasish.layers.base import clear_session  # noqa: F401
+from kerasish.initializers import Initializer  # noqa: F401
+from kerasish.layers.base import Layer  # noqa: F401
 from kerasish.layers.input_layer import Input  # noqa: F401
+from kerasish.losses import Loss  # noqa: F401
+from kerasish.metrics import Metric  # noqa: F401
 from kerasish.models import Model, Sequential  # noqa: F401
 from kerasish.module import Module  # noqa: F401
 from kerasish.optimizers import get_or_create_global_step  # noqa: F401
+from kerasish.optimizers.optimizer import Optimizer  # noqa: F401
 from kerasish.printing import print  # noqa: F401 - TF's tf.print
+from kerasish.regularizers import Regularizer  # noqa: F401
 
 __version__ = "0.1.0"
+
+
+def version() -> str:
+    """kerasish's version (Keras 3's `keras.version()`)."""
+    return __version__
 
 float16 = _np.dtype("float16")
 float32 = _np.dtype("float32")

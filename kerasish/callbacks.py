@@ -17,6 +17,8 @@ import warnings
 import numpy as np
 from tqdm.auto import tqdm
 
+from kerasish.core import settings
+
 
 class Callback:
     """Base class: every hook does nothing."""
@@ -385,8 +387,9 @@ class ProgbarLogger(Callback):
     """Progress output: a tqdm bar per epoch in a terminal, one line per epoch otherwise.
 
     Args:
-        verbose: 1 for a bar when the stream is a terminal (else one line per epoch), 2 for
-            one line per epoch always.
+        verbose: 1 for a bar when the stream is a terminal and interactive logging is on
+            (`ks.config.disable_interactive_logging`), else one line per epoch; 2 for one
+            line per epoch always.
         stream: where the output goes (default: ``sys.stdout``).
 
     Example:
@@ -402,7 +405,8 @@ class ProgbarLogger(Callback):
     def __init__(self, verbose: int = 1, stream=None):
         super().__init__()
         self.stream = stream or sys.stdout
-        interactive = getattr(self.stream, "isatty", lambda: False)()
+        interactive = (getattr(self.stream, "isatty", lambda: False)()
+                       and settings.is_interactive_logging_enabled())
         self.use_bar = verbose == 1 and interactive
         self.wants_batch_logs = self.use_bar  # the bar's postfix shows them
         self.bar = None

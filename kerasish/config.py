@@ -11,10 +11,85 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from kerasish.core import backend
+from kerasish.core import backend as core_backend
+from kerasish.core.settings import (
+    disable_interactive_logging,
+    enable_interactive_logging,
+    epsilon,
+    floatx,
+    image_data_format,
+    is_interactive_logging_enabled,
+    max_epochs,
+    max_steps_per_epoch,
+    set_floatx,
+    set_image_data_format,
+    set_max_epochs,
+    set_max_steps_per_epoch,
+)
 from kerasish.saving.serialization import enable_unsafe_deserialization
 
-__all__ = ["PhysicalDevice", "enable_unsafe_deserialization", "list_physical_devices"]
+__all__ = [
+    "PhysicalDevice", "backend", "disable_flash_attention", "disable_interactive_logging",
+    "disable_traceback_filtering", "enable_flash_attention", "enable_interactive_logging",
+    "enable_traceback_filtering", "enable_unsafe_deserialization", "epsilon", "floatx",
+    "image_data_format", "is_flash_attention_enabled", "is_interactive_logging_enabled",
+    "is_nnx_enabled", "is_traceback_filtering_enabled", "list_physical_devices", "max_epochs",
+    "max_steps_per_epoch", "set_backend", "set_floatx", "set_image_data_format",
+    "set_max_epochs", "set_max_steps_per_epoch",
+]
+
+
+def backend() -> str:
+    """The computing backend, as Keras 3 names them: 'numpy' (NumPy on the CPU, CuPy on GPUs)."""
+    return "numpy"
+
+
+def set_backend(name: str) -> None:
+    """Keras 3 reloads itself on another backend; kerasish has one.
+
+    Raises:
+        ValueError: for any backend but 'numpy', naming the one there is.
+    """
+    if name != "numpy":
+        raise ValueError(f"set_backend: kerasish computes with NumPy (CuPy on GPUs), the "
+                         f"'numpy' backend; {name!r} is not available")
+
+
+def is_nnx_enabled() -> bool:
+    """Flax NNX integration (JAX backend only): never enabled here."""
+    return False
+
+
+def is_flash_attention_enabled() -> bool:
+    """Whether attention layers use fused flash-attention kernels: never in kerasish."""
+    return False
+
+
+def disable_flash_attention() -> None:
+    """Attention layers never use flash attention here: nothing to disable."""
+
+
+def enable_flash_attention() -> None:
+    """Raises: kerasish has no flash-attention kernels (COMPATIBILITY.md)."""
+    raise NotImplementedError(
+        "enable_flash_attention: kerasish has no flash-attention kernels; attention layers "
+        "compute softmax(QK^T)V with matrix products")
+
+
+def is_traceback_filtering_enabled() -> bool:
+    """Whether tracebacks hide the library's frames: never in kerasish (its errors name the
+    op, layer and shapes instead)."""
+    return False
+
+
+def disable_traceback_filtering() -> None:
+    """Tracebacks are never filtered here: nothing to disable."""
+
+
+def enable_traceback_filtering() -> None:
+    """Raises: kerasish does not filter tracebacks."""
+    raise NotImplementedError("enable_traceback_filtering: kerasish shows whole tracebacks; "
+                              "its errors name the op, the layer and the shapes")
 
 
 class PhysicalDevice(NamedTuple):
@@ -64,5 +139,5 @@ def list_physical_devices(device_type: str | None = None) -> list[PhysicalDevice
         devices.append(PhysicalDevice("/physical_device:CPU:0", "CPU"))
     if "GPU" in wanted:
         devices += [PhysicalDevice(f"/physical_device:GPU:{i}", "GPU")
-                    for i in range(backend.num_gpus())]
+                    for i in range(core_backend.num_gpus())]
     return devices

@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from kerasish.core import backend, philox
+from kerasish.core import backend, philox, settings
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.primitive import apply, primitive
 from kerasish.core.tape import _state as _tape_state
@@ -221,14 +221,14 @@ class Generator(Trackable):
             self._load()
         return self._numpy
 
-    def normal(self, shape, mean=0.0, stddev=1.0, dtype=np.float32) -> Tensor:
+    def normal(self, shape, mean=0.0, stddev=1.0, dtype=None) -> Tensor:
         """Samples from N(mean, stddev**2), as `ks.random.normal`.
 
         Args:
             shape: the result's shape (a list, tuple, int or 1-D integer tensor).
             mean: the distribution's mean.
             stddev: its standard deviation.
-            dtype: a floating-point dtype.
+            dtype: a floating-point dtype (default `ks.config.floatx()`).
 
         Returns:
             A tensor of `shape` and `dtype` on the current device; the stream moves on.
@@ -244,7 +244,7 @@ class Generator(Trackable):
         return _drawn(lambda: backend.to_device(
             _normal(self._current(), shape, mean, stddev, dtype)))
 
-    def uniform(self, shape, minval=0.0, maxval=1.0, dtype=np.float32) -> Tensor:
+    def uniform(self, shape, minval=0.0, maxval=1.0, dtype=None) -> Tensor:
         """Samples from U[minval, maxval), as `ks.random.uniform`.
 
         Args:
@@ -268,14 +268,14 @@ class Generator(Trackable):
         return _drawn(lambda: backend.to_device(
             _uniform(self._current(), shape, minval, maxval, dtype)))
 
-    def truncated_normal(self, shape, mean=0.0, stddev=1.0, dtype=np.float32) -> Tensor:
+    def truncated_normal(self, shape, mean=0.0, stddev=1.0, dtype=None) -> Tensor:
         """Normal samples within two standard deviations, as `ks.random.truncated_normal`.
 
         Args:
             shape: the result's shape (a list, tuple, int or 1-D integer tensor).
             mean: the untruncated distribution's mean.
             stddev: its standard deviation.
-            dtype: a floating-point dtype.
+            dtype: a floating-point dtype (default `ks.config.floatx()`).
 
         Returns:
             A tensor of `shape` and `dtype` on the current device; the stream moves on.
@@ -372,7 +372,7 @@ def set_global_generator(generator: Generator) -> None:
 
 
 def _float_dtype(dtype, name):
-    dtype = as_dtype(dtype) or np.dtype(np.float32)
+    dtype = as_dtype(dtype) or np.dtype(settings.floatx())
     if dtype.kind != "f":
         raise InvalidArgumentError(f"random.{name}: dtype must be floating point, got {dtype}")
     return dtype
@@ -386,13 +386,13 @@ def _shape(shape) -> tuple:
     return tuple(int(d) for d in shape)
 
 
-def normal(shape, mean=0.0, stddev=1.0, dtype=np.float32, seed=None) -> Tensor:
+def normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None) -> Tensor:
     """Samples from N(mean, stddev**2), on the current device.
 
     Args:
         shape: the result's shape (a list, tuple, int or 1-D integer tensor).
         mean, stddev: the distribution's mean and standard deviation.
-        dtype: a floating-point dtype.
+        dtype: a floating-point dtype (default `ks.config.floatx()`).
         seed: None (the global stream), an integer (a stream of its own for this
             (global seed, seed) pair) or a `Generator`/`SeedGenerator` (its next
             values, drawn on the host).
@@ -419,7 +419,7 @@ def _normal(gen, shape, mean, stddev, dtype):
     return (values * stddev + mean).astype(dtype)
 
 
-def uniform(shape, minval=0.0, maxval=1.0, dtype=np.float32, seed=None) -> Tensor:
+def uniform(shape, minval=0.0, maxval=1.0, dtype=None, seed=None) -> Tensor:
     """Samples from U[minval, maxval) (integers if `dtype` is an integer type).
 
     Args:
@@ -448,7 +448,7 @@ def uniform(shape, minval=0.0, maxval=1.0, dtype=np.float32, seed=None) -> Tenso
 
 
 def _uniform(gen, shape, minval, maxval, dtype):
-    dtype = as_dtype(dtype) or np.dtype(np.float32)
+    dtype = as_dtype(dtype) or np.dtype(settings.floatx())
     if dtype.kind in "iu":
         if maxval is None or maxval == 1.0:
             raise InvalidArgumentError("random.uniform: integer dtypes need an explicit maxval")
@@ -457,13 +457,13 @@ def _uniform(gen, shape, minval, maxval, dtype):
     return (values * (maxval - minval) + minval).astype(dtype)
 
 
-def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=np.float32, seed=None) -> Tensor:
+def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None) -> Tensor:
     """Normal samples redrawn until within two standard deviations of the mean.
 
     Args:
         shape: the result's shape.
         mean, stddev: the untruncated distribution's mean and standard deviation.
-        dtype: a floating-point dtype.
+        dtype: a floating-point dtype (default `ks.config.floatx()`).
         seed: None (the global stream), an integer (a stream of its own for this
             (global seed, seed) pair) or a `Generator`/`SeedGenerator` (its next
             values, drawn on the host).

@@ -117,22 +117,22 @@ def current_device() -> tuple[str, int]:
     return _state.stack[-1]
 
 
-def device(spec: str):
-    """Place tensors created inside the block on `spec` ('/cpu:0' or '/gpu:N').
+def device(device_name: str):
+    """Place tensors created inside the block on `device_name` ('/cpu:0' or '/gpu:N').
 
     Ops run where their inputs live; this scope decides where new tensors
     (constants, random values, zeros, converted NumPy data) are created.
     A bad or unavailable device raises here, at the call.
 
     Args:
-        spec: '/cpu:0', '/gpu:N' (also 'cpu', 'gpu', 'GPU:1' and TF's
+        device_name: '/cpu:0', '/gpu:N' (also 'cpu', 'gpu', 'GPU:1' and TF's
             '/device:GPU:0' spellings).
 
     Returns:
         A context manager.
 
     Raises:
-        ValueError: `spec` cannot be parsed.
+        ValueError: `device_name` cannot be parsed.
         DeviceError: a GPU is asked for and CuPy or that GPU is missing.
 
     Example:
@@ -142,7 +142,7 @@ def device(spec: str):
         >>> x.device
         '/cpu:0'
     """
-    kind, index = parse_device(spec)
+    kind, index = parse_device(device_name)
     if kind == "gpu":
         check_gpu(index)
     return _device_scope(kind, index)

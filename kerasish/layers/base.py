@@ -10,7 +10,7 @@ import warnings
 import numpy as np
 
 from kerasish import constraints, initializers, regularizers, tracking
-from kerasish.core import nest
+from kerasish.core import nest, settings
 from kerasish.core import tape as tape_module
 from kerasish.core.errors import KerasishError
 from kerasish.core.keras_tensor import KerasTensor, any_symbolic
@@ -76,7 +76,7 @@ class Layer(Trackable):
         name: the layer's name, the prefix of its weights' names (default: the class
             name in snake_case, made unique).
         trainable: whether its weights are updated by training.
-        dtype: the dtype of its weights (default float32).
+        dtype: the dtype of its weights (default `ks.config.floatx()`, float32).
         input_shape: the shape of one example, without the batch axis; a first layer of a
             `Sequential` given it builds the model at once.
         activity_regularizer: a penalty on the layer's outputs, added to `losses` at each
@@ -126,7 +126,7 @@ class Layer(Trackable):
             input_shape = (input_dim,)
         self._name = name or unique_name(snake_case(type(self).__name__))
         self._trainable = trainable
-        self._dtype = as_dtype(dtype) or np.dtype("float32")
+        self._dtype = as_dtype(dtype) or np.dtype(settings.floatx())
         self._weights: list[Variable] = []
         self._regularizers: list = []
         self._added_losses: list = []

@@ -14,7 +14,7 @@ from kerasish import callbacks as callbacks_module
 from kerasish import metrics as metrics_module
 from kerasish import optimizers as optimizers_module
 from kerasish import summary
-from kerasish.core import nest
+from kerasish.core import nest, settings
 from kerasish.core import tape as tape_module
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.keras_tensor import any_symbolic
@@ -825,6 +825,12 @@ class Model(Layer):
         history = callbacks_module.History()
         items = [callbacks_module.ProgbarLogger(verbose)] if verbose else []
         items += list(callbacks or []) + [history]
+        if settings.max_epochs() is not None:  # ks.config.set_max_epochs
+            epochs = min(epochs, settings.max_epochs())
+        if settings.max_steps_per_epoch() is not None:  # ks.config.set_max_steps_per_epoch
+            known = steps_per_epoch or data_adapter.num_steps(data)
+            steps_per_epoch = min(known or settings.max_steps_per_epoch(),
+                                  settings.max_steps_per_epoch())
         steps = steps_per_epoch or data_adapter.num_steps(data)
         callback_list = callbacks_module.CallbackList(
             items, self, {"epochs": epochs, "steps": steps, "verbose": verbose}

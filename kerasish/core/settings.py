@@ -1,0 +1,115 @@
+"""Process-wide settings of Keras 3's `keras.config` / `keras.backend`: the default float
+dtype, the image layout, interactive logging and the loop caps.
+
+They live in the core so that layers, initializers, losses and `fit` read them without
+importing the public namespaces (`ks.config` and `ks.backend` re-export them).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+_FLOATS = ("float16", "float32", "float64")
+_state = {"floatx": "float32", "interactive_logging": True, "max_epochs": None,
+          "max_steps_per_epoch": None}
+
+
+def floatx() -> str:
+    """The default float dtype of layers' weights, initializers and random draws ('float32').
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.config.floatx()
+        'float32'
+    """
+    return _state["floatx"]
+
+
+def set_floatx(value) -> None:
+    """Set the default float dtype: 'float16', 'float32' or 'float64'.
+
+    Raises:
+        ValueError: for any other value (bfloat16 has no NumPy dtype, so it is refused).
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.config.set_floatx("float64")
+        >>> ks.layers.Dense(2).dtype
+        dtype('float64')
+        >>> ks.config.set_floatx("float32")
+    """
+    name = np.dtype(value).name if not isinstance(value, str) else value
+    if name not in _FLOATS:
+        raise ValueError(f"set_floatx: expected one of {list(_FLOATS)}, got {value!r}"
+                         + (" (bfloat16 has no NumPy dtype)" if name == "bfloat16" else ""))
+    _state["floatx"] = name
+
+
+def epsilon() -> float:
+    """The fuzz factor of the losses' clipping and the metrics' divisions: 1e-7, fixed in
+    kerasish (there is no `set_epsilon` yet: each use holds Keras's value)."""
+    return 1e-7
+
+
+def image_data_format() -> str:
+    """The image layout of the layers: always 'channels_last' (NHWC) in kerasish."""
+    return "channels_last"
+
+
+def set_image_data_format(data_format: str) -> None:
+    """Accepts 'channels_last', the only layout kerasish's layers compute in.
+
+    Raises:
+        NotImplementedError: for 'channels_first' (not supported; say so rather than
+            ignore it).
+        ValueError: for any other value.
+    """
+    if data_format == "channels_last":
+        return
+    if data_format == "channels_first":
+        raise NotImplementedError(
+            "set_image_data_format: kerasish's convolution, pooling and image layers compute "
+            "in channels_last (NHWC) only; transpose the data instead (COMPATIBILITY.md)")
+    raise ValueError(f"set_image_data_format: expected 'channels_last' or 'channels_first', "
+                     f"got {data_format!r}")
+
+
+def enable_interactive_logging() -> None:
+    """Progress bars in a terminal (the default); see `disable_interactive_logging`."""
+    _state["interactive_logging"] = True
+
+
+def disable_interactive_logging() -> None:
+    """`fit`'s progress is written as one line per epoch even in a terminal (no bar)."""
+    _state["interactive_logging"] = False
+
+
+def is_interactive_logging_enabled() -> bool:
+    return _state["interactive_logging"]
+
+
+def _positive_or_none(value, what: str):
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ValueError(f"{what}: expected a positive integer or None, got {value!r}")
+    return int(value)
+
+
+def set_max_epochs(max_epochs) -> None:
+    """Cap the epochs of every `fit` (None: no cap), as Keras 3's config does for tests."""
+    _state["max_epochs"] = _positive_or_none(max_epochs, "set_max_epochs")
+
+
+def max_epochs():
+    return _state["max_epochs"]
+
+
+def set_max_steps_per_epoch(max_steps_per_epoch) -> None:
+    """Cap the steps of each epoch of `fit`, `evaluate` and `predict` (None: no cap)."""
+    _state["max_steps_per_epoch"] = _positive_or_none(max_steps_per_epoch,
+                                                      "set_max_steps_per_epoch")
+
+
+def max_steps_per_epoch():
+    return _state["max_steps_per_epoch"]
