@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import kerasish as ks
-from kerasish.core.ops import math_ops, nn_ops, sampling_ops
+from kerasish.core.ops import math_ops, nn_ops, rnn_ops, sampling_ops
 from kerasish.core.primitive import NONDIFFERENTIABLE, REGISTRY, apply
 from kerasish.testing import check_gradients
 
@@ -788,6 +788,15 @@ SAMPLES: dict[str, list[Case]] = {
              [normal(3, 3)], label="matrix"),
         Case(lambda x: ks.linalg.cholesky(ks.matmul(x, x, transpose_b=True) + np.eye(2)),
              [normal(2, 2, 3)], label="batch"),
+    ],
+    # the LSTM's sequence op: outputs, last h and last c all used, every input watched
+    "lstm_sequence": [
+        Case(lambda x, r, h, c: sum(ks.reduce_sum(t * t) for t in rnn_ops.lstm_sequence(
+            x, r, h, c)), [normal(3, 2, 8), normal(2, 8), normal(2, 2), normal(2, 2)],
+             label="3 steps, batch 2, 2 units"),
+        Case(lambda x, r, h, c: rnn_ops.lstm_sequence(x, r, h, c)[2],
+             [normal(2, 1, 4), normal(1, 4), normal(1, 1), normal(1, 1)],
+             label="the last cell state only"),
     ],
     "self_adjoint_eig": [
         Case(lambda x: ks.linalg.eigh(x + ks.linalg.matrix_transpose(x))[0], [normal(4, 4)],
