@@ -662,3 +662,12 @@ def test_compiled_functions_follow_indices_that_earlier_ops_compute():
                 x = ks.constant(RNG.standard_normal((3, 4)).astype(np.float32))
                 np.testing.assert_allclose(_np(compiled(x)), _np(step(x)), rtol=1e-6,
                                            err_msg=name)
+
+
+def test_keras_ops_sub_namespaces_hold_the_same_functions():
+    from kerasish import ops
+
+    assert ops.numpy.add is ops.add and ops.numpy.matmul is ops.matmul
+    assert ops.nn.relu is ops.relu and ops.nn.softmax is ops.softmax
+    assert not hasattr(ops.nn, "add") and not hasattr(ops.numpy, "softmax")  # Keras's split
+    assert float(ops.numpy.sum(ops.numpy.arange(4))) == 6.0
