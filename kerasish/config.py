@@ -31,12 +31,27 @@ from kerasish.saving.serialization import enable_unsafe_deserialization
 __all__ = [
     "PhysicalDevice", "backend", "disable_flash_attention", "disable_interactive_logging",
     "disable_traceback_filtering", "enable_flash_attention", "enable_interactive_logging",
+    "experimental",
     "enable_traceback_filtering", "enable_unsafe_deserialization", "epsilon", "floatx",
     "image_data_format", "is_flash_attention_enabled", "is_interactive_logging_enabled",
     "is_nnx_enabled", "is_traceback_filtering_enabled", "list_physical_devices", "max_epochs",
     "max_steps_per_epoch", "set_backend", "set_floatx", "set_image_data_format",
     "set_max_epochs", "set_max_steps_per_epoch",
 ]
+
+
+class experimental:  # noqa: N801 - TF's `tf.config.experimental` namespace
+    """TF's `tf.config.experimental` switches that apply to kerasish."""
+
+    @staticmethod
+    def enable_tensor_float_32_execution(enabled: bool) -> None:
+        """Let float32 matrix products on GPUs use TF32 tensor cores (kerasish's default:
+        off, unlike TF's, so GPU products round as the CPU's do)."""
+        core_backend.set_tensor_float_32(enabled)
+
+    @staticmethod
+    def tensor_float_32_execution_enabled() -> bool:
+        return core_backend.tensor_float_32_enabled()
 
 
 def backend() -> str:

@@ -121,3 +121,12 @@ def test_keras_top_level_names():
     assert isinstance(ks.Input((2,)), ks.KerasTensor) and ks.version() == ks.__version__
     with ks.device(device_name="/cpu:0"):
         assert ks.ones([1]).device == "/cpu:0"
+
+
+def test_tensor_float_32_is_off_until_asked_for():
+    assert not ks.config.experimental.tensor_float_32_execution_enabled()
+    ks.config.experimental.enable_tensor_float_32_execution(True)
+    try:
+        assert ks.config.experimental.tensor_float_32_execution_enabled()
+    finally:
+        ks.config.experimental.enable_tensor_float_32_execution(False)

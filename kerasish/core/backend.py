@@ -252,7 +252,6 @@ class _CuBLAS:
             getattr(lib, name).restype = ctypes.c_int
         self.handles: dict = {}
         self.workspaces: dict = {}
-        self.tf32 = False
         self.one = {"f": ctypes.c_float(1.0), "d": ctypes.c_double(1.0)}
         self.zero = {"f": ctypes.c_float(0.0), "d": ctypes.c_double(0.0)}
 
@@ -276,7 +275,7 @@ class _CuBLAS:
         return handle
 
     def set_math_mode(self, handle) -> None:
-        self._check(self.lib.cublasSetMathMode(handle, 3 if self.tf32 else 0), "math mode")
+        self._check(self.lib.cublasSetMathMode(handle, 3 if _tf32[0] else 0), "math mode")
 
     def gemm(self, a, b, out):
         """Row-major `a @ b` as the column-major product b^T a^T (each operand C- or
@@ -322,13 +321,20 @@ def _cublas() -> _CuBLAS:
     return _cublas_instance
 
 
+_tf32 = [False]  # TF32 tensor cores for float32 GPU products (see set_tensor_float_32)
+
+
 def set_tensor_float_32(enabled: bool) -> None:
     """Let the GPU's float32 matrix products use TF32 tensor cores (off by default: they
-    round the operands to 10-bit mantissas)."""
-    blas = _cublas()
-    blas.tf32 = bool(enabled)
-    for handle in blas.handles.values():
-        blas.set_math_mode(handle)
+    round the operands to 10-bit mantissas). No effect on NumPy's products."""
+    _tf32[0] = bool(enabled)
+    if _cublas_instance is not None:
+        for handle in _cublas_instance.handles.values():
+            _cublas_instance.set_math_mode(handle)
+
+
+def tensor_float_32_enabled() -> bool:
+    return _tf32[0]
 
 
 def free_device_memory(dev: tuple[str, int]) -> int:
