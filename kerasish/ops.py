@@ -44,7 +44,7 @@ from kerasish import activations, losses
 from kerasish.core import nest
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.keras_tensor import symbolic_fallback
-from kerasish.core.ops import array_ops, linalg_ops, math_ops, nn_ops, scan_ops
+from kerasish.core.ops import array_ops, image_ops, linalg_ops, math_ops, nn_ops, scan_ops
 from kerasish.core.ops.array_ops import (  # noqa: F401 - the same op under the same name
     broadcast_to,
     expand_dims,
@@ -2832,3 +2832,7 @@ numpy = types.SimpleNamespace(**{name: globals()[name] for name in _KERAS_NUMPY
 nn = types.SimpleNamespace(**{name: globals()[name] for name in _KERAS_NN
                               if name in globals()})
 """Keras's `ops.nn` names: the same functions as `ops.relu`, `ops.softmax`, ..."""
+image = types.SimpleNamespace(**{name: getattr(image_ops, name) for name in (
+    "crop_images", "extract_patches", "hsv_to_rgb", "pad_images", "resize", "rgb_to_grayscale",
+    "rgb_to_hsv")})
+"""Keras's `ops.image` names (those kerasish has): resizing, crops, pads, colour spaces."""

@@ -13,6 +13,7 @@ import numpy as np
 from kerasish.core import backend
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.ops import array_ops, math_ops
+from kerasish.core.ops.image_ops import resize_matrix
 from kerasish.core.tensor import Tensor
 from kerasish.layers.base import Layer
 from kerasish.layers.convolutional import (
@@ -22,7 +23,6 @@ from kerasish.layers.convolutional import (
     normalize_tuple,
     to_channels_last,
 )
-from kerasish.layers.preprocessing.image import resize_matrix
 
 
 def _repeat(x, axis: int, times: int):

@@ -5,7 +5,7 @@ import pytest
 
 import kerasish as ks
 from kerasish.core.errors import InvalidArgumentError
-from kerasish.layers.preprocessing.image import resize_matrix
+from kerasish.core.ops.image_ops import resize_matrix
 
 L = ks.layers
 

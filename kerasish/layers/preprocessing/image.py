@@ -14,56 +14,16 @@ from __future__ import annotations
 import numpy as np
 
 from kerasish import random as ks_random
-from kerasish.core import backend
 from kerasish.core.errors import InvalidArgumentError
-from kerasish.core.ops import array_ops, math_ops
-from kerasish.core.tensor import Tensor
+from kerasish.core.ops import array_ops, image_ops, math_ops
+from kerasish.core.ops.image_ops import INTERPOLATIONS, aspect_crop_box
 from kerasish.layers.base import Layer
 from kerasish.layers.convolutional import normalize_data_format
-
-INTERPOLATIONS = ("bilinear", "nearest")
-
-
-def resize_matrix(input_size: int, output_size: int, interpolation: str) -> np.ndarray:
-    """The (output_size, input_size) matrix that resamples one image axis.
-
-    Output cell i looks at the input at (i + 0.5) * input_size / output_size, the
-    half-pixel rule of tf.image.resize: 'bilinear' mixes the two nearest cells
-    (clamped at the edges) and 'nearest' takes the cell that point falls in.
-    """
-    scale = input_size / output_size
-    rows = np.arange(output_size)
-    matrix = np.zeros((output_size, input_size))
-    if interpolation == "nearest":
-        source = np.minimum(np.floor((rows + 0.5) * scale), input_size - 1).astype(np.int64)
-        matrix[rows, source] = 1.0
-        return matrix
-    source = (rows + 0.5) * scale - 0.5
-    lower = np.floor(source)
-    fraction = source - lower
-    below = np.clip(lower, 0, input_size - 1).astype(np.int64)
-    above = np.clip(np.ceil(source), 0, input_size - 1).astype(np.int64)
-    np.add.at(matrix, (rows, below), 1.0 - fraction)
-    np.add.at(matrix, (rows, above), fraction)
-    return matrix
-
-
-def aspect_crop_box(height: int, width: int, target_height: int, target_width: int) -> tuple:
-    """(top, left, crop_height, crop_width): the largest centred window with the target's
-    aspect ratio (Keras's `smart_resize` rule, including its rounding)."""
-    crop_height = max(min(height, int(width * target_height / target_width)), 1)
-    crop_width = max(min(width, int(height * target_width / target_height)), 1)
-    return int((height - crop_height) / 2), int((width - crop_width) / 2), crop_height, crop_width
 
 
 def _height_axis(shape, data_format: str) -> int:
     """The height axis of an image (rank 3) or a batch of images (rank 4) of `shape`."""
-    if len(shape) not in (3, 4):
-        raise InvalidArgumentError(
-            "expects an image of rank 3 (height, width, channels) or a batch of rank 4, "
-            f"got shape {tuple(shape)}"
-        )
-    return (1 if len(shape) == 4 else 0) + (1 if data_format == "channels_first" else 0)
+    return image_ops.image_axes(shape, data_format)[0]
 
 
 class _ImageLayer(Layer):
@@ -86,28 +46,13 @@ class _ImageLayer(Layer):
         return rows, rows + 1
 
     def _crop(self, x, top: int, left: int, height: int, width: int):
-        rows, cols = self._axes(x.shape)
-        index = [slice(None)] * x.ndim
-        index[rows] = slice(top, top + height)
-        index[cols] = slice(left, left + width)
-        return x[tuple(index)]
+        self._axes(x.shape)  # (checks the rank, naming the layer)
+        return image_ops.crop(x, top, left, height, width, self.data_format)
 
     def _resize(self, x, height: int, width: int, interpolation: str = "bilinear"):
         """x resampled to (height, width), in the layer's float dtype for integer inputs."""
-        rows, cols = self._axes(x.shape)
-        if x.dtype.kind != "f":
-            x = math_ops.cast(x, self.dtype)
-        device = backend.device_of(x._value)
-        row_matrix, col_matrix = (
-            Tensor(backend.to_device(resize_matrix(n, m, interpolation).astype(x.dtype), device))
-            for n, m in ((x.shape[rows], height), (x.shape[cols], width))
-        )
-        # move height and width last, resample both with one matmul each, move them back
-        order = [d for d in range(x.ndim) if d not in (rows, cols)] + [rows, cols]
-        planes = array_ops.transpose(x, order)
-        planes = math_ops.matmul(math_ops.matmul(row_matrix, planes), col_matrix,
-                                 transpose_b=True)
-        return array_ops.transpose(planes, list(np.argsort(order)))
+        self._axes(x.shape)
+        return image_ops.resample(x, height, width, interpolation, self.data_format, self.dtype)
 
     def _crop_and_resize(self, x):
         """The largest centred window with the target aspect ratio, resized to the target."""
