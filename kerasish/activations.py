@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from kerasish.core.errors import InvalidArgumentError
-from kerasish.core.ops import math_ops, nn_ops
+from kerasish.core.ops import array_ops, math_ops, nn_ops, scan_ops
 from kerasish.core.tensor import convert_to_tensor
 
 
@@ -60,19 +62,339 @@ def log_softmax(x, axis: int = -1):
     return nn_ops.log_softmax(x, axis)
 
 
-relu = math_ops.relu
 relu6 = math_ops.relu6
-elu = math_ops.elu
 sigmoid = math_ops.sigmoid
 tanh = math_ops.tanh
 softplus = math_ops.softplus
 softsign = math_ops.softsign
 swish = silu = math_ops.swish
-leaky_relu = math_ops.leaky_relu
-
 selu = math_ops.selu
-gelu = math_ops.gelu
 exponential = math_ops.exp
+log_sigmoid = math_ops.log_sigmoid
+
+
+def relu(x, negative_slope: float = 0.0, max_value=None, threshold: float = 0.0):
+    """Rectified linear unit, with Keras's optional slope, cap and threshold.
+
+    ``min(x, max_value)`` for ``x > threshold``, else ``negative_slope * (x - threshold)``
+    (0 with the defaults, which give the plain ``max(x, 0)``).
+
+    Args:
+        x: a tensor, or a value `convert_to_tensor` takes.
+        negative_slope: the slope below the threshold.
+        max_value: the largest output (None: no cap).
+        threshold: the input value where the unit switches on.
+
+    Returns:
+        A tensor of `x`'s shape.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.activations.relu([-10.0, -5.0, 0.0, 5.0, 10.0], negative_slope=0.5, max_value=5.0)
+        <ks.Tensor: shape=(5,), dtype=float32, numpy=[-5. , -2.5,  0. ,  5. ,  5. ]>
+    """
+    x = convert_to_tensor(x)
+    if threshold:
+        out = math_ops.where(math_ops.greater(x, threshold), x, array_ops.zeros_like(x))
+    else:
+        out = math_ops.relu(x)
+    if max_value is not None:
+        out = math_ops.minimum(out, max_value)
+    if negative_slope:
+        out = out - math_ops.relu(threshold - x) * negative_slope
+    return out
+
+
+def elu(x, alpha: float = 1.0):
+    """Exponential linear unit: x for x > 0, ``alpha * (exp(x) - 1)`` otherwise.
+
+    Args:
+        x: a tensor, or a value `convert_to_tensor` takes.
+        alpha: the scale of the negative part.
+
+    Returns:
+        A tensor of `x`'s shape.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.activations.elu([-100.0, 2.0], alpha=0.5)
+        <ks.Tensor: shape=(2,), dtype=float32, numpy=[-0.5,  2. ]>
+    """
+    x = convert_to_tensor(x)
+    if alpha == 1.0:
+        return math_ops.elu(x)
+    return math_ops.where(math_ops.greater(x, 0), x, math_ops.elu(x) * alpha)
+
+
+def leaky_relu(x, negative_slope: float = 0.2):
+    """x for x >= 0, ``negative_slope * x`` otherwise.
+
+    Args:
+        x: a tensor, or a value `convert_to_tensor` takes.
+        negative_slope: the slope for negative inputs.
+
+    Returns:
+        A tensor of `x`'s shape.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.activations.leaky_relu([-2.0, 3.0], negative_slope=0.1)
+        <ks.Tensor: shape=(2,), dtype=float32, numpy=[-0.2,  3. ]>
+    """
+    return math_ops.leaky_relu(x, negative_slope)
+
+
+def gelu(x, approximate: bool = False):
+    """Gaussian error linear unit, ``x * Phi(x)`` (the tanh approximation if `approximate`).
+
+    Args:
+        x: a tensor, or a value `convert_to_tensor` takes.
+        approximate: use the tanh approximation.
+
+    Returns:
+        A tensor of `x`'s shape.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.activations.gelu([0.0, 1.0])
+        <ks.Tensor: shape=(2,), dtype=float32, numpy=[0.       , 0.8413447]>
+    """
+    return math_ops.gelu(x, approximate)
+
+
+def celu(x, alpha: float = 1.0):
+    """Continuously differentiable ELU: ``max(x, 0) + alpha * (exp(min(x, 0) / alpha) - 1)``.
+
+    Args:
+        x: a tensor, or a value `convert_to_tensor` takes.
+        alpha: the scale of the negative part (> 0).
+
+    Returns:
+        A tensor of `x`'s shape.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.activations.celu([-100.0, 2.0], alpha=2.0)
+        <ks.Tensor: shape=(2,), dtype=float32, numpy=[-2.,  2.]>
+    """
+    x = convert_to_tensor(x)
+    return math_ops.relu(x) + math_ops.expm1(math_ops.minimum(x, 0.0) / alpha) * alpha
+
+
+def glu(x, axis: int = -1):
+    """Gated linear unit: `x` split in halves ``a, b`` along `axis`, ``a * sigmoid(b)``.
+
+    Args:
+        x: a tensor whose `axis` has even size.
+        axis: the axis split.
+
+    Returns:
+        A tensor of `x`'s shape with `axis` halved.
+
+    Raises:
+        InvalidArgumentError: if the axis has odd size.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.activations.glu([[2.0, 4.0, 0.0, 100.0]])
+        <ks.Tensor: shape=(1, 2), dtype=float32, numpy=[[1., 4.]]>
+    """
+    x = convert_to_tensor(x)
+    if x.ndim == 0 or x.shape[axis] % 2:
+        raise InvalidArgumentError(
+            f"glu: axis {axis} of x must have an even size, got shape {x.shape}"
+        )
+    a, b = array_ops.split(x, 2, axis)
+    return a * math_ops.sigmoid(b)
+
+
+def hard_tanh(x):
+    """x clipped to [-1, 1].
+
+    Args:
+        x: a tensor, or a value `convert_to_tensor` takes.
+
+    Returns:
+        A tensor of `x`'s shape.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.activations.hard_tanh([-2.0, 0.5, 3.0])
+        <ks.Tensor: shape=(3,), dtype=float32, numpy=[-1. ,  0.5,  1. ]>
+    """
+    return array_ops.clip_by_value(convert_to_tensor(x), -1.0, 1.0)
+
+
+def hard_shrink(x, threshold: float = 0.5):
+    """x where ``|x| > threshold``, 0 elsewhere.
+
+    Args:
+        x: a tensor, or a value `convert_to_tensor` takes.
+        threshold: the half-width of the zeroed band.
+
+    Returns:
+        A tensor of `x`'s shape.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.activations.hard_shrink([-1.0, 0.3, 0.6])
+        <ks.Tensor: shape=(3,), dtype=float32, numpy=[-1. ,  0. ,  0.6]>
+    """
+    x = convert_to_tensor(x)
+    return math_ops.where(math_ops.greater(math_ops.abs(x), threshold), x, array_ops.zeros_like(x))
+
+
+def soft_shrink(x, threshold: float = 0.5):
+    """x moved `threshold` towards 0, and 0 within ``[-threshold, threshold]``.
+
+    Args:
+        x: a tensor, or a value `convert_to_tensor` takes.
+        threshold: the half-width of the zeroed band.
+
+    Returns:
+        A tensor of `x`'s shape.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.activations.soft_shrink([-1.0, 0.3, 2.0])
+        <ks.Tensor: shape=(3,), dtype=float32, numpy=[-0.5,  0. ,  1.5]>
+    """
+    x = convert_to_tensor(x)
+    return x - array_ops.clip_by_value(x, -threshold, threshold)
+
+
+def tanh_shrink(x):
+    """x - tanh(x).
+
+    Args:
+        x: a tensor, or a value `convert_to_tensor` takes.
+
+    Returns:
+        A tensor of `x`'s shape.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.activations.tanh_shrink([0.0, 1.0])
+        <ks.Tensor: shape=(2,), dtype=float32, numpy=[0.        , 0.23840582]>
+    """
+    x = convert_to_tensor(x)
+    return x - math_ops.tanh(x)
+
+
+def sparse_plus(x):
+    """0 for x <= -1, ``(x + 1)**2 / 4`` for -1 < x < 1, x for x >= 1 (a smooth relu).
+
+    Args:
+        x: a tensor, or a value `convert_to_tensor` takes.
+
+    Returns:
+        A tensor of `x`'s shape.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.activations.sparse_plus([-2.0, 0.0, 3.0])
+        <ks.Tensor: shape=(3,), dtype=float32, numpy=[0.  , 0.25, 3.  ]>
+    """
+    x = convert_to_tensor(x)
+    inside = array_ops.clip_by_value(x, -1.0, 1.0) + 1.0
+    return math_ops.square(inside) * 0.25 + math_ops.relu(x - 1.0)
+
+
+def sparse_sigmoid(x):
+    """0 for x <= -1, ``(x + 1) / 2`` for -1 < x < 1, 1 for x >= 1.
+
+    Args:
+        x: a tensor, or a value `convert_to_tensor` takes.
+
+    Returns:
+        A tensor of `x`'s shape.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.activations.sparse_sigmoid([-2.0, 0.5, 3.0])
+        <ks.Tensor: shape=(3,), dtype=float32, numpy=[0.  , 0.75, 1.  ]>
+    """
+    return (array_ops.clip_by_value(convert_to_tensor(x), -1.0, 1.0) + 1.0) * 0.5
+
+
+def squareplus(x, b: float = 4):
+    """``(x + sqrt(x**2 + b)) / 2``, a smooth relu (b = 0 gives relu).
+
+    Args:
+        x: a tensor, or a value `convert_to_tensor` takes.
+        b: the smoothness, >= 0.
+
+    Returns:
+        A tensor of `x`'s shape.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.activations.squareplus([0.0, 1.5])
+        <ks.Tensor: shape=(2,), dtype=float32, numpy=[1., 2.]>
+    """
+    x = convert_to_tensor(x)
+    return (x + math_ops.sqrt(math_ops.square(x) + b)) * 0.5
+
+
+def threshold(x, threshold: float, default_value: float):
+    """x where ``x > threshold``, `default_value` elsewhere.
+
+    Args:
+        x: a tensor, or a value `convert_to_tensor` takes.
+        threshold: the value to exceed.
+        default_value: what replaces the values that do not.
+
+    Returns:
+        A tensor of `x`'s shape.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.activations.threshold([-1.0, 0.5, 2.0], 0.5, -9.0)
+        <ks.Tensor: shape=(3,), dtype=float32, numpy=[-9., -9.,  2.]>
+    """
+    x = convert_to_tensor(x)
+    return math_ops.where(math_ops.greater(x, threshold), x, default_value)
+
+
+def sparsemax(x, axis: int = -1):
+    """Euclidean projection of `x` onto the probability simplex along `axis` (Martins, 2016).
+
+    ``max(x - tau, 0)`` with tau chosen so the outputs sum to 1: like softmax, but exact
+    zeros for the low scores. (Keras 3.15's sparsemax computes tau from the sum of the
+    cumulative sums over the support, so its outputs do not sum to 1 whenever two or
+    more scores are kept; this is the paper's tau, keras-team/keras#23425.)
+
+    Args:
+        x: a tensor of scores.
+        axis: the axis normalized over.
+
+    Returns:
+        A tensor of `x`'s shape, non-negative, summing to 1 along `axis`.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.activations.sparsemax([[1.0, 0.5, 0.0], [3.0, 0.0, 0.0]]).numpy()
+        array([[0.75, 0.25, 0.  ],
+               [1.  , 0.  , 0.  ]], dtype=float32)
+    """
+    x = convert_to_tensor(x)
+    axis = math_ops.normalize_axis(axis, x.ndim, "sparsemax")[0]
+    # The support {j: x_j > tau}, found without gradient from the sorted scores: the k
+    # largest with k * z_(k) > z_(1) + ... + z_(k) - 1.
+    ordered = array_ops.sort(array_ops.stop_gradient(x), axis, "DESCENDING")
+    ranks_shape = [1] * x.ndim
+    ranks_shape[axis] = x.shape[axis]
+    ranks = array_ops.reshape(array_ops.range(1, x.shape[axis] + 1, dtype=x.dtype), ranks_shape)
+    kept = math_ops.greater(ordered * ranks, scan_ops.cumsum(ordered, axis) - 1.0)
+    smallest_kept = math_ops.reduce_min(
+        math_ops.where(kept, ordered, ordered.dtype.type(np.inf)), axis, keepdims=True
+    )
+    support = math_ops.cast(math_ops.greater_equal(x, smallest_kept), x.dtype)
+    # tau from x itself, so the gradient is the projection's: d out_i / d x_j = [i = j] - 1/k.
+    tau = (math_ops.reduce_sum(x * support, axis, keepdims=True) - 1.0) / math_ops.reduce_sum(
+        support, axis, keepdims=True
+    )
+    return math_ops.relu(x - tau)
 
 
 def hard_sigmoid(x):
@@ -140,6 +462,11 @@ _BY_NAME.update({
     "selu": selu, "gelu": gelu, "exponential": exponential, "hard_sigmoid": hard_sigmoid,
     "hard_swish": hard_swish, "hard_silu": hard_silu, "mish": mish,
 })
+_BY_NAME.update({
+    f.__name__: f
+    for f in (celu, glu, hard_shrink, hard_tanh, log_sigmoid, soft_shrink, sparse_plus,
+              sparse_sigmoid, sparsemax, squareplus, tanh_shrink, threshold)
+})
 
 
 # The name each built-in is written under in a config ('silu' for swish, as Keras 3).
@@ -157,7 +484,7 @@ def builtin(name: str):
 
     Example:
         >>> import kerasish as ks
-        >>> ks.activations.builtin("relu") is ks.nn.relu, ks.activations.builtin("nope")
+        >>> ks.activations.builtin("relu") is ks.activations.relu, ks.activations.builtin("nope")
         (True, None)
     """
     return _BY_NAME.get(name)

@@ -372,6 +372,54 @@ class LecunNormal(_FixedVarianceScaling):
     _setting = (1.0, "fan_in", "truncated_normal")
 
 
+class LecunUniform(_FixedVarianceScaling):
+    """Uniform in +-sqrt(3 / fan_in).
+
+    Args:
+        seed: an int: a random stream of its own, the same after the same
+            `ks.random.set_seed`; None: the global random stream.
+
+    Example:
+        >>> import kerasish as ks
+        >>> w = ks.initializers.LecunUniform(seed=1)((12, 10))
+        >>> float(ks.reduce_max(ks.abs(w))) <= (3 / 12) ** 0.5
+        True
+    """
+
+    _setting = (1.0, "fan_in", "uniform")
+
+
+class Identity(Initializer):
+    """`gain` times the identity matrix (rectangular shapes get ones on the main diagonal).
+
+    Args:
+        gain: the diagonal's value.
+
+    Raises:
+        InvalidArgumentError: when called with a shape that is not 2-D.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.initializers.Identity(gain=2.0)((2, 3)).numpy()
+        array([[2., 0., 0.],
+               [0., 2., 0.]], dtype=float32)
+    """
+
+    def __init__(self, gain=1.0):
+        self.gain = gain
+
+    def __call__(self, shape, dtype=np.float32):
+        shape = tuple(shape)
+        if len(shape) != 2:
+            raise InvalidArgumentError(
+                f"Identity: only 2-D shapes have an identity matrix, got {shape}"
+            )
+        return array_ops.eye(*shape, dtype=as_dtype(dtype)) * self.gain
+
+    def get_config(self) -> dict:
+        return {"gain": self.gain}
+
+
 _BY_NAME = {
     "zeros": Zeros,
     "ones": Ones,
@@ -384,13 +432,18 @@ _BY_NAME = {
     "he_normal": HeNormal,
     "he_uniform": HeUniform,
     "lecun_normal": LecunNormal,
+    "lecun_uniform": LecunUniform,
     "variance_scaling": VarianceScaling,
     "orthogonal": Orthogonal,
+    "identity": Identity,
 }
 
 zeros, ones = Zeros, Ones
 glorot_uniform, glorot_normal = GlorotUniform, GlorotNormal
 he_normal, he_uniform, lecun_normal = HeNormal, HeUniform, LecunNormal
+lecun_uniform, constant, variance_scaling = LecunUniform, Constant, VarianceScaling
+orthogonal = OrthogonalInitializer = Orthogonal
+identity = IdentityInitializer = Identity
 random_normal, random_uniform, truncated_normal = RandomNormal, RandomUniform, TruncatedNormal
 
 

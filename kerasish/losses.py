@@ -91,6 +91,10 @@ __all__ = [
     "categorical_hinge",
     "binary_focal_crossentropy",
     "categorical_focal_crossentropy",
+    "dice",
+    "tversky",
+    "circle",
+    "categorical_generalized_cross_entropy",
     "mse",
     "MSE",
     "mae",
@@ -122,8 +126,13 @@ __all__ = [
     "CategoricalHinge",
     "BinaryFocalCrossentropy",
     "CategoricalFocalCrossentropy",
+    "Dice",
+    "Tversky",
+    "Circle",
+    "CategoricalGeneralizedCrossEntropy",
     "get",
     "serialize",
+    "deserialize",
 ]
 
 
@@ -831,6 +840,180 @@ def categorical_focal_crossentropy(
     return math_ops.reduce_sum(loss, axis)
 
 
+
+# -------------------------------------------------------- overlap and metric-learning losses
+
+
+def _overlap_sums(y_true, y_pred, axis, name: str):
+    """(y_true, y_pred, reduction axes) for the Dice and Tversky sums (None: all axes)."""
+    y_true, y_pred = _prepare(y_true, y_pred, name)
+    if axis is not None:
+        axis = math_ops.normalize_axis(axis, y_pred.ndim, name)
+    return y_true, y_pred, axis
+
+
+@symbolic_fallback
+def dice(y_true, y_pred, axis=None):
+    """Dice loss: ``1 - 2 * sum(y_true * y_pred) / (sum(y_true) + sum(y_pred) + EPSILON)``.
+
+    Args:
+        y_true: targets in [0, 1] (masks), broadcastable to y_pred's shape.
+        y_pred: predicted probabilities.
+        axis: the axes summed over (an int or a tuple); None (Keras's default) sums
+            everything, giving one scalar for the batch.
+
+    Returns:
+        The loss, y_pred's shape without `axis` (a scalar for ``axis=None``).
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.losses.dice([[1., 1.], [1., 0.]], [[1., 0.], [0.5, 0.5]], axis=1).numpy()
+        array([0.3333333, 0.5      ], dtype=float32)
+    """
+    y_true, y_pred, axis = _overlap_sums(y_true, y_pred, axis, "dice")
+    intersection = math_ops.reduce_sum(y_true * y_pred, axis)
+    total = math_ops.reduce_sum(y_true, axis) + math_ops.reduce_sum(y_pred, axis)
+    return 1.0 - 2.0 * intersection / (total + EPSILON)
+
+
+@symbolic_fallback
+def tversky(y_true, y_pred, alpha: float = 0.5, beta: float = 0.5, axis=None):
+    """Tversky loss: ``1 - TP / (TP + alpha * FP + beta * FN + EPSILON)`` (Salehi et al., 2017).
+
+    With soft counts ``TP = sum(y_true * y_pred)``, ``FP = sum((1 - y_pred) * y_true)``
+    and ``FN = sum(y_pred * (1 - y_true))``, named as Keras names them (so `alpha`
+    weighs the target mass the prediction misses). ``alpha = beta = 0.5`` is the
+    Dice loss.
+
+    Args:
+        y_true: targets in [0, 1], broadcastable to y_pred's shape.
+        y_pred: predicted probabilities.
+        alpha: the weight of FP.
+        beta: the weight of FN.
+        axis: the axes summed over; None sums everything.
+
+    Returns:
+        The loss, y_pred's shape without `axis` (a scalar for ``axis=None``).
+
+    Example:
+        >>> import kerasish as ks
+        >>> round(float(ks.losses.tversky([[1., 0.]], [[0.5, 0.5]], alpha=0.7, beta=0.3)), 4)
+        0.5
+    """
+    y_true, y_pred, axis = _overlap_sums(y_true, y_pred, axis, "tversky")
+    intersection = math_ops.reduce_sum(y_true * y_pred, axis)
+    fp = math_ops.reduce_sum((1.0 - y_pred) * y_true, axis)
+    fn = math_ops.reduce_sum(y_pred * (1.0 - y_true), axis)
+    return 1.0 - intersection / (intersection + fp * alpha + fn * beta + EPSILON)
+
+
+def _pair_masks(labels: Tensor, ref_labels: Tensor, remove_diagonal: bool):
+    """(same-label, different-label) boolean (n, m) masks; same-label without i == j."""
+    positive = math_ops.equal(
+        array_ops.reshape(labels, (-1, 1)), array_ops.reshape(ref_labels, (1, -1))
+    )
+    negative = math_ops.logical_not(positive)
+    if remove_diagonal:
+        diagonal = array_ops.eye(positive.shape[0], positive.shape[1], dtype=np.bool_)
+        positive = math_ops.logical_and(positive, math_ops.logical_not(diagonal))
+    return positive, negative
+
+
+def _masked_logsumexp(values: Tensor, mask: Tensor) -> Tensor:
+    """logsumexp over the last axis of the `mask`ed values; a row with none gives ~ -inf.
+
+    Masked entries are replaced by a quarter of the dtype's lowest value (not -inf) so an
+    empty row stays finite in value and gradient; two such rows added still fit.
+    """
+    lowest = float(np.finfo(values.dtype).min) / 4
+    return math_ops.reduce_logsumexp(math_ops.where(mask, values, lowest), -1)
+
+
+@symbolic_fallback
+def circle(
+    y_true,
+    y_pred,
+    ref_labels=None,
+    ref_embeddings=None,
+    remove_diagonal: bool = True,
+    gamma: float = 80,
+    margin: float = 0.4,
+):
+    """Circle loss (Sun et al., 2020) over cosine distances of L2-normalized embeddings.
+
+    With ``d = max(1 - y_pred @ ref_embeddings.T, 0)``, each same-label pair adds
+    ``-gamma * relu(margin + d) * (margin - d)`` and each different-label pair
+    ``gamma * relu(1 + margin - d) * (1 - margin - d)`` to a row's logsumexp; the loss
+    of example i is ``softplus(lse_positive_i + lse_negative_i)`` (0 for an example
+    with no positive or no negative pair).
+
+    Args:
+        y_true: (n,) integer labels.
+        y_pred: (n, d) L2-normalized embeddings.
+        ref_labels: (m,) labels of the reference embeddings (default y_true).
+        ref_embeddings: (m, d) reference embeddings (default y_pred).
+        remove_diagonal: leave each example's pair with itself out of the positives.
+        gamma: the scale of the similarity scores.
+        margin: the relaxation margin.
+
+    Returns:
+        (n,) per-example losses.
+
+    Example:
+        >>> import kerasish as ks
+        >>> loss = ks.losses.circle([0, 0, 1], [[1., 0.], [1., 0.], [0., 1.]], gamma=1.0)
+        >>> [round(v, 4) for v in loss.numpy().tolist()]
+        [0.5459, 0.5459, 0.0]
+    """
+    y_pred = _prediction(y_pred, "circle")
+    labels = array_ops.integer_ids(convert_to_tensor(y_true), "circle", "y_true")
+    ref_embeddings = y_pred if ref_embeddings is None else _prediction(ref_embeddings, "circle")
+    ref_labels = (
+        labels
+        if ref_labels is None
+        else array_ops.integer_ids(convert_to_tensor(ref_labels), "circle", "ref_labels")
+    )
+    distances = math_ops.maximum(
+        1.0 - math_ops.matmul(y_pred, ref_embeddings, transpose_b=True), 0.0
+    )
+    positive, negative = _pair_masks(labels, ref_labels, remove_diagonal)
+    pos_weights = math_ops.relu(margin + distances)
+    neg_weights = math_ops.relu(1.0 + margin - distances)
+    pos_logits = -gamma * pos_weights * (margin - distances)
+    neg_logits = gamma * neg_weights * (1.0 - margin - distances)
+    return math_ops.softplus(
+        _masked_logsumexp(pos_logits, positive) + _masked_logsumexp(neg_logits, negative)
+    )
+
+
+@symbolic_fallback
+def categorical_generalized_cross_entropy(y_true, y_pred, q: float):
+    """Generalized cross-entropy ``(1 - p ** q) / q`` (Zhang and Sabuncu, 2018).
+
+    `p` is the probability y_pred gives the true class: near ``q = 0`` this is the
+    cross-entropy, at ``q = 1`` the mean absolute error, robust to noisy labels.
+
+    Args:
+        y_true: integer class ids, of shape y_pred.shape[:-1] (or with a trailing 1).
+        y_pred: (..., C) class probabilities.
+        q: the noise parameter, in (0, 1).
+
+    Returns:
+        The per-example losses, y_pred's shape without its last axis.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.losses.categorical_generalized_cross_entropy([1], [[0.75, 0.25]], q=0.5).numpy()
+        array([1.], dtype=float32)
+    """
+    name = "categorical_generalized_cross_entropy"
+    y_pred = _prediction(y_pred, name)
+    labels = _sparse_labels(y_true, y_pred, name)
+    hot = array_ops.one_hot(labels, y_pred.shape[-1], dtype=y_pred.dtype)
+    p = math_ops.reduce_sum(y_pred * hot, -1)
+    return (1.0 - math_ops.pow(p, q)) / q
+
+
 mse = MSE = mean_squared_error
 mae = MAE = mean_absolute_error
 mape = MAPE = mean_absolute_percentage_error
@@ -1510,6 +1693,126 @@ class CategoricalFocalCrossentropy(LossFunctionWrapper):
         )
 
 
+
+class Dice(LossFunctionWrapper):
+    """`dice` as a `Loss` object.
+
+    Args:
+        reduction: how the losses are reduced (see `Loss`).
+        name: the loss's name in logs (default 'dice').
+        axis: the axes summed over; None (the default) sums everything, one loss per batch.
+
+    Example:
+        >>> import kerasish as ks
+        >>> loss = ks.losses.Dice(axis=1)
+        >>> round(float(loss([[1., 1.], [1., 0.]], [[1., 0.], [0.5, 0.5]])), 4)  # (1/3 + 1/2) / 2
+        0.4167
+    """
+
+    def __init__(self, reduction: str = "sum_over_batch_size", name: str = "dice", axis=None):
+        super().__init__(dice, reduction, name, axis=axis)
+
+
+class Tversky(LossFunctionWrapper):
+    """`tversky` as a `Loss` object.
+
+    Args:
+        alpha: the weight of the false positives (as `tversky` counts them).
+        beta: the weight of the false negatives.
+        reduction: how the losses are reduced (see `Loss`).
+        name: the loss's name in logs (default 'tversky').
+        axis: the axes summed over; None (the default) sums everything.
+
+    Example:
+        >>> import kerasish as ks
+        >>> round(float(ks.losses.Tversky(alpha=0.7, beta=0.3)([[1., 0.]], [[0.5, 0.5]])), 4)
+        0.5
+    """
+
+    def __init__(
+        self,
+        alpha: float = 0.5,
+        beta: float = 0.5,
+        reduction: str = "sum_over_batch_size",
+        name: str = "tversky",
+        axis=None,
+    ):
+        super().__init__(tversky, reduction, name, alpha=alpha, beta=beta, axis=axis)
+
+
+class Circle(LossFunctionWrapper):
+    """`circle` as a `Loss` object: integer labels against L2-normalized embeddings.
+
+    As in Keras, examples whose loss is 0 (no positive or no negative pair, or all
+    pairs already past the margins) are left out of the mean.
+
+    Args:
+        gamma: the scale of the similarity scores.
+        margin: the relaxation margin.
+        remove_diagonal: leave each example's pair with itself out of the positives.
+        reduction: how the per-example losses are reduced (see `Loss`).
+        name: the loss's name in logs (default 'circle').
+
+    Example:
+        >>> import kerasish as ks
+        >>> loss = ks.losses.Circle(gamma=1.0)
+        >>> round(float(loss([0, 0, 1], [[1., 0.], [1., 0.], [0., 1.]])), 4)  # the 0 left out
+        0.5459
+    """
+
+    def __init__(
+        self,
+        gamma: float = 80.0,
+        margin: float = 0.4,
+        remove_diagonal: bool = True,
+        reduction: str = "sum_over_batch_size",
+        name: str = "circle",
+    ):
+        super().__init__(
+            circle,
+            reduction,
+            name,
+            gamma=float(gamma),
+            margin=float(margin),
+            remove_diagonal=bool(remove_diagonal),
+        )
+
+    def __call__(self, y_true, y_pred, sample_weight=None):
+        """As `Loss.__call__`, counting only the examples whose loss is above 0."""
+        losses = circle(y_true, y_pred, **self._fn_kwargs)
+        return compute_weighted_loss(
+            losses, sample_weight, self.reduction, self.name, math_ops.greater(losses, 0.0)
+        )
+
+
+class CategoricalGeneralizedCrossEntropy(LossFunctionWrapper):
+    """`categorical_generalized_cross_entropy` as a `Loss` object.
+
+    Args:
+        q: the noise parameter, in (0, 1).
+        reduction: how the per-example losses are reduced (see `Loss`).
+        name: the loss's name in logs (default 'categorical_generalized_cross_entropy').
+
+    Raises:
+        InvalidArgumentError: if q is not in (0, 1).
+
+    Example:
+        >>> import kerasish as ks
+        >>> float(ks.losses.CategoricalGeneralizedCrossEntropy()([1], [[0.75, 0.25]]))
+        1.0
+    """
+
+    def __init__(
+        self,
+        q: float = 0.5,
+        reduction: str = "sum_over_batch_size",
+        name: str = "categorical_generalized_cross_entropy",
+    ):
+        if not 0 < q < 1:
+            raise InvalidArgumentError(f"{name}: q must be in (0, 1), got {q}")
+        super().__init__(categorical_generalized_cross_entropy, reduction, name, q=float(q))
+
+
 # ---------------------------------------------------------------- lookup by name
 
 _CLASSES = {
@@ -1532,6 +1835,10 @@ _CLASSES = {
         CategoricalHinge,
         BinaryFocalCrossentropy,
         CategoricalFocalCrossentropy,
+        Dice,
+        Tversky,
+        Circle,
+        CategoricalGeneralizedCrossEntropy,
     )
 }
 
@@ -1566,6 +1873,10 @@ _NAMES = {
     "categorical_hinge": CategoricalHinge,
     "binary_focal_crossentropy": BinaryFocalCrossentropy,
     "categorical_focal_crossentropy": CategoricalFocalCrossentropy,
+    "dice": Dice,
+    "tversky": Tversky,
+    "circle": Circle,
+    "categorical_generalized_cross_entropy": CategoricalGeneralizedCrossEntropy,
     **_CLASSES,
 }
 
@@ -1587,6 +1898,9 @@ _FUNCTIONS = {
     categorical_hinge: CategoricalHinge,
     binary_focal_crossentropy: BinaryFocalCrossentropy,
     categorical_focal_crossentropy: CategoricalFocalCrossentropy,
+    dice: Dice,
+    tversky: Tversky,
+    circle: Circle,
 }
 
 
@@ -1670,3 +1984,23 @@ def serialize(loss: Loss) -> dict:
             f"got {loss!r}"
         )
     return {"class_name": type(loss).__name__, "config": loss.get_config()}
+
+
+def deserialize(name, custom_objects: dict | None = None) -> Loss:
+    """The loss a `serialize` (or Keras 3) dict describes.
+
+    Args:
+        name: the ``{'class_name': ..., 'config': ...}`` dict.
+        custom_objects: name -> class, for losses of your own.
+
+    Returns:
+        The rebuilt `Loss`.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.losses.deserialize({"class_name": "Dice", "config": {"axis": [1, 2]}})
+        Dice(reduction='sum_over_batch_size', name='dice', axis=[1, 2])
+    """
+    from kerasish.saving import deserialize_keras_object
+
+    return deserialize_keras_object(name, custom_objects, module_objects=_CLASSES)

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import math
+
 from kerasish.core.errors import InvalidArgumentError
-from kerasish.core.ops import math_ops
+from kerasish.core.ops import array_ops, math_ops, nn_ops
+from kerasish.core.tensor import convert_to_tensor
 
 
 class Regularizer:
@@ -164,7 +167,63 @@ def l1_l2(l1: float = 0.01, l2: float = 0.01) -> L1L2:  # noqa: E743
     return L1L2(l1=l1, l2=l2)
 
 
-_CLASSES = {"L1L2": L1L2, "L1": L1, "L2": L2}
+class OrthogonalRegularizer(Regularizer):
+    """Pushes the rows (or columns) of a 2-D weight towards being mutually orthogonal.
+
+    With the rows (``mode='rows'``) or columns L2-normalized, the penalty is
+    ``factor * mean over pairs i < j of |<u_i, u_j>|``: 0 for orthogonal vectors, `factor`
+    for parallel ones.
+
+    Args:
+        factor: the penalty's scale, >= 0.
+        mode: 'rows' or 'columns': which vectors are made orthogonal.
+
+    Raises:
+        InvalidArgumentError: a negative factor or an unknown mode; or, when called, a
+            weight that is not 2-D.
+
+    Example:
+        >>> import kerasish as ks
+        >>> reg = ks.regularizers.OrthogonalRegularizer(factor=1.0)
+        >>> float(reg([[1.0, 0.0], [0.0, 2.0]])), round(float(reg([[1.0, 1.0], [2.0, 2.0]])), 5)
+        (0.0, 1.0)
+    """
+
+    def __init__(self, factor: float = 0.01, mode: str = "rows"):
+        if not float(factor) >= 0 or math.isinf(float(factor)):
+            raise InvalidArgumentError(
+                f"OrthogonalRegularizer: factor must be a finite number >= 0, got {factor!r}"
+            )
+        if mode not in ("rows", "columns"):
+            raise InvalidArgumentError(
+                f"OrthogonalRegularizer: mode must be 'rows' or 'columns', got {mode!r}"
+            )
+        self.factor, self.mode = float(factor), mode
+
+    def __call__(self, weight):
+        weight = convert_to_tensor(weight)
+        if weight.ndim != 2:
+            raise InvalidArgumentError(
+                f"OrthogonalRegularizer: needs a 2-D weight, got shape {weight.shape}"
+            )
+        if self.mode == "columns":
+            weight = array_ops.transpose(weight)
+        unit = nn_ops.l2_normalize(weight, axis=1)
+        size = weight.shape[0]
+        products = math_ops.matmul(unit, unit, transpose_b=True)
+        off_diagonal = products * (1.0 - array_ops.eye(size, dtype=weight.dtype))
+        pairs = size * (size - 1) / 2
+        return math_ops.reduce_sum(math_ops.abs(off_diagonal)) * (0.5 * self.factor / pairs)
+
+    def get_config(self) -> dict:
+        return {"factor": self.factor, "mode": self.mode}
+
+
+orthogonal_regularizer = OrthogonalRegularizer
+
+_CLASSES = {
+    "L1L2": L1L2, "L1": L1, "L2": L2, "OrthogonalRegularizer": OrthogonalRegularizer,
+}
 
 
 def serialize(regularizer) -> dict:
@@ -232,11 +291,15 @@ def get(identifier):
     if isinstance(identifier, str):
         from kerasish.saving import get_registered_object
 
-        factories = {"l1": l1, "l2": l2, "l1_l2": l1_l2, **_CLASSES}
+        factories = {
+            "l1": l1, "l2": l2, "l1_l2": l1_l2,
+            "orthogonal_regularizer": orthogonal_regularizer, **_CLASSES,
+        }
         found = factories.get(identifier) or get_registered_object(identifier)
         if found is None:
             raise InvalidArgumentError(
-                f"unknown regularizer {identifier!r}; choose one of: l1, l2, l1_l2"
+                f"unknown regularizer {identifier!r}; choose one of: l1, l2, l1_l2, "
+                "orthogonal_regularizer"
             )
         return found()
     if callable(identifier):

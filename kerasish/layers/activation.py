@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from kerasish import constraints, initializers, regularizers
+from kerasish import activations, constraints, initializers, regularizers
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.ops import array_ops, math_ops, nn_ops
 from kerasish.core.tensor import convert_to_tensor
@@ -57,19 +57,7 @@ class ReLU(SameShapeLayer):
         self.threshold = _non_negative("ReLU", "threshold", threshold)
 
     def call(self, inputs):
-        x = inputs
-        if self.threshold:
-            positive = math_ops.where(
-                math_ops.greater(x, self.threshold), x, array_ops.zeros_like(x)
-            )
-        else:
-            positive = math_ops.relu(x)
-        if self.max_value is not None:
-            positive = math_ops.minimum(positive, self.max_value)
-        if self.negative_slope:
-            below = math_ops.relu(self.threshold - x) if self.threshold else math_ops.relu(-x)
-            positive = positive - below * self.negative_slope
-        return positive
+        return activations.relu(inputs, self.negative_slope, self.max_value, self.threshold)
 
     def get_config(self) -> dict:
         return {
@@ -210,10 +198,7 @@ class ELU(SameShapeLayer):
         self.alpha = float(alpha)
 
     def call(self, inputs):
-        if self.alpha == 1.0:
-            return math_ops.elu(inputs)
-        negative = math_ops.elu(inputs) * self.alpha
-        return math_ops.where(math_ops.greater(inputs, 0), inputs, negative)
+        return activations.elu(inputs, self.alpha)
 
     def get_config(self) -> dict:
         return {**super().get_config(), "alpha": self.alpha}

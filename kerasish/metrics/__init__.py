@@ -16,6 +16,24 @@ Example (the eager user guide's):
     5.5
 """
 
+from kerasish.losses import (  # Keras 3 exports these loss functions as metrics too
+    binary_crossentropy,
+    binary_focal_crossentropy,
+    categorical_crossentropy,
+    categorical_focal_crossentropy,
+    categorical_hinge,
+    hinge,
+    huber,
+    kl_divergence,
+    log_cosh,
+    mean_absolute_error,
+    mean_absolute_percentage_error,
+    mean_squared_error,
+    mean_squared_logarithmic_error,
+    poisson,
+    sparse_categorical_crossentropy,
+    squared_hinge,
+)
 from kerasish.metrics.base import Metric
 from kerasish.metrics.classification import (
     Accuracy,
@@ -44,12 +62,30 @@ from kerasish.metrics.confusion import (
     TrueNegatives,
     TruePositives,
 )
+from kerasish.metrics.correlation import (
+    ConcordanceCorrelation,
+    PearsonCorrelation,
+    concordance_correlation,
+    pearson_correlation,
+)
 from kerasish.metrics.f_score import F1Score, FBetaScore
-from kerasish.metrics.hinge import CategoricalHinge, Hinge, SquaredHinge
-from kerasish.metrics.iou import BinaryIoU, MeanIoU
-from kerasish.metrics.probabilistic import KLDivergence, Poisson
+from kerasish.metrics.hinge_metrics import CategoricalHinge, Hinge, SquaredHinge
+from kerasish.metrics.iou import BinaryIoU, IoU, MeanIoU, OneHotIoU, OneHotMeanIoU
+from kerasish.metrics.probabilistic import (
+    BinaryCrossentropy,
+    CategoricalCrossentropy,
+    KLDivergence,
+    Poisson,
+    SparseCategoricalCrossentropy,
+)
 from kerasish.metrics.reduction import Mean, MeanMetricWrapper, Sum, weighted_sum_and_count
-from kerasish.metrics.registry import ACCURACY_NAMES, get, resolve_accuracy, serialize
+from kerasish.metrics.registry import (
+    ACCURACY_NAMES,
+    deserialize,
+    get,
+    resolve_accuracy,
+    serialize,
+)
 from kerasish.metrics.regression import (
     CosineSimilarity,
     LogCoshError,
@@ -63,6 +99,33 @@ from kerasish.metrics.regression import (
 )
 
 __all__ = [
+    "squared_hinge",
+    "sparse_categorical_crossentropy",
+    "poisson",
+    "pearson_correlation",
+    "mean_squared_logarithmic_error",
+    "mean_squared_error",
+    "mean_absolute_percentage_error",
+    "mean_absolute_error",
+    "log_cosh",
+    "kl_divergence",
+    "huber",
+    "hinge",
+    "deserialize",
+    "concordance_correlation",
+    "categorical_hinge",
+    "categorical_focal_crossentropy",
+    "categorical_crossentropy",
+    "binary_focal_crossentropy",
+    "binary_crossentropy",
+    "SparseCategoricalCrossentropy",
+    "PearsonCorrelation",
+    "OneHotMeanIoU",
+    "OneHotIoU",
+    "IoU",
+    "ConcordanceCorrelation",
+    "CategoricalCrossentropy",
+    "BinaryCrossentropy",
     "ACCURACY_NAMES",
     "AUC",
     "Accuracy",

@@ -177,6 +177,23 @@ class Metric(Trackable):
         """The constructor arguments that recreate this metric (`cls(**config)`)."""
         return {"name": self._name, "dtype": str(self._dtype)}
 
+    @classmethod
+    def from_config(cls, config: dict):
+        """A metric of this class made from `get_config`'s dict (Keras's ``cls(**config)``).
+
+        Args:
+            config: the constructor's keyword arguments, as `get_config` returns them.
+
+        Returns:
+            A new metric with the same settings and a fresh state.
+
+        Example:
+            >>> import kerasish as ks
+            >>> ks.metrics.IoU.from_config(ks.metrics.IoU(3, [1]).get_config()).target_class_ids
+            [1]
+        """
+        return cls(**config)
+
     def reset_state(self) -> None:
         """Set every state variable back to its initial value."""
         for variable, init in zip(self._weights, self._initializers, strict=True):

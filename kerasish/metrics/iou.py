@@ -1,4 +1,5 @@
-"""Intersection-over-union metrics: MeanIoU and BinaryIoU, from a streamed confusion matrix.
+"""Intersection-over-union metrics (IoU, MeanIoU, the one-hot forms, BinaryIoU), from a
+streamed confusion matrix.
 
 The state is a (num_classes, num_classes) matrix of weighted counts, rows
 the true class and columns the predicted class, accumulated with one matrix
@@ -112,7 +113,70 @@ class _IoUBase(Metric):
         return divide_no_nan(math_ops.reduce_sum(iou), count)
 
 
-class MeanIoU(_IoUBase):
+class IoU(_IoUBase):
+    """The intersection-over-union of the classes `target_class_ids`, averaged.
+
+    Args:
+        num_classes: the number of classes C (the state is a C x C matrix).
+        target_class_ids: the classes whose IoU is averaged.
+        name, dtype: as for every metric.
+        ignore_class: a label value (e.g. -1 or 255 for "void" pixels) whose
+            positions are left out.
+        sparse_y_true: labels are class ids; False: scores over `axis` (argmax).
+        sparse_y_pred: predictions are class ids; False: scores over `axis`.
+        axis: the class axis of non-sparse inputs.
+
+    Raises:
+        InvalidArgumentError: for a class id outside [0, C) (Keras drops these
+            silently), naming the value and its position.
+
+    Example:
+        >>> import kerasish as ks
+        >>> m = ks.metrics.IoU(num_classes=2, target_class_ids=[0])
+        >>> round(float(m([0, 0, 1, 1], [0, 1, 0, 1])), 4)  # class 0: 1 / (2 + 2 - 1)
+        0.3333
+    """
+
+    _default_name = "io_u"
+
+    def __init__(
+        self,
+        num_classes: int,
+        target_class_ids,
+        name: str | None = None,
+        dtype=None,
+        ignore_class: int | None = None,
+        sparse_y_true: bool = True,
+        sparse_y_pred: bool = True,
+        axis: int = -1,
+    ):
+        super().__init__(name=name, dtype=dtype)
+        self._init_iou(num_classes, target_class_ids, ignore_class)
+        self.sparse_y_true = bool(sparse_y_true)
+        self.sparse_y_pred = bool(sparse_y_pred)
+        self.axis = int(axis)
+
+    def update_state(self, y_true, y_pred, sample_weight=None) -> None:
+        y_true, y_pred = as_pair(y_true, y_pred)
+        if not self.sparse_y_true:
+            y_true = math_ops.argmax(y_true, self.axis)
+        if not self.sparse_y_pred:
+            y_pred = math_ops.argmax(y_pred, self.axis)
+        self._accumulate(y_true, y_pred, sample_weight)
+
+    def get_config(self) -> dict:
+        return {
+            **super().get_config(),
+            "num_classes": self.num_classes,
+            "target_class_ids": list(self.target_class_ids),
+            "ignore_class": self.ignore_class,
+            "sparse_y_true": self.sparse_y_true,
+            "sparse_y_pred": self.sparse_y_pred,
+            "axis": self.axis,
+        }
+
+
+class MeanIoU(IoU):
     """The mean intersection-over-union of all classes, for segmentation and classification.
 
     Args:
@@ -147,29 +211,91 @@ class MeanIoU(_IoUBase):
         sparse_y_pred: bool = True,
         axis: int = -1,
     ):
-        super().__init__(name=name, dtype=dtype)
-        self._init_iou(num_classes, range(int(num_classes)), ignore_class)
-        self.sparse_y_true = bool(sparse_y_true)
-        self.sparse_y_pred = bool(sparse_y_pred)
-        self.axis = int(axis)
-
-    def update_state(self, y_true, y_pred, sample_weight=None) -> None:
-        y_true, y_pred = as_pair(y_true, y_pred)
-        if not self.sparse_y_true:
-            y_true = math_ops.argmax(y_true, self.axis)
-        if not self.sparse_y_pred:
-            y_pred = math_ops.argmax(y_pred, self.axis)
-        self._accumulate(y_true, y_pred, sample_weight)
+        super().__init__(
+            num_classes, range(int(num_classes)), name, dtype, ignore_class, sparse_y_true,
+            sparse_y_pred, axis,
+        )
 
     def get_config(self) -> dict:
-        return {
-            **super().get_config(),
-            "num_classes": self.num_classes,
-            "ignore_class": self.ignore_class,
-            "sparse_y_true": self.sparse_y_true,
-            "sparse_y_pred": self.sparse_y_pred,
-            "axis": self.axis,
-        }
+        config = super().get_config()
+        del config["target_class_ids"]
+        return config
+
+
+class OneHotIoU(IoU):
+    """`IoU` for one-hot labels (argmax over `axis`), averaged over `target_class_ids`.
+
+    Args:
+        num_classes: the number of classes C.
+        target_class_ids: the classes whose IoU is averaged.
+        name, dtype: as for every metric.
+        ignore_class: a class id whose positions are left out.
+        sparse_y_pred: predictions are class ids; False (default): scores over `axis`.
+        axis: the class axis.
+
+    Example:
+        >>> import kerasish as ks
+        >>> m = ks.metrics.OneHotIoU(num_classes=2, target_class_ids=[1])
+        >>> round(float(m([[1, 0], [0, 1], [0, 1]], [[0.6, 0.4], [0.3, 0.7], [0.8, 0.2]])), 4)
+        0.5
+    """
+
+    _default_name = "one_hot_io_u"
+
+    def __init__(
+        self,
+        num_classes: int,
+        target_class_ids,
+        name: str | None = None,
+        dtype=None,
+        ignore_class: int | None = None,
+        sparse_y_pred: bool = False,
+        axis: int = -1,
+    ):
+        super().__init__(
+            num_classes, target_class_ids, name, dtype, ignore_class, False, sparse_y_pred, axis
+        )
+
+    def get_config(self) -> dict:
+        config = super().get_config()
+        del config["sparse_y_true"]
+        return config
+
+
+class OneHotMeanIoU(MeanIoU):
+    """`MeanIoU` for one-hot labels (argmax over `axis`).
+
+    Args:
+        num_classes: the number of classes C.
+        name, dtype: as for every metric.
+        ignore_class: a class id whose positions are left out.
+        sparse_y_pred: predictions are class ids; False (default): scores over `axis`.
+        axis: the class axis.
+
+    Example:
+        >>> import kerasish as ks
+        >>> m = ks.metrics.OneHotMeanIoU(num_classes=2)
+        >>> round(float(m([[1, 0], [0, 1], [0, 1]], [[0.6, 0.4], [0.3, 0.7], [0.8, 0.2]])), 4)
+        0.5
+    """
+
+    _default_name = "one_hot_mean_io_u"
+
+    def __init__(
+        self,
+        num_classes: int,
+        name: str | None = None,
+        dtype=None,
+        ignore_class: int | None = None,
+        sparse_y_pred: bool = False,
+        axis: int = -1,
+    ):
+        super().__init__(num_classes, name, dtype, ignore_class, False, sparse_y_pred, axis)
+
+    def get_config(self) -> dict:
+        config = super().get_config()
+        del config["sparse_y_true"]
+        return config
 
 
 class BinaryIoU(_IoUBase):

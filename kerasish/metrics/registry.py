@@ -36,10 +36,17 @@ from kerasish.metrics.confusion import (
     TrueNegatives,
     TruePositives,
 )
+from kerasish.metrics.correlation import ConcordanceCorrelation, PearsonCorrelation
 from kerasish.metrics.f_score import F1Score, FBetaScore
-from kerasish.metrics.hinge import CategoricalHinge, Hinge, SquaredHinge
-from kerasish.metrics.iou import BinaryIoU, MeanIoU
-from kerasish.metrics.probabilistic import KLDivergence, Poisson
+from kerasish.metrics.hinge_metrics import CategoricalHinge, Hinge, SquaredHinge
+from kerasish.metrics.iou import BinaryIoU, IoU, MeanIoU, OneHotIoU, OneHotMeanIoU
+from kerasish.metrics.probabilistic import (
+    BinaryCrossentropy,
+    CategoricalCrossentropy,
+    KLDivergence,
+    Poisson,
+    SparseCategoricalCrossentropy,
+)
 from kerasish.metrics.reduction import Mean, MeanMetricWrapper, Sum
 from kerasish.metrics.regression import (
     CosineSimilarity,
@@ -93,6 +100,11 @@ _BY_NAME = {
     "f1_score": F1Score,
     "fbeta_score": FBetaScore,
     "r2_score": R2Score,
+    "binary_crossentropy": BinaryCrossentropy,
+    "categorical_crossentropy": CategoricalCrossentropy,
+    "sparse_categorical_crossentropy": SparseCategoricalCrossentropy,
+    "pearson_correlation": PearsonCorrelation,
+    "concordance_correlation": ConcordanceCorrelation,
 }
 _BY_CLASS_NAME = {cls.__name__: cls for cls in set(_BY_NAME.values())}
 _BY_CLASS_NAME.update(
@@ -100,7 +112,10 @@ _BY_CLASS_NAME.update(
         cls.__name__: cls
         for cls in (
             BinaryIoU,
+            IoU,
             MeanIoU,
+            OneHotIoU,
+            OneHotMeanIoU,
             PrecisionAtRecall,
             RecallAtPrecision,
             SensitivityAtSpecificity,
@@ -212,6 +227,28 @@ def serialize(metric: Metric) -> dict:
     """
     config = metric.get_config() if hasattr(metric, "get_config") else {"name": metric.name}
     return {"class_name": type(metric).__name__, "config": config}
+
+
+def deserialize(config, custom_objects: dict | None = None) -> Metric:
+    """The metric a `serialize` (or Keras 3) dict describes.
+
+    Args:
+        config: the ``{'class_name': ..., 'config': ...}`` dict.
+        custom_objects: name -> class, for metrics of your own.
+
+    Returns:
+        The rebuilt metric.
+
+    Example:
+        >>> import kerasish as ks
+        >>> m = ks.metrics.deserialize({"class_name": "IoU", "config": {
+        ...     "num_classes": 3, "target_class_ids": [0, 2]}})
+        >>> m.target_class_ids
+        [0, 2]
+    """
+    from kerasish.saving import deserialize_keras_object
+
+    return deserialize_keras_object(config, custom_objects, module_objects=_BY_CLASS_NAME)
 
 
 # ---------------------------------------------------------------- 'accuracy' in compile
