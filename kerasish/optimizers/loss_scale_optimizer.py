@@ -26,7 +26,8 @@ class LossScaleOptimizer(Optimizer):
     float32 or float64 gradients anywhere) it is correct but buys nothing: the step does
     the same work plus one scan of every gradient for non-finite values, which on the GPU
     also waits for the gradients to reach the host's decision. The compiled step runs
-    the whole update each call (it is not captured as a CUDA graph).
+    the whole update each call (it is not captured as a CUDA graph). It does not take
+    part in `ks.distribute`'s gradient exchange (an error says so).
 
     `iterations`, `learning_rate`, the slots and `build` are the inner optimizer's.
 
@@ -127,6 +128,10 @@ class LossScaleOptimizer(Optimizer):
         return loss * self.dynamic_scale
 
     def _apply_now(self, pairs) -> None:
+        if self.gradient_exchange is not None:
+            raise NotImplementedError(
+                "LossScaleOptimizer does not exchange gradients across processes "
+                "(ks.distribute); wrap the inner optimizer without loss scaling instead")
         arrays = [convert_to_tensor(g.values if isinstance(g, IndexedSlices) else g)._value
                   for g, _ in pairs]
         finite = all(bool(backend.array_module(a).isfinite(a).all()) for a in arrays)

@@ -10,6 +10,7 @@ of datasets `0`, `1`, ... in the object's weight-creation order::
                                              numbered in order, never the layer's name)
     layers/bidirectional/forward_layer/...  (a sublayer held by an attribute: its name)
     optimizer/vars/0 (iterations), 1 (learning rate), 2... (slots, in Keras's order)
+    optimizer/inner_optimizer/vars/...      (a LossScaleOptimizer's inner optimizer, again)
     d_optimizer/vars/...                    (any other optimizer held as an attribute, as a
                                              GAN's compile keeps two: its attribute name)
 

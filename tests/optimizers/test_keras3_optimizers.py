@@ -351,6 +351,10 @@ def test_loss_scale_optimizer_config_and_weights_file(tmp_path):
     assert float(again.learning_rate) == pytest.approx(0.01)
     with pytest.raises(TypeError, match="inner_optimizer must be an optimizer object"):
         LossScaleOptimizer("adam")
+    exchanging = LossScaleOptimizer(ks.optimizers.SGD())
+    exchanging.gradient_exchange = lambda pairs: pairs  # as ks.distribute would set one
+    with pytest.raises(NotImplementedError, match="does not exchange gradients"):
+        exchanging.apply_gradients([(ks.constant([1.0]), ks.Variable([1.0]))])
 
     def build(optimizer):
         model = ks.Sequential([ks.Input((3,)), ks.layers.Dense(2)])
