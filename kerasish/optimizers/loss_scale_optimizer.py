@@ -119,6 +119,12 @@ class LossScaleOptimizer(Optimizer):
     def scale_loss(self, loss):
         """`loss * dynamic_scale`: the loss to differentiate.
 
+        Args:
+            loss: the step's loss, a scalar tensor.
+
+        Returns:
+            The scaled loss.
+
         Example:
             >>> import kerasish as ks
             >>> opt = ks.optimizers.LossScaleOptimizer(ks.optimizers.SGD(), initial_scale=4.0)
