@@ -198,10 +198,13 @@ class NotCapturable(RuntimeError):
 
 
 # CUDA helpers every kernel of `elementwise_kernel` can call: NumPy's maximum and minimum
-# (a NaN in either argument gives NaN; CUDA's fmax and fmin return the other argument)
+# (a NaN in either argument gives NaN; CUDA's fmax and fmin return the other argument), and
+# NumPy's sign (0 for -0, NaN for NaN)
 KERNEL_HELPERS = """
 template <typename T> __device__ T ks_maximum(T a, T b) { return (a >= b || a != a) ? a : b; }
 template <typename T> __device__ T ks_minimum(T a, T b) { return (a <= b || a != a) ? a : b; }
+template <typename T> __device__ T ks_sign(T a) {
+    return a > 0 ? T(1) : a < 0 ? T(-1) : a == a ? T(0) : a; }
 """
 
 

@@ -1,4 +1,4 @@
-"""`ks.optimizers`: SGD, Adam, AdamW, RMSprop, Adagrad, learning-rate schedules, and `get`.
+"""`ks.optimizers`: Keras 3's optimizers, learning-rate schedules, and `get`.
 
 Example:
     >>> import kerasish as ks
@@ -9,19 +9,31 @@ Example:
 from __future__ import annotations
 
 from kerasish.optimizers import schedules  # noqa: F401
+from kerasish.optimizers.adadelta import Adadelta
+from kerasish.optimizers.adafactor import Adafactor
 from kerasish.optimizers.adagrad import Adagrad
 from kerasish.optimizers.adam import Adam, AdamW
+from kerasish.optimizers.adamax import Adamax
+from kerasish.optimizers.ftrl import Ftrl
+from kerasish.optimizers.lamb import Lamb
+from kerasish.optimizers.lion import Lion
+from kerasish.optimizers.loss_scale_optimizer import LossScaleOptimizer
+from kerasish.optimizers.nadam import Nadam
 from kerasish.optimizers.optimizer import Optimizer, get_or_create_global_step  # noqa: F401
 from kerasish.optimizers.rmsprop import RMSprop
 from kerasish.optimizers.schedules import (  # noqa: F401
     CosineDecay,
+    CosineDecayRestarts,
     ExponentialDecay,
+    InverseTimeDecay,
     LearningRateSchedule,
     PiecewiseConstantDecay,
+    PolynomialDecay,
 )
 from kerasish.optimizers.sgd import SGD
 
-_BY_NAME = {"sgd": SGD, "adam": Adam, "adamw": AdamW, "rmsprop": RMSprop, "adagrad": Adagrad}
+_BY_NAME = {cls.__name__.lower(): cls for cls in (
+    SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Adafactor, Adamax, Ftrl, Lamb, Lion, Nadam)}
 
 
 def serialize(optimizer: Optimizer) -> dict:
@@ -64,14 +76,15 @@ def deserialize(config: dict, custom_objects: dict | None = None) -> Optimizer:
     """
     from kerasish.saving import deserialize_keras_object
 
-    classes = {cls.__name__: cls for cls in _BY_NAME.values()}
+    classes = {cls.__name__: cls for cls in (*_BY_NAME.values(), LossScaleOptimizer)}
     return deserialize_keras_object(config, custom_objects, module_objects=classes)
 
 
 def get(identifier) -> Optimizer:
     """An optimizer from a name ('adam', case-insensitive), an instance, a class or a config dict.
 
-    Names: 'adagrad', 'adam', 'adamw', 'rmsprop', 'sgd' (with default hyperparameters).
+    Names: 'adadelta', 'adafactor', 'adagrad', 'adam', 'adamax', 'adamw', 'ftrl', 'lamb',
+    'lion', 'nadam', 'rmsprop', 'sgd' (with default hyperparameters).
 
     Args:
         identifier: a name, an optimizer object (returned as it is), an optimizer
@@ -111,14 +124,25 @@ def get(identifier) -> Optimizer:
 
 
 __all__ = [
+    "Adadelta",
+    "Adafactor",
     "Adagrad",
     "Adam",
     "AdamW",
+    "Adamax",
     "CosineDecay",
+    "CosineDecayRestarts",
     "ExponentialDecay",
+    "Ftrl",
+    "InverseTimeDecay",
+    "Lamb",
     "LearningRateSchedule",
+    "Lion",
+    "LossScaleOptimizer",
+    "Nadam",
     "Optimizer",
     "PiecewiseConstantDecay",
+    "PolynomialDecay",
     "RMSprop",
     "SGD",
     "deserialize",

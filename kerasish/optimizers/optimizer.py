@@ -122,6 +122,8 @@ class Optimizer(Trackable):
     # set by ks.distribute.DistributedOptimizer: called on the prepared (gradient, variable)
     # pairs before clipping, it returns them averaged over the processes of an MPI job
     gradient_exchange = None
+    # a sparse gradient is applied as a dense one (see `sparse_update_step`)
+    _dense_sparse_updates = False
 
     _untracked_attributes = frozenset(
         {
@@ -241,10 +243,11 @@ class Optimizer(Trackable):
         """Names of the slots this optimizer creates for each variable (e.g. ['m', 'v'])."""
         return [name for name, _ in self._slot_specs()]
 
-    def add_slot(self, var: Variable, slot_name: str, initial_value=0.0) -> Variable:
+    def add_slot(self, var: Variable, slot_name: str, initial_value=0.0,
+                 shape: tuple | None = None) -> Variable:
         """Create (or return) slot `slot_name` of `var`: a non-trainable variable like it.
 
-        It lives on the variable's device, has its shape and dtype, and is
+        It lives on the variable's device, has its dtype and shape (or `shape`), and is
         named `f"{var.name}/{slot_name}"`. Every observer in
         `_slot_observers` is called with (var, slot_name, slot) after creation.
 
@@ -252,6 +255,7 @@ class Optimizer(Trackable):
             var: the variable the slot belongs to.
             slot_name: the slot's name, e.g. 'm'.
             initial_value: the value every element of a new slot starts at.
+            shape: the slot's shape, if not the variable's (Adafactor's factored moments).
 
         Returns:
             The slot variable (the existing one if it was made before).
@@ -266,7 +270,7 @@ class Optimizer(Trackable):
         slots = self._slots.setdefault(id(var), {})
         if slot_name in slots:
             return slots[slot_name]
-        value = backend.array_module(var._value).full_like(var._value, initial_value)
+        value = backend.array_module(var._value).full_like(var._value, initial_value, shape=shape)
         slot = Variable(Tensor(value), name=f"{var.name}/{slot_name}", trainable=False)
         slots[slot_name] = slot
         self._slot_owners[id(var)] = var
@@ -288,8 +292,16 @@ class Optimizer(Trackable):
         self._slot_owners[id(var)] = var
         self._slots.setdefault(id(var), {})
         for slot_name, initial_value in self._slot_specs():
-            self.add_slot(var, slot_name, initial_value)
+            self.add_slot(var, slot_name, initial_value, self._slot_shape(var, slot_name))
         self._built.add(id(var))
+
+    def _slot_shape(self, var: Variable, slot_name: str) -> tuple | None:
+        """The shape of slot `slot_name` of `var`; None: the variable's."""
+        return None
+
+    def _begin_step(self) -> None:
+        """Called once per step, after `self._step` is set and before the updates: for state
+        kept per optimizer rather than per variable (Nadam's running product)."""
 
     def build(self, var_list) -> None:
         """Create the slots of every variable in `var_list` now instead of at its first update.
@@ -540,6 +552,7 @@ class Optimizer(Trackable):
         prepared = self._clip_gradients(prepared)
         lr = self._current_learning_rate()
         self._step = int(self._iterations._value) + 1
+        self._begin_step()
         with backend.subnormals_flushed(bool(self._slot_specs())):  # decaying slots stay fast
             for grad, var in prepared:
                 if id(var) not in self._built:
@@ -572,7 +585,9 @@ class Optimizer(Trackable):
             # learning rate on the GPU would be a transfer) and no host state changes
             capturing = backend.graph_state.mode == "capture"
             lr = 0.0 if capturing else self._current_learning_rate()
-            self._step = self._step if capturing else int(iterations._value) + 1
+            if not capturing:
+                self._step = int(iterations._value) + 1
+                self._begin_step()
             with backend.subnormals_flushed(flush):
                 for grad, var in zip(grads, variables):
                     slots = all_slots[id(var)]
@@ -632,7 +647,9 @@ class Optimizer(Trackable):
 
         Only those rows of the variable and of its slots are read and written:
         the same `update_arrays` rule runs on copies of the rows, which are
-        then written back (for Adam this is "lazy Adam").
+        then written back (for Adam this is "lazy Adam"). An optimizer whose rule reads
+        the whole variable (Lamb's and Adafactor's norms) sets `_dense_sparse_updates`:
+        the gradient is then made dense (zeros elsewhere) and applied by `update_step`.
 
         Args:
             values: a raw array of the new gradients of those rows, shape
@@ -651,6 +668,11 @@ class Optimizer(Trackable):
             >>> var.numpy()[:, 0]
             array([1., 0., 1.], dtype=float32)
         """
+        if self._dense_sparse_updates:
+            dense = backend.array_module(var._value).zeros_like(var._value)
+            dense[indices] = values
+            self.update_step(dense, var, lr)
+            return
         param = var._value
         rows = param.take(indices, axis=0)  # take: faster than param[indices] for rows
         factor = self._decay_factor(var, lr)
@@ -928,6 +950,15 @@ def _learning_rate_state(kind: str, value):
     ):
         return value
     return _host_variable(_learning_rate_float(kind, value), np.float32, "learning_rate")
+
+
+def array_passes(optimizer) -> None:
+    """Called by an `update_arrays` written with array operations rather than `UpdateRule`s:
+    such an update keeps this step's numbers, so it refuses a CUDA-graph capture (the
+    program then replays without a graph)."""
+    if backend.graph_state.mode is not None:
+        raise backend.NotCapturable(
+            f"{type(optimizer).__name__} updates with array operations, not update rules")
 
 
 def scratch_like(param):

@@ -7,7 +7,7 @@ gradient, the variable, its slots) and Python-number hyperparameters:
     param = param - s
 
 Each statement is `target = a OP b` (OP one of + - * /) or `target =
-f(a[, b])` (f: sqrt, maximum); a name that is neither an array nor a
+f(a[, b])` (f: sqrt, abs, sign, maximum); a name that is neither an array nor a
 hyperparameter is a temporary. The rule runs in one of two forms, which give
 the same bits:
 
@@ -34,7 +34,8 @@ from kerasish.core import backend
 
 _OPERATORS = {"+": "add", "-": "subtract", "*": "multiply", "/": "divide"}
 _SYMBOLS = {function: symbol for symbol, function in _OPERATORS.items()}
-_CUDA_FUNCTIONS = {"sqrt": "sqrt", "maximum": "ks_maximum"}  # (see backend.KERNEL_HELPERS)
+# (see backend.KERNEL_HELPERS)
+_CUDA_FUNCTIONS = {"sqrt": "sqrt", "abs": "fabs", "sign": "ks_sign", "maximum": "ks_maximum"}
 _BINARY = re.compile(r"^(\w+) = (\w+) ([-+*/]) (\w+)$")
 _CALL = re.compile(r"^(\w+) = (\w+)\((\w+)(?:, (\w+))?\)$")
 KERNEL_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
@@ -194,5 +195,5 @@ def _parse(line: str, name: str) -> tuple:
         target, function, *operands = call.groups()
         return target, function, tuple(o for o in operands if o is not None)
     raise ValueError(f"update rule {name}: cannot read the statement {line!r} "
-                     f"(expected 'a = b OP c' with OP in + - * /, or 'a = sqrt(b)', "
-                     f"'a = maximum(b, c)')")
+                     f"(expected 'a = b OP c' with OP in + - * /, or 'a = sqrt(b)', 'a = abs(b)', "
+                     f"'a = sign(b)', 'a = maximum(b, c)')")

@@ -91,7 +91,8 @@ class ExponentialDecay(LearningRateSchedule):
         [1.0, 1.0, 0.5, 0.5, 0.25]
     """
 
-    def __init__(self, initial_learning_rate, decay_steps, decay_rate, staircase=False, name=None):
+    def __init__(self, initial_learning_rate, decay_steps, decay_rate, staircase=False,
+                 name="ExponentialDecay"):
         if decay_steps <= 0:
             raise ValueError(f"ExponentialDecay: decay_steps must be > 0, got {decay_steps}")
         self.initial_learning_rate = float(initial_learning_rate)
@@ -129,7 +130,7 @@ class PiecewiseConstantDecay(LearningRateSchedule):
         [1.0, 1.0, 1.0, 0.5, 0.5, 0.1]
     """
 
-    def __init__(self, boundaries, values, name=None):
+    def __init__(self, boundaries, values, name="PiecewiseConstant"):
         boundaries = list(boundaries)
         values = [float(v) for v in values]
         if len(values) != len(boundaries) + 1:
@@ -186,7 +187,7 @@ class CosineDecay(LearningRateSchedule):
         initial_learning_rate,
         decay_steps,
         alpha=0.0,
-        name=None,
+        name="CosineDecay",
         warmup_target=None,
         warmup_steps=0,
     ):
@@ -224,9 +225,171 @@ class CosineDecay(LearningRateSchedule):
         }
 
 
-_SCHEDULES = {
-    cls.__name__: cls for cls in (ExponentialDecay, PiecewiseConstantDecay, CosineDecay)
-}
+class CosineDecayRestarts(LearningRateSchedule):
+    """Cosine decay with warm restarts (SGDR, Loshchilov & Hutter), as Keras 3.
+
+    The first period lasts `first_decay_steps`; each next one `t_mul` times longer and
+    starting from `m_mul` times the previous peak. Within period i, at the fraction f
+    of it completed::
+
+        lr = initial * m_mul**i * ((1 - alpha) * 0.5 * (1 + cos(pi * f)) + alpha)
+
+    Args:
+        initial_learning_rate: the rate at step 0.
+        first_decay_steps: the length of the first period (positive).
+        t_mul: the factor by which each period is longer than the one before.
+        m_mul: the factor by which each period's peak is lower than the one before.
+        alpha: the lowest rate of a period, as a fraction of the period's peak.
+        name: the schedule's name (Keras's argument).
+
+    Raises:
+        ValueError: if `first_decay_steps` is not positive.
+
+    Example:
+        >>> s = CosineDecayRestarts(1.0, first_decay_steps=2, t_mul=2.0, m_mul=0.5)
+        >>> [round(float(s(k)), 4) for k in range(8)]  # periods: steps 0-1, 2-5, 6-13
+        [1.0, 0.5, 0.5, 0.4268, 0.25, 0.0732, 0.25, 0.2405]
+    """
+
+    def __init__(self, initial_learning_rate, first_decay_steps, t_mul=2.0, m_mul=1.0,
+                 alpha=0.0, name="SGDRDecay"):
+        if first_decay_steps <= 0:
+            raise ValueError(
+                f"CosineDecayRestarts: first_decay_steps must be > 0, got {first_decay_steps}")
+        self.initial_learning_rate = float(initial_learning_rate)
+        self.first_decay_steps = first_decay_steps
+        self.t_mul = float(t_mul)
+        self.m_mul = float(m_mul)
+        self.alpha = float(alpha)
+        self.name = name
+
+    def __call__(self, step):
+        fraction = _step_value(step) / self.first_decay_steps
+        if self.t_mul == 1.0:
+            restarts = math.floor(fraction)
+            fraction -= restarts
+        else:  # periods 1, t, t**2, ...: i restarts after (1 - t**i) / (1 - t) periods
+            t = self.t_mul
+            restarts = math.floor(math.log(1.0 - fraction * (1.0 - t)) / math.log(t))
+            fraction = (fraction - (1.0 - t**restarts) / (1.0 - t)) / t**restarts
+        cosine = 0.5 * self.m_mul**restarts * (1.0 + math.cos(math.pi * fraction))
+        return _result(self.initial_learning_rate * ((1.0 - self.alpha) * cosine + self.alpha))
+
+    def get_config(self) -> dict:
+        return {
+            "initial_learning_rate": self.initial_learning_rate,
+            "first_decay_steps": self.first_decay_steps,
+            "t_mul": self.t_mul,
+            "m_mul": self.m_mul,
+            "alpha": self.alpha,
+            "name": self.name,
+        }
+
+
+class PolynomialDecay(LearningRateSchedule):
+    """From `initial_learning_rate` to `end_learning_rate` along a power of the steps left.
+
+    `lr(step) = (initial - end) * (1 - step / decay_steps) ** power + end`, with the
+    step held at `decay_steps` after it; with `cycle`, `decay_steps` is instead the
+    first multiple of it at or above the step (at least one), so the decay restarts.
+
+    Args:
+        initial_learning_rate: the rate at step 0.
+        decay_steps: the steps over which it decays (positive).
+        end_learning_rate: the final rate.
+        power: the power of the polynomial (1: linear).
+        cycle: restart the decay after each `decay_steps`.
+        name: the schedule's name (Keras's argument).
+
+    Raises:
+        ValueError: if `decay_steps` is not positive.
+
+    Example:
+        >>> s = PolynomialDecay(1.0, decay_steps=4, end_learning_rate=0.0, power=2.0)
+        >>> [float(s(k)) for k in range(6)]
+        [1.0, 0.5625, 0.25, 0.0625, 0.0, 0.0]
+    """
+
+    def __init__(self, initial_learning_rate, decay_steps, end_learning_rate=0.0001, power=1.0,
+                 cycle=False, name="PolynomialDecay"):
+        if decay_steps <= 0:
+            raise ValueError(f"PolynomialDecay: decay_steps must be > 0, got {decay_steps}")
+        self.initial_learning_rate = float(initial_learning_rate)
+        self.decay_steps = decay_steps
+        self.end_learning_rate = float(end_learning_rate)
+        self.power = float(power)
+        self.cycle = bool(cycle)
+        self.name = name
+
+    def __call__(self, step):
+        s = _step_value(step)
+        decay_steps = self.decay_steps
+        if self.cycle:
+            decay_steps *= max(1.0, math.ceil(s / decay_steps))
+        else:
+            s = min(s, decay_steps)
+        rise = (self.initial_learning_rate - self.end_learning_rate)
+        return _result(rise * (1.0 - s / decay_steps) ** self.power + self.end_learning_rate)
+
+    def get_config(self) -> dict:
+        return {
+            "initial_learning_rate": self.initial_learning_rate,
+            "decay_steps": self.decay_steps,
+            "end_learning_rate": self.end_learning_rate,
+            "power": self.power,
+            "cycle": self.cycle,
+            "name": self.name,
+        }
+
+
+class InverseTimeDecay(LearningRateSchedule):
+    """`initial_learning_rate / (1 + decay_rate * step / decay_steps)`.
+
+    Args:
+        initial_learning_rate: the rate at step 0.
+        decay_steps: the steps per unit of `decay_rate` (positive).
+        decay_rate: how fast the rate falls.
+        staircase: decay in whole periods (`step // decay_steps`) instead of smoothly.
+        name: the schedule's name (Keras's argument).
+
+    Raises:
+        ValueError: if `decay_steps` is not positive.
+
+    Example:
+        >>> s = InverseTimeDecay(1.0, decay_steps=2, decay_rate=1.0, staircase=True)
+        >>> [round(float(s(k)), 4) for k in range(5)]
+        [1.0, 1.0, 0.5, 0.5, 0.3333]
+    """
+
+    def __init__(self, initial_learning_rate, decay_steps, decay_rate, staircase=False,
+                 name="InverseTimeDecay"):
+        if decay_steps <= 0:
+            raise ValueError(f"InverseTimeDecay: decay_steps must be > 0, got {decay_steps}")
+        self.initial_learning_rate = float(initial_learning_rate)
+        self.decay_steps = decay_steps
+        self.decay_rate = float(decay_rate)
+        self.staircase = bool(staircase)
+        self.name = name
+
+    def __call__(self, step):
+        p = _step_value(step) / self.decay_steps
+        if self.staircase:
+            p = math.floor(p)
+        return _result(self.initial_learning_rate / (1.0 + self.decay_rate * p))
+
+    def get_config(self) -> dict:
+        return {
+            "initial_learning_rate": self.initial_learning_rate,
+            "decay_steps": self.decay_steps,
+            "decay_rate": self.decay_rate,
+            "staircase": self.staircase,
+            "name": self.name,
+        }
+
+
+_SCHEDULES = {cls.__name__: cls for cls in (
+    ExponentialDecay, PiecewiseConstantDecay, CosineDecay, CosineDecayRestarts, PolynomialDecay,
+    InverseTimeDecay)}
 
 
 def serialize(schedule: LearningRateSchedule) -> dict:

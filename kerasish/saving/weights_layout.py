@@ -10,6 +10,7 @@ of datasets `0`, `1`, ... in the object's weight-creation order::
                                              numbered in order, never the layer's name)
     layers/bidirectional/forward_layer/...  (a sublayer held by an attribute: its name)
     optimizer/vars/0 (iterations), 1 (learning rate), 2... (slots, in Keras's order)
+    optimizer/inner_optimizer/vars/...      (a LossScaleOptimizer's inner optimizer, again)
     d_optimizer/vars/...                    (any other optimizer held as an attribute, as a
                                              GAN's compile keeps two: its attribute name)
 
@@ -34,6 +35,8 @@ from kerasish.core.errors import KerasishError
 from kerasish.core.naming import snake_case
 from kerasish.core.tensor import Variable
 from kerasish.layers.base import Layer
+from kerasish.optimizers.loss_scale_optimizer import LossScaleOptimizer
+from kerasish.optimizers.nadam import Nadam
 from kerasish.optimizers.optimizer import Optimizer
 
 
@@ -158,7 +161,15 @@ _KERAS_SLOT_GROUPS = {
 
 def optimizer_variables(optimizer, trainable_variables: list) -> list:
     """The optimizer's variables in Keras's order: iterations, the learning rate (when it is
-    a variable), then the slots of `trainable_variables`, created now if missing."""
+    a variable), then the slots of `trainable_variables`, created now if missing, then
+    what Keras's `build` makes after them (Nadam's `u_product`). A LossScaleOptimizer:
+    its own (unused) step and learning rate, `step_counter` and `dynamic_scale` (made by
+    Keras's `build`), then the inner optimizer's variables."""
+    if isinstance(optimizer, LossScaleOptimizer):
+        own = [optimizer._iterations, optimizer._learning_rate]
+        if trainable_variables:
+            own += [optimizer.step_counter, optimizer.dynamic_scale]
+        return own + optimizer_variables(optimizer.inner_optimizer, trainable_variables)
     optimizer.build(trainable_variables)
     names = optimizer.get_slot_names()
     groups = _KERAS_SLOT_GROUPS.get(type(optimizer).__name__, [tuple(names)])
@@ -171,12 +182,15 @@ def optimizer_variables(optimizer, trainable_variables: list) -> list:
         present = [name for name in group if name in names]
         for var in trainable_variables:
             result.extend(optimizer.get_slot(var, name) for name in present)
+    if isinstance(optimizer, Nadam) and trainable_variables:
+        result.append(optimizer.u_product)
     return result
 
 
 def _updated_variables(optimizer) -> list:
     """The variables `optimizer` has slots for (it has updated them or was built for them),
     in the order it met them."""
+    optimizer = getattr(optimizer, "inner_optimizer", optimizer)  # (LossScaleOptimizer)
     return [var for key, var in optimizer._slot_owners.items() if key in optimizer._built]
 
 
@@ -200,12 +214,20 @@ def write_weights(h5file, model: Layer, include_optimizers: bool = True) -> None
                 continue
             optimizer, compiled_into = item
             variables = optimizer_state(optimizer, compiled_into)
+            if isinstance(optimizer, LossScaleOptimizer):  # Keras writes the inner one too
+                inner = optimizer.inner_optimizer
+                _write_group(h5file, f"{path}/inner_optimizer/vars", inner.name,
+                             optimizer_state(inner, compiled_into))
         else:
             optimizer, variables = item, own_variables(item)
-        group = h5file.require_group(f"{path}/vars" if path else "vars")
-        group.attrs["name"] = optimizer.name
-        for index, variable in enumerate(variables):
-            group.create_dataset(str(index), data=np.asarray(variable.numpy()))
+        _write_group(h5file, f"{path}/vars" if path else "vars", optimizer.name, variables)
+
+
+def _write_group(h5file, path: str, name: str, variables: list) -> None:
+    group = h5file.require_group(path)
+    group.attrs["name"] = name
+    for index, variable in enumerate(variables):
+        group.create_dataset(str(index), data=np.asarray(variable.numpy()))
 
 
 # ---------------------------------------------------------------- reading

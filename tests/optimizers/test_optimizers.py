@@ -606,7 +606,8 @@ def test_get_resolves_names_case_insensitively():
     assert optimizers.get(opt) is opt
     assert (opt.name, AdamW().name, RMSprop(name="rms").name) == ("adam", "adamw", "rms")
     assert type(optimizers.get(SGD)) is SGD
-    with pytest.raises(ValueError, match=r"'adamx'.*'adagrad', 'adam', 'adamw', 'rmsprop', 'sgd'"):
+    with pytest.raises(ValueError, match=r"'adamx'.*'adadelta', 'adafactor', 'adagrad', 'adam', "
+                       r"'adamax', 'adamw', 'ftrl', 'lamb', 'lion', 'nadam', 'rmsprop', 'sgd'"):
         optimizers.get("adamx")
     with pytest.raises(TypeError, match="as an optimizer"):
         optimizers.get(3)

@@ -11,15 +11,17 @@ import numpy as np
 import pytest
 
 from kerasish.core import backend
-from kerasish.optimizers import adagrad, adam, rmsprop, sgd
+from kerasish.optimizers import adadelta, adagrad, adam, adamax, lion, nadam, rmsprop, sgd
 from kerasish.optimizers.rules import UpdateRule
 from tests import cuda_harness
 
 RULES = [adam._ADAM_RULE, adam._AMSGRAD_RULE, sgd._PLAIN_RULE, sgd._MOMENTUM_RULE,
-         sgd._NESTEROV_RULE, adagrad._ADAGRAD_RULE, *rmsprop._RULES.values()]
+         sgd._NESTEROV_RULE, adagrad._ADAGRAD_RULE, *rmsprop._RULES.values(), nadam._NADAM_RULE,
+         adamax._ADAMAX_RULE, adadelta._ADADELTA_RULE, lion._LION_RULE]
 SCALARS = {"lr": 0.01, "momentum": 0.9, "beta_1": 0.9, "one_minus_beta_1": 1.0 - 0.9,
            "beta_2": 0.999, "one_minus_beta_2": 1.0 - 0.999, "epsilon": 1e-7,
-           "alpha": 0.0031622776601683794, "rho": 0.9, "one_minus_rho": 1.0 - 0.9}
+           "alpha": 0.0031622776601683794, "rho": 0.9, "one_minus_rho": 1.0 - 0.9,
+           "c_momentum": 0.6278, "c_grad": 1.0, "bias_1": 0.1, "bias_2": 0.001}
 C_TYPES = {np.float32: "float", np.float64: "double"}
 
 
@@ -31,7 +33,8 @@ def _arrays(rule, dtype, n=1000):
     arrays = [grad.astype(dtype)]
     for name in rule.arrays[1:]:
         values = rng.standard_normal(n)
-        if name in ("v", "vhat", "rms", "accumulator"):
+        if name in ("v", "vhat", "rms", "accumulator", "velocity", "norm", "accumulated_grad",
+                    "accumulated_delta_var"):
             values = values**2 * 10.0 ** rng.integers(-12, 2, n)
         elif name == "mg":  # mostly below sqrt(rms); where not, both forms give NaN
             values *= 1e-7
@@ -94,6 +97,26 @@ def test_kernel_body_run_on_the_cpu_gives_the_pass_forms_bits(rule, dtype, tmp_p
     for name, got, expected in zip(rule.arrays, kernel_arrays, pass_arrays):
         assert got.tobytes() == expected.tobytes(), f"{rule.name}: '{name}' differs"
     assert not np.array_equal(pass_arrays[1], _arrays(rule, dtype)[1])  # the rule did update
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["float32", "float64"])
+def test_abs_and_sign_are_numpys_in_both_forms_on_zeros_nans_and_infinities(dtype, tmp_path):
+    rule = UpdateRule("edges", "grad param m", "c", """
+        s = grad * c
+        m = sign(s)
+        param = abs(s)""")
+    grad = np.array([-0.0, 0.0, np.nan, -np.inf, np.inf, 2.5, -3.0], dtype)
+    expected_m, expected_param = np.sign(grad), np.abs(grad)
+    assert not np.signbit(expected_m[0]) and not np.signbit(expected_param[0])  # -0 gives +0
+    passes = [grad, np.ones_like(grad), np.ones_like(grad)]
+    with np.errstate(invalid="ignore"):
+        rule.apply(*passes, c=1.0)
+    kernel = [grad, np.ones_like(grad), np.ones_like(grad)]
+    library = cuda_harness.build_on_cpu({"rule": _kernel(rule)}, tmp_path, C_TYPES[dtype])
+    cuda_harness.run(library, "rule", [grad, np.array([1.0], dtype)], kernel[1:])
+    for arrays in (passes, kernel):
+        assert arrays[1].tobytes() == expected_param.tobytes()
+        assert arrays[2].tobytes() == expected_m.tobytes()
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["float32", "float64"])

@@ -82,6 +82,14 @@ EXAMPLE_ARGS = {
     "ExponentialDecay": lambda: {"initial_learning_rate": 0.1, "decay_steps": 10,
                                  "decay_rate": 0.5},
     "PiecewiseConstantDecay": lambda: {"boundaries": [10, 20], "values": [0.1, 0.01, 0.001]},
+    "CosineDecayRestarts": lambda: {"initial_learning_rate": 0.1, "first_decay_steps": 10,
+                                    "t_mul": 1.5, "m_mul": 0.8, "alpha": 0.1},
+    "InverseTimeDecay": lambda: {"initial_learning_rate": 0.1, "decay_steps": 10,
+                                 "decay_rate": 0.5, "staircase": True},
+    "PolynomialDecay": lambda: {"initial_learning_rate": 0.1, "decay_steps": 10, "power": 2.0,
+                                "cycle": True},
+    "LossScaleOptimizer": lambda: {"inner_optimizer": ks.optimizers.Lion(0.01),
+                                   "initial_scale": 64.0, "dynamic_growth_steps": 5},
     "L1L2": lambda: {"l1": 0.1, "l2": 0.2},
 }
 
