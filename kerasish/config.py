@@ -46,7 +46,17 @@ class experimental:  # noqa: N801 - TF's `tf.config.experimental` namespace
     @staticmethod
     def enable_tensor_float_32_execution(enabled: bool) -> None:
         """Let float32 matrix products on GPUs use TF32 tensor cores (kerasish's default:
-        off, unlike TF's, so GPU products round as the CPU's do)."""
+        off, unlike TF's, so GPU products round as the CPU's do).
+
+        Args:
+            enabled: True to allow TF32.
+
+        Example:
+            >>> import kerasish as ks
+            >>> ks.config.experimental.enable_tensor_float_32_execution(False)
+            >>> ks.config.experimental.tensor_float_32_execution_enabled()
+            False
+        """
         core_backend.set_tensor_float_32(enabled)
 
     @staticmethod
@@ -62,8 +72,17 @@ def backend() -> str:
 def set_backend(name: str) -> None:
     """Keras 3 reloads itself on another backend; kerasish has one.
 
+    Args:
+        name: 'numpy' (the only one).
+
     Raises:
         ValueError: for any backend but 'numpy', naming the one there is.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.config.set_backend("numpy")
+        >>> ks.config.backend()
+        'numpy'
     """
     if name != "numpy":
         raise ValueError(f"set_backend: kerasish computes with NumPy (CuPy on GPUs), the "

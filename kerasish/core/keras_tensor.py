@@ -77,6 +77,12 @@ class KerasTensor(Tensor):
     `_keras_history` is `(operation, node_index, tensor_index)`: the layer or op
     that produced it, which of its calls, and which of that call's outputs.
 
+    Args:
+        shape: the shape, None for unknown dimensions.
+        dtype: the dtype.
+        name: a name (the `Input`'s).
+        keras_history: `(operation, node_index, tensor_index)`, or None for a new input.
+
     Example:
         >>> import kerasish as ks
         >>> x = ks.Input((3,), name="features")

@@ -28,6 +28,9 @@ def floatx() -> str:
 def set_floatx(value) -> None:
     """Set the default float dtype: 'float16', 'float32' or 'float64'.
 
+    Args:
+        value: the dtype's name (or a NumPy float dtype).
+
     Raises:
         ValueError: for any other value (bfloat16 has no NumPy dtype, so it is refused).
 
@@ -59,10 +62,19 @@ def image_data_format() -> str:
 def set_image_data_format(data_format: str) -> None:
     """Accepts 'channels_last', the only layout kerasish's layers compute in.
 
+    Args:
+        data_format: 'channels_last'.
+
     Raises:
         NotImplementedError: for 'channels_first' (not supported; say so rather than
             ignore it).
         ValueError: for any other value.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.config.set_image_data_format("channels_last")
+        >>> ks.config.image_data_format()
+        'channels_last'
     """
     if data_format == "channels_last":
         return
@@ -97,7 +109,18 @@ def _positive_or_none(value, what: str):
 
 
 def set_max_epochs(max_epochs) -> None:
-    """Cap the epochs of every `fit` (None: no cap), as Keras 3's config does for tests."""
+    """Cap the epochs of every `fit` (None: no cap), as Keras 3's config does for tests.
+
+    Args:
+        max_epochs: a positive integer, or None.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.config.set_max_epochs(1)
+        >>> ks.config.max_epochs()
+        1
+        >>> ks.config.set_max_epochs(None)
+    """
     _state["max_epochs"] = _positive_or_none(max_epochs, "set_max_epochs")
 
 
@@ -106,7 +129,18 @@ def max_epochs():
 
 
 def set_max_steps_per_epoch(max_steps_per_epoch) -> None:
-    """Cap the steps of each epoch of `fit`, `evaluate` and `predict` (None: no cap)."""
+    """Cap the steps of each epoch of `fit` (None: no cap).
+
+    Args:
+        max_steps_per_epoch: a positive integer, or None.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.config.set_max_steps_per_epoch(10)
+        >>> ks.config.max_steps_per_epoch()
+        10
+        >>> ks.config.set_max_steps_per_epoch(None)
+    """
     _state["max_steps_per_epoch"] = _positive_or_none(max_steps_per_epoch,
                                                       "set_max_steps_per_epoch")
 

@@ -256,10 +256,12 @@ def test_mnist_fallback_prints_the_whole_reason(monkeypatch, capsys):
     ]
 
 
-def test_plot_without_matplotlib_names_the_recipes_extra(monkeypatch, tmp_path, capsys):
+def test_plot_without_matplotlib_names_the_recipes_extra_before_training(monkeypatch, tmp_path,
+                                                                         capsys):
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib fails
-    linear_regression.main(["--steps", "2", "--plot", str(tmp_path / "fit.png"),
-                            "--logdir", str(tmp_path / "logs")])
-    out = capsys.readouterr().out
-    assert "--plot needs matplotlib: pip install -e '.[recipes]'" in out
-    assert not glob.glob(str(tmp_path / "*.png"))
+    with pytest.raises(SystemExit) as exc:
+        linear_regression.main(["--steps", "2", "--plot", str(tmp_path / "fit.png"),
+                                "--logdir", str(tmp_path / "logs")])
+    assert exc.value.code == 2
+    assert "--plot needs matplotlib: pip install -e '.[recipes]'" in capsys.readouterr().err
+    assert not glob.glob(str(tmp_path / "*.png")) and not (tmp_path / "logs").exists()

@@ -291,16 +291,6 @@ def test_linear_regression_quiet_prints_only_its_result(tmp_path, capsys):
     assert capsys.readouterr().out.splitlines()[0].startswith("linear_regression: W =")
 
 
-def test_plot_without_matplotlib_is_refused_before_training(tmp_path, monkeypatch, capsys):
-    from recipes import linear_regression
-
-    monkeypatch.setattr(linear_regression, "pyplot", lambda: None)
-    monkeypatch.setattr(linear_regression, "train", lambda *a, **k: pytest.fail("trained"))
-    with pytest.raises(SystemExit) as exc:
-        linear_regression.main(["--plot", str(tmp_path / "out.png")])
-    assert exc.value.code == 2 and "--plot needs matplotlib" in capsys.readouterr().err
-
-
 def test_huber_regression_says_where_it_resumed(tmp_path, capsys):
     from recipes import huber_regression
 
