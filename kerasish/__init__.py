@@ -33,6 +33,7 @@ from kerasish import (  # noqa: F401 - the submodules, as ks.layers etc.
     summary,
     testing,
     train,
+    tree,
     utils,
 )
 from kerasish.backend import clear_session  # noqa: F401
