@@ -27,6 +27,7 @@ from kerasish import (  # noqa: F401 - the submodules, as ks.layers etc.
     nn,
     ops,
     optimizers,
+    preprocessing,
     random,
     regularizers,
     saving,
