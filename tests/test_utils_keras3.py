@@ -19,8 +19,8 @@ def reviews(tmp_path):
 
 def test_text_dataset_labels_files_by_folder_in_sorted_order(reviews, capsys):
     ds = ks.utils.text_dataset_from_directory(reviews, batch_size=None, shuffle=False)
-    pairs = [(str(t.numpy()), int(y.numpy())) for t, y in ds]
-    assert pairs == [("bad", 0), ("awful", 0), ("poor", 0), ("good", 1), ("great", 1)]  # 0, 1, 2.txt
+    pairs = [(str(t.numpy()), int(y.numpy())) for t, y in ds]  # 0.txt, 1.txt, 2.txt
+    assert pairs == [("bad", 0), ("awful", 0), ("poor", 0), ("good", 1), ("great", 1)]
     assert ds.class_names == ["neg", "pos"]
     assert "Found 5 files belonging to 2 classes." in capsys.readouterr().out
 
