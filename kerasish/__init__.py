@@ -27,12 +27,14 @@ from kerasish import (  # noqa: F401 - the submodules, as ks.layers etc.
     nn,
     ops,
     optimizers,
+    preprocessing,
     random,
     regularizers,
     saving,
     summary,
     testing,
     train,
+    tree,
     utils,
 )
 from kerasish.backend import clear_session  # noqa: F401

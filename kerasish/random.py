@@ -548,6 +548,85 @@ def dropout(inputs, rate: float, noise_shape=None, seed=None) -> Tensor:
     return nn_dropout(inputs, rate, noise_shape=noise_shape, seed=seed)
 
 
+def _host_draw(seed, name: str, draw, dtype) -> Tensor:
+    """A draw made on the host (`draw(numpy_generator)`), cast and placed on the current
+    device: the distributions the device streams do not offer."""
+    dtype = _float_dtype(dtype, name)
+    device = backend.current_device()
+
+    def make():
+        generator = seed._current() if isinstance(seed, Generator) else _generator(seed, _HOST)
+        return backend.to_device(np.asarray(draw(generator)).astype(dtype), device)
+
+    return _drawn(make)
+
+
+def _parameter(value) -> np.ndarray:
+    return np.asarray(backend.to_numpy(convert_to_tensor(value)._value), np.float64)
+
+
+def gamma(shape, alpha, dtype=None, seed=None) -> Tensor:
+    """Samples of the Gamma distribution with shape parameter `alpha` and scale 1.
+
+    Args:
+        shape: the result's shape.
+        alpha: the shape parameter (> 0), a number or a tensor broadcast to `shape`.
+        dtype: a floating-point dtype (default `ks.config.floatx()`).
+        seed: None, an integer or a `Generator`/`SeedGenerator`, as for `normal`.
+
+    Example:
+        >>> import kerasish as ks
+        >>> v = ks.random.gamma([4000], alpha=3.0, seed=ks.random.SeedGenerator(0)).numpy()
+        >>> bool(2.8 < v.mean() < 3.2)
+        True
+    """
+    a = _parameter(alpha)
+    return _host_draw(seed, "gamma", lambda g: g.standard_gamma(a, _shape(shape)), dtype)
+
+
+def beta(shape, alpha, beta, dtype=None, seed=None) -> Tensor:
+    """Samples of the Beta(alpha, beta) distribution, in [0, 1].
+
+    Args:
+        shape: the result's shape.
+        alpha, beta: the distribution's parameters (> 0), numbers or tensors broadcast to
+            `shape`.
+        dtype: a floating-point dtype (default `ks.config.floatx()`).
+        seed: None, an integer or a `Generator`/`SeedGenerator`.
+
+    Example:
+        >>> import kerasish as ks
+        >>> v = ks.random.beta([4000], 2.0, 6.0, seed=ks.random.SeedGenerator(0)).numpy()
+        >>> bool(0.23 < v.mean() < 0.27)
+        True
+    """
+    a, b = _parameter(alpha), _parameter(beta)
+    return _host_draw(seed, "beta", lambda g: g.beta(a, b, _shape(shape)), dtype)
+
+
+def binomial(shape, counts, probabilities, dtype=None, seed=None) -> Tensor:
+    """Samples of the Binomial distribution: successes in `counts` trials of
+    probability `probabilities` (returned as floats, as Keras does).
+
+    Args:
+        shape: the result's shape.
+        counts: the numbers of trials, a number or a tensor broadcast to `shape`.
+        probabilities: the success probabilities, in [0, 1].
+        dtype: a floating-point dtype (default `ks.config.floatx()`).
+        seed: None, an integer or a `Generator`/`SeedGenerator`.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.random.binomial([3], 5, 1.0, seed=1).numpy().tolist()
+        [5.0, 5.0, 5.0]
+    """
+    n = _parameter(counts).astype(np.int64)
+    p = _parameter(probabilities)
+    if np.any((p < 0) | (p > 1)):
+        raise InvalidArgumentError("random.binomial: probabilities must be in [0, 1]")
+    return _host_draw(seed, "binomial", lambda g: g.binomial(n, p, _shape(shape)), dtype)
+
+
 def shuffle(value, seed=None, axis: int = 0) -> Tensor:
     """A copy of `value` with the slices along `axis` randomly permuted.
 

@@ -14,16 +14,25 @@ from __future__ import annotations
 import random as _python_random
 
 import numpy as np
+from tqdm.auto import tqdm
 
 from kerasish import random as ks_random
+from kerasish.backend import clear_session, is_keras_tensor, standardize_dtype  # noqa: F401
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.ops import array_ops, math_ops, nn_ops
+from kerasish.core.settings import (  # noqa: F401 - Keras 3 exports them here too
+    disable_interactive_logging,
+    enable_interactive_logging,
+    is_interactive_logging_enabled,
+)
 from kerasish.core.tensor import Tensor, as_dtype, convert_to_tensor
+from kerasish.data._directory import split_dataset, text_dataset_from_directory  # noqa: F401
 from kerasish.data._timeseries import timeseries_dataset_from_array  # noqa: F401
 from kerasish.saving.serialization import (  # noqa: F401 - Keras 3 exports them here too
     CustomObjectScope,
     custom_object_scope,
     deserialize_keras_object,
+    get_custom_objects,
     get_registered_name,
     get_registered_object,
     register_keras_serializable,
@@ -346,3 +355,70 @@ def set_random_seed(seed: int) -> None:
     _python_random.seed(int(seed))
     np.random.seed(int(seed) % 2**32)
     ks_random.set_seed(int(seed))
+
+
+class Progbar:
+    """Keras's progress bar for your own loops: a tqdm bar with the running metrics.
+
+    Values passed to `update`/`add` are averaged over the steps they cover, except those
+    named in `stateful_metrics`, which are shown as given (a metric's running result).
+    With `verbose=2` nothing is drawn until the end, then one line; with 0, nothing.
+
+    Args:
+        target: the number of steps (None: unknown).
+        width: Keras's bar width in characters (tqdm sizes the bar to the terminal).
+        verbose: 0 (silent), 1 (a bar) or 2 (one line at the end).
+        interval: the least seconds between redraws.
+        stateful_metrics: names whose values are not averaged.
+        unit_name: what a step is called.
+
+    Example:
+        >>> import kerasish as ks
+        >>> bar = ks.utils.Progbar(3, verbose=0)
+        >>> for step in range(3):
+        ...     bar.update(step + 1, [("loss", float(step))])
+        >>> bar.averages()
+        {'loss': 1.0}
+    """
+
+    def __init__(self, target, width=20, verbose=1, interval=0.05, stateful_metrics=None,
+                 unit_name="step"):
+        self.target, self.width, self.verbose = target, width, verbose
+        self.stateful_metrics = set(stateful_metrics or ())
+        self.unit_name = unit_name
+        self._sums: dict = {}
+        self._seen = 0
+        self._bar = tqdm(total=target, unit=unit_name, mininterval=interval,
+                         disable=verbose != 1 or not is_interactive_logging_enabled(),
+                         dynamic_ncols=True)
+
+    def averages(self) -> dict:
+        """The values as shown: averages (stateful metrics as last given)."""
+        return {name: total / max(count, 1) for name, (total, count) in self._sums.items()}
+
+    def update(self, current, values=None, finalize=None):
+        """Move to step `current`, folding in `values` (a list of (name, value) pairs)."""
+        steps = max(current - self._seen, 1)
+        for name, value in values or ():
+            value = float(np.mean(np.asarray(value)))
+            if name in self.stateful_metrics:
+                self._sums[name] = (value, 1)
+            else:
+                total, count = self._sums.get(name, (0.0, 0))
+                self._sums[name] = (total + value * steps, count + steps)
+        self._bar.update(current - self._seen)
+        self._seen = current
+        shown = {name: f"{value:.4f}" for name, value in self.averages().items()}
+        self._bar.set_postfix(shown, refresh=False)
+        if finalize is None:
+            finalize = self.target is not None and current >= self.target
+        if finalize:
+            self._bar.close()
+            if self.verbose == 2:
+                metrics = " - ".join(f"{k}: {v}" for k, v in shown.items())
+                print(f"{current}/{self.target} {self.unit_name}s" + (
+                    f" - {metrics}" if metrics else ""))
+
+    def add(self, n, values=None):
+        """`update(current + n, values)`."""
+        self.update(self._seen + n, values)
