@@ -851,6 +851,11 @@ class CheckpointManager:
     It records its checkpoints in the directory's index (paths relative to
     the directory), deletes only files it named (`<checkpoint_name>-N.h5`),
     and after a restart picks up the index and continues the numbering.
+    Once the directory has an index, a file named like its checkpoints that the
+    index does not list is the leftover of an interrupted save (killed after the
+    index stopped naming a pruned file, or before it named a new one; a full
+    disk while writing the index): it is removed when a manager starts and at
+    every save. Keep files of your own there under other names.
     With `keep_checkpoint_every_n_hours=H`, a checkpoint about to be pruned
     is kept for good instead if it was saved at least H hours after the last
     one kept that way (it leaves the `checkpoints` list and is never deleted).
@@ -892,10 +897,25 @@ class CheckpointManager:
         os.makedirs(self.directory, exist_ok=True)
         remove_stale_temporaries(self.directory)
         index = read_index(self.directory)
+        self._remove_orphans(index)
         self._last_kept_time = index.get("last_preserved_time", time.time())
 
     def _own(self, index) -> list:
         return [name for name in index["checkpoints"] if self._pattern.match(name)]
+
+    def _remove_orphans(self, index: dict) -> None:
+        """Delete this manager's files (by name) that `index` does not list.
+
+        Nothing is removed from a directory without an index: there, nothing
+        records which files a manager wrote.
+        """
+        if not os.path.exists(_index_path(self.directory)):
+            return
+        listed = {index["latest"], *index["checkpoints"], *index["preserved"]}
+        for name in os.listdir(self.directory):
+            if self._pattern.match(name) and name not in listed:
+                with contextlib.suppress(FileNotFoundError):
+                    os.remove(os.path.join(self.directory, name))
 
     @property
     def checkpoints(self) -> list:
@@ -925,6 +945,7 @@ class CheckpointManager:
             'ckpt-100.h5'
         """
         index = read_index(self.directory)
+        self._remove_orphans(index)  # first: a full disk may be full of them
         if checkpoint_number is None:
             names = index["checkpoints"] + index["preserved"]
             numbers = [int(m.group(1)) for m in map(self._pattern.match, names) if m]

@@ -86,7 +86,7 @@ def load_tokens(corpus: str | None, lowercase: bool, log=print) -> tuple[list, s
     if corpus is None:
         try:
             path = ks.datasets.text8.locate()
-        except (OSError, ks.datasets.text8.DatasetNotFoundError) as exc:
+        except (OSError, ks.datasets.CorruptFileError) as exc:  # not found: an OSError
             raise CorpusError(f"word2vec: text8 is not available: {exc}\n"
                               "(or train on any plain-text file with --corpus FILE)") from None
         tokens = ks.datasets.text8.load_corpus(path, lowercase=lowercase)

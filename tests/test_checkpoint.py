@@ -1,5 +1,6 @@
 """Object-based checkpoints: round trips, deferred restoration, status, errors, manager, crashes."""
 
+import fnmatch
 import gc
 import json
 import os
@@ -812,6 +813,65 @@ def test_manager_keep_checkpoint_every_n_hours(tmp_path, monkeypatch):
     assert index["preserved"] == ["ckpt-3.h5", "ckpt-5.h5", "ckpt-7.h5", "ckpt-9.h5"]
 
 
+def test_manager_removes_its_unlisted_files_on_start(tmp_path):
+    manager = ks.CheckpointManager(ks.Checkpoint(x=ks.Variable(0.)), tmp_path, max_to_keep=2)
+    for _ in range(3):
+        manager.save()
+    # left by interrupted saves: pruned from the index but not deleted, written but not indexed
+    for orphan in ("ckpt-1.h5", "ckpt-4.h5"):
+        shutil.copy(tmp_path / "ckpt-3.h5", tmp_path / orphan)
+    live = f".ckpt-5.h5.{ckpt_module._HOST}-{os.getppid()}.abc123.tmp"  # another live writer's
+    others = ["model-1.h5", "ckpt-1.h5.bak", "ckpt-x.h5", "notes.txt", live]
+    for name in others:
+        (tmp_path / name).write_bytes(b"not the manager's")
+    ks.CheckpointManager(ks.Checkpoint(x=ks.Variable(0.)), tmp_path, max_to_keep=2)
+    assert sorted(os.listdir(tmp_path)) == sorted(["checkpoint", "ckpt-2.h5", "ckpt-3.h5"]
+                                                   + others)
+    assert ks.latest_checkpoint(tmp_path) == os.path.join(str(tmp_path), "ckpt-3.h5")
+
+
+def test_manager_keeps_every_listed_file_and_those_of_a_directory_without_index(tmp_path):
+    clock = [1_000_000.0]
+    root = ks.Checkpoint(x=ks.Variable(0.))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(ckpt_module.time, "time", lambda: clock[0])
+        manager = ks.CheckpointManager(root, tmp_path / "a", max_to_keep=1,
+                                       keep_checkpoint_every_n_hours=1)
+        for _ in range(4):
+            manager.save()
+            clock[0] += 3600.0
+    index = ckpt_module.read_index(tmp_path / "a")
+    assert index["preserved"] == ["ckpt-2.h5", "ckpt-3.h5"]
+    assert index["checkpoints"] == [index["latest"]] == ["ckpt-4.h5"]
+    ks.CheckpointManager(root, tmp_path / "a", max_to_keep=1).save()
+    assert _numbers(tmp_path / "a") == [2, 3, 5]
+    # copied checkpoints without their index: nothing says they are orphans
+    (tmp_path / "b").mkdir()
+    for n in (2, 3):
+        shutil.copy(tmp_path / "a" / f"ckpt-{n}.h5", tmp_path / "b")
+    ks.CheckpointManager(root, tmp_path / "b")
+    assert _numbers(tmp_path / "b") == [2, 3]
+
+
+def test_a_full_disk_while_writing_the_index_leaves_a_file_the_next_save_removes(tmp_path,
+                                                                                 monkeypatch):
+    manager = ks.CheckpointManager(ks.Checkpoint(x=ks.Variable(0.)), tmp_path, max_to_keep=2)
+    manager.save()
+    original = ckpt_module.write_index
+
+    def full(directory, index):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(ckpt_module, "write_index", full)
+    with pytest.raises(OSError, match="No space left"):
+        manager.save()
+    assert _numbers(tmp_path) == [1, 2]  # ckpt-2.h5: written, named by no index
+    monkeypatch.setattr(ckpt_module, "write_index", original)
+    assert manager.save().endswith("ckpt-3.h5")
+    assert _numbers(tmp_path) == [1, 3]
+    assert manager.checkpoints == [os.path.join(str(tmp_path), f"ckpt-{i}.h5") for i in (1, 3)]
+
+
 def test_index_paths_are_relative_and_directory_can_move(tmp_path):
     old = tmp_path / "run1"
     x = ks.Variable(0.)
@@ -898,6 +958,57 @@ def _check_directory(directory):
     return n
 
 
+KILLED_SAVE = textwrap.dedent("""
+    import os, signal, sys
+    import kerasish as ks
+    from kerasish import checkpoint
+
+    directory, point = sys.argv[1], sys.argv[2]
+    step = ks.Variable(0.0)
+    manager = ks.CheckpointManager(ks.Checkpoint(step=step), directory, max_to_keep=2)
+    for _ in range(3):
+        step.assign_add(1.0)
+        manager.save()
+
+    def die(*args, **kwargs):
+        os.kill(os.getpid(), signal.SIGKILL)
+
+    if point == "before-index":  # the new file is complete, the index does not name it yet
+        checkpoint.update_index = die
+    elif point == "before-unlink":  # the index no longer names the pruned file
+        os.remove = die
+    else:  # in the middle of writing the index: its temporary is left
+        checkpoint.json.dump = die
+    step.assign_add(1.0)
+    manager.save()
+""")
+
+
+@pytest.mark.parametrize("point, saved, left", [
+    ("before-index", 3, ["ckpt-4.h5"]),  # complete, not yet indexed
+    ("before-unlink", 4, ["ckpt-2.h5"]),  # pruned from the index, not yet deleted
+    ("index-write", 3, ["ckpt-4.h5", ".checkpoint.*.tmp"]),  # and the index's temporary
+])
+def test_a_save_killed_at_any_step_leaves_nothing_after_the_next_save(tmp_path, point, saved,
+                                                                      left):
+    directory = tmp_path / "ckpts"
+    env = dict(os.environ, PYTHONPATH=REPO + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    child = subprocess.run([sys.executable, "-c", KILLED_SAVE, str(directory), point], env=env,
+                           capture_output=True, text=True, timeout=120)
+    assert child.returncode == -signal.SIGKILL, child.stderr
+    kept = [f"ckpt-{saved - 1}.h5", f"ckpt-{saved}.h5"]
+    names = sorted(os.listdir(directory))
+    assert len(names) == 3 + len(left)
+    assert all(any(fnmatch.fnmatch(n, pattern) for n in names) for pattern in kept + left)
+    step = ks.Variable(0.0)
+    root = ks.Checkpoint(step=step)
+    root.restore(ks.latest_checkpoint(directory)).assert_consumed()
+    assert float(step) == saved
+    manager = ks.CheckpointManager(root, directory, max_to_keep=2)
+    assert os.path.basename(manager.save()) == f"ckpt-{saved + 1}.h5"
+    assert sorted(os.listdir(directory)) == ["checkpoint", kept[1], f"ckpt-{saved + 1}.h5"]
+
+
 KILLS = 10
 
 
@@ -935,6 +1046,5 @@ def test_sigkill_during_saves_never_damages_the_latest_checkpoint(tmp_path):
     ks.CheckpointManager(ks.Checkpoint(a=ks.Variable(0.)), directory, max_to_keep=2)
     leftovers = [n for n in os.listdir(directory) if n.endswith(".tmp")]
     assert leftovers == []
-    # kept 2, plus at most one finished but unindexed, and one pruned from the index but
-    # not yet unlinked when the kill came
-    assert len([n for n in os.listdir(directory) if n.startswith("ckpt-")]) <= 4
+    # and nothing but the two checkpoints kept: unindexed files of killed saves are gone
+    assert len([n for n in os.listdir(directory) if n.startswith("ckpt-")]) == 2

@@ -68,7 +68,12 @@ def _python_value_to_array(value, dtype):
     """
     if dtype is None and value.__class__ is int and _INT32_MIN <= value <= _INT32_MAX:
         return np.asarray(value, dtype=np.int32)  # the common scalar: no min/max pass
-    array = np.asarray(value) if dtype is None else np.asarray(value, dtype=dtype)
+    try:
+        array = np.asarray(value) if dtype is None else np.asarray(value, dtype=dtype)
+    except ValueError:
+        if isinstance(value, (list, tuple)):
+            _nested_shape(value, "value")  # raises, naming where the rows differ
+        raise
     if dtype is None:
         if array.dtype == np.float64:
             array = array.astype(np.float32)
@@ -84,6 +89,21 @@ def _python_value_to_array(value, dtype):
                 f"it holds {array.dtype} data, not numbers"
             )
     return array
+
+
+def _nested_shape(value, where: str) -> tuple:
+    """The shape of a nested list, or an InvalidArgumentError saying where it is ragged."""
+    if not isinstance(value, (list, tuple)):
+        return ()
+    shapes = [_nested_shape(item, f"{where}[{i}]") for i, item in enumerate(value)]
+    for i, shape in enumerate(shapes):
+        if shape != shapes[0]:
+            raise InvalidArgumentError(
+                f"cannot convert a ragged nested list to a tensor: {where}[{i}] has shape "
+                f"{shape} where {where}[0] has shape {shapes[0]}; every row must have the same "
+                "shape (pad them, e.g. with ks.utils.pad_sequences, or keep one tensor per row)"
+            )
+    return (len(value),) + (shapes[0] if shapes else ())
 
 
 def _format_value(array, separator: str) -> str:

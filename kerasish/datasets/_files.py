@@ -71,6 +71,37 @@ def sha256_of(path: str) -> str:
     return digest.hexdigest()
 
 
+def differs(path: str, size=None, sha256=None, md5=None) -> str | None:
+    """How the file at `path` differs from the published one (`size` in bytes, `sha256`,
+    `md5`, each checked when given), or None when it is the published file."""
+    actual = os.path.getsize(path)
+    if size is not None and actual != size:
+        return f"it holds {actual:,} bytes, the published file {size:,}"
+    checks = [(label, expected.lower(), digest) for label, expected, digest in (
+        ("SHA-256", sha256, hashlib.sha256()),
+        ("MD5", md5, hashlib.md5(usedforsecurity=False)),
+    ) if expected is not None]
+    if checks:
+        with open(path, "rb") as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                for _, _, digest in checks:
+                    digest.update(block)
+    for label, expected, digest in checks:
+        if digest.hexdigest() != expected:
+            return f"{label} mismatch: expected {expected}, got {digest.hexdigest()}"
+    return None
+
+
+def damaged_cache_message(path: str, problem: str, why: str, use: str) -> str:
+    """The error for a cached file that is not the published one and was not replaced;
+    `use` says which argument takes it as it is."""
+    return (
+        f"{path}: a cached file that is not the published one ({problem}), and it was not "
+        f"downloaded again ({why}). Delete it so that it is downloaded again, or pass {use} "
+        "to use it as it is (a path you give is not checked)"
+    )
+
+
 def _fsync_dir(directory: str) -> None:
     try:
         fd = os.open(directory, os.O_RDONLY)
@@ -104,7 +135,11 @@ def download(
     from tqdm.auto import tqdm
 
     directory = os.path.dirname(os.path.abspath(destination))
-    created = not os.path.isdir(directory)
+    created = []  # the directories made here, deepest first: removed again if this fails
+    missing = directory
+    while not os.path.isdir(missing):
+        created.append(missing)
+        missing = os.path.dirname(missing)
     os.makedirs(directory, exist_ok=True)
     name = os.path.basename(destination)
     fd, partial = tempfile.mkstemp(prefix=f".{name}.", suffix=".part", dir=directory)
@@ -179,9 +214,11 @@ def download(
     except BaseException:
         with contextlib.suppress(OSError):
             os.remove(partial)
-        if created:
-            with contextlib.suppress(OSError):
-                os.rmdir(directory)  # only succeeds if nothing else landed there
+        for made in created:
+            try:
+                os.rmdir(made)  # only succeeds if nothing else landed there
+            except OSError:
+                break
         raise
 
 

@@ -72,7 +72,11 @@ def _files_hint() -> str:
 
 
 def locate(spec: Spec, path=None, system_dirs=(), download: bool = True) -> Location:
-    """Find (or download) the dataset; raise DatasetNotFoundError listing every place looked."""
+    """Find (or download) the dataset; raise DatasetNotFoundError listing every place looked.
+
+    Published archives found in a cache directory are checked against their recorded size
+    and SHA-256; one that differs is downloaded again, or is a CorruptFileError naming it
+    when it cannot be."""
     if path is not None:
         directory = os.path.expanduser(os.fspath(path))
         if not os.path.isdir(directory):
@@ -93,23 +97,32 @@ def locate(spec: Spec, path=None, system_dirs=(), download: bool = True) -> Loca
         looked.append(f"${_files.ENV_VAR}: not set")
     places = [(label, d, "cache") for label, d in _files.cache_dirs(spec.name)]
     places += [(d, d, "system") for d in system_dirs]
+    damaged = None  # (path, how it differs) of a cached archive that is not the published one
     for label, directory, origin in places:
         if not os.path.isdir(directory):
             looked.append(f"{label}: no such directory ({directory})")
             continue
         found, missing = files_in(directory)
-        if not missing:
+        if missing:
+            looked.append(f"{label}: {directory} lacks {', '.join(missing)}")
+            continue
+        problems = _damaged(spec, found) if origin == "cache" else []
+        if not problems:
             return Location(origin, directory, found)
-        looked.append(f"{label}: {directory} lacks {', '.join(missing)}")
+        damaged = damaged or problems[0]
+        looked += [f"{label}: {path} is not the published file ({why})" for path, why in problems]
 
     if not download or _files.offline():
         why = "download=False" if not download else f"${_files.OFFLINE_ENV_VAR} is set"
+        if damaged:
+            raise CorruptFileError(_files.damaged_cache_message(
+                *damaged, why, f"path={os.path.dirname(damaged[0])!r}"))
         looked.append(f"download: skipped ({why})")
         raise DatasetNotFoundError(_files.not_found_message(spec.title, looked, spec.fix))
     target = _files.download_dir(spec.name)
     present, _ = files_in(target) if os.path.isdir(target) else ({}, None)
     for stem in STEMS:
-        if stem in present:
+        if stem in present and not _damaged(spec, {stem: present[stem]}):
             continue
         archive = stem + ".gz"
         size, sha256 = spec.archives[archive]
@@ -121,10 +134,27 @@ def locate(spec: Spec, path=None, system_dirs=(), download: bool = True) -> Loca
             except DownloadError as exc:
                 errors.append(str(exc))
         else:
+            if damaged:
+                raise CorruptFileError(_files.damaged_cache_message(
+                    *damaged, "the download failed: " + "; ".join(errors),
+                    f"path={os.path.dirname(damaged[0])!r}"))
             looked += [f"download into {target}: {error}" for error in errors]
             raise DatasetNotFoundError(_files.not_found_message(spec.title, looked, spec.fix))
     found, missing = files_in(target)
     return Location("download", target, found)
+
+
+def _damaged(spec: Spec, found: dict) -> list:
+    """[(path, how it differs)] of the found files that are published archives (`.gz` under
+    their published names) and differ from them; plain IDX files carry no recorded checksum."""
+    problems = []
+    for path in found.values():
+        published = spec.archives.get(os.path.basename(path))
+        if published is not None:
+            problem = _files.differs(path, *published)
+            if problem is not None:
+                problems.append((path, problem))
+    return problems
 
 
 def read(location: Location, title: str):

@@ -5,8 +5,10 @@ Lookup order for a file `filename` of dataset `name`: an explicit path (a file, 
 directory holding `filename`; only it, when given); ``$KERASISH_DATA/<name>/<filename>``;
 ``~/.kerasish/datasets/<name>/<filename>``; then a download of the published URL into
 the first cache directory, checked against the recorded size and checksum (SHA-256, or
-MD5 where that is all the publisher recorded). Offline, the error lists every place
-looked and says which file (URL, size) to put where.
+MD5 where that is all the publisher recorded). A file found in a cache directory is
+checked the same way every time; one that differs is downloaded again, or, where it cannot
+be, is a `CorruptFileError` naming it. Offline, the error lists every place looked and
+says which file (URL, size) to put where.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import dataclasses
 import os
 
 from kerasish.datasets import _files
-from kerasish.datasets._files import DatasetNotFoundError, DownloadError
+from kerasish.datasets._files import CorruptFileError, DatasetNotFoundError, DownloadError
 
 
 @dataclasses.dataclass(frozen=True)
@@ -55,6 +57,8 @@ def locate(spec: RemoteFile, path=None, download: bool = True, argument: str = "
 
     Raises:
         DatasetNotFoundError: listing every place looked and the fix.
+        CorruptFileError: a cached file is not the published one and could not be
+            downloaded again.
     """
     filename = spec.filename
     looked = list(looked or [])
@@ -68,20 +72,32 @@ def locate(spec: RemoteFile, path=None, download: bool = True, argument: str = "
         looked.append(f"{argument} argument: not given")
     if not os.environ.get(_files.ENV_VAR):
         looked.append(f"${_files.ENV_VAR}: not set")
+    damaged = None  # (path, how it differs) of a cached file that is not the published one
     for label, directory in _files.cache_dirs(spec.name):
         candidate = os.path.join(directory, filename)
-        if os.path.isfile(candidate):
+        if not os.path.isfile(candidate):
+            looked.append(f"{label}/{filename}: no such file ({candidate})")
+            continue
+        problem = _files.differs(candidate, spec.size, spec.sha256, spec.md5)
+        if problem is None:
             return candidate
-        looked.append(f"{label}/{filename}: no such file ({candidate})")
+        damaged = damaged or (candidate, problem)
+        looked.append(f"{label}/{filename}: not the published file ({problem})")
     fix = _fix(spec, filename, argument)
     if not download or _files.offline():
         why = "download=False" if not download else f"${_files.OFFLINE_ENV_VAR} is set"
+        if damaged:
+            raise CorruptFileError(_files.damaged_cache_message(
+                *damaged, why, f"{argument}={damaged[0]!r}"))
         looked.append(f"download: skipped ({why})")
         raise DatasetNotFoundError(_files.not_found_message(spec.title, looked, fix))
     destination = os.path.join(_files.download_dir(spec.name), filename)
     try:
         return _files.download(spec.url, destination, spec.size, spec.sha256, md5=spec.md5)
     except DownloadError as exc:
+        if damaged:
+            raise CorruptFileError(_files.damaged_cache_message(
+                *damaged, f"the download failed: {exc}", f"{argument}={damaged[0]!r}")) from exc
         looked.append(f"download into {destination}: {exc}")
         raise DatasetNotFoundError(_files.not_found_message(spec.title, looked, fix)) from exc
 

@@ -4,7 +4,8 @@ Lookup order: `path` (the `text8` file, `text8.zip`, or a directory holding
 one of them); ``$KERASISH_DATA/text8``; ``~/.kerasish/datasets/text8``; a
 download of `URL` into the first cache directory, checked against its
 well-known size. No SHA-256 of the archive is recorded (none could be
-verified offline), so the size and the zip's own CRC-32 are the checks.
+verified offline), so the size and the zip's own CRC-32 are the checks. A
+`text8.zip` found in a cache directory is checked as a download is.
 
 The corpus helpers (`load_corpus`, `tokenize`, `build_vocabulary`,
 `tokens_to_ids`, `encode`) are those of `kerasish.datasets.text`, re-exported here.
@@ -60,6 +61,8 @@ def locate(path=None, download: bool = True) -> str:
 
     Raises:
         DatasetNotFoundError: listing every place looked and the fix.
+        CorruptFileError: a cached `text8.zip` is not the published file (its size) and
+            could not be downloaded again.
 
     Example:
         >>> import os, tempfile
@@ -83,22 +86,35 @@ def locate(path=None, download: bool = True) -> str:
     looked = ["path argument: not given"]
     if not os.environ.get(_files.ENV_VAR):
         looked.append(f"${_files.ENV_VAR}: not set")
+    damaged = None  # (path, how it differs) of a cached text8.zip that is not the published one
     for label, directory in _files.cache_dirs(NAME):
         if not os.path.isdir(directory):
             looked.append(f"{label}: no such directory ({directory})")
             continue
         found = _in_directory(directory)
-        if found:
+        if not found:
+            looked.append(f"{label}: {directory} holds neither {ZIP_NAME} nor {NAME}")
+            continue
+        problem = (_files.differs(found, ZIP_SIZE, ZIP_SHA256)
+                   if os.path.basename(found) == ZIP_NAME else None)
+        if problem is None:
             return found
-        looked.append(f"{label}: {directory} holds neither {ZIP_NAME} nor {NAME}")
+        damaged = damaged or (found, problem)
+        looked.append(f"{label}: {found} is not the published file ({problem})")
     if not download or _files.offline():
         why = "download=False" if not download else f"${_files.OFFLINE_ENV_VAR} is set"
+        if damaged:
+            raise CorruptFileError(_files.damaged_cache_message(
+                *damaged, why, f"path={damaged[0]!r}"))
         looked.append(f"download: skipped ({why})")
         raise DatasetNotFoundError(_files.not_found_message("text8", looked, FIX))
     destination = os.path.join(_files.download_dir(NAME), ZIP_NAME)
     try:
         return _files.download(URL, destination, ZIP_SIZE, ZIP_SHA256)
     except DownloadError as exc:
+        if damaged:
+            raise CorruptFileError(_files.damaged_cache_message(
+                *damaged, f"the download failed: {exc}", f"path={damaged[0]!r}")) from None
         looked.append(f"download into {os.path.dirname(destination)}: {exc}")
         raise DatasetNotFoundError(_files.not_found_message("text8", looked, FIX)) from None
 

@@ -14,18 +14,13 @@ from __future__ import annotations
 import numpy as np
 
 from kerasish import activations, constraints, initializers, regularizers
+from kerasish.core import arguments
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.ops import array_ops, math_ops, nn_ops
 from kerasish.core.tensor import convert_to_tensor
 from kerasish.layers.base import SameShapeLayer
 
 __all__ = ["ELU", "LeakyReLU", "PReLU", "ReLU", "Softmax"]
-
-
-def _non_negative(layer: str, name: str, value) -> float:
-    if value is None or not float(value) >= 0:
-        raise InvalidArgumentError(f"{layer}: {name} must be a number >= 0, got {value!r}")
-    return float(value)
 
 
 class ReLU(SameShapeLayer):
@@ -50,11 +45,9 @@ class ReLU(SameShapeLayer):
         self, max_value=None, negative_slope: float = 0.0, threshold: float = 0.0, **kwargs
     ):
         super().__init__(**kwargs)
-        if max_value is not None:
-            max_value = _non_negative("ReLU", "max_value", max_value)
-        self.max_value = max_value
-        self.negative_slope = _non_negative("ReLU", "negative_slope", negative_slope)
-        self.threshold = _non_negative("ReLU", "threshold", threshold)
+        self.max_value = arguments.number(max_value, "max_value", "ReLU", 0, none=True)
+        self.negative_slope = arguments.number(negative_slope, "negative_slope", "ReLU", 0)
+        self.threshold = arguments.number(threshold, "threshold", "ReLU", 0)
 
     def call(self, inputs):
         return activations.relu(inputs, self.negative_slope, self.max_value, self.threshold)
@@ -83,7 +76,7 @@ class LeakyReLU(SameShapeLayer):
 
     def __init__(self, negative_slope: float = 0.3, **kwargs):
         super().__init__(**kwargs)
-        self.negative_slope = _non_negative("LeakyReLU", "negative_slope", negative_slope)
+        self.negative_slope = arguments.number(negative_slope, "negative_slope", "LeakyReLU", 0)
 
     def call(self, inputs):
         return math_ops.where(math_ops.greater(inputs, 0), inputs, inputs * self.negative_slope)
@@ -195,7 +188,7 @@ class ELU(SameShapeLayer):
 
     def __init__(self, alpha: float = 1.0, **kwargs):
         super().__init__(**kwargs)
-        self.alpha = float(alpha)
+        self.alpha = arguments.number(alpha, "alpha", "ELU")
 
     def call(self, inputs):
         return activations.elu(inputs, self.alpha)

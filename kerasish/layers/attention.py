@@ -19,7 +19,7 @@ import math
 import numpy as np
 
 from kerasish import activations, constraints, initializers, regularizers, tracking
-from kerasish.core import backend
+from kerasish.core import arguments, backend
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.ops import array_ops, math_ops, nn_ops
 from kerasish.core.tensor import Tensor, convert_to_tensor
@@ -148,27 +148,16 @@ class MultiHeadAttention(Layer):
         seed=None,
         **kwargs,
     ):
-        for name, value in (("num_heads", num_heads), ("key_dim", key_dim),
-                            ("value_dim", 1 if value_dim is None else value_dim)):
-            if not isinstance(value, (int, np.integer)) or value <= 0:
-                raise InvalidArgumentError(
-                    f"MultiHeadAttention: {name} must be a positive integer, got {value!r}"
-                )
-        if not 0.0 <= float(dropout) < 1.0:
-            raise InvalidArgumentError(
-                f"MultiHeadAttention: dropout must be in [0, 1), got {dropout}"
-            )
-        if sliding_window is not None and (
-            not isinstance(sliding_window, (int, np.integer)) or sliding_window <= 0
-        ):
-            raise InvalidArgumentError(
-                f"MultiHeadAttention: sliding_window must be a positive integer or None, "
-                f"got {sliding_window!r}"
-            )
+        where = "MultiHeadAttention"
+        num_heads = arguments.integer(num_heads, "num_heads", where)
+        key_dim = arguments.integer(key_dim, "key_dim", where)
+        value_dim = arguments.integer(value_dim, "value_dim", where, none=True)
+        dropout = arguments.number(dropout, "dropout", where, 0, 1, high_open=True)
+        sliding_window = arguments.integer(sliding_window, "sliding_window", where, none=True)
         super().__init__(**kwargs)
-        self.num_heads, self.key_dim = int(num_heads), int(key_dim)
-        self.value_dim = int(value_dim) if value_dim else self.key_dim
-        self.dropout, self.use_bias, self.seed = float(dropout), bool(use_bias), seed
+        self.num_heads, self.key_dim = num_heads, key_dim
+        self.value_dim = value_dim or key_dim
+        self.dropout, self.use_bias, self.seed = dropout, bool(use_bias), seed
         if isinstance(output_shape, (int, np.integer)):
             output_shape = (int(output_shape),)
         self.output_shape_arg = tuple(output_shape) if output_shape else None
@@ -182,7 +171,7 @@ class MultiHeadAttention(Layer):
         self.kernel_constraint = constraints.get(kernel_constraint)
         self.bias_constraint = constraints.get(bias_constraint)
         self.use_gate = bool(use_gate)
-        self.sliding_window = None if sliding_window is None else int(sliding_window)
+        self.sliding_window = sliding_window
         # the projections, created at build (in Keras's order: their weights' order)
         self._query_dense = self._key_dense = self._gate_dense = None
         self._value_dense = self._output_dense = None

@@ -10,29 +10,12 @@ gradients come from the patch primitives.
 
 from __future__ import annotations
 
-import numpy as np
-
 from kerasish import activations, constraints, initializers, regularizers
+from kerasish.core import arguments
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.ops import array_ops, nn_ops
 from kerasish.layers.base import Layer
 from kerasish.layers.core import _floating_input
-
-
-def normalize_tuple(value, rank: int, what: str, layer: str) -> tuple:
-    """`value` (an int or `rank` ints, each >= 1) as a tuple of `rank` ints."""
-    values = (value,) * rank if isinstance(value, (int, np.integer)) else value
-    try:
-        values = tuple(values)
-    except TypeError:  # neither an int nor a sequence (a float, None)
-        values = ()
-    if len(values) != rank or not all(
-        isinstance(v, (int, np.integer)) and not isinstance(v, bool) and v >= 1 for v in values
-    ):
-        raise InvalidArgumentError(
-            f"{layer}: {what} must be a positive int or {rank} positive ints, got {value!r}"
-        )
-    return tuple(int(v) for v in values)
 
 
 def normalize_data_format(value, layer: str) -> str:
@@ -61,6 +44,21 @@ def window_output_length(size, window: int, stride: int, padding: str, dilation:
     if padding in ("same", "causal"):
         return -(-size // stride)
     return max(size - span + stride, 0) // stride
+
+
+def check_window_fits(layer: Layer, what: str, window: tuple, input_shape, output_sizes,
+                      padding: str, dilation: tuple | None = None) -> None:
+    """Refuse a window that does not fit in its input (an output of spatial size 0), naming
+    the layer, the input shape and the window."""
+    if 0 not in output_sizes:
+        return
+    dilated = f" with dilation_rate {dilation}" if dilation and max(dilation) > 1 else ""
+    raise InvalidArgumentError(
+        f"layer '{layer.name}' ({type(layer).__name__}): {what} {window}{dilated} does not fit in "
+        f"input shape {tuple(input_shape)} with padding {padding!r}: the output would have "
+        f"spatial size {tuple(output_sizes)}; use a smaller {what}, padding='same' or larger "
+        "inputs"
+    )
 
 
 def to_channels_last(x, data_format: str):
@@ -128,11 +126,11 @@ class _Convolution(Layer):
     ):
         super().__init__(**kwargs)
         what = type(self).__name__
-        self.kernel_size = normalize_tuple(kernel_size, self.rank, "kernel_size", what)
-        self.strides = normalize_tuple(strides, self.rank, "strides", what)
+        self.kernel_size = arguments.integers(kernel_size, "kernel_size", what, self.rank)
+        self.strides = arguments.integers(strides, "strides", what, self.rank)
         self.padding = normalize_padding(padding, what, self._paddings)
         self.data_format = normalize_data_format(data_format, what)
-        self.dilation_rate = normalize_tuple(dilation_rate, self.rank, "dilation_rate", what)
+        self.dilation_rate = arguments.integers(dilation_rate, "dilation_rate", what, self.rank)
         if max(self.strides) > 1 and max(self.dilation_rate) > 1:
             raise InvalidArgumentError(
                 f"{what}: strides > 1 together with dilation_rate > 1 is not supported (as in "
@@ -187,6 +185,8 @@ class _Convolution(Layer):
         """
         channels = self._output_channels(self._input_channels(input_shape))
         spatial = self._output_spatial(_spatial_of(input_shape, self.data_format))
+        check_window_fits(self, "kernel_size", self.kernel_size, input_shape, spatial,
+                          self.padding, self.dilation_rate)
         return _with_spatial(input_shape, spatial, channels, self.data_format)
 
     def get_config(self) -> dict:
@@ -232,12 +232,12 @@ class _Conv(_Convolution):
             bias_initializer, bias_regularizer, bias_constraint, **kwargs,
         )
         what = type(self).__name__
-        if int(filters) <= 0 or int(groups) <= 0 or int(filters) % int(groups):
+        self.filters = arguments.integer(filters, "filters", what)
+        self.groups = arguments.integer(groups, "groups", what)
+        if self.filters % self.groups:
             raise InvalidArgumentError(
-                f"{what}: filters ({filters}) must be a positive multiple of groups ({groups})"
+                f"{what}: filters ({filters}) must be a multiple of groups ({groups})"
             )
-        self.filters = int(filters)
-        self.groups = int(groups)
         self.kernel_initializer = initializers.get(kernel_initializer)
         self.kernel_regularizer = regularizers.get(kernel_regularizer)
         self.kernel_constraint = constraints.get(kernel_constraint)
@@ -407,11 +407,7 @@ class Conv2DTranspose(_Convolution):
             kernel_size, strides, padding, data_format, dilation_rate, activation, use_bias,
             bias_initializer, bias_regularizer, bias_constraint, **kwargs,
         )
-        if int(filters) <= 0:
-            raise InvalidArgumentError(
-                f"Conv2DTranspose: filters must be a positive integer, got {filters}"
-            )
-        self.filters = int(filters)
+        self.filters = arguments.integer(filters, "filters", "Conv2DTranspose")
         self.output_padding = None
         if output_padding is not None:
             values = (output_padding,) * 2 if isinstance(output_padding, int) else tuple(
@@ -530,12 +526,8 @@ class DepthwiseConv2D(_Convolution):
             kernel_size, strides, padding, data_format, dilation_rate, activation, use_bias,
             bias_initializer, bias_regularizer, bias_constraint, **kwargs,
         )
-        if int(depth_multiplier) <= 0:
-            raise InvalidArgumentError(
-                f"{type(self).__name__}: depth_multiplier must be a positive integer, got "
-                f"{depth_multiplier}"
-            )
-        self.depth_multiplier = int(depth_multiplier)
+        self.depth_multiplier = arguments.integer(depth_multiplier, "depth_multiplier",
+                                                  type(self).__name__)
         self.depthwise_initializer = initializers.get(depthwise_initializer)
         self.depthwise_regularizer = regularizers.get(depthwise_regularizer)
         self.depthwise_constraint = constraints.get(depthwise_constraint)
@@ -641,11 +633,7 @@ class SeparableConv2D(DepthwiseConv2D):
             depthwise_regularizer, bias_regularizer, depthwise_constraint, bias_constraint,
             **kwargs,
         )
-        if int(filters) <= 0:
-            raise InvalidArgumentError(
-                f"SeparableConv2D: filters must be a positive integer, got {filters}"
-            )
-        self.filters = int(filters)
+        self.filters = arguments.integer(filters, "filters", "SeparableConv2D")
         self.pointwise_initializer = initializers.get(pointwise_initializer)
         self.pointwise_regularizer = regularizers.get(pointwise_regularizer)
         self.pointwise_constraint = constraints.get(pointwise_constraint)

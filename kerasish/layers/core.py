@@ -7,7 +7,7 @@ import inspect
 import numpy as np
 
 from kerasish import activations, constraints, initializers, regularizers
-from kerasish.core import nest
+from kerasish.core import arguments, nest
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.ops import array_ops, math_ops, nn_ops
 from kerasish.initializers import RandomUniform
@@ -69,9 +69,7 @@ class Dense(Layer):
         **kwargs,
     ):
         super().__init__(**kwargs)
-        if int(units) <= 0:
-            raise InvalidArgumentError(f"Dense: units must be a positive integer, got {units}")
-        self.units = int(units)
+        self.units = arguments.integer(units, "units", "Dense")
         self.activation = activations.get(activation)
         self.use_bias = use_bias
         self.kernel_initializer = kernel_initializer
@@ -190,8 +188,8 @@ class Embedding(Layer):
     ):
         kwargs.pop("input_length", None)
         super().__init__(**kwargs)
-        self.input_dim = int(input_dim)
-        self.output_dim = int(output_dim)
+        self.input_dim = arguments.integer(input_dim, "input_dim", "Embedding")
+        self.output_dim = arguments.integer(output_dim, "output_dim", "Embedding")
         self.embeddings_initializer = embeddings_initializer or RandomUniform(-0.05, 0.05)
         self.embeddings_regularizer = embeddings_regularizer
         self.embeddings_constraint = constraints.get(embeddings_constraint)
@@ -389,9 +387,8 @@ class Dropout(Layer):
 
     def __init__(self, rate: float, noise_shape=None, seed=None, **kwargs):
         super().__init__(**kwargs)
-        if not 0 <= rate < 1:
-            raise InvalidArgumentError(f"Dropout: rate must be in [0, 1), got {rate}")
-        self.rate, self.noise_shape, self.seed = float(rate), noise_shape, seed
+        self.rate = arguments.number(rate, "rate", "Dropout", 0, 1, high_open=True)
+        self.noise_shape, self.seed = noise_shape, seed
 
     def call(self, inputs, training=None):
         if not in_training_mode(self, training) or self.rate == 0:

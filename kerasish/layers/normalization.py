@@ -6,6 +6,7 @@ from __future__ import annotations
 import warnings
 
 from kerasish import constraints, initializers, regularizers
+from kerasish.core import arguments
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.ops import array_ops, math_ops, nn_ops
 from kerasish.layers.base import Layer, in_training_mode
@@ -61,7 +62,9 @@ class BatchNormalization(Layer):
         **kwargs,
     ):
         super().__init__(**kwargs)
-        self.axis, self.momentum, self.epsilon = axis, float(momentum), float(epsilon)
+        self.axis = axis
+        self.momentum = arguments.number(momentum, "momentum", "BatchNormalization", 0, 1)
+        self.epsilon = arguments.number(epsilon, "epsilon", "BatchNormalization", 0)
         self.center, self.scale = center, scale
         self.beta_initializer, self.gamma_initializer = beta_initializer, gamma_initializer
         self.moving_mean_initializer = moving_mean_initializer
@@ -241,7 +244,8 @@ class LayerNormalization(Layer):
                 f"LayerNormalization: axis must be an int or a list of ints, got {axis!r}"
             )
         self.axis = list(axis) if isinstance(axis, (list, tuple)) else axis
-        self.epsilon, self.center, self.scale = float(epsilon), bool(center), bool(scale)
+        self.epsilon = arguments.number(epsilon, "epsilon", "LayerNormalization", 0)
+        self.center, self.scale = bool(center), bool(scale)
         self.beta_initializer = initializers.get(beta_initializer)
         self.gamma_initializer = initializers.get(gamma_initializer)
         self.beta_regularizer = regularizers.get(beta_regularizer)
@@ -346,8 +350,10 @@ class GroupNormalization(Layer):
         **kwargs,
     ):
         super().__init__(**kwargs)
-        self.groups, self.axis = int(groups), int(axis)
-        self.epsilon, self.center, self.scale = float(epsilon), bool(center), bool(scale)
+        self.groups = arguments.integer(groups, "groups", "GroupNormalization", minimum=-1)
+        self.axis = int(axis)
+        self.epsilon = arguments.number(epsilon, "epsilon", "GroupNormalization", 0)
+        self.center, self.scale = bool(center), bool(scale)
         self.beta_initializer = initializers.get(beta_initializer)
         self.gamma_initializer = initializers.get(gamma_initializer)
         self.beta_regularizer = regularizers.get(beta_regularizer)

@@ -7,14 +7,15 @@ to channels last and back.
 
 from __future__ import annotations
 
+from kerasish.core import arguments
 from kerasish.core.ops import array_ops, math_ops, nn_ops
 from kerasish.layers.base import Layer
 from kerasish.layers.convolutional import (
     channels_of,
+    check_window_fits,
     from_channels_last,
     normalize_data_format,
     normalize_padding,
-    normalize_tuple,
     to_channels_last,
     window_output_length,
 )
@@ -30,10 +31,10 @@ class _Pooling(Layer):
                  **kwargs):
         super().__init__(**kwargs)
         what = type(self).__name__
-        self.pool_size = normalize_tuple(pool_size, self.rank, "pool_size", what)
+        self.pool_size = arguments.integers(pool_size, "pool_size", what, self.rank)
         self.strides = (
             self.pool_size if strides is None
-            else normalize_tuple(strides, self.rank, "strides", what)
+            else arguments.integers(strides, "strides", what, self.rank)
         )
         self.padding = normalize_padding(padding, what)
         self.data_format = normalize_data_format(data_format, what)
@@ -72,6 +73,7 @@ class _Pooling(Layer):
             window_output_length(size, k, s, self.padding)
             for size, k, s in zip(spatial, self.pool_size, self.strides)
         )
+        check_window_fits(self, "pool_size", self.pool_size, input_shape, sizes, self.padding)
         if first:
             return input_shape[:2] + sizes
         return (input_shape[0],) + sizes + (input_shape[-1],)

@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from kerasish import activations, constraints, initializers, regularizers
-from kerasish.core import nest
+from kerasish.core import arguments, nest
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.ops import array_ops, math_ops, nn_ops, rnn_ops
 from kerasish.core.tensor import Tensor, convert_to_tensor
@@ -106,12 +106,10 @@ class _BuiltinCell(Layer):
     ):
         super().__init__(**kwargs)
         kind = type(self).__name__
-        if int(units) <= 0:
-            raise InvalidArgumentError(f"{kind}: units must be a positive integer, got {units}")
-        for name, rate in (("dropout", dropout), ("recurrent_dropout", recurrent_dropout)):
-            if not 0.0 <= float(rate) < 1.0:
-                raise InvalidArgumentError(f"{kind}: {name} must be in [0, 1), got {rate}")
-        self.units = int(units)
+        self.units = arguments.integer(units, "units", kind)
+        dropout = arguments.number(dropout, "dropout", kind, 0, 1, high_open=True)
+        recurrent_dropout = arguments.number(recurrent_dropout, "recurrent_dropout", kind, 0, 1,
+                                             high_open=True)
         self.activation = activations.get(activation)
         self.use_bias = bool(use_bias)
         self.kernel_initializer = initializers.get(kernel_initializer)
@@ -123,7 +121,7 @@ class _BuiltinCell(Layer):
         self.kernel_constraint = constraints.get(kernel_constraint)
         self.recurrent_constraint = constraints.get(recurrent_constraint)
         self.bias_constraint = constraints.get(bias_constraint)
-        self.dropout, self.recurrent_dropout = float(dropout), float(recurrent_dropout)
+        self.dropout, self.recurrent_dropout = dropout, recurrent_dropout
         self.seed = seed
         self._dropout_mask = self._recurrent_dropout_mask = None
 
@@ -902,10 +900,15 @@ class _CellLayer(RNN):
 
     def __init__(self, units: int, **kwargs):
         rnn_kwargs = {k: kwargs.pop(k) for k in _RNN_ARGUMENTS + _LAYER_ARGUMENTS if k in kwargs}
-        cell = self._cell_class(
-            units, name=self._cell_name, dtype=rnn_kwargs.get("dtype"),
-            trainable=rnn_kwargs.get("trainable", True), **kwargs,
-        )
+        try:
+            cell = self._cell_class(
+                units, name=self._cell_name, dtype=rnn_kwargs.get("dtype"),
+                trainable=rnn_kwargs.get("trainable", True), **kwargs,
+            )
+        except InvalidArgumentError as exc:  # the cell's arguments are the layer's: name it
+            cell_kind = f"{self._cell_class.__name__}: "
+            raise InvalidArgumentError(
+                str(exc).replace(cell_kind, f"{type(self).__name__}: ", 1)) from None
         super().__init__(cell, **rnn_kwargs)
 
     def get_config(self) -> dict:

@@ -19,6 +19,7 @@ import math
 
 from kerasish import random as ks_random
 from kerasish import regularizers
+from kerasish.core import arguments
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.ops import nn_ops
 from kerasish.layers.base import SameShapeLayer, in_training_mode
@@ -32,13 +33,6 @@ __all__ = [
 ]
 
 
-def _rate(layer: str, rate) -> float:
-    rate = float(rate)
-    if not 0.0 <= rate < 1.0:
-        raise InvalidArgumentError(f"{layer}: rate must be in [0, 1), got {rate}")
-    return rate
-
-
 class _SpatialDropout(SameShapeLayer):
     """Dropout of whole feature maps: one keep/drop draw per (example, channel)."""
 
@@ -46,7 +40,7 @@ class _SpatialDropout(SameShapeLayer):
 
     def __init__(self, rate: float, seed=None, **kwargs):
         super().__init__(**kwargs)
-        self.rate = _rate(type(self).__name__, rate)
+        self.rate = arguments.number(rate, "rate", type(self).__name__, 0, 1, high_open=True)
         self.seed = seed
 
     def _noise_shape(self, shape) -> tuple:
@@ -149,10 +143,7 @@ class GaussianNoise(SameShapeLayer):
 
     def __init__(self, stddev: float, seed=None, **kwargs):
         super().__init__(**kwargs)
-        stddev = float(stddev)
-        if not stddev >= 0:
-            raise InvalidArgumentError(f"GaussianNoise: stddev must be >= 0, got {stddev}")
-        self.stddev = stddev
+        self.stddev = arguments.number(stddev, "stddev", "GaussianNoise", 0)
         self.seed = seed
 
     def call(self, inputs, training=None):
@@ -186,7 +177,7 @@ class GaussianDropout(SameShapeLayer):
 
     def __init__(self, rate: float, seed=None, **kwargs):
         super().__init__(**kwargs)
-        self.rate = _rate("GaussianDropout", rate)
+        self.rate = arguments.number(rate, "rate", "GaussianDropout", 0, 1, high_open=True)
         self.seed = seed
 
     def call(self, inputs, training=None):
@@ -220,8 +211,10 @@ class ActivityRegularization(SameShapeLayer):
     """
 
     def __init__(self, l1: float = 0.0, l2: float = 0.0, **kwargs):
+        l1 = arguments.number(l1, "l1", "ActivityRegularization", 0)
+        l2 = arguments.number(l2, "l2", "ActivityRegularization", 0)
         super().__init__(activity_regularizer=regularizers.L1L2(l1=l1, l2=l2), **kwargs)
-        self.l1, self.l2 = float(l1), float(l2)
+        self.l1, self.l2 = l1, l2
 
     def get_config(self) -> dict:
         config = super().get_config()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from kerasish.core import backend
+from kerasish.core import arguments, backend
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.ops import array_ops, math_ops
 from kerasish.core.ops.image_ops import resize_matrix
@@ -20,7 +20,6 @@ from kerasish.layers.convolutional import (
     channels_of,
     from_channels_last,
     normalize_data_format,
-    normalize_tuple,
     to_channels_last,
 )
 
@@ -55,7 +54,7 @@ class UpSampling1D(Layer):
 
     def __init__(self, size: int = 2, **kwargs):
         super().__init__(**kwargs)
-        self.size = normalize_tuple(size, 1, "size", "UpSampling1D")[0]
+        self.size = arguments.integer(size, "size", "UpSampling1D")
 
     def call(self, inputs):
         _check_rank(self, inputs, 1)
@@ -100,7 +99,7 @@ class UpSampling2D(Layer):
 
     def __init__(self, size=(2, 2), data_format=None, interpolation: str = "nearest", **kwargs):
         super().__init__(**kwargs)
-        self.size = normalize_tuple(size, 2, "size", "UpSampling2D")
+        self.size = arguments.integers(size, "size", "UpSampling2D", 2)
         self.data_format = normalize_data_format(data_format, "UpSampling2D")
         if interpolation not in ("nearest", "bilinear"):
             raise InvalidArgumentError(
@@ -477,9 +476,7 @@ class RepeatVector(Layer):
 
     def __init__(self, n: int, **kwargs):
         super().__init__(**kwargs)
-        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n <= 0:
-            raise InvalidArgumentError(f"RepeatVector: n must be a positive integer, got {n!r}")
-        self.n = int(n)
+        self.n = arguments.integer(n, "n", "RepeatVector")
 
     def call(self, inputs):
         if inputs.ndim != 2:

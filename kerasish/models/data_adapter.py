@@ -7,10 +7,12 @@ output, a list of tuples) is taken as already batched.
 
 from __future__ import annotations
 
+import reprlib
+
 import numpy as np
 
 from kerasish import random as ks_random
-from kerasish.core import backend, nest
+from kerasish.core import arguments, backend, nest
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.tensor import Tensor, convert_to_tensor
 from kerasish.data import Dataset
@@ -69,13 +71,20 @@ DEVICE_DATA_SHARE = 0.25
 class ArrayBatches:
     """Batches over in-memory arrays x, y and optional sample weights."""
 
-    def __init__(self, x, y=None, sample_weight=None, batch_size=32, shuffle=False):
-        if batch_size is None or int(batch_size) <= 0:
-            raise InvalidArgumentError(f"batch_size must be a positive integer, got {batch_size}")
+    def __init__(self, x, y=None, sample_weight=None, batch_size=32, shuffle=False,
+                 where: str = "fit"):
         self.x, self.y = _arrays(x), _arrays(y)
+        scalars = [leaf for leaf in nest.flatten(self.x) if leaf.ndim == 0]
+        if scalars:
+            raise InvalidArgumentError(
+                f"{where}: x holds single values such as {reprlib.repr(scalars[0].item())} where "
+                "arrays of examples belong (a list passed as x stands for several inputs, one "
+                "array each); for one input of several examples pass np.array(x)"
+            )
         self.sample_weight = _arrays(sample_weight)  # one array, or one per output
-        self._place_on_device()
         self.count = _length(self.x, "x")
+        if self.count == 0:
+            raise InvalidArgumentError(f"{where}: x holds no examples (arrays of length 0)")
         if self.y is not None and _length(self.y, "y") != self.count:
             raise InvalidArgumentError(
                 f"x and y have different numbers of examples: x has {self.count}, "
@@ -87,8 +96,9 @@ class ArrayBatches:
                 raise InvalidArgumentError(
                     f"sample_weight has {weights} entries for {self.count} examples"
                 )
-        self.batch_size = int(batch_size)
+        self.batch_size = batch_size
         self.shuffle = shuffle
+        self._place_on_device()
 
     def _place_on_device(self) -> None:
         """With a GPU as the current device, numeric arrays that fit in `DEVICE_DATA_SHARE`
@@ -123,8 +133,6 @@ class ArrayBatches:
 
     def split(self, fraction: float):
         """(first part, last `fraction` part): Keras's validation_split takes the last examples."""
-        if not 0 < fraction < 1:
-            raise InvalidArgumentError(f"validation_split must be in (0, 1), got {fraction}")
         cut = int(self.count * (1 - fraction))
         if cut == 0 or cut == self.count:
             raise InvalidArgumentError(
@@ -197,12 +205,13 @@ def num_steps(data):
     return data.steps if isinstance(data, IterableBatches) else len(data)
 
 
-def batches(x, y=None, sample_weight=None, batch_size=32, shuffle=False):
-    """The right batch source for what the user passed."""
+def batches(x, y=None, sample_weight=None, batch_size=None, shuffle=False, where="fit"):
+    """The right batch source for what the user passed to `where` (fit, evaluate, predict)."""
+    batch_size = arguments.integer(batch_size, "batch_size", where, none=True)
     if _is_array_like(x) or isinstance(x, (tuple, dict)) and all(
         _is_array_like(leaf) for leaf in nest.flatten(x)
     ):
-        return ArrayBatches(x, y, sample_weight, batch_size or 32, shuffle)
+        return ArrayBatches(x, y, sample_weight, batch_size or 32, shuffle, where)
     if y is not None:
         raise InvalidArgumentError(
             "y must not be given when x is a dataset or iterable: it should yield (x, y) batches"

@@ -14,7 +14,7 @@ from kerasish import callbacks as callbacks_module
 from kerasish import metrics as metrics_module
 from kerasish import optimizers as optimizers_module
 from kerasish import summary
-from kerasish.core import nest, settings
+from kerasish.core import arguments, nest, settings
 from kerasish.core import tape as tape_module
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.keras_tensor import any_symbolic
@@ -803,6 +803,14 @@ class Model(Layer):
             True
         """
         self._require_compiled("fit")
+        epochs = arguments.integer(epochs, "epochs", "fit")
+        initial_epoch = arguments.integer(initial_epoch, "initial_epoch", "fit", minimum=0)
+        steps_per_epoch = arguments.integer(steps_per_epoch, "steps_per_epoch", "fit", none=True)
+        validation_split = arguments.number(validation_split, "validation_split", "fit", 0, 1,
+                                            high_open=True)
+        validation_batch_size = arguments.integer(validation_batch_size,
+                                                  "validation_batch_size", "fit", none=True)
+        validation_freq = arguments.integer(validation_freq, "validation_freq", "fit")
         data = data_adapter.batches(x, y, sample_weight, batch_size, shuffle)
         validation = None
         if validation_split:
@@ -948,7 +956,8 @@ class Model(Layer):
             {'loss': 1.0, 'mae': 1.0}
         """
         self._require_compiled("evaluate")
-        data = data_adapter.batches(x, y, sample_weight, batch_size, shuffle=False)
+        data = data_adapter.batches(x, y, sample_weight, batch_size, shuffle=False,
+                                    where="evaluate")
         from kerasish.distribute import training as distributed
 
         data = distributed.prepare_evaluation(data)  # in an MPI job: this rank's share
@@ -998,7 +1007,7 @@ class Model(Layer):
             >>> model.predict(np.ones((10, 4)), batch_size=4).shape
             (10, 3)
         """
-        data = data_adapter.batches(x, None, None, batch_size, shuffle=False)
+        data = data_adapter.batches(x, None, None, batch_size, shuffle=False, where="predict")
         callback_list = callbacks_module.CallbackList(callbacks or [], self, {"verbose": verbose})
         callback_list.on_predict_begin()
         outputs, structure = [], None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from kerasish.core import arguments
 from kerasish.optimizers.optimizer import Optimizer
 from kerasish.optimizers.rules import UpdateRule
 
@@ -45,15 +46,9 @@ class Adagrad(Optimizer):
 
     def __init__(self, learning_rate=0.001, initial_accumulator_value=0.1, epsilon=1e-7, **kwargs):
         super().__init__(learning_rate, **kwargs)
-        if float(initial_accumulator_value) < 0:
-            raise ValueError(
-                "Adagrad: initial_accumulator_value must be >= 0, got "
-                f"{initial_accumulator_value!r}"
-            )
-        if float(epsilon) < 0:
-            raise ValueError(f"Adagrad: epsilon must be >= 0, got {epsilon!r}")
-        self.initial_accumulator_value = float(initial_accumulator_value)
-        self.epsilon = float(epsilon)
+        self.initial_accumulator_value = arguments.number(
+            initial_accumulator_value, "initial_accumulator_value", "Adagrad", 0)
+        self.epsilon = arguments.number(epsilon, "epsilon", "Adagrad", 0)
 
     def _slot_specs(self) -> list:
         return [("accumulator", self.initial_accumulator_value)]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+from kerasish.core import arguments
 from kerasish.optimizers.optimizer import Optimizer
 from kerasish.optimizers.rules import UpdateRule
 
@@ -77,14 +78,9 @@ class Adam(Optimizer):
     ):
         super().__init__(learning_rate, **kwargs)
         kind = type(self).__name__
-        for arg, value in (("beta_1", beta_1), ("beta_2", beta_2)):
-            if not 0.0 <= float(value) < 1.0:
-                raise ValueError(f"{kind}: {arg} must be in [0, 1), got {value!r}")
-        if float(epsilon) < 0:
-            raise ValueError(f"{kind}: epsilon must be >= 0, got {epsilon!r}")
-        self.beta_1 = float(beta_1)
-        self.beta_2 = float(beta_2)
-        self.epsilon = float(epsilon)
+        self.beta_1 = arguments.number(beta_1, "beta_1", kind, 0, 1, high_open=True)
+        self.beta_2 = arguments.number(beta_2, "beta_2", kind, 0, 1, high_open=True)
+        self.epsilon = arguments.number(epsilon, "epsilon", kind, 0)
         self.amsgrad = bool(amsgrad)
 
     def _slot_specs(self) -> list:

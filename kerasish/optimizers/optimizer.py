@@ -23,7 +23,6 @@ pass through the subnormal range, where x86 arithmetic is many times slower.
 
 from __future__ import annotations
 
-import math
 import re
 import threading
 import warnings
@@ -31,7 +30,7 @@ import warnings
 import numpy as np
 
 from kerasish import tracking
-from kerasish.core import backend
+from kerasish.core import arguments, backend
 from kerasish.core import tape as tape_module
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.tape import GradientTape
@@ -159,14 +158,11 @@ class Optimizer(Trackable):
                 f"{kind}: only one of clipnorm, clipvalue and global_clipnorm can be set, got "
                 + ", ".join(f"{arg}={value}" for arg, value in given.items())
             )
-        for arg, value in dict(clipping, weight_decay=weight_decay).items():
-            if value is not None and not (float(value) >= 0 and math.isfinite(float(value))):
-                raise ValueError(f"{kind}: {arg} must be a finite number >= 0, got {value!r}")
         self.name = name or kind.lower()
-        self.clipnorm = None if clipnorm is None else float(clipnorm)
-        self.clipvalue = None if clipvalue is None else float(clipvalue)
-        self.global_clipnorm = None if global_clipnorm is None else float(global_clipnorm)
-        self.weight_decay = None if weight_decay is None else float(weight_decay)
+        self.clipnorm, self.clipvalue, self.global_clipnorm, self.weight_decay = (
+            arguments.number(value, arg, kind, 0, none=True)
+            for arg, value in dict(clipping, weight_decay=weight_decay).items()
+        )
         self._iterations = _host_variable(0, np.int64, "iterations")
         self._learning_rate = _learning_rate_state(kind, learning_rate)
         self._slots: dict[int, dict[str, Variable]] = {}
@@ -932,16 +928,10 @@ def _reject_unknown(kind: str, kwargs: dict) -> None:
 
 
 def _learning_rate_float(kind: str, value) -> float:
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        raise TypeError(
-            f"{kind}: learning_rate must be a number, a LearningRateSchedule or a callable, got "
-            f"{type(value).__name__} {value!r}"
-        ) from None
-    if not math.isfinite(number):
-        raise ValueError(f"{kind}: learning_rate must be finite, got {value!r}")
-    return number
+    if isinstance(value, (Tensor, np.ndarray)) and value.ndim == 0:  # a scalar tensor, as Keras
+        value = (value.numpy() if isinstance(value, Tensor) else value)[()]
+    return arguments.number(value, "learning_rate", kind, 0,
+                            other="a LearningRateSchedule or a callable")
 
 
 def _learning_rate_state(kind: str, value):

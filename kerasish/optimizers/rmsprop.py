@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from kerasish.core import arguments
 from kerasish.optimizers.optimizer import Optimizer
 from kerasish.optimizers.rules import UpdateRule
 
@@ -90,15 +91,9 @@ class RMSprop(Optimizer):
         **kwargs,
     ):
         super().__init__(learning_rate, **kwargs)
-        if not 0.0 <= float(rho) < 1.0:
-            raise ValueError(f"RMSprop: rho must be in [0, 1), got {rho!r}")
-        if not 0.0 <= float(momentum) <= 1.0:
-            raise ValueError(f"RMSprop: momentum must be in [0, 1], got {momentum!r}")
-        if float(epsilon) < 0:
-            raise ValueError(f"RMSprop: epsilon must be >= 0, got {epsilon!r}")
-        self.rho = float(rho)
-        self.momentum = float(momentum)
-        self.epsilon = float(epsilon)
+        self.rho = arguments.number(rho, "rho", "RMSprop", 0, 1, high_open=True)
+        self.momentum = arguments.number(momentum, "momentum", "RMSprop", 0, 1)
+        self.epsilon = arguments.number(epsilon, "epsilon", "RMSprop", 0)
         self.centered = bool(centered)
 
     def _slot_specs(self) -> list:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from kerasish.core import arguments
 from kerasish.optimizers.optimizer import Optimizer
 from kerasish.optimizers.rules import UpdateRule
 
@@ -54,9 +55,7 @@ class SGD(Optimizer):
 
     def __init__(self, learning_rate=0.01, momentum=0.0, nesterov=False, **kwargs):
         super().__init__(learning_rate, **kwargs)
-        if not 0.0 <= float(momentum) <= 1.0:
-            raise ValueError(f"SGD: momentum must be in [0, 1], got {momentum!r}")
-        self.momentum = float(momentum)
+        self.momentum = arguments.number(momentum, "momentum", "SGD", 0, 1)
         self.nesterov = bool(nesterov)
 
     def _slot_specs(self) -> list:

@@ -299,12 +299,67 @@ def test_imdb_file_name_is_looked_up_in_the_cache(isolated, monkeypatch):
     arrays = imdb_arrays(1)
     monkeypatch.setenv(_files.ENV_VAR, str(isolated / "data"))
     os.makedirs(isolated / "data" / "imdb")
-    write_npz(isolated / "data" / "imdb" / "mine.npz", arrays)
+    path = write_npz(isolated / "data" / "imdb" / "mine.npz", arrays)
+    published_as(monkeypatch, imdb, "DATA", open(path, "rb").read())  # cached files are checked
     (x_train, _), _ = imdb.load_data(path="mine.npz")
     assert len(x_train) == 7
     with pytest.raises(ValueError, match=r"imdb\.load_data: no training review is shorter than "
                        r"maxlen=2; increase maxlen"):
         imdb.load_data(path="mine.npz", maxlen=2)
+
+
+def test_a_tampered_cached_imdb_npz_is_named_or_downloaded_again(isolated, monkeypatch):
+    published = io.BytesIO()
+    np.savez(published, **imdb_arrays(3))
+    data = published.getvalue()
+    spec = published_as(monkeypatch, imdb, "DATA", data)
+    cache = isolated / "home" / ".kerasish" / "datasets" / "imdb"
+    cache.mkdir(parents=True)
+    tampered = bytearray(data)
+    tampered[len(data) // 2] ^= 1  # same size, other bytes
+    (cache / "imdb.npz").write_bytes(bytes(tampered))
+    actual = hashlib.sha256(tampered).hexdigest()
+    cached = str(cache / "imdb.npz")
+    with pytest.raises(CorruptFileError) as info:
+        imdb.load_data(download=False)
+    assert str(info.value) == (
+        f"{cached}: a cached file that is not the published one (SHA-256 mismatch: expected "
+        f"{spec.sha256}, got {actual}), and it was not downloaded again (download=False). "
+        f"Delete it so that it is downloaded again, or pass path={cached!r} to use it as it is "
+        "(a path you give is not checked)")
+    with pytest.raises(CorruptFileError, match=r"not downloaded again \(the download failed: "
+                       r".*network disabled in tests\)"):
+        imdb.load_data()
+    (cache / "imdb.npz").write_bytes(data[:-1])
+    with pytest.raises(CorruptFileError, match=rf"it holds {len(data) - 1:,} bytes, the "
+                       rf"published file {len(data):,}\), and it was not downloaded again "
+                       r"\(\$KERASISH_OFFLINE is set\)"):
+        monkeypatch.setenv(_files.OFFLINE_ENV_VAR, "1")
+        imdb.load_data()
+    monkeypatch.delenv(_files.OFFLINE_ENV_VAR)
+    write_npz(cached, imdb_arrays(4, n_train=9))  # well-formed, but not the published file
+    (x_train, _), _ = imdb.load_data(cached, download=False)  # a path given is used as it is
+    assert len(x_train) == 9
+    log = []
+    serve(monkeypatch, {spec.url: data}, log)
+    (x_train, _), _ = imdb.load_data()
+    assert log == [spec.url] and (cache / "imdb.npz").read_bytes() == data
+    assert len(x_train) == 7
+
+
+def test_a_failed_download_leaves_no_empty_cache_folder(isolated, monkeypatch):
+    for load in (imdb.load_data, boston_housing.load_data, cifar10.load_data):
+        with pytest.raises(DatasetNotFoundError, match="network disabled in tests"):
+            load()
+    monkeypatch.setenv(_files.ENV_VAR, str(isolated / "data" / "sets"))
+    with pytest.raises(DatasetNotFoundError, match="network disabled in tests"):
+        imdb.get_word_index()
+    assert sorted(os.listdir(isolated)) == []  # neither home/.kerasish/... nor data/sets/imdb
+    (isolated / "data").mkdir()
+    (isolated / "data" / "mine.txt").write_text("kept")
+    with pytest.raises(DatasetNotFoundError, match="network disabled in tests"):
+        imdb.load_data()
+    assert os.listdir(isolated / "data") == ["mine.txt"]
 
 
 def test_imdb_object_arrays_load_without_arbitrary_unpickling(isolated):

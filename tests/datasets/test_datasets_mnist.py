@@ -114,6 +114,8 @@ def test_kerasish_data_environment_variable(isolated, monkeypatch):
     root = isolated / "shared-data"
     write_dataset(root / "mnist", arrays)
     write_dataset(root / "fashion_mnist", small_arrays(2))
+    as_published(monkeypatch, mnist, root / "mnist")
+    as_published(monkeypatch, fashion_mnist, root / "fashion_mnist")
     monkeypatch.setenv(_files.ENV_VAR, str(root))
     check_loaded(mnist.load_data(), arrays)
     assert mnist.locate().origin == "cache"
@@ -144,6 +146,8 @@ def test_cache_takes_precedence_over_debian(isolated, monkeypatch):
     )
     cached = small_arrays(6)
     write_dataset(isolated / "home" / ".kerasish" / "datasets" / "fashion_mnist", cached)
+    as_published(monkeypatch, fashion_mnist,
+                 isolated / "home" / ".kerasish" / "datasets" / "fashion_mnist")
     check_loaded(fashion_mnist.load_data(), cached)
 
 
@@ -175,6 +179,12 @@ def with_archives(monkeypatch, module, files, mirrors=("http://mirror-a/", "http
     )
 
 
+def as_published(monkeypatch, module, directory):
+    """Record the archives in `directory` as the published ones (cached archives are checked)."""
+    with_archives(monkeypatch, module, {name: open(os.path.join(directory, name), "rb").read()
+                                        for name in os.listdir(directory)})
+
+
 def fake_opener(routes, log):
     def urlopen(url, timeout=None):
         log.append(url)
@@ -203,6 +213,36 @@ def test_download_into_the_cache_then_reuse_it(isolated, monkeypatch):
     assert mnist.locate().origin == "cache"
     check_loaded(mnist.load_data(), arrays)
     assert len(log) == 4  # the second load did not download again
+
+
+def test_a_tampered_cached_archive_is_downloaded_again_or_named(isolated, monkeypatch):
+    arrays = small_arrays(11)
+    files = served(arrays)
+    with_archives(monkeypatch, mnist, files)
+    cache = isolated / "home" / ".kerasish" / "datasets" / "mnist"
+    cache.mkdir(parents=True)
+    for name, data in files.items():
+        (cache / name).write_bytes(data)
+    other = small_arrays(12)[STEMS[1]]
+    (cache / "train-labels-idx1-ubyte.gz").write_bytes(gz_bytes(other))  # a readable stand-in
+    actual = hashlib.sha256(gz_bytes(other)).hexdigest()
+    expected = files_sha(files, "train-labels-idx1-ubyte.gz")
+    with pytest.raises(CorruptFileError) as info:
+        mnist.load_data(download=False)
+    assert str(info.value) == (
+        f"{cache / 'train-labels-idx1-ubyte.gz'}: a cached file that is not the published one "
+        f"(SHA-256 mismatch: expected {expected}, got {actual}), and it was not downloaded "
+        f"again (download=False). Delete it so that it is downloaded again, or pass "
+        f"path={str(cache)!r} to use it as it is (a path you give is not checked)")
+    with pytest.raises(CorruptFileError, match=r"the download failed: http://mirror-a/train-"
+                       r"labels-idx1-ubyte\.gz: cannot connect \(network disabled in tests\)"):
+        mnist.load_data()
+    np.testing.assert_array_equal(mnist.load_data(path=cache)[0][1], other)  # as it is
+    log = []
+    routes = {"http://mirror-a/" + name: data for name, data in files.items()}
+    monkeypatch.setattr(_files, "urlopen", fake_opener(routes, log))
+    check_loaded(mnist.load_data(), arrays)
+    assert log == ["http://mirror-a/train-labels-idx1-ubyte.gz"]  # only the tampered one
 
 
 def test_a_checksum_failure_falls_back_to_the_next_mirror(isolated, monkeypatch):

@@ -51,7 +51,8 @@ def test_text8_from_a_zip_a_plain_file_and_a_directory(isolated):
 def test_text8_from_the_environment_and_home_caches(isolated, monkeypatch):
     root = isolated / "data"
     (root / "text8").mkdir(parents=True)
-    make_zip(root / "text8" / "text8.zip", "one two three")
+    cached = make_zip(root / "text8" / "text8.zip", "one two three")
+    monkeypatch.setattr(text8, "ZIP_SIZE", os.path.getsize(cached))  # as if published
     monkeypatch.setenv(_files.ENV_VAR, str(root))
     assert text8.load_data() == ["one", "two", "three"]
     monkeypatch.delenv(_files.ENV_VAR)
@@ -90,6 +91,30 @@ def test_text8_download_checks_the_size_and_caches(isolated, monkeypatch):
     assert os.path.isfile(isolated / "home" / ".kerasish" / "datasets" / "text8" / "text8.zip")
     assert text8.load_data() == ["downloaded", "corpus", "words"]
     assert len(calls) == 3  # the last load came from the cache
+
+
+def test_a_cached_zip_of_another_size_is_downloaded_again_or_named(isolated, monkeypatch):
+    buffer = io.BytesIO()
+    make_zip(buffer, "published corpus words")
+    payload = buffer.getvalue()
+    monkeypatch.setattr(text8, "ZIP_SIZE", len(payload))
+    monkeypatch.setattr(text8, "ZIP_SHA256", hashlib.sha256(payload).hexdigest())
+    home = isolated / "home" / ".kerasish" / "datasets" / "text8"
+    home.mkdir(parents=True)
+    cached = make_zip(home / "text8.zip", "tampered words")
+    pattern = (r"text8\.zip: a cached file that is not the published one \(it holds "
+               rf"{os.path.getsize(cached):,} bytes, the published file {len(payload):,}\), and "
+               r"it was not downloaded again \(the download failed: .*network disabled in "
+               r"tests.*\)\. Delete it so that it is downloaded again, or pass path=")
+    with pytest.raises(CorruptFileError, match=pattern):
+        text8.load_data()
+
+    class Response(io.BytesIO):
+        headers = {}
+
+    monkeypatch.setattr(_files, "urlopen", lambda url, timeout=None: Response(payload))
+    assert text8.load_data() == ["published", "corpus", "words"]
+    assert (home / "text8.zip").read_bytes() == payload
 
 
 def test_text8_offline_message(isolated):

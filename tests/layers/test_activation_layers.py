@@ -105,7 +105,7 @@ def test_softmax_axes_and_masks():
 
 def test_argument_errors():
     for make, message in [
-        (lambda: L.ReLU(max_value=-1), "ReLU: max_value must be a number >= 0, got -1"),
+        (lambda: L.ReLU(max_value=-1), "ReLU: max_value must be a number >= 0 or None, got -1"),
         (lambda: L.ReLU(negative_slope=-0.1), "ReLU: negative_slope must be a number >= 0"),
         (lambda: L.ReLU(threshold=None), "ReLU: threshold must be a number >= 0, got None"),
         (lambda: L.LeakyReLU(negative_slope=-1), "LeakyReLU: negative_slope must be"),

@@ -194,7 +194,7 @@ def test_padding_and_cropping_values():
 
 def test_argument_errors():
     with pytest.raises(ks.InvalidArgumentError, match=r"Conv2D: filters \(5\) must be a "
-                       r"positive multiple of groups \(2\)"):
+                       r"multiple of groups \(2\)"):
         L.Conv2D(5, 3, groups=2)
     with pytest.raises(ks.InvalidArgumentError, match="strides > 1 together with "
                        "dilation_rate > 1"):
@@ -295,12 +295,13 @@ def test_config_keys_match_keras(name, kwargs, shape):
     (lambda: L.DepthwiseConv2D(3, depth_multiplier=0),
      "DepthwiseConv2D: depth_multiplier must be a positive integer, got 0"),
     (lambda: L.SeparableConv2D(-1, 3), "SeparableConv2D: filters must be a positive integer"),
-    (lambda: L.Conv1D(2, (3, 3)), r"Conv1D: kernel_size must be a positive int or 1 positive "
-                                  r"ints, got \(3, 3\)"),
-    (lambda: L.MaxPooling1D(0), "MaxPooling1D: pool_size must be a positive int"),
-    (lambda: L.Conv2D(2, 2.5), "Conv2D: kernel_size must be a positive int or 2 positive ints, "
+    (lambda: L.Conv1D(2, (3, 3)), r"Conv1D: kernel_size must be a positive integer or 1 of "
+                                  r"them, got \(3, 3\)"),
+    (lambda: L.MaxPooling1D(0), "MaxPooling1D: pool_size must be a positive integer"),
+    (lambda: L.Conv2D(2, 2.5), "Conv2D: kernel_size must be a positive integer or 2 of them, "
                                "got 2.5"),
-    (lambda: L.UpSampling2D(size=(2, 0)), "UpSampling2D: size must be a positive int or 2"),
+    (lambda: L.UpSampling2D(size=(2, 0)),
+     "UpSampling2D: size must be a positive integer or 2 of them"),
     (lambda: L.Cropping2D(-1), "Cropping2D: cropping must be a non-negative int"),
 ])
 def test_constructor_errors(make, message):

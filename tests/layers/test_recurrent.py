@@ -466,9 +466,11 @@ def test_configs_written_by_keras_load():
 
 
 def test_argument_and_input_errors_name_the_problem():
-    with pytest.raises(ks.InvalidArgumentError, match="LSTMCell: units must be a positive"):
+    with pytest.raises(ks.InvalidArgumentError,
+                       match="LSTM: units must be a positive integer, got 0"):
         ks.layers.LSTM(0)
-    with pytest.raises(ks.InvalidArgumentError, match=r"GRUCell: recurrent_dropout must be in"):
+    with pytest.raises(ks.InvalidArgumentError,
+                       match=r"GRU: recurrent_dropout must be a number in \[0, 1\), got 1.0"):
         ks.layers.GRU(2, recurrent_dropout=1.0)
     with pytest.raises(ks.InvalidArgumentError, match=r"expected inputs of shape \(batch, time"):
         ks.layers.SimpleRNN(2)(np.ones((2, 3), np.float32))

@@ -69,11 +69,13 @@ def test_noise_layers_pass_gradients():
 
 
 def test_argument_and_shape_errors():
-    with pytest.raises(ks.InvalidArgumentError, match=r"SpatialDropout1D: rate must be in \[0, 1"):
+    with pytest.raises(ks.InvalidArgumentError,
+                       match=r"SpatialDropout1D: rate must be a number in \[0, 1"):
         L.SpatialDropout1D(1.0)
     with pytest.raises(ks.InvalidArgumentError, match="GaussianDropout: rate must be"):
         L.GaussianDropout(-0.1)
-    with pytest.raises(ks.InvalidArgumentError, match="GaussianNoise: stddev must be >= 0"):
+    with pytest.raises(ks.InvalidArgumentError,
+                       match="GaussianNoise: stddev must be a number >= 0"):
         L.GaussianNoise(-1)
     with pytest.raises(ks.InvalidArgumentError, match="data_format must be 'channels_last'"):
         L.SpatialDropout2D(0.1, data_format="nhwc")
