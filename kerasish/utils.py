@@ -397,7 +397,20 @@ class Progbar:
         return {name: total / max(count, 1) for name, (total, count) in self._sums.items()}
 
     def update(self, current, values=None, finalize=None):
-        """Move to step `current`, folding in `values` (a list of (name, value) pairs)."""
+        """Move to step `current`, folding in `values` (a list of (name, value) pairs).
+
+        Args:
+            current: the step reached.
+            values: (name, value) pairs for the steps since the last update.
+            finalize: close the bar (default: when `current` reaches the target).
+
+        Example:
+            >>> import kerasish as ks
+            >>> bar = ks.utils.Progbar(2, verbose=0)
+            >>> bar.update(2, [("loss", 0.5)])
+            >>> bar.averages()
+            {'loss': 0.5}
+        """
         steps = max(current - self._seen, 1)
         for name, value in values or ():
             value = float(np.mean(np.asarray(value)))
@@ -420,5 +433,17 @@ class Progbar:
                     f" - {metrics}" if metrics else ""))
 
     def add(self, n, values=None):
-        """`update(current + n, values)`."""
+        """`update(current + n, values)`.
+
+        Args:
+            n: how many steps were done.
+            values: (name, value) pairs for those steps.
+
+        Example:
+            >>> import kerasish as ks
+            >>> bar = ks.utils.Progbar(None, verbose=0)
+            >>> bar.add(3, [("loss", 1.0)])
+            >>> bar.averages()
+            {'loss': 1.0}
+        """
         self.update(self._seen + n, values)

@@ -116,6 +116,20 @@ def text_dataset_from_directory(directory, labels="inferred", label_mode="int",
     Raises:
         ValueError: for arguments Keras refuses (a missing directory, a split without a
             subset, 'binary' with other than two classes, ...).
+
+    Example:
+        >>> import os, tempfile
+        >>> import kerasish as ks
+        >>> root = tempfile.mkdtemp()
+        >>> for label in ("neg", "pos"):
+        ...     os.mkdir(os.path.join(root, label))
+        ...     with open(os.path.join(root, label, "a.txt"), "w") as f:
+        ...         _ = f.write(f"a {label} review")
+        >>> ds = ks.utils.text_dataset_from_directory(root, batch_size=2, shuffle=False)
+        Found 2 files belonging to 2 classes.
+        >>> texts, labels = next(iter(ds))
+        >>> texts.numpy().tolist(), labels.numpy().tolist()
+        (['a neg review', 'a pos review'], [0, 1])
     """
     what = "text_dataset_from_directory"
     if format != "tf":
