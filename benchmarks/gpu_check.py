@@ -32,6 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import cupy as cp  # noqa: E402
+from function_buffers_gpu_bench import trainer  # noqa: E402 - benchmarks/, this directory
 
 import kerasish as ks  # noqa: E402
 from kerasish.core.function import graphs  # noqa: E402
@@ -52,32 +53,11 @@ def _us_per_step(step, batches) -> float:
     return (time.perf_counter() - start) / len(batches) * 1e6
 
 
-def _layers(kind: str):
-    if kind == "cnn":
-        return [ks.layers.Conv2D(16, 3, activation="relu"), ks.layers.MaxPooling2D(),
-                ks.layers.Flatten(), ks.layers.Dense(10)]
-    return [ks.layers.Dense(256, activation="relu"), ks.layers.Dense(256, activation="relu"),
-            ks.layers.Dense(10)]
-
-
 def kerasish_trainer(kind: str, compiled: bool, use_graphs: bool):
-    """A model built from seed 0 and its step; compiled steps are traced and checked (and
-    captured) here, so the timed calls are replays."""
+    """function_buffers_gpu_bench's model and step, traced with or without CUDA graphs (the
+    choice is made when a program is compiled, so the timed calls keep it)."""
     graphs.enable(use_graphs)
-    ks.random.set_seed(0)
-    model = ks.Sequential(_layers(kind))
-    model(ks.zeros((1, 28, 28, 1) if kind == "cnn" else (1, 784)))
-    optimizer = ks.optimizers.Adam(1e-3)
-    loss_fn = ks.losses.SparseCategoricalCrossentropy(from_logits=True)
-
-    def step(x, y):
-        with ks.GradientTape() as tape:
-            loss = loss_fn(y, model(x))
-        grads = tape.gradient(loss, model.trainable_variables)
-        optimizer.apply_gradients(zip(grads, model.trainable_variables))
-        return loss
-
-    return model, (ks.function(step) if compiled else step)
+    return trainer(kind, compiled)
 
 
 def torch_trainer(kind: str, graph: bool, example):
@@ -181,7 +161,7 @@ def fit_table(epochs: int = 3) -> list:
     rows = []
     with ks.device("/gpu:0"):
         ks.random.set_seed(0)
-        model = ks.Sequential(_layers("mlp"))
+        model = trainer("mlp", False)[0]
         model.compile(ks.optimizers.Adam(1e-3),
                       ks.losses.SparseCategoricalCrossentropy(from_logits=True))
         seconds = []
