@@ -137,9 +137,7 @@ def _steps_with_ops(projected, recurrent_kernel, h0, c0):
 
 def _gradient_by_steps(inputs, output_gradients):
     """The gradient of the recorded steps, taken on a tape (so an outer tape records it)."""
-    from kerasish.core.tape import GradientTape
-
-    with GradientTape() as tape:
+    with tape_module.GradientTape() as tape:
         for tensor in inputs:
             tape.watch(tensor)
         outputs = _steps_with_ops(*inputs)
