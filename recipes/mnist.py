@@ -179,7 +179,7 @@ def train_with_fit(model, optimizer, session, train, test, args, log) -> dict:
     steps_per_epoch = -(-len(x) // args.batch_size)
     initial_epoch = int(session.step) // steps_per_epoch
     model.compile(optimizer, ks.losses.SparseCategoricalCrossentropy(from_logits=True),
-                  ["accuracy"], run_eagerly=args.eager)
+                  metrics=["accuracy"], run_eagerly=args.eager)
     history = {}
 
     class Report(ks.callbacks.Callback):

@@ -418,16 +418,18 @@ class Model(Layer):
         self,
         optimizer="rmsprop",
         loss=None,
-        metrics=None,
         loss_weights=None,
+        metrics=None,
         weighted_metrics=None,
         run_eagerly: bool = False,
+        steps_per_execution: int = 1,
+        jit_compile="auto",
+        auto_scale_loss: bool = True,
     ) -> None:
         """Choose the optimizer, the loss and the metrics that `fit` and `evaluate` use.
 
-        The arguments are Keras's; `metrics` comes third, as in tf.keras (Keras 3 puts
-        `loss_weights` there), so older positional calls keep working: pass the others by
-        keyword.
+        The arguments are Keras 3's, in its order: `loss_weights` comes third (tf.keras had
+        `metrics` there; a list of metrics given third is refused with a message saying so).
 
         Args:
             optimizer: an optimizer or its name ('adam', 'sgd', 'rmsprop', ...).
@@ -443,6 +445,15 @@ class Model(Layer):
                 `test_step` and `predict_step` with `ks.function` (traced once per
                 batch signature, then replayed); True runs them eagerly, for
                 debugging (breakpoints and prints in every step).
+            steps_per_execution: 1 (one step per call; other values are refused).
+            jit_compile: Keras's XLA switch; accepted, as the steps are compiled with
+                `ks.function` either way (unless `run_eagerly`), with the same results.
+            auto_scale_loss: Keras's loss scaling under a mixed-precision policy; kerasish
+                has no such policy yet, so there is nothing to scale.
+
+        Raises:
+            TypeError: a list of metrics passed third (tf.keras's place for them).
+            ValueError: steps_per_execution other than 1.
 
         Example:
             >>> import kerasish as ks
@@ -451,6 +462,13 @@ class Model(Layer):
             >>> type(model.optimizer).__name__, model.compiled
             ('SGD', True)
         """
+        if _look_like_metrics(loss_weights):
+            raise TypeError(
+                f"compile: the third argument is loss_weights in Keras 3 (tf.keras had metrics "
+                f"there), got {loss_weights!r}; pass metrics={loss_weights!r}")
+        if steps_per_execution != 1:
+            raise ValueError(f"compile: steps_per_execution must be 1 in kerasish, got "
+                             f"{steps_per_execution!r}")
         self.optimizer = optimizers_module.get(optimizer)
         output_names = getattr(self, "output_names", None)
         self.compiled_loss = (
@@ -1142,6 +1160,12 @@ def _to_numpy(value) -> np.ndarray:
 def _batch_size(x) -> int:
     first = nest.flatten(x)[0]
     return first.shape[0] if getattr(first, "ndim", 0) else 1
+
+
+def _look_like_metrics(value) -> bool:
+    """Whether `value` (given as loss_weights) is a list of metrics: names or Metric objects."""
+    return isinstance(value, (list, tuple)) and any(
+        isinstance(v, (str, metrics_module.Metric)) or callable(v) for v in value)
 
 
 def _pythonify_logs(logs) -> dict:

@@ -54,7 +54,7 @@ def test_fit_and_a_custom_tape_loop_reach_the_same_weights():
 def test_compile_accepts_string_names_and_resolves_accuracy_visibly():
     x, y = _classification_data()
     model = _mlp()
-    model.compile("adam", "sparse_categorical_crossentropy", ["accuracy"])
+    model.compile("adam", "sparse_categorical_crossentropy", metrics=["accuracy"])
     assert model.metrics_names == ["loss", "accuracy"]
     model.fit(x, y, epochs=1, verbose=0)
     assert type(model.metrics[1]).__name__ == "SparseCategoricalAccuracy"
@@ -65,7 +65,7 @@ def test_fit_learns_and_history_records_every_epoch():
     x, y = _classification_data(512)
     model = _mlp()
     model.compile(ks.optimizers.Adam(0.02), ks.losses.SparseCategoricalCrossentropy(True),
-                  ["accuracy"])
+                  metrics=["accuracy"])
     history = model.fit(x, y, batch_size=32, epochs=8, verbose=0)
     assert history.epoch == list(range(8))
     assert history.history["loss"][-1] < history.history["loss"][0]
@@ -114,7 +114,7 @@ def test_fit_on_an_iterable_of_batches_and_validation_data():
     x, y = _classification_data(64)
     batches = [(x[i:i + 16], y[i:i + 16]) for i in range(0, 64, 16)]
     model = _mlp()
-    model.compile("adam", ks.losses.SparseCategoricalCrossentropy(True), ["accuracy"])
+    model.compile("adam", ks.losses.SparseCategoricalCrossentropy(True), metrics=["accuracy"])
     history = model.fit(batches, epochs=2, validation_data=(x, y), verbose=0)
     assert set(history.history) == {"loss", "accuracy", "val_loss", "val_accuracy"}
 
@@ -193,7 +193,7 @@ def test_learning_rate_scheduler_sets_the_rate_each_epoch():
 def test_csv_logger_writes_a_row_per_epoch(tmp_path):
     x, y = _classification_data(32)
     model = _mlp()
-    model.compile("sgd", ks.losses.SparseCategoricalCrossentropy(True), ["accuracy"])
+    model.compile("sgd", ks.losses.SparseCategoricalCrossentropy(True), metrics=["accuracy"])
     path = tmp_path / "log.csv"
     model.fit(x, y, epochs=3, verbose=0, callbacks=[ks.callbacks.CSVLogger(path)])
     lines = path.read_text().strip().splitlines()
@@ -203,7 +203,7 @@ def test_csv_logger_writes_a_row_per_epoch(tmp_path):
 def test_verbose_two_prints_one_line_per_epoch_and_zero_is_silent(capsys):
     x, y = _classification_data(32)
     model = _mlp()
-    model.compile("sgd", ks.losses.SparseCategoricalCrossentropy(True), ["accuracy"])
+    model.compile("sgd", ks.losses.SparseCategoricalCrossentropy(True), metrics=["accuracy"])
     model.fit(x, y, epochs=2, verbose=2)
     out = capsys.readouterr().out.strip().splitlines()
     assert len(out) == 2 and out[0].startswith("Epoch 1/2 - loss: ") and "accuracy: " in out[0]
@@ -316,3 +316,16 @@ def test_fit_reads_a_compiled_steps_logs_only_where_they_are_used(monkeypatch):
     assert set(history.history) == {"loss", "mae"}
     logs = model.train_on_batch(x[:4], np.zeros((4, 1), np.float32), return_dict=True)
     assert isinstance(logs["loss"], float)
+
+
+def test_compile_takes_keras_3s_positional_order_and_names_the_old_one():
+    model = ks.Sequential([ks.layers.Dense(1)])
+    model.compile("sgd", "mse", None, ["mae"])  # optimizer, loss, loss_weights, metrics
+    history = model.fit(np.ones((4, 2), np.float32), np.ones((4, 1), np.float32), verbose=0)
+    assert set(history.history) == {"loss", "mae"}
+    with pytest.raises(TypeError, match=r"the third argument is loss_weights in Keras 3 .* "
+                                        r"pass metrics=\['accuracy'\]"):
+        model.compile("sgd", "mse", ["accuracy"])
+    with pytest.raises(ValueError, match="steps_per_execution must be 1"):
+        model.compile("sgd", "mse", steps_per_execution=4)
+    model.compile("sgd", "mse", jit_compile=True, auto_scale_loss=False)
