@@ -14,13 +14,18 @@ The budgets are module attributes (tests and users with unusual files may change
 - `JSON_BYTES` and `JSON_DEPTH`: configs and indexes are at most 32 MiB of text, nested
   at most 200 levels (Keras models nested ten deep use about 40).
 - `ARRAY_BYTES`: an array rebuilt from a config (`__numpy__`) holds at most 64 MiB.
+- `WEIGHT_SLACK`: while a model is built from a `.keras` file, its layers may create at most
+  the values its weights file holds plus this many (a config declaring `units: 10**9`
+  is refused before that layer's weights are allocated).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import re
+import threading
 import zipfile
 
 import numpy as np
@@ -30,6 +35,7 @@ INFLATE_RATIO = 100
 JSON_BYTES = 32 << 20
 JSON_DEPTH = 200
 ARRAY_BYTES = 64 << 20
+WEIGHT_SLACK = 1 << 20
 
 
 def _mib(n: int) -> str:
@@ -120,3 +126,61 @@ def check_array(shape, dtype, source: str, error, limit: int | None = None) -> i
         raise error(f"{source}: declares an array of shape {tuple(shape)} and dtype "
                     f"{np.dtype(dtype)}, {_mib(nbytes)}, more than the {_mib(limit)} allowed")
     return nbytes
+
+
+class _WeightBudget(threading.local):
+    """The values layers may still create while a file's model is built (None: no limit)."""
+
+    active = None
+
+
+_weight_budget = _WeightBudget()
+
+
+@contextlib.contextmanager
+def weight_budget(values: int, source: str, error):
+    """Within the block, layers may create at most `values` weight values in all; a weight
+    that would go past is refused (as `error`, naming `source`) before it is allocated.
+
+    Args:
+        values: how many values the block's weights may hold in all.
+        source: the file, for the message.
+        error: the exception class to raise.
+
+    Example:
+        >>> from kerasish.core import limits
+        >>> with limits.weight_budget(10, "m.keras", ValueError):
+        ...     limits.charge_weight((2, 3), "layer 'dense'")
+        ...     limits.charge_weight((5,), "layer 'dense_1'")
+        Traceback (most recent call last):
+        ValueError: m.keras: layer 'dense_1' declares a weight of shape (5,) (5 values), past \
+the 10 values the file's weights and the slack allow
+    """
+    previous = _weight_budget.active
+    _weight_budget.active = [int(values), int(values), source, error]
+    try:
+        yield
+    finally:
+        _weight_budget.active = previous
+
+
+def charge_weight(shape, where: str) -> None:
+    """Count a weight about to be created against the active `weight_budget`, if any.
+
+    Args:
+        shape: the weight's shape.
+        where: who creates it, for the message (e.g. "layer 'dense'").
+
+    Example:
+        >>> from kerasish.core import limits
+        >>> limits.charge_weight((10 ** 12,), "layer 'huge'")  # no budget active: allowed
+    """
+    active = _weight_budget.active
+    if active is None:
+        return
+    values = math.prod(int(d) for d in shape)
+    active[0] -= values
+    if active[0] < 0:
+        raise active[3](f"{active[2]}: {where} declares a weight of shape {tuple(shape)} "
+                        f"({values:,} values), past the {active[1]:,} values the file's weights "
+                        "and the slack allow")

@@ -10,7 +10,7 @@ import warnings
 import numpy as np
 
 from kerasish import constraints, initializers, regularizers, tracking
-from kerasish.core import nest, settings
+from kerasish.core import limits, nest, settings
 from kerasish.core import tape as tape_module
 from kerasish.core.errors import KerasishError
 from kerasish.core.keras_tensor import KerasTensor, any_symbolic
@@ -460,6 +460,7 @@ class Layer(Trackable):
         if initializer is None:
             initializer = "glorot_uniform" if dtype.kind == "f" else "zeros"
         init = initializers.get(initializer)
+        limits.charge_weight(shape, f"layer '{self.name}'")  # (a file's model: bounded)
         variable = Variable(
             init(shape, dtype), name=f"{self.name}/{name}", trainable=trainable, dtype=dtype
         )

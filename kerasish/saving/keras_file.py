@@ -22,6 +22,7 @@ import datetime
 import inspect
 import io
 import json
+import math
 import os
 import tempfile
 import warnings
@@ -249,8 +250,11 @@ def load_model(filepath, custom_objects: dict | None = None, compile: bool = Tru
     """
     path = os.fspath(filepath)
     config, weights = _read_archive(path)
+    budget = limits.weight_budget(_declared_values(weights, path) + limits.WEIGHT_SLACK,
+                                  f"{path} ({CONFIG_NAME})", KerasFileError)
     try:
-        model = deserialize_keras_object(config, custom_objects, safe_mode)
+        with budget:
+            model = deserialize_keras_object(config, custom_objects, safe_mode)
     except SerializationError as exc:
         raise type(exc)(f"{path}: {exc}") from exc
     if not isinstance(model, Layer):
@@ -264,12 +268,30 @@ def load_model(filepath, custom_objects: dict | None = None, compile: bool = Tru
     try:
         with h5py.File(io.BytesIO(weights), "r") as h5file:
             if weights_layout.has_unmade_weights(h5file, model):
-                _create_lazy_weights(model)
+                with limits.weight_budget(_declared_values(weights, path) + limits.WEIGHT_SLACK,
+                                          f"{path} ({CONFIG_NAME})", KerasFileError):
+                    _create_lazy_weights(model)
             weights_layout.read_weights(h5file, model, include_optimizers=compile,
                                         source=f"{path} ({WEIGHTS_NAME})")
     except OSError as exc:
         raise KerasFileError(f"{path}: {WEIGHTS_NAME} is not a readable HDF5 file ({exc})") from exc
     return model
+
+
+def _declared_values(weights: bytes, path: str) -> int:
+    """How many values the weights file's datasets declare (read from their headers)."""
+    total = [0]
+
+    def count(_, item):
+        if isinstance(item, h5py.Dataset):
+            total[0] += math.prod(int(d) for d in item.shape)
+
+    try:
+        with h5py.File(io.BytesIO(weights), "r") as h5file:
+            h5file.visititems(count)
+    except OSError as exc:
+        raise KerasFileError(f"{path}: {WEIGHTS_NAME} is not a readable HDF5 file ({exc})") from exc
+    return total[0]
 
 
 def _load_assets(path: str, model) -> None:

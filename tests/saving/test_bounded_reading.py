@@ -164,3 +164,24 @@ def test_a_hard_link_cycle_in_a_weights_file_is_refused(tmp_path):
             "object already seen (a hard-link cycle or a shared object). Weights files only "
             "hold numeric arrays.")):
         model.load_weights(path)
+
+
+def test_a_config_declaring_a_huge_layer_is_refused_before_its_weights_exist(tmp_path,
+                                                                             run_capped):
+    """A 1 KiB edit of config.json (units: 10**9) would make the Dense layer allocate 3e9
+    values; what the weights file holds bounds what the layers may create."""
+    saved = tmp_path / "good.keras"
+    _model().save(saved)
+    members = _members(saved)
+    config = json.loads(members["config.json"])
+    config["config"]["layers"][-1]["config"]["units"] = 10 ** 9
+    members["config.json"] = json.dumps(config).encode()
+    path = tmp_path / "huge.keras"
+    with zipfile.ZipFile(path, "w") as archive:
+        for name, data in members.items():
+            archive.writestr(name, data)
+    status, output = run_capped(_report(f"ks.models.load_model({str(path)!r})"))
+    assert status == 0, output
+    assert re.match(rf"KerasFileError {re.escape(str(path))} \(config\.json\): layer "
+                    r"'dense(_\d+)?' declares a weight of shape \(3, 1000000000\) "
+                    r"\(3,000,000,000 values\), past the 1,048,584 values", output), output
