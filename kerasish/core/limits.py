@@ -42,6 +42,59 @@ def _mib(n: int) -> str:
     return f"{n:,} bytes ({n / (1 << 20):.1f} MiB)"
 
 
+def inflate_budget(compressed_bytes: int) -> int:
+    """The most a compressed file of `compressed_bytes` may inflate to: the larger of
+    `INFLATE_FLOOR` and `INFLATE_RATIO` times its size.
+
+    Example:
+        >>> inflate_budget(10 << 20) == 1000 << 20
+        True
+    """
+    return max(INFLATE_FLOOR, INFLATE_RATIO * int(compressed_bytes))
+
+
+def check_declared(declared: int, limit: int, source: str, error, what: str) -> None:
+    """Refuse (as `error`, naming `source`) `declared` bytes beyond `limit`, before reading.
+
+    Example:
+        >>> check_declared(10, 100, "f", ValueError, "the header")
+        >>> check_declared(1000, 100, "f", ValueError, "the header")
+        Traceback (most recent call last):
+        ValueError: f: the header declares 1,000 bytes (0.0 MiB), more than the 100 bytes \
+(0.0 MiB) this file can hold (a damaged or hostile file); kerasish.core.limits sets the budget
+    """
+    if declared > limit:
+        raise error(f"{source}: {what} declares {_mib(declared)}, more than the {_mib(limit)} "
+                    "this file can hold (a damaged or hostile file); kerasish.core.limits sets "
+                    "the budget")
+
+
+def read_stream(stream, source: str, error, limit: int) -> bytes:
+    """All of a (decompressing) `stream`, read in blocks and refused (as `error`) as soon
+    as it goes past `limit` bytes: a gzip bomb stops at the budget.
+
+    Example:
+        >>> import gzip, io
+        >>> bomb = io.BytesIO(gzip.compress(bytes(5000)))
+        >>> try:
+        ...     read_stream(gzip.open(bomb), "a.gz", ValueError, limit=1000)
+        ... except ValueError as error:
+        ...     print(str(error)[:39])
+        a.gz: inflates to more than 1,000 bytes
+    """
+    blocks, total = [], 0
+    while True:
+        block = stream.read(min(1 << 22, limit - total + 1))
+        if not block:
+            return b"".join(blocks)
+        total += len(block)
+        if total > limit:
+            raise error(f"{source}: inflates to more than {_mib(limit)}, the budget for its "
+                        "compressed size (a gzip bomb, or a damaged file); kerasish.core.limits "
+                        "sets the budget")
+        blocks.append(block)
+
+
 def read_member(archive: zipfile.ZipFile, name: str, source: str, error,
                 limit: int | None = None) -> bytes:
     """The inflated bytes of zip member `name`, refused (as `error`) beyond a budget.
@@ -64,7 +117,7 @@ def read_member(archive: zipfile.ZipFile, name: str, source: str, error,
     """
     info = archive.getinfo(name)
     if limit is None:
-        limit = max(INFLATE_FLOOR, INFLATE_RATIO * info.compress_size)
+        limit = inflate_budget(info.compress_size)
     if info.file_size > limit:
         raise error(
             f"{source}: member {name!r} declares {_mib(info.file_size)} when inflated, more "

@@ -22,6 +22,7 @@ import tarfile
 
 import numpy as np
 
+from kerasish.core import limits
 from kerasish.datasets import _files, _remote_file
 from kerasish.datasets._files import CorruptFileError, DatasetNotFoundError
 from kerasish.datasets._safe_pickle import load_pickle
@@ -135,12 +136,16 @@ def _read_batches(location: str) -> dict:
     wanted = {f"{FOLDER}/{name}": name for name in names}
     batches = {}
     try:
+        budget = limits.inflate_budget(os.path.getsize(location))
         with tarfile.open(location, "r:gz") as archive:
             for member in archive:
                 name = wanted.get(member.name)
                 if name is not None and member.isfile():
+                    source = f"{location}:{member.name}"
+                    limits.check_declared(member.size, budget, source, CorruptFileError,
+                                          "the archive member")
                     data = archive.extractfile(member).read()
-                    batches[name] = _read_batch(io.BytesIO(data), f"{location}:{member.name}")
+                    batches[name] = _read_batch(io.BytesIO(data), source)
     except (tarfile.TarError, OSError, EOFError) as exc:
         raise CorruptFileError(f"{location}: not a readable .tar.gz archive ({exc})") from exc
     missing = [f"{FOLDER}/{n}" for n in names if n not in batches]

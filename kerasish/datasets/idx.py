@@ -15,6 +15,7 @@ import zlib
 
 import numpy as np
 
+from kerasish.core import limits
 from kerasish.datasets._files import CorruptFileError
 
 IMAGES_MAGIC = 0x00000803
@@ -127,6 +128,17 @@ def read_idx(path, expected_magic=None) -> np.ndarray:
             nbytes = math.prod(dims) * dtype.itemsize
             if nbytes > _MAX_BYTES:
                 raise CorruptFileError(f"{path}: implausible dimensions {dims} in the header")
+            # before allocating: a plain file holds at most its size, a gzipped one inflates
+            # to at most the budget for its compressed size
+            size = os.path.getsize(path)
+            if opener is gzip.open:
+                limits.check_declared(nbytes, limits.inflate_budget(size), path,
+                                      CorruptFileError, f"the header (shape {dims})")
+            elif nbytes > size - 4 - 4 * ndim:
+                raise CorruptFileError(
+                    f"{path}: truncated: the header announces shape {dims} ({nbytes} bytes of "
+                    f"data) but the file holds {size - 4 - 4 * ndim}"
+                )
             data = np.empty(nbytes, dtype=np.uint8)
             got = _readinto_full(f, data)
             if got < nbytes:

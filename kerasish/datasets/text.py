@@ -26,6 +26,7 @@ import zlib
 
 import numpy as np
 
+from kerasish.core import limits
 from kerasish.datasets._files import CorruptFileError
 
 UNK = "UNK"
@@ -62,13 +63,17 @@ def read_text(path, encoding: str = "utf-8", errors: str = "replace") -> str:
                 names = [n for n in archive.namelist() if not n.endswith("/")]
                 if not names:
                     raise CorruptFileError(f"{path}: the zip archive holds no file")
-                data = archive.read(names[0])
+                data = limits.read_member(archive, names[0], path, CorruptFileError)
         else:
             with open(path, "rb") as f:
                 magic = f.read(2)
-            opener = gzip.open if magic == b"\x1f\x8b" else open
-            with opener(path, "rb") as f:
-                data = f.read()
+            if magic == b"\x1f\x8b":  # gzip: inflated in blocks, up to the budget
+                with gzip.open(path, "rb") as f:
+                    data = limits.read_stream(f, path, CorruptFileError,
+                                              limits.inflate_budget(os.path.getsize(path)))
+            else:
+                with open(path, "rb") as f:
+                    data = f.read()
     except (zipfile.BadZipFile, EOFError, gzip.BadGzipFile, zlib.error, OSError) as exc:
         if isinstance(exc, FileNotFoundError):
             raise

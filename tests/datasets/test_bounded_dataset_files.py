@@ -129,3 +129,53 @@ def test_an_npz_member_over_the_inflation_budget_is_refused(tmp_path, monkeypatc
             f"more than the 65,536 bytes (0.1 MiB) allowed for a member of "
             f"{info.compress_size:,} bytes (0.0 MiB) compressed")):
         load_npz(path)
+
+
+def _report(call: str) -> str:
+    return ("try:\n    " + call + "\n    print('read')\n"
+            "except Exception as error:\n    print(type(error).__name__, error)\n")
+
+
+def test_an_idx_header_declaring_more_than_its_file_can_inflate_to_is_refused(tmp_path,
+                                                                             run_capped):
+    import gzip
+    import struct
+
+    path = tmp_path / "train-images-idx3-ubyte.gz"
+    path.write_bytes(gzip.compress(struct.pack(">IIII", 0x803, 1000, 1000, 1000) + bytes(10)))
+    status, output = run_capped(_report(
+        "from kerasish.datasets.idx import read_idx; read_idx(" + repr(str(path)) + ")"))
+    assert status == 0, output
+    assert output.startswith(f"CorruptFileError {path}: the header (shape (1000, 1000, 1000)) "
+                             "declares 1,000,000,000 bytes"), output  # before: MemoryError
+
+
+def test_a_gzipped_corpus_stops_inflating_at_its_budget(tmp_path, run_capped):
+    import gzip
+
+    path = tmp_path / "corpus.txt.gz"
+    with gzip.open(path, "wb") as f:
+        block = b"a " * (1 << 19)
+        for _ in range(200):  # 200 MiB of text in about 200 KiB
+            f.write(block)
+    status, output = run_capped(_report(
+        "from kerasish.datasets.text import read_text; read_text(" + repr(str(path)) + ")"))
+    assert status == 0, output
+    assert output.startswith(f"CorruptFileError {path}: inflates to more than 67,108,864 "
+                             "bytes (64.0 MiB)"), output  # before: MemoryError
+
+
+def test_a_cifar_archive_member_declaring_more_than_the_archive_can_hold_is_refused(tmp_path):
+    import gzip
+    import tarfile
+
+    from kerasish.datasets import cifar10
+
+    info = tarfile.TarInfo("cifar-10-batches-py/data_batch_1")
+    info.size = 1 << 30  # declared; the archive holds a few bytes of it
+    path = tmp_path / "cifar-10-python.tar.gz"
+    path.write_bytes(gzip.compress(info.tobuf() + bytes(512)))
+    with pytest.raises(CorruptFileError, match=re.escape(
+            f"{path}:cifar-10-batches-py/data_batch_1: the archive member declares "
+            "1,073,741,824 bytes")):
+        cifar10._read_batches(str(path))
