@@ -144,3 +144,13 @@ def test_the_helpers_accept_exactly_what_they_say():
         arguments.integer(1, "n", "f", minimum=2)
     with pytest.raises(ks.InvalidArgumentError, match=r"got np.True_ \(a bool\)"):
         arguments.number(np.bool_(True), "x", "f")
+
+
+def test_padding_cropping_and_groups_refuse_what_is_not_a_count():
+    with pytest.raises(ks.InvalidArgumentError, match=r"ZeroPadding2D: padding must be a "
+                                                      r"non-negative int.* got True"):
+        ks.layers.ZeroPadding2D(True)
+    with pytest.raises(ks.InvalidArgumentError, match=r"Cropping1D: cropping .* got \(1, False\)"):
+        ks.layers.Cropping1D((1, False))
+    with pytest.raises(ks.InvalidArgumentError, match="groups must be a positive integer or -1"):
+        ks.layers.GroupNormalization(groups=0)

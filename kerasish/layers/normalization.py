@@ -351,6 +351,9 @@ class GroupNormalization(Layer):
     ):
         super().__init__(**kwargs)
         self.groups = arguments.integer(groups, "groups", "GroupNormalization", minimum=-1)
+        if self.groups == 0:
+            raise InvalidArgumentError("GroupNormalization: groups must be a positive integer "
+                                       "or -1 (one group per channel), got 0")
         self.axis = int(axis)
         self.epsilon = arguments.number(epsilon, "epsilon", "GroupNormalization", 0)
         self.center, self.scale = bool(center), bool(scale)

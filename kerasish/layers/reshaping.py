@@ -163,18 +163,21 @@ class UpSampling2D(Layer):
 def _pairs(value, rank: int, what: str, layer: str) -> tuple:
     """Keras's forms of per-axis (before, after) amounts: an int (all sides), `rank` ints
     (symmetric per axis) or `rank` pairs; for rank 1, an int or one pair."""
+    def whole(v) -> bool:
+        return isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+
     def pair(v):
-        if isinstance(v, (int, np.integer)):
+        if whole(v):
             return (int(v), int(v))
         v = tuple(v)
-        if len(v) != 2 or not all(isinstance(p, (int, np.integer)) for p in v):
+        if len(v) != 2 or not all(whole(p) for p in v):
             raise ValueError
         return (int(v[0]), int(v[1]))
 
     try:
         if rank == 1:
             result = (pair(value),)
-        elif isinstance(value, (int, np.integer)):
+        elif whole(value):
             result = (pair(value),) * rank
         else:
             result = tuple(pair(v) for v in value)
