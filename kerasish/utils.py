@@ -27,6 +27,7 @@ from kerasish.core.settings import (  # noqa: F401 - Keras 3 exports them here t
 )
 from kerasish.core.tensor import Tensor, as_dtype, convert_to_tensor
 from kerasish.data._directory import split_dataset, text_dataset_from_directory  # noqa: F401
+from kerasish.data._pydataset import PyDataset, Sequence  # noqa: F401
 from kerasish.data._timeseries import timeseries_dataset_from_array  # noqa: F401
 from kerasish.saving.serialization import (  # noqa: F401 - Keras 3 exports them here too
     CustomObjectScope,

@@ -16,6 +16,7 @@ from kerasish.core import arguments, backend, nest
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.tensor import Tensor, convert_to_tensor
 from kerasish.data import Dataset
+from kerasish.data._pydataset import PyDataset, PyDatasetEpochs
 from kerasish.tracking import variables_depth_first
 
 
@@ -222,4 +223,4 @@ def batches(x, y=None, sample_weight=None, batch_size=None, shuffle=False, where
             f"({type(x).__name__}): it already yields batches (set their size with "
             "dataset.batch(n), or pass arrays to use batch_size)"
         )
-    return IterableBatches(x)
+    return IterableBatches(PyDatasetEpochs(x) if isinstance(x, PyDataset) else x)
