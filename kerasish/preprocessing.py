@@ -1,7 +1,8 @@
 """`ks.preprocessing`: Keras 3's `keras.preprocessing` dataset builders (the same functions
-as in `ks.utils`; `image_dataset_from_directory` is not there yet)."""
+as in `ks.utils`)."""
 
-from kerasish.data._directory import text_dataset_from_directory
+from kerasish.data._directory import image_dataset_from_directory, text_dataset_from_directory
 from kerasish.data._timeseries import timeseries_dataset_from_array
 
-__all__ = ["text_dataset_from_directory", "timeseries_dataset_from_array"]
+__all__ = ["image_dataset_from_directory", "text_dataset_from_directory",
+           "timeseries_dataset_from_array"]

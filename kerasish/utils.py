@@ -26,7 +26,11 @@ from kerasish.core.settings import (  # noqa: F401 - Keras 3 exports them here t
     is_interactive_logging_enabled,
 )
 from kerasish.core.tensor import Tensor, as_dtype, convert_to_tensor
-from kerasish.data._directory import split_dataset, text_dataset_from_directory  # noqa: F401
+from kerasish.data._directory import (  # noqa: F401
+    image_dataset_from_directory,
+    split_dataset,
+    text_dataset_from_directory,
+)
 from kerasish.data._pydataset import PyDataset, Sequence  # noqa: F401
 from kerasish.data._timeseries import timeseries_dataset_from_array  # noqa: F401
 from kerasish.saving.serialization import (  # noqa: F401 - Keras 3 exports them here too

@@ -83,3 +83,23 @@ def test_host_distributions_have_their_means_and_repeat_with_a_seed(draw, mean):
     assert np.array_equal(a, draw(ks.random.SeedGenerator(5)).numpy())
     with pytest.raises(ks.InvalidArgumentError, match="probabilities must be in"):
         ks.random.binomial([2], 3, 1.5)
+
+
+def test_image_dataset_decodes_resizes_and_labels(tmp_path):
+    image = pytest.importorskip("PIL.Image")
+    for label, value in (("cats", 10), ("dogs", 250)):
+        (tmp_path / label).mkdir()
+        for i in range(3):
+            pixels = np.full((8 + i, 6, 3), value, np.uint8)
+            image.fromarray(pixels).save(tmp_path / label / f"{i}.png")
+    (tmp_path / "cats" / "notes.txt").write_text("not an image")
+    train, val = ks.utils.image_dataset_from_directory(
+        tmp_path, image_size=(4, 4), batch_size=2, seed=1, validation_split=0.5,
+        subset="both", color_mode="grayscale", label_mode="binary", verbose=False)
+    images = [(x.numpy(), y.numpy()) for x, y in train] + [(x.numpy(), y.numpy()) for x, y in val]
+    assert sum(len(x) for x, _ in images) == 6
+    for x, y in images:
+        assert x.shape[1:] == (4, 4, 1) and x.dtype == np.float32 and y.dtype == np.float32
+        assert np.array_equal(x[:, 0, 0, 0], np.where(y[:, 0] == 1, 250.0, 10.0))
+    with pytest.raises(ValueError, match="color_mode must be one of"):
+        ks.utils.image_dataset_from_directory(tmp_path, color_mode="cmyk")

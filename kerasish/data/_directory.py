@@ -1,5 +1,5 @@
 """Datasets from files on disk and dataset splitting (`ks.utils.text_dataset_from_directory`,
-`ks.utils.split_dataset`), with Keras 3's arguments.
+`image_dataset_from_directory`, `split_dataset`), with Keras 3's arguments.
 
 A directory of class subdirectories is indexed as Keras indexes it: classes are the
 subdirectory names in alphanumeric order (or `class_names`), files are taken in sorted
@@ -16,6 +16,7 @@ import numpy as np
 
 from kerasish import random as ks_random
 from kerasish.core import nest
+from kerasish.core.ops import image_ops
 from kerasish.data.dataset import Dataset
 
 _LABEL_MODES = ("int", "categorical", "binary", None)
@@ -140,12 +141,7 @@ def text_dataset_from_directory(directory, labels="inferred", label_mode="int",
         label_mode = None
     paths, indices, classes = _index_directory(directory, labels, class_names, (".txt",),
                                                follow_links, what)
-    if shuffle:
-        if seed is None:  # (reproducible after ks.random.set_seed)
-            seed = int(ks_random.get_global_generator()._current().integers(10 ** 6))
-        order = np.random.RandomState(seed).permutation(len(paths))
-        paths = [paths[i] for i in order]
-        indices = None if indices is None else indices[order]
+    paths, indices, seed = _shuffled(paths, indices, shuffle, seed)
     if verbose:
         print(f"Found {len(paths)} files belonging to {len(classes)} classes.")
     datasets = []
@@ -155,15 +151,139 @@ def text_dataset_from_directory(directory, labels="inferred", label_mode="int",
             with open(path, encoding="utf-8", errors="replace") as handle:
                 text = handle.read()
             texts.append(text if max_length is None else text[:max_length])
-        elements = np.asarray(texts, dtype=str)
-        if label_mode is not None:
-            count = len(classes) if labels == "inferred" else int(indices.max()) + 1
-            elements = (elements, _encode_labels(indices[part], label_mode, count, what))
+        elements = _labelled(np.asarray(texts, dtype=str), indices, part, label_mode, labels,
+                             classes, what)
         if verbose and name is not None:
             print(f"Using {len(texts)} files for {name}.")
         dataset = Dataset.from_tensor_slices(elements)
         if shuffle and batch_size is not None:
             dataset = dataset.shuffle(batch_size * 8, seed=seed)
+        datasets.append(dataset.batch(batch_size) if batch_size is not None else dataset)
+        datasets[-1].class_names = classes
+    return tuple(datasets) if subset == "both" else datasets[0]
+
+
+_IMAGE_EXTENSIONS = (".bmp", ".gif", ".jpeg", ".jpg", ".png")
+_COLOR_MODES = {"rgb": "RGB", "grayscale": "L", "rgba": "RGBA"}
+
+
+def _shuffled(paths, indices, shuffle: bool, seed):
+    """Keras's one shuffle of the file list (and labels) before a split; and the seed."""
+    if not shuffle:
+        return paths, indices, seed
+    if seed is None:  # (reproducible after ks.random.set_seed)
+        seed = int(ks_random.get_global_generator()._current().integers(10 ** 6))
+    order = np.random.RandomState(seed).permutation(len(paths))
+    return [paths[i] for i in order], None if indices is None else indices[order], seed
+
+
+def _labelled(elements, indices, part, label_mode, labels, classes, what):
+    """`elements` with their encoded labels (or alone, without labels)."""
+    if label_mode is None:
+        return elements
+    count = len(classes) if labels == "inferred" else int(indices.max()) + 1
+    return elements, _encode_labels(indices[part], label_mode, count, what)
+
+
+def image_dataset_from_directory(directory, labels="inferred", label_mode="int",
+                                 class_names=None, color_mode="rgb", batch_size=32,
+                                 image_size=(256, 256), shuffle=True, seed=None,
+                                 validation_split=None, subset=None, interpolation="bilinear",
+                                 follow_links=False, crop_to_aspect_ratio=False,
+                                 pad_to_aspect_ratio=False, data_format=None, format="tf",  # noqa: A002
+                                 verbose=True):
+    """A dataset of the images under `directory` (.bmp, .gif, .jpeg, .jpg, .png): float32
+    batches of `image_size`, labels from the class subdirectories (Keras 3's arguments).
+
+    Files are indexed, shuffled and split as `text_dataset_from_directory` does; each image
+    is decoded (Pillow) and resized when its batch is made.
+
+    Args:
+        directory: a folder with one subdirectory of images per class.
+        labels: 'inferred', None, or one label per file in sorted path order.
+        label_mode: 'int', 'categorical', 'binary' or None.
+        class_names: the classes' order.
+        color_mode: 'rgb' (3 channels), 'grayscale' (1) or 'rgba' (4).
+        batch_size: the batch size (None: single images).
+        image_size: the (height, width) every image is resized to.
+        shuffle: shuffle the files once (with `seed`) and each epoch's order.
+        seed: the shuffles' seed.
+        validation_split: the fraction kept for validation.
+        subset: 'training', 'validation' or 'both'.
+        interpolation: 'bilinear' or 'nearest'.
+        follow_links: follow symbolic links to subdirectories.
+        crop_to_aspect_ratio: crop the largest centred window of the target's aspect first.
+        pad_to_aspect_ratio: pad to the target's aspect first.
+        data_format: 'channels_last' (default) or 'channels_first'.
+        format: 'tf' (a `ks.data.Dataset`).
+        verbose: print how many files and classes were found and used.
+
+    Returns:
+        A `ks.data.Dataset` (or two, for subset='both') of (images, labels).
+
+    Raises:
+        ImportError: without Pillow (`pip install pillow`).
+        ValueError: for arguments Keras refuses.
+
+    Example:
+        >>> import os, tempfile
+        >>> import numpy as np
+        >>> import kerasish as ks
+        >>> from PIL import Image
+        >>> root = tempfile.mkdtemp()
+        >>> for label in ("cats", "dogs"):
+        ...     os.mkdir(os.path.join(root, label))
+        ...     pixels = np.full((6, 8, 3), 40 if label == "cats" else 200, np.uint8)
+        ...     Image.fromarray(pixels).save(os.path.join(root, label, "a.png"))
+        >>> ds = ks.utils.image_dataset_from_directory(root, image_size=(3, 4), shuffle=False)
+        Found 2 files belonging to 2 classes.
+        >>> images, labels = next(iter(ds))
+        >>> images.shape, labels.numpy().tolist(), float(images.numpy()[1].mean())
+        ((2, 3, 4, 3), [0, 1], 200.0)
+    """
+    from PIL import Image  # (an optional dependency: only this function needs it)
+
+    what = "image_dataset_from_directory"
+    if format != "tf":
+        raise ValueError(f"{what}: format must be 'tf' (a ks.data.Dataset), got {format!r}")
+    if label_mode not in _LABEL_MODES:
+        raise ValueError(f"{what}: label_mode must be one of {_LABEL_MODES}, got {label_mode!r}")
+    if color_mode not in _COLOR_MODES:
+        raise ValueError(f"{what}: color_mode must be one of {tuple(_COLOR_MODES)}, got "
+                         f"{color_mode!r}")
+    if len(tuple(image_size)) != 2:
+        raise ValueError(f"{what}: image_size must be (height, width), got {image_size!r}")
+    if labels is None:
+        label_mode = None
+    paths, indices, classes = _index_directory(directory, labels, class_names,
+                                               _IMAGE_EXTENSIONS, follow_links, what)
+    paths, indices, seed = _shuffled(paths, indices, shuffle, seed)
+    if verbose:
+        print(f"Found {len(paths)} files belonging to {len(classes)} classes.")
+
+    def load(path):
+        with Image.open(str(path.numpy())) as image:
+            pixels = np.asarray(image.convert(_COLOR_MODES[color_mode]), np.float32)
+        if pixels.ndim == 2:
+            pixels = pixels[:, :, None]
+        if data_format == "channels_first":
+            pixels = np.moveaxis(pixels, -1, 0)
+        return image_ops.resize(pixels, tuple(image_size), interpolation=interpolation,
+                                crop_to_aspect_ratio=crop_to_aspect_ratio,
+                                pad_to_aspect_ratio=pad_to_aspect_ratio,
+                                data_format=data_format)
+
+    datasets = []
+    for name, part in _subsets(len(paths), validation_split, subset, what).items():
+        files = np.asarray(paths[part], dtype=str)
+        if verbose and name is not None:
+            print(f"Using {len(files)} files for {name}.")
+        dataset = Dataset.from_tensor_slices(
+            _labelled(files, indices, part, label_mode, labels, classes, what))
+        if shuffle and batch_size is not None:
+            dataset = dataset.shuffle(batch_size * 8, seed=seed)
+        dataset = dataset.map(lambda path, *label: (load(path), *label) if label
+                              else load(path))
         datasets.append(dataset.batch(batch_size) if batch_size is not None else dataset)
         datasets[-1].class_names = classes
     return tuple(datasets) if subset == "both" else datasets[0]
