@@ -12,7 +12,6 @@ import numpy as np
 
 from kerasish import random as ks_random
 from kerasish.config import backend
-from kerasish.core import philox
 from kerasish.core.keras_tensor import KerasTensor
 from kerasish.core.settings import (
     epsilon,
@@ -50,13 +49,7 @@ def clear_session(free_memory: bool = True) -> None:
     """
     del free_memory
     layer_base.clear_session()
-    seed = ks_random.get_seed()
-    if seed is not None:
-        ks_random.set_seed(seed)
-    else:
-        ks_random._generators.clear()
-        philox.note_reseed()
-        ks_random.get_global_generator().reset_from_seed(None)
+    ks_random.restart_streams()
 
 
 def get_uid(prefix: str = "") -> int:
@@ -68,8 +61,7 @@ def get_uid(prefix: str = "") -> int:
         >>> ks.backend.get_uid("block"), ks.backend.get_uid("block")
         (1, 2)
     """
-    layer_base.unique_name(prefix)
-    return layer_base._name_counts[prefix]
+    return layer_base.next_uid(prefix)
 
 
 def is_keras_tensor(x) -> bool:

@@ -52,6 +52,17 @@ def set_seed(seed: int) -> None:
         _global_generator.reset_from_seed(_global_seed)
 
 
+def restart_streams() -> None:
+    """Start every random stream afresh: from the global seed if one was set (as `set_seed`
+    does), else from fresh entropy (what `ks.backend.clear_session` does)."""
+    if _global_seed is not None:
+        set_seed(_global_seed)
+        return
+    _generators.clear()
+    philox.note_reseed()
+    get_global_generator().reset_from_seed(None)
+
+
 def get_seed():
     """The global seed, or None if none was set."""
     return _global_seed

@@ -23,9 +23,14 @@ _name_counts: dict[str, int] = {}
 
 def unique_name(base: str) -> str:
     """'dense', then 'dense_1', 'dense_2', ... within this process."""
-    count = _name_counts.get(base, 0)
-    _name_counts[base] = count + 1
+    count = next_uid(base) - 1
     return base if count == 0 else f"{base}_{count}"
+
+
+def next_uid(prefix: str) -> int:
+    """1, 2, 3, ... for successive calls with one prefix (the counter of layer names)."""
+    _name_counts[prefix] = _name_counts.get(prefix, 0) + 1
+    return _name_counts[prefix]
 
 
 def clear_session() -> None:

@@ -60,9 +60,10 @@ def _array(leaf):
     return leaf if backend.is_gpu_array(leaf) else np.asarray(leaf)
 
 
-def _arrays(structure):
+def _mapped(structure, function):
+    """`structure` (or None) with `function` applied to each leaf."""
     return None if structure is None else nest.pack_sequence_as(
-        structure, [_array(leaf) for leaf in nest.flatten(structure)])
+        structure, [function(leaf) for leaf in nest.flatten(structure)])
 
 
 # the share of a GPU's free memory that arrays given to fit may take there
@@ -74,7 +75,7 @@ class ArrayBatches:
 
     def __init__(self, x, y=None, sample_weight=None, batch_size=32, shuffle=False,
                  where: str = "fit"):
-        self.x, self.y = _arrays(x), _arrays(y)
+        self.x, self.y = _mapped(x, _array), _mapped(y, _array)
         scalars = [leaf for leaf in nest.flatten(self.x) if leaf.ndim == 0]
         if scalars:
             raise InvalidArgumentError(
@@ -82,7 +83,7 @@ class ArrayBatches:
                 "arrays of examples belong (a list passed as x stands for several inputs, one "
                 "array each); for one input of several examples pass np.array(x)"
             )
-        self.sample_weight = _arrays(sample_weight)  # one array, or one per output
+        self.sample_weight = _mapped(sample_weight, _array)  # one array, or one per output
         self.count = _length(self.x, "x")
         if self.count == 0:
             raise InvalidArgumentError(f"{where}: x holds no examples (arrays of length 0)")
@@ -114,12 +115,11 @@ class ArrayBatches:
         if not host or host > DEVICE_DATA_SHARE * backend.free_device_memory(device):
             return
 
-        def placed(structure):
-            return None if structure is None else nest.pack_sequence_as(
-                structure, [backend.to_device(leaf, device) for leaf in nest.flatten(structure)])
+        def placed(leaf):
+            return backend.to_device(leaf, device)
 
-        self.x, self.y = placed(self.x), placed(self.y)
-        self.sample_weight = placed(self.sample_weight)
+        self.x, self.y = _mapped(self.x, placed), _mapped(self.y, placed)
+        self.sample_weight = _mapped(self.sample_weight, placed)
 
     def __len__(self) -> int:
         return -(-self.count // self.batch_size)

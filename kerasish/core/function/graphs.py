@@ -89,27 +89,26 @@ def capture_reason(concrete) -> str | None:
     for slot in range(concrete.n_inputs):
         if slot not in on_gpu:
             return f"argument {slot} is a host array"
-    fixed = set(concrete.constants) | set(concrete.folded)
+    fixed = set(concrete.constants) | set(concrete.folded)  # (0-d ones: kernel arguments)
+    changed = False  # an effect came earlier in the program
     for instr in root.code:
         where = f" at {instr.where}" if instr.where else ""
         if instr.kind == "effect":
             if getattr(instr.op, "graph_state", None) is None:
                 return f"`{instr.label}`{where} runs on the host on every call"
+            changed = True
         elif instr.kind == "draw":
             if not instr.attrs.get("device_stream"):
                 return (f"the random draw{where} is made on the host (a ks.random.Generator); "
                         "draw with seed=None or an integer to draw on the GPU")
         elif instr.kind == "prim":
+            if changed and instr.op.device_check is not None:
+                return (f"`{instr.label}`{where} checks its input after a change of state (a "
+                        "graph checks inputs before the first variable update)")
             for slot in instr.reads() + instr.outs:
-                if slot not in on_gpu and not (slot in fixed and instr.kind == "prim"
+                if slot not in on_gpu and not (slot in fixed
                                                and concrete.slot_info[slot][0] == ()):
                     return f"`{instr.label}`{where} reads or makes a host array (%{slot})"
-    cut = split_at_first_effect(root.code)
-    for instr in root.code[cut:]:
-        if instr.kind == "prim" and instr.op.device_check is not None:
-            where = f" at {instr.where}" if instr.where else ""
-            return (f"`{instr.label}`{where} checks its input after a change of state (a "
-                    "graph checks inputs before the first variable update)")
     for kind, *data in root.end.leaves:
         if kind == "slot" and data[0] not in on_gpu:
             return f"the result %{data[0]} is a host array"
@@ -238,6 +237,7 @@ class CapturedProgram:
             self.host.append((memory, np.frombuffer(memory, np.float64, count),
                               cupy.cuda.Event(block=False, disable_timing=True)))
         self.turn = 0
+
     def stale(self) -> str | None:
         """Why the graph no longer fits the live state (captured again then), or None."""
         if philox.reseeds != self.reseeds:
