@@ -12,6 +12,7 @@ import numpy as np
 
 from kerasish import random as ks_random
 from kerasish.config import backend
+from kerasish.core import naming
 from kerasish.core.keras_tensor import KerasTensor
 from kerasish.core.settings import (
     epsilon,
@@ -20,7 +21,6 @@ from kerasish.core.settings import (
     set_floatx,
     set_image_data_format,
 )
-from kerasish.layers import base as layer_base
 
 __all__ = [
     "backend", "clear_session", "epsilon", "floatx", "get_uid", "image_data_format",
@@ -48,7 +48,7 @@ def clear_session(free_memory: bool = True) -> None:
         'dense'
     """
     del free_memory
-    layer_base.clear_session()
+    naming.reset_names()
     ks_random.restart_streams()
 
 
@@ -61,7 +61,7 @@ def get_uid(prefix: str = "") -> int:
         >>> ks.backend.get_uid("block"), ks.backend.get_uid("block")
         (1, 2)
     """
-    return layer_base.next_uid(prefix)
+    return naming.next_uid(prefix)
 
 
 def is_keras_tensor(x) -> bool:

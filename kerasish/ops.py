@@ -43,7 +43,6 @@ import numpy as np
 from kerasish import activations, losses
 from kerasish.core import nest
 from kerasish.core.errors import InvalidArgumentError
-from kerasish.core.keras_tensor import symbolic_fallback
 from kerasish.core.ops import array_ops, image_ops, linalg_ops, math_ops, nn_ops, scan_ops
 from kerasish.core.ops.array_ops import (  # noqa: F401 - the same op under the same name
     broadcast_to,
@@ -83,6 +82,7 @@ from kerasish.core.ops.math_ops import (  # noqa: F401
     where,
 )
 from kerasish.core.ops.nn_ops import moments  # noqa: F401
+from kerasish.core.symbolic import symbolic_fallback
 from kerasish.core.tensor import Tensor, as_dtype, convert_to_tensor  # noqa: F401
 
 
@@ -2769,7 +2769,7 @@ def solve_triangular(a, b, lower: bool = False) -> Tensor:
 
 
 # The functional API: a function here that fails on symbolic tensors because it needs
-# concrete shapes records one node running it whole (see kerasish.models.symbolic). The
+# concrete shapes records one node running it whole (see kerasish.core.symbolic). The
 # re-exported kerasish ops stay the same objects (those that read static shapes, such as
 # zeros_like, are defined with the fallback), except these two, kept bare for their speed.
 _READ_SHAPES = {"broadcast_to", "reshape"}

@@ -5,13 +5,12 @@ KerasTensor is a `Tensor` subclass, so every op accepts it without a check of
 its own; its `_value` is a `SymbolicValue` that knows its shape and dtype and
 raises `SymbolicValueUsed` the moment anything asks for numbers. The primitive
 dispatcher (`kerasish.core.primitive.apply`) catches that on its error path and
-records an op node instead (see `kerasish.models.symbolic`), so the eager hot
+records an op node instead (see `kerasish.core.symbolic`), so the eager hot
 path pays nothing for the functional API.
 """
 
 from __future__ import annotations
 
-import functools
 from collections import namedtuple
 
 import numpy as np
@@ -202,50 +201,6 @@ def inbound_nodes(operation) -> list:
 def producing_node(tensor: KerasTensor) -> Node:
     history = tensor._keras_history
     return inbound_nodes(history.operation)[history.node_index]
-
-
-def symbolic_fallback(function):
-    """`function` that, when it fails on symbolic arguments (it needs concrete shapes, as a
-    mean over an unknown axis does), records one node running it whole instead.
-
-    A function that works on symbolic tensors records its primitives as usual; on concrete
-    tensors the only cost is the wrapper's call. Composite ops that read static shapes
-    (`reduce_mean`, `zeros_like`, `one_hot`, ...) are defined with it, so every namespace
-    that offers them (`ks.`, `ks.nn`, `ks.ops`, the losses) works on unknown dimensions.
-    The node names the function by its `ks.ops` name when it is `ks.ops`'s own, else by
-    module and name (`kerasish.core.ops.math_ops.reduce_mean`).
-
-    Args:
-        function: a module-level function (the node finds it again by that name when a
-            model is loaded).
-
-    Returns:
-        The wrapped function (the original is its `__wrapped_op__`).
-
-    Example:
-        >>> import kerasish as ks
-        >>> inputs = ks.Input((3,))  # the batch size is unknown
-        >>> model = ks.Model(inputs, ks.reduce_mean(inputs, axis=0))
-        >>> model(ks.reshape(ks.range(6.0), (2, 3))).numpy().tolist()
-        [1.5, 2.5, 3.5]
-    """
-    name = function.__name__
-    if function.__module__ != "kerasish.ops":
-        name = f"{function.__module__}.{name}"
-
-    @functools.wraps(function)
-    def op(*args, **kwargs):
-        try:
-            return function(*args, **kwargs)
-        except Exception:
-            if not any_symbolic((args, kwargs)):
-                raise
-        from kerasish.models import symbolic
-
-        return symbolic.FunctionOp(name).symbolic_call(args, kwargs)
-
-    op.__wrapped_op__ = function
-    return op
 
 
 def any_symbolic(structure) -> bool:

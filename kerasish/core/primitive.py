@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from kerasish.core import backend
+from kerasish.core import backend, symbolic
 from kerasish.core.errors import DeviceError, InvalidArgumentError, KerasishError
 from kerasish.core.keras_tensor import SymbolicValue
 from kerasish.core.tape import _state as _tape_state
@@ -171,9 +171,7 @@ def apply(prim: Primitive, inputs: tuple, attrs: dict = _EMPTY):
         raise
     except Exception as exc:
         if SymbolicValue in {t._value.__class__ for t in inputs if isinstance(t, Tensor)}:
-            from kerasish.models import symbolic  # the functional API: record an op node
-
-            return symbolic.primitive_call(prim, inputs, attrs)
+            return symbolic.primitive_call(prim, inputs, attrs)  # the functional API
         raise op_error(prim, exc, inputs, attrs) from exc
     if prim.plain:
         result = Tensor(out)

@@ -21,6 +21,7 @@ import numpy as np
 from kerasish import activations, constraints, initializers, regularizers, tracking
 from kerasish.core import arguments, backend
 from kerasish.core.errors import InvalidArgumentError
+from kerasish.core.keras_tensor import KerasTensor
 from kerasish.core.ops import array_ops, math_ops, nn_ops
 from kerasish.core.tensor import Tensor, convert_to_tensor
 from kerasish.layers.base import Layer, _with_unknown_batch, in_training_mode
@@ -424,8 +425,6 @@ class MultiHeadAttention(Layer):
             >>> output.shape, scores.shape
             ((None, 5, 8), (None, 2, 5, 7))
         """
-        from kerasish.core.keras_tensor import KerasTensor
-
         key_shape = None if key is None else key.shape
         if self._query_dense is None:
             self.build(query.shape, value.shape, key_shape)
@@ -595,8 +594,6 @@ class Attention(Layer):
             >>> output.shape, scores.shape
             ((None, 5, 4), (None, 5, 7))
         """
-        from kerasish.core.keras_tensor import KerasTensor
-
         self._check_inputs(inputs)
         query, value = inputs[0], inputs[1]
         output = KerasTensor(self.compute_output_shape([query.shape, value.shape]), self.dtype)

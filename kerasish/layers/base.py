@@ -14,29 +14,10 @@ from kerasish.core import limits, nest, settings
 from kerasish.core import tape as tape_module
 from kerasish.core.errors import KerasishError
 from kerasish.core.keras_tensor import KerasTensor, any_symbolic
-from kerasish.core.naming import snake_case
+from kerasish.core.naming import snake_case, unique_name
 from kerasish.core.tensor import Tensor, Variable, as_dtype, convert_to_tensor
+from kerasish.layers import symbolic
 from kerasish.tracking import Trackable
-
-_name_counts: dict[str, int] = {}
-
-
-def unique_name(base: str) -> str:
-    """'dense', then 'dense_1', 'dense_2', ... within this process."""
-    count = next_uid(base) - 1
-    return base if count == 0 else f"{base}_{count}"
-
-
-def next_uid(prefix: str) -> int:
-    """1, 2, 3, ... for successive calls with one prefix (the counter of layer names)."""
-    _name_counts[prefix] = _name_counts.get(prefix, 0) + 1
-    return _name_counts[prefix]
-
-
-def clear_session() -> None:
-    """Restart layer name numbering (as Keras's clear_session does)."""
-    _name_counts.clear()
-
 
 
 class _CallContext(threading.local):
@@ -168,15 +149,11 @@ class Layer(Trackable):
     @property
     def input(self):
         """The symbolic input(s) of this layer's first call on symbolic tensors."""
-        from kerasish.models import symbolic
-
         return symbolic.node_attribute(self, "input")
 
     @property
     def output(self):
         """The symbolic output(s) of this layer's first call on symbolic tensors."""
-        from kerasish.models import symbolic
-
         return symbolic.node_attribute(self, "output")
 
     @property
@@ -334,9 +311,7 @@ class Layer(Trackable):
             (args or kwargs or not isinstance(inputs, Tensor))  # symbolic later arguments)
             and any_symbolic((inputs, args, kwargs))
         ):
-            from kerasish.models import symbolic  # the functional API: record a node
-
-            return symbolic.layer_call(self, inputs, args, kwargs)
+            return symbolic.layer_call(self, inputs, args, kwargs)  # the functional API
         inputs = _convert_inputs(inputs)
         previous_mask = kwargs.get("mask")  # a mask given explicitly wins over one attached
         if previous_mask is None:

@@ -9,7 +9,9 @@ import numpy as np
 from kerasish import activations, constraints, initializers, regularizers
 from kerasish.core import arguments, nest
 from kerasish.core.errors import InvalidArgumentError
+from kerasish.core.keras_tensor import KerasTensor
 from kerasish.core.ops import array_ops, math_ops, nn_ops
+from kerasish.core.symbolic import SENTINEL_SIZES, infer_output_specs
 from kerasish.initializers import RandomUniform
 from kerasish.layers.base import Layer, in_training_mode
 
@@ -546,8 +548,6 @@ class Lambda(Layer):
         if self._output_shape is not None:
             batch = nest.flatten(input_shape)[0] if input_shape else None
             return _map_shapes(lambda shape: (batch,) + shape, self._output_shape)
-        from kerasish.core.keras_tensor import KerasTensor
-
         specs = self._inferred_specs(
             _map_shapes(lambda shape: KerasTensor(shape, self.dtype), input_shape)
         )
@@ -576,8 +576,6 @@ class Lambda(Layer):
         """
         if self._output_shape is None:
             return self._inferred_specs(inputs)
-        from kerasish.core.keras_tensor import KerasTensor
-
         dtype = nest.flatten(inputs)[0].dtype
         shapes = self.compute_output_shape(
             nest.pack_sequence_as(inputs, [t.shape for t in nest.flatten(inputs)])
@@ -585,8 +583,6 @@ class Lambda(Layer):
         return _map_shapes(lambda shape: KerasTensor(shape, dtype), shapes)
 
     def _inferred_specs(self, inputs):
-        from kerasish.models.symbolic import SENTINEL_SIZES, infer_output_specs
-
         try:
             return infer_output_specs(lambda x: self.call(x, training=False), (inputs,), {})
         except Exception as exc:
@@ -687,8 +683,6 @@ class Identity(Layer):
             >>> ks.layers.Identity().compute_output_spec(ks.Input((3,)))
             <KerasTensor shape=(None, 3), dtype=float32, name=None>
         """
-        from kerasish.core.keras_tensor import KerasTensor
-
         return nest.pack_sequence_as(
             inputs, [KerasTensor(t.shape, t.dtype) for t in nest.flatten(inputs)]
         )

@@ -2,7 +2,7 @@
 
 `ks.Input(shape)` makes an InputLayer and returns its symbolic output, a
 `KerasTensor` with a None batch dimension; layers and ops called on it record
-nodes (see `kerasish.models.symbolic`) and `ks.Model(inputs, outputs)` turns
+nodes (see `kerasish.layers.symbolic`) and `ks.Model(inputs, outputs)` turns
 them into a model.
 """
 

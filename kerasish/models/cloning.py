@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from kerasish.core import nest
 from kerasish.core.errors import InvalidArgumentError
+from kerasish.core.keras_tensor import KerasTensor
 from kerasish.layers.base import Layer
+from kerasish.layers.input_layer import Input
+from kerasish.models.functional import Functional
+from kerasish.models.model import Model
+from kerasish.models.sequential import Sequential
 
 
 def _fresh_copy(layer: Layer) -> Layer:
@@ -33,12 +38,10 @@ def clone_model(model, input_tensors=None, clone_function=None):
         >>> clone.layers[0].kernel is model.layers[0].kernel, clone.count_params()
         (False, 8)
     """
-    from kerasish.models.sequential import Sequential
-
     clone_function = clone_function or _fresh_copy
     if isinstance(model, Sequential):
         return _clone_sequential(model, input_tensors, clone_function)
-    if _is_functional(model):
+    if isinstance(model, Functional):
         return _clone_functional(model, input_tensors, clone_function)
     raise InvalidArgumentError(
         f"clone_model: model '{model.name}' is a subclassed {type(model).__name__}; only "
@@ -47,13 +50,7 @@ def clone_model(model, input_tensors=None, clone_function=None):
     )
 
 
-def _is_functional(model) -> bool:
-    return any(cls.__name__ == "Functional" for cls in type(model).__mro__)
-
-
 def _clone_sequential(model, input_tensors, clone_function):
-    from kerasish.models.sequential import Sequential
-
     layers = [clone_function(layer) for layer in model.layers]
     if input_tensors is not None:
         first = input_tensors[0] if isinstance(input_tensors, (list, tuple)) else input_tensors
@@ -68,10 +65,6 @@ def _clone_sequential(model, input_tensors, clone_function):
 def _clone_functional(model, input_tensors, clone_function):
     """Replay the model's nodes on new inputs, calling each layer's clone (each layer cloned
     once, so a shared layer stays shared)."""
-    from kerasish.core.keras_tensor import KerasTensor
-    from kerasish.layers.input_layer import Input
-    from kerasish.models.model import Model
-
     if input_tensors is None:
         new_inputs = [
             Input(batch_shape=t.shape, dtype=t.dtype, name=t._keras_history.operation.name)

@@ -1,10 +1,10 @@
 """Functional models: `ks.Model(inputs, outputs)` over a graph of recorded layer calls.
 
 `ks.Input` and the layers and ops called on it record nodes (see
-`kerasish.models.symbolic`); `Functional` walks back from the outputs to the
-inputs once, keeps the nodes in topological order, and, when called on data,
-runs them in that order with eager ops, so gradients flow through the normal
-tape and `training` reaches every layer as in any other call. Shared layers
+`kerasish.layers.symbolic` and `kerasish.core.symbolic`); `Functional` walks back
+from the outputs to the inputs once, keeps the nodes in topological order, and,
+when called on data, runs them in that order with eager ops, so gradients flow
+through the normal tape and `training` reaches every layer as in any other call. Shared layers
 (one layer called on two inputs) keep one set of weights; a functional model
 called on symbolic tensors records one node, like any layer.
 
@@ -31,26 +31,13 @@ from kerasish.core import nest
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.keras_tensor import KerasTensor, inbound_nodes, producing_node
 from kerasish.core.ops import array_ops, math_ops
+from kerasish.core.symbolic import KerasOp, PrimitiveOp, keras_op_form
 from kerasish.core.tensor import Tensor, dtype_name
 from kerasish.layers.base import Layer
 from kerasish.layers.input_layer import InputLayer
 from kerasish.models.model import Model
-from kerasish.models.symbolic import KerasOp, PrimitiveOp, keras_op_form
 
 _functional_subclasses: dict = {}
-
-
-def functional_subclass(cls: type) -> type:
-    """`cls` (a Model subclass) with Functional mixed in, made once per class: what a subclass
-    given `(inputs, outputs)` becomes, keeping its own methods (a `train_step`, say)."""
-    made = _functional_subclasses.get(cls)
-    if made is None:
-        made = type(cls.__name__, (cls, Functional), {
-            "__module__": cls.__module__, "__qualname__": cls.__qualname__,
-            "__doc__": cls.__doc__,
-        })
-        _functional_subclasses[cls] = made
-    return made
 
 
 class _NotYetCalled(Exception):
@@ -138,7 +125,7 @@ def _operations_by_depth(nodes: list, entry_order: dict, flat_inputs: list) -> l
     )
 
 
-class Functional(Model):
+class Functional(Model, functional=True):
     """A model defined by its inputs and outputs; made by `ks.Model(inputs, outputs)`.
 
     Args:
@@ -189,6 +176,36 @@ class Functional(Model):
         self.input_names = [t._keras_history.operation.name for t in flat_inputs]
         self.output_names = [t._keras_history.operation.name for t in flat_outputs]
         self.built = True
+
+    @classmethod
+    def class_for(cls, model_class: type) -> type:
+        """The class of `model_class(inputs, outputs)`: Functional for `Model`, a functional
+        class as it is, and any other Model subclass with Functional mixed in (made once per
+        class), keeping its own methods (a `train_step`, say).
+
+        Example:
+            >>> import kerasish as ks
+            >>> from kerasish.models.functional import Functional
+            >>> Functional.class_for(ks.Model) is Functional
+            True
+        """
+        if model_class is Model:
+            return cls
+        if issubclass(model_class, cls):
+            return model_class
+        made = _functional_subclasses.get(model_class)
+        if made is None:
+            made = type(model_class.__name__, (model_class, cls), {
+                "__module__": model_class.__module__, "__qualname__": model_class.__qualname__,
+                "__doc__": model_class.__doc__,
+            })
+            _functional_subclasses[model_class] = made
+        return made
+
+    @staticmethod
+    def rebuild(model_class: type, config: dict, custom_objects=None):
+        """`rebuild_from_config`, for `Model.from_config` (model.py cannot import this module)."""
+        return rebuild_from_config(model_class, config, custom_objects)
 
     def _walk_graph(self) -> tuple:
         """(the graph's nodes, each after the nodes it reads; {operation id: order of first

@@ -60,26 +60,28 @@ class Model(Layer):
         "_compile_config", "_structure_cache",  # a cache of variables would rename them
         "_step_functions",
     }
+    # The functional model class (models/functional.py), which builds on this one and so names
+    # itself here, with `class Functional(Model, functional=True)`, rather than be imported.
+    _functional: type | None = None
+
+    def __init_subclass__(cls, functional: bool = False, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if functional:
+            Model._functional = cls
 
     def __new__(cls, *args, **kwargs):
         # ks.Model(inputs, outputs) builds a functional model, as in Keras 3, and so does a
         # subclass given inputs and outputs (one that overrides train_step, say)
         if _functional_arguments(args, kwargs):
-            from kerasish.models.functional import Functional, functional_subclass
-
-            if cls is Model:
-                return super().__new__(Functional)
-            if not issubclass(cls, Functional):
-                return super().__new__(functional_subclass(cls))
+            return super().__new__(Model._functional.class_for(cls))
         return super().__new__(cls)
 
     def __init__(self, *args, **kwargs):
-        from kerasish.models.functional import Functional, functional_subclass
-
-        if _functional_arguments(args, kwargs) and not isinstance(self, Functional):
+        functional = Model._functional
+        if _functional_arguments(args, kwargs) and not isinstance(self, functional):
             # a subclass whose __init__ calls super().__init__(inputs, outputs), as Keras allows
-            self.__class__ = functional_subclass(type(self))
-            Functional.__init__(self, *args, **kwargs)
+            self.__class__ = functional.class_for(type(self))
+            functional.__init__(self, *args, **kwargs)
             return
         name = args[0] if args else kwargs.pop("name", None)
         super().__init__(name=name, **kwargs)
@@ -165,9 +167,7 @@ class Model(Layer):
             (None, 2)
         """
         if "layers" in config and "input_layers" in config:
-            from kerasish.models.functional import rebuild_from_config
-
-            return rebuild_from_config(cls, config, custom_objects)
+            return Model._functional.rebuild(cls, config, custom_objects)
         return super().from_config(config)
 
     def build(self, input_shape) -> None:

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import kerasish as ks
-from kerasish.models.symbolic import FunctionOp, KerasOp, ops_function
+from kerasish.core.symbolic import FunctionOp, KerasOp, ops_function
 
 
 def rand(*shape, seed=0):

@@ -8,9 +8,9 @@ import numpy as np
 
 from kerasish.core import backend
 from kerasish.core.errors import InvalidArgumentError
-from kerasish.core.keras_tensor import symbolic_fallback
 from kerasish.core.ops import math_ops
 from kerasish.core.primitive import apply, apply1, primitive
+from kerasish.core.symbolic import symbolic_fallback
 from kerasish.core.tensor import IndexedSlices, Tensor, Variable, as_dtype, convert_to_tensor
 
 # ---------------------------------------------------------------- creation (constants)

@@ -9,8 +9,8 @@ import numpy as np
 
 from kerasish.core import backend
 from kerasish.core.errors import InvalidArgumentError
-from kerasish.core.keras_tensor import symbolic_fallback
 from kerasish.core.primitive import apply, apply1, apply2, binary_args, primitive
+from kerasish.core.symbolic import symbolic_fallback
 from kerasish.core.tensor import Tensor, as_dtype, convert_to_tensor
 
 # ---------------------------------------------------------------- binary arithmetic

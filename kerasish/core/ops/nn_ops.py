@@ -19,9 +19,9 @@ import numpy as np
 
 from kerasish.core import backend
 from kerasish.core.errors import InvalidArgumentError
-from kerasish.core.keras_tensor import symbolic_fallback
 from kerasish.core.ops import array_ops, math_ops
 from kerasish.core.primitive import apply, primitive
+from kerasish.core.symbolic import symbolic_fallback
 from kerasish.core.tensor import Tensor, convert_to_tensor
 
 # ---------------------------------------------------------------- softmax family

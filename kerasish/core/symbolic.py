@@ -1,29 +1,19 @@
-"""Symbolic calls of the functional API: layer and op nodes, and shape inference.
+"""Op nodes of the functional API, and shape inference by evaluation on zeros.
 
-Calling a layer on a `KerasTensor` (from `ks.Input`) does not compute: it records
-a `Node` (the layer, the call's arguments with their symbolic tensors, and new
-symbolic outputs) and returns the outputs. An op applied to a symbolic tensor
-(`x + 1`, `x[:, 0]`, `ks.concat`, `ks.nn.relu`) reaches `primitive.apply`, whose
-error path sees the symbolic input and comes here: each primitive becomes a
-`PrimitiveOp` node, so composite ops and plain Python arithmetic mix freely with
-layers. A function that needs concrete shapes (`ks.ops.mean` over an unknown axis,
-`ks.reduce_mean`, `ks.zeros_like`: those defined with `symbolic_fallback`) becomes one
-`FunctionOp` node, and a Keras 3 op read from a Keras config a `KerasOp` node.
+An op applied to a symbolic tensor (`x + 1`, `x[:, 0]`, `ks.concat`, `ks.nn.relu`)
+reaches `primitive.apply`, whose error path sees the symbolic input and calls
+`primitive_call` here: each primitive becomes a `PrimitiveOp` node, so composite ops
+and plain Python arithmetic mix freely with layers. A function that needs concrete
+shapes (`ks.ops.mean` over an unknown axis, `ks.reduce_mean`, `ks.zeros_like`: those
+defined with `symbolic_fallback`) becomes one `FunctionOp` node, and a Keras 3 op read
+from a Keras config a `KerasOp` node. A layer's call on symbolic tensors is recorded by
+`kerasish.layers.symbolic`; `kerasish.models.functional` turns the nodes into a model.
 
-How output shapes are inferred (without running the model on data):
-
-1. A layer with `compute_output_spec(*args, **kwargs)` (symbolic tensors in,
-   symbolic tensors out, as in Keras 3) or `compute_output_shape(input_shape)`
-   answers directly; the built-in layers have the latter. Its weights are built
-   first, from the symbolic input shape, as Keras does. The output dtype is the
-   layer's dtype when the layer has weights (it casts its inputs, as Dense does
-   for integers), else the dtype of its first input.
-2. Any other layer, and every primitive, is run once on zero arrays where each
-   unknown (None) dimension is given a small sentinel size, then again with a
-   second sentinel size if there are unknown dimensions; an output dimension that
-   differs between the two runs is unknown (None). This runs under no tape, in
-   inference mode (`training=False`), and `add_loss` terms it adds are dropped.
-   It costs one call on a few examples, and it builds the layer's weights.
+Output shapes of an op (and of a layer without `compute_output_shape`) are found by
+`infer_output_specs`: it runs the computation once on zero arrays where each unknown
+(None) dimension is given a small sentinel size, then again with a second sentinel
+size if there are unknown dimensions; an output dimension that differs between the two
+runs is unknown (None). This runs under no tape and costs one call on a few examples.
 
 Example:
     >>> import kerasish as ks
@@ -35,34 +25,23 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import inspect
 import sys
 
 import numpy as np
 
 from kerasish.core import backend, nest
+from kerasish.core import primitive as primitive_module
 from kerasish.core import tape as tape_module
 from kerasish.core.errors import InvalidArgumentError, KerasishError
 from kerasish.core.keras_tensor import KerasTensor, Node, any_symbolic
-from kerasish.core.naming import snake_case
+from kerasish.core.naming import snake_case, unique_name
 from kerasish.core.tensor import Tensor, as_dtype, convert_to_tensor
-from kerasish.layers.base import Layer, unique_name
 
 # The sizes an unknown dimension takes in the two inference runs: small (cheap), above 1
 # (so broadcasting cannot hide them), and with common factors (so reshapes with -1 work).
 SENTINEL_SIZES = (4, 8)
-
-
-def node_attribute(layer, which: str):
-    """`layer.input` / `layer.output`: the tensors of its first call, as Keras 3 returns them."""
-    nodes = getattr(layer, "_inbound_nodes", None)
-    if not nodes:
-        raise AttributeError(
-            f"layer '{layer.name}' has never been called on a symbolic tensor (ks.Input), "
-            f"so it has no {which}"
-        )
-    tensors = nodes[0].input_tensors if which == "input" else nodes[0].output_tensors
-    return tensors[0] if len(tensors) == 1 else list(tensors)
 
 
 # -- op nodes ------------------------------------------------------------------------
@@ -84,7 +63,7 @@ class PrimitiveOp:
 
     Example:
         >>> import kerasish as ks
-        >>> from kerasish.models.symbolic import PrimitiveOp
+        >>> from kerasish.core.symbolic import PrimitiveOp
         >>> add = PrimitiveOp("add")
         >>> add(ks.ones([2]), ks.ones([2])).numpy()
         array([2., 2.], dtype=float32)
@@ -94,23 +73,19 @@ class PrimitiveOp:
 
     def __init__(self, primitive, attrs: dict | None = None, name: str | None = None):
         if isinstance(primitive, str):
-            from kerasish.core.primitive import REGISTRY
-
-            if primitive not in REGISTRY:
+            if primitive not in primitive_module.REGISTRY:
                 raise InvalidArgumentError(f"PrimitiveOp: there is no primitive {primitive!r}")
-            primitive = REGISTRY[primitive]
+            primitive = primitive_module.REGISTRY[primitive]
         self.primitive = primitive
         self.attrs = dict(attrs or {})
         self.name = name or unique_name(primitive.name)
         self._inbound_nodes: list = []
 
     def __call__(self, *inputs):
-        from kerasish.core.primitive import apply
-
         inputs = tuple(x if isinstance(x, Tensor) else convert_to_tensor(x) for x in inputs)
         if any_symbolic(inputs):
             return self.symbolic_call(inputs)
-        return apply(self.primitive, inputs, self.attrs)
+        return primitive_module.apply(self.primitive, inputs, self.attrs)
 
     def symbolic_call(self, inputs: tuple):
         """Record a node of this op on `inputs` (some symbolic) and return its outputs.
@@ -126,7 +101,7 @@ class PrimitiveOp:
 
         Example:
             >>> import kerasish as ks
-            >>> from kerasish.models.symbolic import PrimitiveOp
+            >>> from kerasish.core.symbolic import PrimitiveOp
             >>> PrimitiveOp("multiply").symbolic_call((ks.Input((4,)), ks.Input((1,)))).shape
             (None, 4)
         """
@@ -141,9 +116,7 @@ class PrimitiveOp:
         except KerasishError:
             raise
         except Exception as exc:
-            from kerasish.core.primitive import op_error
-
-            raise op_error(prim, exc, inputs, attrs) from exc
+            raise primitive_module.op_error(prim, exc, inputs, attrs) from exc
         return Node(self, inputs, {}, specs).outputs
 
     def get_config(self) -> dict:
@@ -161,7 +134,7 @@ class PrimitiveOp:
             A new op node.
 
         Example:
-            >>> from kerasish.models.symbolic import PrimitiveOp
+            >>> from kerasish.core.symbolic import PrimitiveOp
             >>> PrimitiveOp.from_config(PrimitiveOp("add", name="plus").get_config())
             <PrimitiveOp 'plus' (add)>
         """
@@ -329,23 +302,29 @@ class KerasOp:
         return f"<KerasOp '{self.name}' ({self.keras_class})>"
 
 
+# Where op functions are defined: a config may name a function of these (packages) only.
+_OP_MODULES = ("kerasish.ops", "kerasish.activations", "kerasish.losses", "kerasish.core.ops")
+
+
 def _is_op_module(module_name: str) -> bool:
-    return module_name in ("kerasish.ops", "kerasish.activations", "kerasish.losses") or (
-        module_name.startswith("kerasish.core.ops."))
+    return any(module_name == package or module_name.startswith(package + ".")
+               for package in _OP_MODULES)
 
 
 def ops_function(name: str):
     """The op called `name`, or None: a `ks.ops` name ('mean'), or a module and function
     ('kerasish.core.ops.math_ops.reduce_mean'). Only ops qualify (functions defined in
     kerasish's op modules, activations, loss functions or `ks.ops`), never another object a
-    config could name, and no module is imported for it."""
-    from kerasish import ops
+    config could name, and no module is imported for it.
 
+    The modules are looked up in `sys.modules`, so this floor never imports the public
+    `ks.ops` above it: importing any part of kerasish runs the package root, which imports
+    `ks.ops` and every op module before a model or a config can name an op.
+    """
     module_name, _, attr = name.rpartition(".")
     if attr.startswith("_") or (module_name and not _is_op_module(module_name)):
         return None
-    module = sys.modules.get(module_name) if module_name else ops
-    found = getattr(module, attr, None)
+    found = getattr(sys.modules.get(module_name or "kerasish.ops"), attr, None)
     if not inspect.isfunction(found):
         return None
     defined_in = getattr(found, "__wrapped_op__", found).__module__
@@ -373,7 +352,7 @@ class FunctionOp:
 
     Example:
         >>> import kerasish as ks
-        >>> from kerasish.models.symbolic import FunctionOp
+        >>> from kerasish.core.symbolic import FunctionOp
         >>> one_hot = FunctionOp("one_hot")
         >>> one_hot(ks.Input((2,), dtype="int32"), 4).shape
         (None, 2, 4)
@@ -411,7 +390,7 @@ class FunctionOp:
 
         Example:
             >>> import kerasish as ks
-            >>> from kerasish.models.symbolic import FunctionOp
+            >>> from kerasish.core.symbolic import FunctionOp
             >>> FunctionOp("one_hot").symbolic_call((ks.Input((2,), dtype="int32"), 3), {}).shape
             (None, 2, 3)
         """
@@ -441,7 +420,7 @@ class FunctionOp:
             A new op node.
 
         Example:
-            >>> from kerasish.models.symbolic import FunctionOp
+            >>> from kerasish.core.symbolic import FunctionOp
             >>> FunctionOp.from_config(FunctionOp("one_hot", name="hot").get_config())
             <FunctionOp 'hot' (ops.one_hot)>
         """
@@ -464,6 +443,48 @@ def primitive_call(prim, inputs: tuple, attrs: dict):
         and backend.device_of(t._value) != current else t
         for t in inputs)
     return PrimitiveOp(prim, attrs).symbolic_call(inputs)
+
+
+def symbolic_fallback(function):
+    """`function` that, when it fails on symbolic arguments (it needs concrete shapes, as a
+    mean over an unknown axis does), records one node running it whole instead.
+
+    A function that works on symbolic tensors records its primitives as usual; on concrete
+    tensors the only cost is the wrapper's call. Composite ops that read static shapes
+    (`reduce_mean`, `zeros_like`, `one_hot`, ...) are defined with it, so every namespace
+    that offers them (`ks.`, `ks.nn`, `ks.ops`, the losses) works on unknown dimensions.
+    The node names the function by its `ks.ops` name when it is `ks.ops`'s own, else by
+    module and name (`kerasish.core.ops.math_ops.reduce_mean`).
+
+    Args:
+        function: a module-level function (the node finds it again by that name when a
+            model is loaded).
+
+    Returns:
+        The wrapped function (the original is its `__wrapped_op__`).
+
+    Example:
+        >>> import kerasish as ks
+        >>> inputs = ks.Input((3,))  # the batch size is unknown
+        >>> model = ks.Model(inputs, ks.reduce_mean(inputs, axis=0))
+        >>> model(ks.reshape(ks.range(6.0), (2, 3))).numpy().tolist()
+        [1.5, 2.5, 3.5]
+    """
+    name = function.__name__
+    if function.__module__ != "kerasish.ops":
+        name = f"{function.__module__}.{name}"
+
+    @functools.wraps(function)
+    def op(*args, **kwargs):
+        try:
+            return function(*args, **kwargs)
+        except Exception:
+            if not any_symbolic((args, kwargs)):
+                raise
+        return FunctionOp(name).symbolic_call(args, kwargs)
+
+    op.__wrapped_op__ = function
+    return op
 
 
 def _encode_attr(value):
@@ -512,93 +533,6 @@ def _decode_attr(value):
     if "tuple" in value:
         return tuple(_decode_attr(v) for v in value["tuple"])
     return {key: _decode_attr(v) for key, v in value["dict"].items()}
-
-
-# -- layers --------------------------------------------------------------------------
-
-
-def layer_call(layer: Layer, inputs, args: tuple, kwargs: dict):
-    """Record a call of `layer` on symbolic tensors: build it, infer outputs, add a node."""
-    try:
-        if not layer.built:
-            layer._build_from(inputs)
-        specs = _layer_output_specs(layer, inputs, args, kwargs)
-    except KerasishError as exc:
-        if str(exc).startswith(f"layer '{layer.name}'"):
-            raise
-        raise type(exc)(f"layer '{layer.name}' ({type(layer).__name__}): {exc}") from exc
-    node = Node(layer, (inputs,) + tuple(args), kwargs, specs)
-    layer.output_shape_seen = node.output_tensors[0].shape
-    return node.outputs
-
-
-def _layer_output_specs(layer: Layer, inputs, args: tuple, kwargs: dict):
-    compute_spec = getattr(layer, "compute_output_spec", None)
-    if compute_spec is not None:
-        return compute_spec(inputs, *args, **kwargs)
-    compute_shape = getattr(layer, "compute_output_shape", None)
-    if compute_shape is not None:
-        shapes = compute_shape(_shapes_of(inputs), **_other_shapes(layer, compute_shape,
-                                                                   inputs, args, kwargs))
-        first = nest.flatten(inputs)[0]
-        dtype = layer.dtype if layer.weights or not isinstance(first, Tensor) else first.dtype
-        return _specs_from_shapes(shapes, dtype)
-
-    def run(*call_args, **call_kwargs):
-        watched = [(each, len(each._added_losses)) for each in [layer] + layer.submodules]
-        try:
-            return layer(*call_args, **call_kwargs, training=False)
-        finally:
-            for each, count in watched:
-                del each._added_losses[count:]
-
-    kwargs = {k: v for k, v in kwargs.items() if k != "training"}
-    try:
-        return infer_output_specs(run, (inputs,) + tuple(args), kwargs)
-    except KerasishError as exc:
-        shapes = ", ".join(str(t.shape) for t in nest.flatten(inputs))
-        raise type(exc)(
-            f"while inferring the output of a call on symbolic inputs of shape {shapes} "
-            f"(run on zeros, unknown dimensions set to {SENTINEL_SIZES[0]}): {exc}"
-        ) from exc
-
-
-def _shapes_of(structure):
-    return nest.pack_sequence_as(
-        structure, [getattr(t, "shape", None) for t in nest.flatten(structure)]
-    )
-
-
-def _other_shapes(layer, compute_shape, inputs, args: tuple, kwargs: dict) -> dict:
-    """Shapes of the call's other symbolic arguments, as `<argument>_shape` keywords that
-    `compute_output_shape` takes (as Keras passes `value_shape` to MultiHeadAttention)."""
-    if not args and not any_symbolic(kwargs):
-        return {}
-    try:
-        bound = inspect.signature(layer.call).bind(inputs, *args, **kwargs).arguments
-    except TypeError:
-        return {}
-    accepted = inspect.signature(compute_shape).parameters
-    return {
-        f"{name}_shape": _shapes_of(value)
-        for name, value in list(bound.items())[1:]
-        if any_symbolic(value) and f"{name}_shape" in accepted
-    }
-
-
-def _is_shape(value) -> bool:
-    return isinstance(value, (tuple, list)) and all(
-        d is None or isinstance(d, (int, np.integer)) for d in value
-    )
-
-
-def _specs_from_shapes(shapes, dtype):
-    """KerasTensors (no history) for a shape or a nested list/tuple/dict of shapes."""
-    if _is_shape(shapes):
-        return KerasTensor(tuple(shapes), dtype)
-    if isinstance(shapes, dict):
-        return {key: _specs_from_shapes(value, dtype) for key, value in shapes.items()}
-    return type(shapes)(_specs_from_shapes(value, dtype) for value in shapes)
 
 
 # -- shape inference by evaluation ---------------------------------------------------
