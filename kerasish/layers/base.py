@@ -27,6 +27,15 @@ class _CallContext(threading.local):
 
 
 _context = _CallContext()
+
+
+class _Building(threading.local):
+    depth = 0  # > 0 while `Model.build` runs a model on a probe batch to create its weights
+
+
+# layers whose state arrives after their weights exist (an adapted Normalization, whose
+# statistics are read from a file after the probe) allow the probe through
+building = _Building()
 _warned_inference_in_tape: set = set()
 
 

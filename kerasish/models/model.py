@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-import threading
 import warnings
 import weakref
 
@@ -21,7 +20,7 @@ from kerasish.core.keras_tensor import any_symbolic
 from kerasish.core.ops import array_ops, math_ops
 from kerasish.core.tape import GradientTape
 from kerasish.core.tensor import Tensor, Variable, convert_to_tensor
-from kerasish.layers.base import Layer, _losses_of
+from kerasish.layers.base import Layer, _losses_of, building
 from kerasish.models import data_adapter
 from kerasish.models.compile_utils import CompiledLoss, CompiledMetrics, OutputMetric
 from kerasish.utils import pack_x_y_sample_weight, unpack_x_y_sample_weight
@@ -1194,15 +1193,6 @@ def _functional_arguments(args: tuple, kwargs: dict) -> bool:
         return False
     inputs = args[0] if args else kwargs.get("inputs")
     return inputs is not None and any_symbolic(inputs)
-
-
-class _Building(threading.local):
-    depth = 0  # > 0 while `Model.build` runs a model on a probe batch to create its weights
-
-
-# layers whose state arrives after their weights exist (an adapted Normalization, whose
-# statistics are read from a file after the probe) allow the probe through
-building = _Building()
 
 
 class _EpochBatches:

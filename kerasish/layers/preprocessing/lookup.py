@@ -23,7 +23,7 @@ from kerasish.core.errors import InvalidArgumentError, KerasishError
 from kerasish.core.keras_tensor import KerasTensor
 from kerasish.core.ops.array_ops import integer_ids
 from kerasish.core.tensor import Tensor, convert_to_tensor
-from kerasish.layers.base import Layer
+from kerasish.layers.base import Layer, building
 
 OUTPUT_MODES = ("int", "one_hot", "multi_hot", "count", "tf_idf")
 _KERAS_MODE_ALIASES = {"binary": "multi_hot", "tf-idf": "tf_idf"}
@@ -335,8 +335,6 @@ class IndexLookup(Layer):
 
     # -- lookups ------------------------------------------------------------------
     def _check_ready(self) -> None:
-        from kerasish.models.model import building
-
         # a model's build probe runs before a vocabulary kept in a file's assets is read
         if self._tokens is None and not building.depth:
             raise InvalidArgumentError(

@@ -8,7 +8,7 @@ from kerasish.core import backend
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.ops import array_ops, math_ops
 from kerasish.core.tensor import Tensor, convert_to_tensor
-from kerasish.layers.base import Layer
+from kerasish.layers.base import Layer, building
 
 _EPSILON = 1e-7  # Keras's backend epsilon: the smallest standard deviation divided by
 
@@ -252,8 +252,6 @@ class Normalization(Layer):
         """(mean, variance) as tensors shaped to broadcast against the inputs."""
         if self._fixed is not None:
             return tuple(convert_to_tensor(v) for v in self._fixed)
-        from kerasish.models.model import building
-
         unset = self.adapt_mean._version == 0 and self.adapt_variance._version == 0
         if unset and not building.depth:  # a model's build probe runs before weights load
             raise InvalidArgumentError(
