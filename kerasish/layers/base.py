@@ -27,6 +27,7 @@ class _CallContext(threading.local):
 
 
 _context = _CallContext()
+_warned_inference_in_tape: set = set()
 
 
 class _Building(threading.local):
@@ -36,7 +37,6 @@ class _Building(threading.local):
 # layers whose state arrives after their weights exist (an adapted Normalization, whose
 # statistics are read from a file after the probe) allow the probe through
 building = _Building()
-_warned_inference_in_tape: set = set()
 
 
 def in_training_mode(layer, training) -> bool:
@@ -581,7 +581,7 @@ class Layer(Trackable):
     @property
     def losses(self) -> list:
         """Regularization losses of this layer and its sublayers, plus `add_loss` terms."""
-        return _losses_of([self] + self.submodules)
+        return losses_of([self] + self.submodules)
 
     def clear_added_losses(self) -> None:
         """Forget `add_loss` terms (done before each training step)."""
@@ -656,7 +656,9 @@ def _forget_added_losses(layer) -> None:
             sub._added_losses.clear()
 
 
-def _losses_of(layers) -> list:
+def losses_of(layers) -> list:
+    """The loss terms `layers` hold: their weight regularizers' penalties, then the terms
+    added with `add_loss` (what `Layer.losses` and a model's `compute_loss` sum)."""
     result = []
     for layer in layers:
         result.extend(reg(var) for reg, var in layer._regularizers)

@@ -20,7 +20,7 @@ from kerasish.core.keras_tensor import any_symbolic
 from kerasish.core.ops import array_ops, math_ops
 from kerasish.core.tape import GradientTape
 from kerasish.core.tensor import Tensor, Variable, convert_to_tensor
-from kerasish.layers.base import Layer, _losses_of, building
+from kerasish.layers.base import Layer, building, losses_of
 from kerasish.models import data_adapter
 from kerasish.models.compile_utils import CompiledLoss, CompiledMetrics, OutputMetric
 from kerasish.utils import pack_x_y_sample_weight, unpack_x_y_sample_weight
@@ -576,7 +576,7 @@ class Model(Layer):
             compiled = self.compiled_loss(y, y_pred, sample_weight)
             if compiled is not None:
                 terms.append(compiled)
-        terms.extend(_losses_of(self._structure()[0]))
+        terms.extend(losses_of(self._structure()[0]))
         if not terms:
             raise InvalidArgumentError(
                 f"model '{self.name}': there is no loss to minimize: compile() was given no "
