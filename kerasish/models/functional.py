@@ -183,6 +183,12 @@ class Functional(Model, functional=True):
         class as it is, and any other Model subclass with Functional mixed in (made once per
         class), keeping its own methods (a `train_step`, say).
 
+        Args:
+            model_class: `Model` or a subclass of it.
+
+        Returns:
+            The class the functional model is made as.
+
         Example:
             >>> import kerasish as ks
             >>> from kerasish.models.functional import Functional
@@ -204,7 +210,24 @@ class Functional(Model, functional=True):
 
     @staticmethod
     def rebuild(model_class: type, config: dict, custom_objects=None):
-        """`rebuild_from_config`, for `Model.from_config` (model.py cannot import this module)."""
+        """`rebuild_from_config`, for `Model.from_config` (model.py cannot import this module).
+
+        Args:
+            model_class: the class to rebuild as (`Model`, `Functional` or a subclass).
+            config: a functional model's config (ours or Keras 3's).
+            custom_objects: {name: class or function} for your own layers and functions.
+
+        Returns:
+            A new `model_class` model with fresh weights.
+
+        Example:
+            >>> import kerasish as ks
+            >>> from kerasish.models.functional import Functional
+            >>> inputs = ks.Input((3,))
+            >>> model = ks.Model(inputs, ks.layers.Dense(2)(inputs))
+            >>> Functional.rebuild(ks.Model, model.get_config()).output_shape
+            (None, 2)
+        """
         return rebuild_from_config(model_class, config, custom_objects)
 
     def _walk_graph(self) -> tuple:
