@@ -1048,3 +1048,9 @@ def test_sigkill_during_saves_never_damages_the_latest_checkpoint(tmp_path):
     assert leftovers == []
     # and nothing but the two checkpoints kept: unindexed files of killed saves are gone
     assert len([n for n in os.listdir(directory) if n.startswith("ckpt-")]) == 2
+
+
+def test_train_aliases():
+    assert ks.train.Checkpoint is ks.Checkpoint
+    assert ks.train.CheckpointManager is ks.CheckpointManager
+    assert ks.train.latest_checkpoint is ks.latest_checkpoint
