@@ -46,6 +46,7 @@ import numpy as np
 
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.function.effects import host_effect
+from kerasish.core.global_step import get_or_create_global_step
 from kerasish.core.tensor import Tensor
 
 DEFAULT_HISTOGRAM_BINS = 30
@@ -355,8 +356,6 @@ def record_summaries_every_n_global_steps(n: int, global_step=None):
         False
     """
     if global_step is None:
-        from kerasish.optimizers import get_or_create_global_step
-
         global_step = get_or_create_global_step()
     return record_if(lambda: int(global_step) % int(n) == 0)
 
@@ -385,8 +384,6 @@ def _target(step, stacklevel: int = 4):
     if step is None:
         step = _state.step
     if step is None:
-        from kerasish.optimizers import get_or_create_global_step
-
         step = get_or_create_global_step()
     return writer, int(step)
 
