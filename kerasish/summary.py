@@ -44,6 +44,7 @@ import zlib
 
 import numpy as np
 
+from kerasish.checkpoint import atomic_write
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.function.effects import host_effect
 from kerasish.core.global_step import get_or_create_global_step
@@ -683,8 +684,6 @@ def _sprite(tag: str, label_img, rows: int) -> tuple:
 
 
 def _write_file(path: str, data) -> None:
-    from kerasish.checkpoint import atomic_write
-
     def write(temporary):
         with open(temporary, "wb") as handle:
             handle.write(data)
