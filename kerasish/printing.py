@@ -11,8 +11,7 @@ import sys
 import numpy as np
 
 from kerasish.core import backend
-from kerasish.core.function.effects import RUN_NOW, record_host_call
-from kerasish.core.tape import _state as _tape_state
+from kerasish.core.function.effects import host_effect
 from kerasish.core.tensor import Tensor
 
 
@@ -33,6 +32,7 @@ def _format(value, summarize: int) -> str:
     return str(value)
 
 
+@host_effect  # under ks.function: printed on every call
 def print(*inputs, output_stream=None, summarize: int = 3, sep: str = " ",  # noqa: A001
           end: str = "\n", name=None) -> None:
     """Print tensors (their values, not their reprs) and other values, like `tf.print`.
@@ -55,11 +55,6 @@ def print(*inputs, output_stream=None, summarize: int = 3, sep: str = " ",  # no
         >>> ks.print("loss:", ks.constant(0.25), ks.range(10), output_stream=sys.stdout)
         loss: 0.25 [0 1 2 ... 7 8 9]
     """
-    if _tape_state.tracer is not None:  # under ks.function: print on every call
-        recorded = record_host_call(print, *inputs, output_stream=output_stream,
-                                    summarize=summarize, sep=sep, end=end)
-        if recorded is not RUN_NOW:
-            return recorded
     del name
     text = sep.join(_format(value, summarize) for value in inputs) + end
     if isinstance(output_stream, str):

@@ -44,9 +44,10 @@ import zlib
 
 import numpy as np
 
+from kerasish.checkpoint import atomic_write
 from kerasish.core.errors import InvalidArgumentError
-from kerasish.core.function.effects import RUN_NOW, record_host_call
-from kerasish.core.tape import _state as _tape_state
+from kerasish.core.function.effects import host_effect
+from kerasish.core.global_step import get_or_create_global_step
 from kerasish.core.tensor import Tensor
 
 DEFAULT_HISTOGRAM_BINS = 30
@@ -356,8 +357,6 @@ def record_summaries_every_n_global_steps(n: int, global_step=None):
         False
     """
     if global_step is None:
-        from kerasish.optimizers import get_or_create_global_step
-
         global_step = get_or_create_global_step()
     return record_if(lambda: int(global_step) % int(n) == 0)
 
@@ -365,8 +364,11 @@ def record_summaries_every_n_global_steps(n: int, global_step=None):
 # ---------------------------------------------------------------- summaries
 
 
-def _target(step):
-    """(writer, step) if this summary should be written now, else None."""
+def _target(step, stacklevel: int = 4):
+    """(writer, step) if this summary should be written now, else None.
+
+    `stacklevel` makes the no-writer warning name the caller's line: 4 from a
+    `host_effect` function (its wrapper is one more frame), 3 from any other."""
     global _warned_no_writer
     writer = get_default_writer()
     if writer is None:
@@ -375,7 +377,7 @@ def _target(step):
             warnings.warn(
                 "ks.summary: no default writer, so nothing is recorded; create one with "
                 "ks.summary.create_file_writer(logdir) and use `with writer.as_default():`",
-                stacklevel=3,
+                stacklevel=stacklevel,
             )
         return None
     if not should_record():
@@ -383,8 +385,6 @@ def _target(step):
     if step is None:
         step = _state.step
     if step is None:
-        from kerasish.optimizers import get_or_create_global_step
-
         step = get_or_create_global_step()
     return writer, int(step)
 
@@ -393,6 +393,7 @@ def _host(value):
     return np.asarray(value.numpy() if isinstance(value, Tensor) else value)
 
 
+@host_effect  # under ks.function: written on every call
 def scalar(name: str, data, step=None, description=None) -> bool:
     """Write one number to the default writer.
 
@@ -416,10 +417,6 @@ def scalar(name: str, data, step=None, description=None) -> bool:
         ...     ks.summary.scalar("loss", ks.constant(0.25), description="training loss")
         True
     """
-    if _tape_state.tracer is not None:  # under ks.function: written on every call
-        recorded = record_host_call(scalar, name, data, step=step, description=description)
-        if recorded is not RUN_NOW:
-            return recorded
     target = _target(step)
     if target is None:
         return False
@@ -441,6 +438,7 @@ def scalar(name: str, data, step=None, description=None) -> bool:
     return True
 
 
+@host_effect  # under ks.function: written on every call
 def histogram(name: str, data, step=None, buckets: int | None = None) -> bool:
     """Write a histogram of `data` with `buckets` (default 30) equal-width bins.
 
@@ -465,10 +463,6 @@ def histogram(name: str, data, step=None, buckets: int | None = None) -> bool:
         ...     ks.summary.histogram("weights", ks.random.normal([100]), buckets=10)
         True
     """
-    if _tape_state.tracer is not None:  # under ks.function: written on every call
-        recorded = record_host_call(histogram, name, data, step=step, buckets=buckets)
-        if recorded is not RUN_NOW:
-            return recorded
     target = _target(step)
     if target is None:
         return False
@@ -524,6 +518,7 @@ def encode_png(pixels) -> bytes:
             + chunk(b"IDAT", zlib.compress(rows.tobytes(), 6)) + chunk(b"IEND", b""))
 
 
+@host_effect  # under ks.function: written on every call
 def image(name: str, data, step=None, max_outputs: int = 3, description=None) -> bool:
     """Write up to `max_outputs` images of an NHWC batch as one tag, as TF2 does.
 
@@ -557,11 +552,6 @@ def image(name: str, data, step=None, max_outputs: int = 3, description=None) ->
         ...     ks.summary.image("digits", digits, max_outputs=4)  # one card, four samples
         True
     """
-    if _tape_state.tracer is not None:  # under ks.function: written on every call
-        recorded = record_host_call(image, name, data, step=step, max_outputs=max_outputs,
-                                    description=description)
-        if recorded is not RUN_NOW:
-            return recorded
     target = _target(step)
     if target is None:
         return False
@@ -591,6 +581,7 @@ def image(name: str, data, step=None, max_outputs: int = 3, description=None) ->
     return True
 
 
+@host_effect  # under ks.function: written on every call
 def text(name: str, data, step=None) -> bool:
     """Write a text summary; TensorBoard renders it as Markdown.
 
@@ -610,10 +601,6 @@ def text(name: str, data, step=None) -> bool:
         ...     ks.summary.text("notes", "learning rate **halved**")
         True
     """
-    if _tape_state.tracer is not None:  # under ks.function: written on every call
-        recorded = record_host_call(text, name, data, step=step)
-        if recorded is not RUN_NOW:
-            return recorded
     target = _target(step)
     if target is None:
         return False
@@ -697,8 +684,6 @@ def _sprite(tag: str, label_img, rows: int) -> tuple:
 
 
 def _write_file(path: str, data) -> None:
-    from kerasish.checkpoint import atomic_write
-
     def write(temporary):
         with open(temporary, "wb") as handle:
             handle.write(data)
@@ -751,7 +736,7 @@ def embedding(matrix, metadata=None, metadata_header=None, tag: str = "default",
         ...     ks.summary.embedding(np.eye(3), metadata=["a", "b", "c"], tag="words")
         True
     """
-    target = _target(step)
+    target = _target(step, stacklevel=3)
     if target is None:
         return False
     writer, step = target

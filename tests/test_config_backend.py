@@ -130,3 +130,17 @@ def test_tensor_float_32_is_off_until_asked_for():
         assert ks.config.experimental.tensor_float_32_execution_enabled()
     finally:
         ks.config.experimental.enable_tensor_float_32_execution(False)
+
+
+def test_list_physical_devices_reports_the_cpu_and_counts_gpus():
+    cpus = ks.config.list_physical_devices("CPU")
+    assert cpus == [ks.config.PhysicalDevice("/physical_device:CPU:0", "CPU")]
+    gpus = ks.config.list_physical_devices("gpu")
+    assert len(gpus) == ks.num_gpus()
+    assert all(d.device_type == "GPU" for d in gpus)
+    assert ks.config.list_physical_devices() == cpus + gpus
+
+
+def test_list_physical_devices_rejects_unknown_types():
+    with pytest.raises(ValueError, match=r"device_type must be 'CPU', 'GPU' or None, got 'TPU'"):
+        ks.config.list_physical_devices("TPU")

@@ -1,7 +1,7 @@
 """ks.ops, ks.utils, default layer names and multi-output log names against Keras 3.
 
-Skipped without Keras; run with /tmp/kvenv (Keras 3 + tensorflow-cpu):
-`/tmp/kvenv/bin/python -m pytest tests/test_keras_parity_namespaces.py`.
+Skipped without Keras; run with a Python that has Keras 3 and tensorflow-cpu installed:
+`python -m pytest tests/test_keras_parity_namespaces.py`.
 """
 
 import numpy as np

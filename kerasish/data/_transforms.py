@@ -87,6 +87,35 @@ class UnaryDataset(Dataset):
         return self._input._spec()
 
 
+class IndexTransform(UnaryDataset):
+    """A transform that selects or reorders elements: shuffle, repeat, take, skip, shard.
+
+    On an index plan (rows of in-memory arrays) it rewrites the index stream and touches
+    no data, so a later `batch` gathers a whole batch at once; otherwise it works on the
+    elements. Both ways give the same elements in the same order.
+    """
+
+    def _chunks(self, inner: _plan.Plan):
+        """A new pass's index chunks, made from the input plan's (`inner.chunks()`)."""
+        raise NotImplementedError
+
+    def _elements(self):
+        """A new iterator over the elements, read from the input's `_iterate()`."""
+        raise NotImplementedError
+
+    def _plan(self):
+        inner = self._input._plan()
+        if inner is None:
+            return None
+        return inner.with_chunks(lambda: self._chunks(inner))
+
+    def _iterate(self):
+        plan = self._plan()
+        if plan is not None:
+            return _plan.iterate(plan)
+        return self._elements()
+
+
 def _positive_int(value, what: str) -> int:
     if isinstance(value, Tensor):
         value = int(value)
@@ -105,7 +134,7 @@ def _count(value, what: str) -> int:
     return int(value)
 
 
-class ShuffleDataset(UnaryDataset):
+class ShuffleDataset(IndexTransform):
     def __init__(self, input_dataset, buffer_size, seed, reshuffle_each_iteration):
         super().__init__(input_dataset)
         self._buffer_size = _positive_int(buffer_size, "shuffle: buffer_size")
@@ -117,24 +146,11 @@ class ShuffleDataset(UnaryDataset):
     def _generators(self):
         return self._seed.generators(advance=not peek.active)
 
-    def _plan(self):
-        inner = self._input._plan()
-        if inner is None:
-            return None
+    def _chunks(self, inner):
+        slot_rng, tail_rng = self._generators()
+        return shuffle_indices(inner.chunks(), self._buffer_size, slot_rng, tail_rng)
 
-        def chunks():
-            slot_rng, tail_rng = self._generators()
-            return shuffle_indices(inner.chunks(), self._buffer_size, slot_rng, tail_rng)
-
-        return inner.with_chunks(chunks)
-
-    def _iterate(self):
-        plan = self._plan()
-        if plan is not None:
-            return _plan.iterate(plan)
-        return self._shuffle_elements()
-
-    def _shuffle_elements(self):
+    def _elements(self):
         slot_rng, tail_rng = self._generators()
         source = self._input._iterate()
         try:
@@ -143,38 +159,24 @@ class ShuffleDataset(UnaryDataset):
             close_iterator(source)
 
 
-class RepeatDataset(UnaryDataset):
+class RepeatDataset(IndexTransform):
     def __init__(self, input_dataset, count):
         super().__init__(input_dataset)
         self._count = _count(count, "repeat: count")
 
-    def _plan(self):
-        inner = self._input._plan()
-        if inner is None:
-            return None
-        count = self._count
+    def _chunks(self, inner):
+        epoch = 0
+        while self._count < 0 or epoch < self._count:
+            produced = False
+            for chunk in inner.chunks():
+                if len(chunk):
+                    produced = True
+                    yield chunk
+            if not produced:
+                return
+            epoch += 1
 
-        def chunks():
-            epoch = 0
-            while count < 0 or epoch < count:
-                produced = False
-                for chunk in inner.chunks():
-                    if len(chunk):
-                        produced = True
-                        yield chunk
-                if not produced:
-                    return
-                epoch += 1
-
-        return inner.with_chunks(chunks)
-
-    def _iterate(self):
-        plan = self._plan()
-        if plan is not None:
-            return _plan.iterate(plan)
-        return self._repeat_elements()
-
-    def _repeat_elements(self):
+    def _elements(self):
         epoch = 0
         while self._count < 0 or epoch < self._count:
             produced = False
@@ -200,24 +202,15 @@ class RepeatDataset(UnaryDataset):
         return n * self._count
 
 
-class TakeDataset(UnaryDataset):
+class TakeDataset(IndexTransform):
     def __init__(self, input_dataset, count):
         super().__init__(input_dataset)
         self._count = _count(count, "take: count")
 
-    def _plan(self):
-        inner = self._input._plan()
-        if inner is None:
-            return None
-        return inner.with_chunks(lambda: _plan.take_chunks(inner.chunks(), self._count))
+    def _chunks(self, inner):
+        return _plan.take_chunks(inner.chunks(), self._count)
 
-    def _iterate(self):
-        plan = self._plan()
-        if plan is not None:
-            return _plan.iterate(plan)
-        return self._take_elements()
-
-    def _take_elements(self):
+    def _elements(self):
         if self._count == 0:
             return
         source = self._input._iterate()
@@ -242,24 +235,15 @@ class TakeDataset(UnaryDataset):
         return min(n, self._count)
 
 
-class SkipDataset(UnaryDataset):
+class SkipDataset(IndexTransform):
     def __init__(self, input_dataset, count):
         super().__init__(input_dataset)
         self._count = _count(count, "skip: count")
 
-    def _plan(self):
-        inner = self._input._plan()
-        if inner is None:
-            return None
-        return inner.with_chunks(lambda: _plan.skip_chunks(inner.chunks(), self._count))
+    def _chunks(self, inner):
+        return _plan.skip_chunks(inner.chunks(), self._count)
 
-    def _iterate(self):
-        plan = self._plan()
-        if plan is not None:
-            return _plan.iterate(plan)
-        return self._skip_elements()
-
-    def _skip_elements(self):
+    def _elements(self):
         source = self._input._iterate()
         try:
             skipped = 0
@@ -280,7 +264,7 @@ class SkipDataset(UnaryDataset):
         return max(0, n - self._count)
 
 
-class ShardDataset(UnaryDataset):
+class ShardDataset(IndexTransform):
     def __init__(self, input_dataset, num_shards, index):
         super().__init__(input_dataset)
         self._num = _positive_int(num_shards, "shard: num_shards")
@@ -288,30 +272,16 @@ class ShardDataset(UnaryDataset):
             raise ValueError(f"shard: index must be in [0, {self._num}), got {index!r}")
         self._index = int(index)
 
-    def _plan(self):
-        inner = self._input._plan()
-        if inner is None:
-            return None
-        num, index = self._num, self._index
+    def _chunks(self, inner):
+        position = 0
+        for chunk in inner.chunks():
+            first = (self._index - position) % self._num
+            position += len(chunk)
+            part = chunk[first::self._num]
+            if len(part):
+                yield part
 
-        def chunks():
-            position = 0
-            for chunk in inner.chunks():
-                first = (index - position) % num
-                position += len(chunk)
-                part = chunk[first::num]
-                if len(part):
-                    yield part
-
-        return inner.with_chunks(chunks)
-
-    def _iterate(self):
-        plan = self._plan()
-        if plan is not None:
-            return _plan.iterate(plan)
-        return self._shard_elements()
-
-    def _shard_elements(self):
+    def _elements(self):
         source = self._input._iterate()
         try:
             for position, element in enumerate(source):

@@ -24,7 +24,6 @@ pass through the subnormal range, where x86 arithmetic is many times slower.
 from __future__ import annotations
 
 import re
-import threading
 import warnings
 
 import numpy as np
@@ -39,33 +38,10 @@ from kerasish.optimizers import schedules
 from kerasish.optimizers.schedules import LearningRateSchedule
 from kerasish.tracking import Trackable
 
-_global_step: Variable | None = None
-_global_step_lock = threading.Lock()
-
 
 def _host_variable(value, dtype, name: str) -> Variable:
     """A non-trainable scalar variable kept in host memory (read every step without a sync)."""
     return Variable(Tensor(np.asarray(value, dtype=dtype)), name=name, trainable=False)
-
-
-def get_or_create_global_step() -> Variable:
-    """The process-wide step counter of TF1-style code (a non-trainable int64 variable).
-
-    Created at 0 on the first call; later calls return the same variable.
-    `apply_gradients(..., global_step=step)` and `minimize(..., global_step=step)`
-    add one to it per call.
-
-    Example:
-        >>> import kerasish as ks
-        >>> step = ks.optimizers.get_or_create_global_step()
-        >>> step is ks.optimizers.get_or_create_global_step(), step.name, str(step.dtype)
-        (True, 'global_step', 'int64')
-    """
-    global _global_step
-    with _global_step_lock:
-        if _global_step is None:
-            _global_step = _host_variable(0, np.int64, "global_step")
-        return _global_step
 
 
 class _SparseGrad:

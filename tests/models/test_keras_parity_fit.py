@@ -1,7 +1,7 @@
 """fit/evaluate numbers against Keras 3 from the same weights (skipped without Keras).
 
-Run with the Keras 3 + tensorflow-cpu environment:
-`/tmp/kvenv/bin/python -m pytest tests/models/test_keras_parity_fit.py`.
+Run with a Python that has Keras 3 and tensorflow-cpu installed:
+`python -m pytest tests/models/test_keras_parity_fit.py`.
 """
 
 import numpy as np

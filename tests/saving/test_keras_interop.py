@@ -1,8 +1,8 @@
 """Two-way `.keras` interop with Keras 3: a file either side writes loads on the other side and
 predicts the same (float32 tolerance), with the optimizer state carried over.
 
-Skipped without keras; run with the Keras 3 + tensorflow-cpu environment:
-    /tmp/kvenv/bin/python -m pytest tests/saving/test_keras_interop.py
+Skipped without keras; run with a Python that has Keras 3 and tensorflow-cpu installed:
+    python -m pytest tests/saving/test_keras_interop.py
 Each model is built by one function from either library's namespaces, so both sides build
 the same architecture. Results are recorded in COMPATIBILITY.md.
 """

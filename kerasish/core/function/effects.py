@@ -3,18 +3,13 @@
 `ks.print` and the `ks.summary` writers read tensor values on the host and write them
 somewhere. Called while tracing, such a function is recorded as one effect: the program
 calls it again on every replay with the tensors of that call (and re-evaluates whatever
-it decides then, such as whether a summary is recorded at this step). Each such function
-starts with:
-
-    if _tape_state.tracer is not None:
-        recorded = record_host_call(this_function, *args, **kwargs)
-        if recorded is not RUN_NOW:
-            return recorded
-
-(a test rather than a decorator, so the eager call keeps its stack, which warnings name).
+it decides then, such as whether a summary is recorded at this step). Such a function is
+declared with `@host_effect`; `record_host_call` records any other host call.
 """
 
 from __future__ import annotations
+
+import functools
 
 from kerasish.core import nest
 from kerasish.core.tape import _state as _tape_state
@@ -70,3 +65,43 @@ def record_host_call(fn, *args, **kwargs):
     tracer.effect(fn.__name__, run, tuple(x for x, t in zip(flat, is_input) if t),
                   lambda: returned.append(fn(*args, **kwargs)))
     return returned[0] if returned else None
+
+
+def host_effect(fn):
+    """Declare `fn` a host effect: called under `ks.function` it is recorded (with
+    `record_host_call`) and runs on every call of the program; called eagerly it just runs.
+
+    The eager call goes through one more frame (this wrapper), which a warning's
+    `stacklevel` inside `fn` counts.
+
+    Args:
+        fn: the host function (printing, writing a summary).
+
+    Returns:
+        The function, wrapped.
+
+    Example:
+        >>> import kerasish as ks
+        >>> from kerasish.core.function.effects import host_effect
+        >>> seen = []
+        >>> @host_effect
+        ... def note(x):
+        ...     seen.append(float(x))
+        >>> @ks.function
+        ... def double(x):
+        ...     note(x)
+        ...     return x * 2.0
+        >>> _ = double(ks.constant(1.0)), double(ks.constant(2.0))
+        >>> seen  # written on every call, replays included
+        [1.0, 2.0]
+    """
+
+    @functools.wraps(fn)
+    def call(*args, **kwargs):
+        if _tape_state.tracer is not None:
+            recorded = record_host_call(call, *args, **kwargs)
+            if recorded is not RUN_NOW:
+                return recorded
+        return fn(*args, **kwargs)
+
+    return call

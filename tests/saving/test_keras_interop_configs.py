@@ -1,4 +1,4 @@
-"""Configs of the added losses, metrics, layers and constraints that need arguments carry over
+"""Configs of the losses, metrics, layers and constraints that need arguments carry over
 between Keras 3 and kerasish both ways (the default-constructible ones are covered by
 tests/saving/test_keras_interop.py). Skips without keras."""
 

@@ -1,4 +1,5 @@
-"""The Keras 3 losses added to ks.losses: values, gradients, reductions, errors, Keras parity."""
+"""Loss functions against NumPy references (float64): values, gradients to second order,
+reductions, errors, and Keras 3's numbers (those tests skip without keras)."""
 
 import numpy as np
 import pytest

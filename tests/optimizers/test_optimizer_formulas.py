@@ -2,9 +2,9 @@
 LossScaleOptimizer): their first steps against NumPy references of Keras's formulas
 (float64), configs, names, compiled steps, sparse gradients, saved state, and Keras itself.
 
-The comparison with Keras is skipped without it; run it with a venv holding Keras 3 (the
-NumPy backend needs no TensorFlow):
-    KERAS_BACKEND=numpy /tmp/kvenv/bin/python -m pytest tests/optimizers/test_keras3_optimizers.py
+The comparison with Keras is skipped without it; run it with a Python that has Keras 3
+installed (the NumPy backend needs no TensorFlow):
+    KERAS_BACKEND=numpy python -m pytest tests/optimizers/test_optimizer_formulas.py
 """
 
 import math

@@ -1,8 +1,9 @@
-"""Values, dtypes and error messages of the ops added for issue 12 and of the ops it fixed.
+"""Values, dtypes and error messages of the ops: reductions, activations, scans, gathers,
+mirror padding and the convolutions.
 
-Gradients of the new primitives are checked to second order in test_gradients.py
-(SAMPLES); here: closed forms, references computed directly with NumPy loops, and
-the composite convolutions' gradients.
+Gradients of the primitives are checked to second order in test_gradients.py (SAMPLES);
+here: closed forms, references computed directly with NumPy loops, and the composite
+convolutions' gradients.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""The Keras 3 metrics added to ks.metrics: streamed values against NumPy references, errors,
-configs, and the same numbers as Keras 3 (those tests skip without keras)."""
+"""Metrics streamed against NumPy references (means, confusion rates, F-beta, R2, IoU),
+errors, configs, and the same numbers as Keras 3 (those tests skip without keras)."""
 
 import re
 
