@@ -19,7 +19,7 @@ from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.primitive import apply, primitive
 from kerasish.core.tape import _state as _tape_state
 from kerasish.core.tensor import Tensor, Variable, as_dtype, convert_to_tensor
-from kerasish.tracking import Trackable
+from kerasish.core.tracking import Trackable
 
 _HOST = ("cpu", 0)
 _global_seed: int | None = None

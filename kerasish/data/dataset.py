@@ -32,10 +32,10 @@ import numpy as np
 
 from kerasish.core import backend
 from kerasish.core import tape as tape_module
+from kerasish.core.tracking import Trackable
 from kerasish.data import structure as st
 from kerasish.data._prefetch import close_iterator
 from kerasish.data.structure import TensorSpec
-from kerasish.tracking import Trackable
 
 AUTOTUNE = -1
 INFINITE_CARDINALITY = -1

@@ -9,14 +9,14 @@ import warnings
 
 import numpy as np
 
-from kerasish import constraints, initializers, regularizers, tracking
-from kerasish.core import limits, nest, settings
+from kerasish import constraints, initializers, regularizers
+from kerasish.core import limits, nest, settings, tracking
 from kerasish.core import tape as tape_module
 from kerasish.core.errors import KerasishError
 from kerasish.core.keras_tensor import KerasTensor, any_symbolic
 from kerasish.core.naming import snake_case
 from kerasish.core.tensor import Tensor, Variable, as_dtype, convert_to_tensor
-from kerasish.tracking import Trackable
+from kerasish.core.tracking import Trackable
 
 _name_counts: dict[str, int] = {}
 

@@ -25,7 +25,7 @@ from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.naming import snake_case
 from kerasish.core.ops import array_ops, math_ops
 from kerasish.core.tensor import Tensor, Variable, as_dtype, convert_to_tensor
-from kerasish.tracking import Trackable
+from kerasish.core.tracking import Trackable
 
 
 def _off_tape(method):

@@ -29,15 +29,14 @@ import warnings
 
 import numpy as np
 
-from kerasish import tracking
-from kerasish.core import arguments, backend
+from kerasish.core import arguments, backend, tracking
 from kerasish.core import tape as tape_module
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.tape import GradientTape
 from kerasish.core.tensor import IndexedSlices, Tensor, Variable, constant, convert_to_tensor
+from kerasish.core.tracking import Trackable
 from kerasish.optimizers import schedules
 from kerasish.optimizers.schedules import LearningRateSchedule
-from kerasish.tracking import Trackable
 
 _global_step: Variable | None = None
 _global_step_lock = threading.Lock()
