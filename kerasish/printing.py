@@ -12,7 +12,7 @@ import numpy as np
 
 from kerasish.core import backend
 from kerasish.core.function.effects import RUN_NOW, record_host_call
-from kerasish.core.tape import _state as _tape_state
+from kerasish.core.tape import current_tracer
 from kerasish.core.tensor import Tensor
 
 
@@ -55,7 +55,7 @@ def print(*inputs, output_stream=None, summarize: int = 3, sep: str = " ",  # no
         >>> ks.print("loss:", ks.constant(0.25), ks.range(10), output_stream=sys.stdout)
         loss: 0.25 [0 1 2 ... 7 8 9]
     """
-    if _tape_state.tracer is not None:  # under ks.function: print on every call
+    if current_tracer() is not None:  # under ks.function: print on every call
         recorded = record_host_call(print, *inputs, output_stream=output_stream,
                                     summarize=summarize, sep=sep, end=end)
         if recorded is not RUN_NOW:

@@ -46,7 +46,7 @@ import numpy as np
 
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.function.effects import RUN_NOW, record_host_call
-from kerasish.core.tape import _state as _tape_state
+from kerasish.core.tape import current_tracer
 from kerasish.core.tensor import Tensor
 
 DEFAULT_HISTOGRAM_BINS = 30
@@ -416,7 +416,7 @@ def scalar(name: str, data, step=None, description=None) -> bool:
         ...     ks.summary.scalar("loss", ks.constant(0.25), description="training loss")
         True
     """
-    if _tape_state.tracer is not None:  # under ks.function: written on every call
+    if current_tracer() is not None:  # under ks.function: written on every call
         recorded = record_host_call(scalar, name, data, step=step, description=description)
         if recorded is not RUN_NOW:
             return recorded
@@ -465,7 +465,7 @@ def histogram(name: str, data, step=None, buckets: int | None = None) -> bool:
         ...     ks.summary.histogram("weights", ks.random.normal([100]), buckets=10)
         True
     """
-    if _tape_state.tracer is not None:  # under ks.function: written on every call
+    if current_tracer() is not None:  # under ks.function: written on every call
         recorded = record_host_call(histogram, name, data, step=step, buckets=buckets)
         if recorded is not RUN_NOW:
             return recorded
@@ -557,7 +557,7 @@ def image(name: str, data, step=None, max_outputs: int = 3, description=None) ->
         ...     ks.summary.image("digits", digits, max_outputs=4)  # one card, four samples
         True
     """
-    if _tape_state.tracer is not None:  # under ks.function: written on every call
+    if current_tracer() is not None:  # under ks.function: written on every call
         recorded = record_host_call(image, name, data, step=step, max_outputs=max_outputs,
                                     description=description)
         if recorded is not RUN_NOW:
@@ -610,7 +610,7 @@ def text(name: str, data, step=None) -> bool:
         ...     ks.summary.text("notes", "learning rate **halved**")
         True
     """
-    if _tape_state.tracer is not None:  # under ks.function: written on every call
+    if current_tracer() is not None:  # under ks.function: written on every call
         recorded = record_host_call(text, name, data, step=step)
         if recorded is not RUN_NOW:
             return recorded

@@ -10,7 +10,7 @@ backward pass of an inner one: that is how higher-order gradients work.
 
 Once something takes them (a `ks.distribute` gradient exchange in a job of several
 ranks), `gradient` hands over the large gradient arrays it made that nothing else
-holds, so the taker may overwrite them instead of copying them (`take_handed_over`).
+holds, so the taker may overwrite them instead of copying them (`set_gradient_taker`).
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ import contextlib
 import math
 import threading
 import warnings
-import weakref
 
 from kerasish.core import backend, nest
 from kerasish.core import tensor as tensor_module
@@ -34,7 +33,36 @@ class _TapeState(threading.local):
     tracer = None
 
 
+# Read through the functions below; only `primitive.apply`, run for every op, reads
+# `_state.tapes` itself.
 _state = _TapeState()
+
+
+def recording() -> bool:
+    """Whether anything records this thread's ops: a GradientTape or a ks.function tracer."""
+    return bool(_state.tapes)
+
+
+def current_tracer():
+    """The ks.function tracer recording this thread's ops, or None.
+
+    Code with effects a compiled program must repeat on every call (printing, summaries,
+    random draws, variable and optimizer updates) asks this and, while tracing, records
+    the effect with the tracer instead of running it once.
+    """
+    return _state.tracer
+
+
+@contextlib.contextmanager
+def tracing(tracer):
+    """Run a block with `tracer` recording this thread's ops, and nothing else (ks.function
+    traces a Python function in it; a tape around the call sees the compiled call)."""
+    saved = _state.tapes, _state.tracer
+    _state.tapes, _state.tracer = (tracer,), tracer
+    try:
+        yield
+    finally:
+        _state.tapes, _state.tracer = saved
 
 
 def active_tapes() -> tuple:
@@ -336,27 +364,27 @@ class GradientTape:
                     message = self._explain(targets, source)
                     self._release()
                     raise InvalidArgumentError(message)
-        if _HandOver.taker and output_gradients is None and all(
+        if _taker is not None and output_gradients is None and all(
                 t is self for t in _state.tapes):
-            self._hand_over(grads)
+            self._hand_over(grads, *_taker)
         self._release()
         return nest.pack_sequence_as(sources, grads)
 
-    def _hand_over(self, grads: list) -> None:
-        """Mark the large gradient arrays this backward pass made, and nothing else holds,
-        as the caller's to overwrite (see `take_handed_over`).
+    def _hand_over(self, grads: list, hand_over, min_bytes: int) -> None:
+        """Hand the gradient arrays of at least `min_bytes` that this backward pass made, and
+        nothing else holds, to `hand_over` (see `set_gradient_taker`).
 
         Left out: an array recorded on this tape (an op's input or output, a variable's
         value), one shared with another gradient (the same array, or a view of it), one
         that is not C-contiguous, writeable and the owner of its memory, and every array
         when a custom gradient (an op not in the registry, whose gradient function may
-        return arrays it keeps) took part. The caller (`gradient`) marks nothing when the
+        return arrays it keeps) took part. The caller (`gradient`) hands nothing over when the
         seeds came from the user or another tape or ks.function records this one's backward
         pass (the arrays are then values of that recording).
         """
         dense = [g._value for g in grads if g is not None
                  and g.__class__ is not tensor_module.IndexedSlices]
-        large = [a for a in dense if a.nbytes >= HAND_OVER_MIN_BYTES]
+        large = [a for a in dense if a.nbytes >= min_bytes]
         if not large:
             return
         from kerasish.core.primitive import REGISTRY
@@ -686,76 +714,32 @@ def _describe(t) -> str:
 _scalar_ones: dict = {}
 
 
-# -- gradients handed over to be overwritten -------------------------------------------------
+# -- gradients handed over to a taker ---------------------------------------------------------
 
-# Gradients from this many bytes are handed over: a DistributedOptimizer reduces such an
-# array in place, in a call of its own, instead of copying it into a bucket. By measurement
-# (2 ranks on 2 shared cores, the MLP's freshly computed gradients, 3 runs): with the calls
-# started together, a third call for the 256 KiB kernel cost less than copying it (1.12-1.14x
-# against 1.19-1.21x a raw Allreduce of the same bytes; BENCHMARKS.md, issue 14).
-HAND_OVER_MIN_BYTES = 256 << 10
+_taker = None  # (hand_over, min_bytes) from set_gradient_taker, or None
 
 
-class _HandOver:
-    taker = False  # whether anything takes handed-over gradients (else none are marked)
-    marked: dict = {}  # id(array) -> weak reference to the array, dropped when it dies
+def set_gradient_taker(hand_over=None, min_bytes: int = 0) -> None:
+    """Hand the large gradients backward passes make, and hold nowhere else, to a taker.
 
-
-def start_handing_over() -> None:
-    """Hand large gradients over from now on: a taker (`GradientExchange`) exists.
-
-    Until then `gradient` marks nothing, so a program that never takes pays nothing.
-    """
-    _HandOver.taker = True
-
-
-def hand_over(array) -> None:
-    """Mark `array`, a gradient its maker holds nowhere else, as its taker's to overwrite
-    (`GradientTape.gradient` marks its large fresh gradients; a ks.function replay, the
-    ones of its program that nothing reads after the optimizer update).
+    From now on `GradientTape.gradient` calls `hand_over(array)` for each such gradient
+    array of at least `min_bytes` (and a ks.function replay for each its program reads
+    no more after the optimizer update): the taker may overwrite the array instead of
+    copying it. `kerasish.distribute` sets one, so that its gradient exchange reduces
+    large gradients in place; until then nothing is handed over and nothing is paid.
+    `set_gradient_taker()` stops it.
 
     Args:
-        array: a NumPy or CuPy array; the mark goes when the array dies.
-
-    Example:
-        >>> import numpy as np
-        >>> from kerasish.core import tape as tape_module
-        >>> gradient = np.ones(3)
-        >>> tape_module.hand_over(gradient)
-        >>> tape_module.take_handed_over(gradient)
-        True
+        hand_over: called with each array handed over (a NumPy or CuPy array), or None.
+        min_bytes: the smallest array worth handing over.
     """
-    key = id(array)
-    _HandOver.marked[key] = weakref.ref(array, lambda _, key=key: _HandOver.marked.pop(key, None))
+    global _taker
+    _taker = None if hand_over is None else (hand_over, int(min_bytes))
 
 
-def take_handed_over(array) -> bool:
-    """Whether `GradientTape.gradient` handed `array` over (and nothing took it since).
-
-    A handed-over array is a gradient the backward pass made and gave only to its
-    caller: whoever takes it may overwrite it, and the caller's gradient then holds
-    what was written (as PyTorch DDP leaves the averaged gradient in `.grad`). Taking
-    it clears the mark, so an array is taken at most once.
-
-    Args:
-        array: a NumPy or CuPy array.
-
-    Returns:
-        True if the array was handed over and is now the taker's.
-
-    Example:
-        >>> import numpy as np, kerasish as ks
-        >>> from kerasish.core import tape as tape_module
-        >>> tape_module.start_handing_over()
-        >>> w = ks.Variable(np.ones((512, 256), np.float32))
-        >>> with ks.GradientTape() as tape:
-        ...     loss = ks.reduce_sum(w * w)
-        >>> grad = tape.gradient(loss, w)
-        >>> tape_module.take_handed_over(grad._value), tape_module.take_handed_over(grad._value)
-        (True, False)
-    """
-    reference = _HandOver.marked.pop(id(array), None)
-    return reference is not None and reference() is array
+def gradient_taker():
+    """`(hand_over, min_bytes)` as `set_gradient_taker` set them, or None."""
+    return _taker
 
 
 def _ones_like(t):

@@ -229,7 +229,7 @@ class Tensor:
     def __bool__(self) -> bool:
         value = self._value
         if value.ndim == 0 and not backend.is_gpu_array(value):  # the `if loss > m:` fast path
-            if tape_module._state.tapes:
+            if tape_module.recording():
                 tape_module.note_escape(self)
             return bool(value)
         return bool(self._scalar("bool"))
@@ -345,7 +345,7 @@ class Variable(Tensor):
         self._version = 0
         self.constraint = None
         Variable.created_count += 1
-        tracer = tape_module._state.tracer
+        tracer = tape_module.current_tracer()
         if tracer is not None:  # inside ks.function: only a first trace may make variables
             tracer.created_variable(self, value)
 
@@ -359,8 +359,9 @@ class Variable(Tensor):
 
     def numpy(self):
         """A copy of the current value (later assignments do not change it)."""
-        if tape_module._state.tracer is not None:
-            tape_module._state.tracer.guard(self)
+        tracer = tape_module.current_tracer()
+        if tracer is not None:
+            tracer.guard(self)
         value = backend.to_numpy(self._value)
         if value.ndim == 0:
             return value[()]
@@ -465,7 +466,7 @@ class Variable(Tensor):
         return self._update_from("assign_sub", delta)
 
     def _update_from(self, how: str, value) -> Variable:
-        tracer = tape_module._state.tracer
+        tracer = tape_module.current_tracer()
         if tracer is not None:  # inside ks.function: recorded, to be replayed on every call
             return tracer.update_variable(self, how, value)
         return self._update(how, self._converted(value, how))

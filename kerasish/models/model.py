@@ -1174,7 +1174,7 @@ def _pythonify_logs(logs) -> dict:
     While ks.function traces a step, tensors stay tensors (the compiled step returns them,
     and `Model._step_function` converts them after each call).
     """
-    keep_tensors = tape_module._state.tracer is not None
+    keep_tensors = tape_module.current_tracer() is not None
     result = {}
     for key, value in (logs or {}).items():
         if isinstance(value, dict):

@@ -316,8 +316,7 @@ class Function:
 
     # -- calls --------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
-        state = tape_module._state
-        if state.tapes or state.tracer is not None:
+        if tape_module.recording():
             # under a GradientTape the ops must reach it, and inside another trace they
             # belong to that program: run the Python function (TF inlines it the same way)
             return self._call_python(args, kwargs)
@@ -475,16 +474,12 @@ class Function:
         return result
 
     def _run(self, tracer: Tracer, args, kwargs):
-        state = tape_module._state
-        saved = state.tapes, state.tracer
-        state.tapes, state.tracer = (tracer,), tracer
         try:
-            result = self._call_python(args, kwargs)
+            with tape_module.tracing(tracer):
+                result = self._call_python(args, kwargs)
         except BaseException:
-            state.tapes, state.tracer = saved
             tracer.concrete.prune()
             raise
-        state.tapes, state.tracer = saved
         if tracer.mode == "live":
             tracer.finish(result)
         return result

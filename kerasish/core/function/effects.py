@@ -6,7 +6,7 @@ calls it again on every replay with the tensors of that call (and re-evaluates w
 it decides then, such as whether a summary is recorded at this step). Each such function
 starts with:
 
-    if _tape_state.tracer is not None:
+    if current_tracer() is not None:
         recorded = record_host_call(this_function, *args, **kwargs)
         if recorded is not RUN_NOW:
             return recorded
@@ -17,7 +17,7 @@ starts with:
 from __future__ import annotations
 
 from kerasish.core import nest
-from kerasish.core.tape import _state as _tape_state
+from kerasish.core.tape import current_tracer
 from kerasish.core.tensor import Tensor, Variable
 
 RUN_NOW = object()  # record_host_call's answer when the function should just run
@@ -53,7 +53,7 @@ def record_host_call(fn, *args, **kwargs):
         >>> [float(x) for x in seen]  # the effect ran on every call, replays included
         [1.0, 2.0]
     """
-    tracer = _tape_state.tracer
+    tracer = current_tracer()
     if tracer is None or not tracer.recording:
         return RUN_NOW
     structure = (list(args), kwargs)
