@@ -12,7 +12,7 @@ import numpy as np
 
 from kerasish.core import backend
 from kerasish.core.function.effects import RUN_NOW, record_host_call
-from kerasish.core.tape import current_tracer
+from kerasish.core.recording import current_tracer
 from kerasish.core.tensor import Tensor
 
 

@@ -17,7 +17,7 @@ import numpy as np
 from kerasish.core import backend, philox, settings
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.primitive import apply, primitive
-from kerasish.core.tape import current_tracer
+from kerasish.core.recording import current_tracer
 from kerasish.core.tensor import Tensor, Variable, as_dtype, convert_to_tensor
 from kerasish.core.tracking import Trackable
 

@@ -46,7 +46,7 @@ import numpy as np
 
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.function.effects import RUN_NOW, record_host_call
-from kerasish.core.tape import current_tracer
+from kerasish.core.recording import current_tracer
 from kerasish.core.tensor import Tensor
 
 DEFAULT_HISTOGRAM_BINS = 30

@@ -1,7 +1,8 @@
 """GradientTape: records the ops that touch watched values and plays them back.
 
-Recording only happens while a tape is active: with no tape, an op checks one
-thread-local tuple and does nothing else. A recorded op is an `Op` entry
+Recording only happens while a tape is active (core/recording.py keeps which
+tapes are): with no tape, an op checks one thread-local tuple and does nothing
+else. A recorded op is an `Op` entry
 (primitive, input tensors, output, attributes). `gradient` walks the entries
 in reverse recording order (a valid reverse topological order), pruned to
 those that depend on the sources, dropping each gradient once consumed.
@@ -18,73 +19,13 @@ from __future__ import annotations
 import collections
 import contextlib
 import math
-import threading
 import warnings
 
-from kerasish.core import backend, nest
+from kerasish.core import backend, nest, recording
 from kerasish.core import tensor as tensor_module
 from kerasish.core.errors import InvalidArgumentError
-
-
-class _TapeState(threading.local):
-    tapes: tuple = ()  # the tapes recording in this thread, innermost last
-    # the ks.function tracer recording this thread's ops, or None; while it traces it is
-    # also the first entry of `tapes`, so `primitive.apply` reports ops to it unchanged
-    tracer = None
-
-
-# Read through the functions below; only `primitive.apply`, run for every op, reads
-# `_state.tapes` itself.
-_state = _TapeState()
-
-
-def recording() -> bool:
-    """Whether anything records this thread's ops: a GradientTape or a ks.function tracer."""
-    return bool(_state.tapes)
-
-
-def current_tracer():
-    """The ks.function tracer recording this thread's ops, or None.
-
-    Code with effects a compiled program must repeat on every call (printing, summaries,
-    random draws, variable and optimizer updates) asks this and, while tracing, records
-    the effect with the tracer instead of running it once.
-    """
-    return _state.tracer
-
-
-@contextlib.contextmanager
-def tracing(tracer):
-    """Run a block with `tracer` recording this thread's ops, and nothing else (ks.function
-    traces a Python function in it; a tape around the call sees the compiled call)."""
-    saved = _state.tapes, _state.tracer
-    _state.tapes, _state.tracer = (tracer,), tracer
-    try:
-        yield
-    finally:
-        _state.tapes, _state.tracer = saved
-
-
-def active_tapes() -> tuple:
-    """The GradientTapes recording in this thread (not a ks.function tracer)."""
-    tracer = _state.tracer
-    if tracer is None:
-        return _state.tapes
-    return tuple(t for t in _state.tapes if t is not tracer)
-
-
-@contextlib.contextmanager
-def paused(tapes_to_keep: tuple = ()):
-    """Run a block with only `tapes_to_keep` recording (a ks.function tracer keeps recording)."""
-    saved = _state.tapes
-    tracer = _state.tracer
-    if tracer is not None and tracer not in tapes_to_keep:
-        tapes_to_keep = (tracer, *tapes_to_keep)
-    _state.tapes = tapes_to_keep
-    try:
-        yield
-    finally:
-        _state.tapes = saved
+from kerasish.core.ops import array_ops, math_ops
+from kerasish.core.primitive import REGISTRY
 
 
 class Op:
@@ -106,19 +47,6 @@ class Op:
 
     def outputs(self) -> tuple:
         return self.output if self.prim.multi_output else (self.output,)
-
-
-def note_escape(tensor) -> None:
-    """Remember that a watched tensor left the tape through `.numpy()` or NumPy.
-
-    A ks.function tracer records a guard on the value instead.
-    """
-    tracer = _state.tracer
-    for tape in _state.tapes:
-        if tape is tracer:
-            tracer.guard(tensor)
-        elif id(tensor) in tape._watched:
-            tape._escaped[id(tensor)] = tensor
 
 
 def _is_differentiable(value) -> bool:
@@ -168,27 +96,23 @@ class GradientTape:
         if self._recording:
             raise RuntimeError("this GradientTape is already recording; tapes cannot be re-entered")
         self._recording = True
-        _state.tapes = _state.tapes + (self,)
+        recording.start(self)
         return self
 
     def __exit__(self, *exc_info) -> None:
         self._recording = False
-        tapes = _state.tapes
-        if tapes and tapes[-1] is self:
-            _state.tapes = tapes[:-1]
-        else:
-            _state.tapes = tuple(t for t in tapes if t is not self)
+        recording.stop(self)
 
     @contextlib.contextmanager
     def stop_recording(self):
         """Temporarily stop this tape recording (e.g. for logging inside the block)."""
         if not self._recording:
             raise RuntimeError("stop_recording() is only valid while the tape is recording")
-        _state.tapes = tuple(t for t in _state.tapes if t is not self)
+        recording.stop(self)
         try:
             yield
         finally:
-            _state.tapes = _state.tapes + (self,)
+            recording.start(self)
 
     def reset(self) -> None:
         """Forget everything recorded and watched so far."""
@@ -242,6 +166,11 @@ class GradientTape:
             if isinstance(item, tensor_module.Variable):
                 self._variables.append(item)
                 self._variable_versions[id(item)] = (item, item._version)
+
+    def note_escape(self, tensor) -> None:
+        """Remember that `tensor`, if watched, left for NumPy (see `recording.note_escape`)."""
+        if id(tensor) in self._watched:
+            self._escaped[id(tensor)] = tensor
 
     def watched_variables(self) -> list:
         """The variables this tape watched, in the order they were first used."""
@@ -357,15 +286,13 @@ class GradientTape:
                 if grads[i] is not None:
                     continue
                 if unconnected_gradients == "zero":
-                    from kerasish.core.ops import array_ops
-
                     grads[i] = array_ops.zeros_like(source)
                 else:
                     message = self._explain(targets, source)
                     self._release()
                     raise InvalidArgumentError(message)
         if _taker is not None and output_gradients is None and all(
-                t is self for t in _state.tapes):
+                t is self for t in recording.active_tapes()) and recording.current_tracer() is None:
             self._hand_over(grads, *_taker)
         self._release()
         return nest.pack_sequence_as(sources, grads)
@@ -387,8 +314,6 @@ class GradientTape:
         large = [a for a in dense if a.nbytes >= min_bytes]
         if not large:
             return
-        from kerasish.core.primitive import REGISTRY
-
         recorded = set()
         for op in self._ops:
             if REGISTRY.get(op.prim.name) is not op.prim:
@@ -412,10 +337,8 @@ class GradientTape:
                     f"gradient: sources must be tensors or variables, got {type(source).__name__}"
                 )
         self._check_versions()
-        outer = _state.tapes
-        if outer:  # outer tapes (not this one) record the rules: higher-order gradients
-            _state.tapes = tuple(t for t in outer if t is not self)
-        try:
+        # outer tapes (not this one) record the rules: higher-order gradients
+        with recording.paused(tuple(t for t in recording.active_tapes() if t is not self)):
             grads = self._seed_gradients(targets, seeds)
             source_ids = set(map(id, sources))
             for op in reversed(self._ops_from(source_ids)):
@@ -443,8 +366,6 @@ class GradientTape:
                         previous = grads.get(key)
                         grads[key] = g if previous is None else _sum(previous, g)
             return [grads.get(id(s)) for s in sources]
-        finally:
-            _state.tapes = outer
 
     def _check_versions(self) -> None:
         """Raise if a variable read under the tape was changed in place since."""
@@ -503,8 +424,6 @@ class GradientTape:
                 # a sparse gradient as target (second order through gather): its values
                 # are what was recorded, and the adjoint of densifying them gathers the
                 # seed's rows (a dense copy made here would be a constant to this tape)
-                from kerasish.core.ops import array_ops
-
                 t, seed = t.values, None if seed is None else array_ops.gather(seed, t.indices)
             _accumulate(grads, t, _ones_like(t) if seed is None else seed)
         return grads
@@ -512,8 +431,6 @@ class GradientTape:
     @staticmethod
     def _output_gradients(op, grads: dict, source_ids: set):
         """The gradients of a multi-output op's outputs (zeros where one got none), or None."""
-        from kerasish.core.ops import array_ops
-
         found = [
             _dense(grads.get(id(o)) if id(o) in source_ids else grads.pop(id(o), None))
             for o in op.output
@@ -548,8 +465,6 @@ class GradientTape:
             >>> tape.jacobian(y, x).numpy().tolist()
             [[2.0, 0.0], [0.0, 4.0]]
         """
-        from kerasish.core.ops import array_ops
-
         self._consume("jacobian")
         if not isinstance(target, tensor_module.IndexedSlices):
             target = tensor_module.convert_to_tensor(target)
@@ -599,8 +514,6 @@ class GradientTape:
             >>> tape.batch_jacobian(y, x).numpy().tolist()
             [[[2.0, 0.0], [0.0, 4.0]], [[6.0, 0.0], [0.0, 8.0]]]
         """
-        from kerasish.core.ops import array_ops
-
         self._consume("batch_jacobian")
         target = tensor_module.convert_to_tensor(target)
         if not target.shape or not source.shape or target.shape[0] != source.shape[0]:
@@ -769,8 +682,6 @@ def _sum(a, b):
     """a + b for gradients; two sparse gradients stay sparse (rows concatenated)."""
     sparse = tensor_module.IndexedSlices
     if a.__class__ is sparse and b.__class__ is sparse:
-        from kerasish.core.ops import array_ops
-
         return sparse(
             array_ops.concat([a.values, b.values], axis=0),
             _concat_indices(a.indices, b.indices),
@@ -780,8 +691,6 @@ def _sum(a, b):
 
 
 def _concat_indices(a, b):
-    from kerasish.core import backend
-
     return backend.array_module(a).concatenate([a, b])
 
 
@@ -795,11 +704,7 @@ def _match(op_name: str, tensor, grad):
         return grad
     value = tensor._value
     if grad._value.shape != value.shape:
-        from kerasish.core.ops import array_ops
-
         grad = array_ops.unbroadcast(grad, value.shape, op_name)
     if grad._value.dtype != value.dtype and value.dtype.kind == "f":
-        from kerasish.core.ops import math_ops
-
         grad = math_ops.cast(grad, value.dtype)
     return grad

@@ -29,8 +29,7 @@ import warnings
 
 import numpy as np
 
-from kerasish.core import arguments, backend, tracking
-from kerasish.core import tape as tape_module
+from kerasish.core import arguments, backend, recording, tracking
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.tape import GradientTape
 from kerasish.core.tensor import IndexedSlices, Tensor, Variable, constant, convert_to_tensor
@@ -533,7 +532,7 @@ class Optimizer(Trackable):
         return self.apply_gradients(zip(grads, trainable_variables, strict=True))
 
     def _apply(self, pairs) -> None:
-        tracer = tape_module.current_tracer()
+        tracer = recording.current_tracer()
         if tracer is not None:  # inside ks.function: one recorded update, replayed live
             tracer.optimizer_update(self, pairs)
             return
@@ -921,7 +920,7 @@ def _apply_constraints(variables) -> None:
     them after every update), off the tape."""
     constrained = [var for var in variables if var.constraint is not None]
     if constrained:
-        with tape_module.paused():
+        with recording.paused():
             for var in constrained:
                 var.assign(var.constraint(var))
 

@@ -15,8 +15,7 @@ import weakref
 
 import numpy as np
 
-from kerasish.core import backend
-from kerasish.core import tape as tape_module
+from kerasish.core import backend, primitive, recording
 from kerasish.core.errors import KerasishError
 from kerasish.core.function import fusion, graphs, program
 from kerasish.core.function.program import Guard, Return, Segment
@@ -194,8 +193,6 @@ class ConcreteFunction:
         instr = program.failing_instr(segment, exc.__traceback__)
         if instr is None:
             return exc
-        from kerasish.core import primitive
-
         where = f" recorded at {instr.where}" if instr.where else ""
         prefix = f"ks.function '{self.name}': {instr.label}{where} failed when replayed: "
         if instr.kind == "prim" and not isinstance(exc, KerasishError):
@@ -316,7 +313,7 @@ class Function:
 
     # -- calls --------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
-        if tape_module.recording():
+        if recording.is_recording():
             # under a GradientTape the ops must reach it, and inside another trace they
             # belong to that program: run the Python function (TF inlines it the same way)
             return self._call_python(args, kwargs)
@@ -475,7 +472,7 @@ class Function:
 
     def _run(self, tracer: Tracer, args, kwargs):
         try:
-            with tape_module.tracing(tracer):
+            with recording.tracing(tracer):
                 result = self._call_python(args, kwargs)
         except BaseException:
             tracer.concrete.prune()

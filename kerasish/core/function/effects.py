@@ -17,7 +17,7 @@ starts with:
 from __future__ import annotations
 
 from kerasish.core import nest
-from kerasish.core.tape import current_tracer
+from kerasish.core.recording import current_tracer
 from kerasish.core.tensor import Tensor, Variable
 
 RUN_NOW = object()  # record_host_call's answer when the function should just run
