@@ -55,10 +55,6 @@ def dtype_name(dtype) -> str:
     return "string" if dtype.kind == "U" else dtype.name
 
 
-def is_floating(dtype) -> bool:
-    return np.dtype(dtype).kind == "f"
-
-
 def _python_value_to_array(value, dtype):
     """Convert Python scalars and (nested) lists following TF's defaults.
 

@@ -963,15 +963,6 @@ def array_passes(optimizer) -> None:
             f"{type(optimizer).__name__} updates with array operations, not update rules")
 
 
-def scratch_like(param):
-    """An uninitialised array like `param` (same shape, dtype, device) for `out=` temporaries.
-
-    Use it rather than `grad * x` for a temporary that later receives `out=`:
-    for 0-d arrays NumPy returns scalars from arithmetic, not arrays.
-    """
-    return backend.array_module(param).empty_like(param)
-
-
 def _grad_array(grad):
     return grad.values if isinstance(grad, _SparseGrad) else grad
 

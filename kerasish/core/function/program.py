@@ -340,14 +340,6 @@ def failing_instr(segment: Segment, traceback) -> Instr | None:
 # -------------------------------------------------------------------------------- listing
 
 
-def describe_slot(info: dict, slot: int) -> str:
-    shape, dtype, origin = info.get(slot, ((), "?", ""))
-    text = f"%{slot}"
-    if origin:
-        text += f" ({origin})"
-    return text
-
-
 def slot_type(info: dict, slot: int) -> str:
     shape, dtype, _ = info.get(slot, ((), "?", ""))
     return f"{dtype}{list(shape)}"
