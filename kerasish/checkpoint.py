@@ -26,7 +26,7 @@ raises one CheckpointError listing all mismatches before reading anything,
 then reads every value (verifying checksums) before assigning any: a
 mismatch or damaged data leaves every variable as it was. Values for
 variables that do not exist yet stay in the (open) file until the variables
-are created and their shapes checked (`kerasish.tracking.notify_created`,
+are created and their shapes checked (`kerasish.core.tracking.notify_created`,
 called when a layer is built and when an optimizer creates a slot).
 """
 
@@ -48,11 +48,10 @@ import zlib
 import h5py
 import numpy as np
 
-from kerasish import tracking
-from kerasish.core import backend, limits
+from kerasish.core import backend, limits, tracking
 from kerasish.core.errors import KerasishError
 from kerasish.core.tensor import Variable
-from kerasish.tracking import Trackable, named_trackables, named_variables
+from kerasish.core.tracking import Trackable, named_trackables, named_variables
 
 FORMAT = "kerasish-checkpoint"
 FORMAT_VERSION = 1

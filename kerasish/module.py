@@ -18,7 +18,7 @@ import functools
 import re
 
 from kerasish.core.tensor import Variable, name_scope
-from kerasish.tracking import Trackable
+from kerasish.core.tracking import Trackable
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*")
 

@@ -17,9 +17,9 @@ import numpy as np
 from kerasish.core import backend, philox, settings
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.primitive import apply, primitive
-from kerasish.core.tape import _state as _tape_state
+from kerasish.core.recording import current_tracer
 from kerasish.core.tensor import Tensor, Variable, as_dtype, convert_to_tensor
-from kerasish.tracking import Trackable
+from kerasish.core.tracking import Trackable
 
 _HOST = ("cpu", 0)
 _global_seed: int | None = None
@@ -70,14 +70,14 @@ def get_seed():
 
 def _drawn(make) -> Tensor:
     """The tensor of the array `make()` draws; under ks.function, drawn afresh on each call."""
-    tracer = _tape_state.tracer
+    tracer = current_tracer()
     if tracer is None:
         return Tensor(make())
     return tracer.draw(make)
 
 
 def _generator(seed=None, device=None):
-    tracer = _tape_state.tracer
+    tracer = current_tracer()
     if tracer is not None:  # a draw not made through `_drawn` cannot be replayed
         tracer.check_random("a random operation")
     if isinstance(seed, Generator):  # a SeedGenerator given as `seed=`: its own host stream

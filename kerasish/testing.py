@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from kerasish.core import backend
+from kerasish.core.ops import math_ops
 from kerasish.core.tape import GradientTape
 from kerasish.core.tensor import Tensor, convert_to_tensor
 
@@ -72,8 +73,6 @@ def check_gradients(
 
 
 def _weighted_sum(out, weights):
-    from kerasish.core.ops import math_ops
-
     out = convert_to_tensor(out)
     weights = backend.to_device(weights.astype(out.dtype), backend.device_of(out._value))
     return math_ops.reduce_sum(out * Tensor(weights))  # on the output's device, wherever f put it
@@ -214,8 +213,6 @@ def layer_test(layer, input_shape, expected_output_shape=None, expected_num_weig
         ...            expected_num_weights=2).shape
         (2, 3)
     """
-    from kerasish.core.ops import math_ops
-
     rng = np.random.default_rng(seed)
     x = convert_to_tensor(rng.standard_normal(input_shape).astype(np.float32))
     output = layer(x, training=True)

@@ -32,9 +32,9 @@ DOCUMENTED = [
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 GUIDES = sorted((DOCS / "guides").glob("*.md")) + [DOCS / "index.md"]
-# modules that are implementation detail, not API (the object-path walk, the CLI and the
+# modules that are implementation detail, not API (the CLI and the
 # recipes it runs: programs, described in README's "Recipes")
-INTERNAL = {"tracking", "__main__", "recipes"}
+INTERNAL = {"__main__", "recipes"}
 
 
 def python_blocks(page: pathlib.Path) -> list[str]:

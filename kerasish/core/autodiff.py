@@ -5,8 +5,7 @@ from __future__ import annotations
 import functools
 import inspect
 
-from kerasish.core import nest
-from kerasish.core import tape as tape_module
+from kerasish.core import nest, recording
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.primitive import Primitive
 from kerasish.core.tape import GradientTape
@@ -201,9 +200,9 @@ def custom_gradient(f):
         # a Variable argument is an input, read here (as TF converts it), not a captured one
         inputs = tuple(a.read_value() if isinstance(a, Variable) else convert_to_tensor(a)
                        for a in args)
-        outer = tape_module.active_tapes()
+        outer = recording.active_tapes()
         collector = GradientTape(watch_accessed_variables=True)
-        with tape_module.paused(outer + (collector,)):
+        with recording.paused(outer + (collector,)):
             result, grad_fn = f(*inputs, **kwargs)
         variables = tuple(collector.watched_variables())
         single = not isinstance(result, (list, tuple))

@@ -27,7 +27,7 @@ import numpy as np
 from kerasish.core import backend, symbolic
 from kerasish.core.errors import DeviceError, InvalidArgumentError, KerasishError
 from kerasish.core.keras_tensor import SymbolicValue
-from kerasish.core.tape import _state as _tape_state
+from kerasish.core.recording import _state as _tape_state
 from kerasish.core.tensor import Tensor, Variable, convert_to_tensor
 
 REGISTRY: dict[str, "Primitive"] = {}
@@ -215,9 +215,7 @@ def _weak_scalar(value, other: Tensor):
     makes both float32 rather than float64.
     """
     if isinstance(value, float) and other._value.dtype.kind in "iub":
-        from kerasish.core.ops import math_ops
-
-        other = math_ops.cast(other, np.float32)
+        other = apply(REGISTRY["cast"], (other,), {"dtype": np.dtype(np.float32)})  # ops are above
     dtype = other._value.dtype
     on_gpu = backend.is_gpu_array(other._value)
     key = (value.__class__, value, dtype)

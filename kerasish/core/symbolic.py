@@ -31,9 +31,8 @@ import sys
 
 import numpy as np
 
-from kerasish.core import backend, nest
+from kerasish.core import backend, nest, recording
 from kerasish.core import primitive as primitive_module
-from kerasish.core import tape as tape_module
 from kerasish.core.errors import InvalidArgumentError, KerasishError
 from kerasish.core.keras_tensor import KerasTensor, Node, any_symbolic
 from kerasish.core.naming import snake_case, unique_name
@@ -557,7 +556,7 @@ def infer_output_specs(run, args: tuple, kwargs: dict):
     for size in SENTINEL_SIZES if unknown else SENTINEL_SIZES[:1]:
         concrete = [_zeros_for(t, size) if isinstance(t, KerasTensor) else t for t in flat]
         call_args, call_kwargs = nest.pack_sequence_as((args, kwargs), concrete)
-        with tape_module.paused(), np.errstate(all="ignore"):
+        with recording.paused(), np.errstate(all="ignore"):
             runs.append(run(*call_args, **call_kwargs))
     first = nest.flatten(runs[0])
     last = nest.flatten(runs[-1])

@@ -1,7 +1,8 @@
 """GradientTape: records the ops that touch watched values and plays them back.
 
-Recording only happens while a tape is active: with no tape, an op checks one
-thread-local tuple and does nothing else. A recorded op is an `Op` entry
+Recording only happens while a tape is active (core/recording.py keeps which
+tapes are): with no tape, an op checks one thread-local tuple and does nothing
+else. A recorded op is an `Op` entry
 (primitive, input tensors, output, attributes). `gradient` walks the entries
 in reverse recording order (a valid reverse topological order), pruned to
 those that depend on the sources, dropping each gradient once consumed.
@@ -10,7 +11,7 @@ backward pass of an inner one: that is how higher-order gradients work.
 
 Once something takes them (a `ks.distribute` gradient exchange in a job of several
 ranks), `gradient` hands over the large gradient arrays it made that nothing else
-holds, so the taker may overwrite them instead of copying them (`take_handed_over`).
+holds, so the taker may overwrite them instead of copying them (`set_gradient_taker`).
 """
 
 from __future__ import annotations
@@ -18,45 +19,13 @@ from __future__ import annotations
 import collections
 import contextlib
 import math
-import threading
 import warnings
-import weakref
 
-from kerasish.core import backend, nest
+from kerasish.core import backend, nest, recording
 from kerasish.core import tensor as tensor_module
 from kerasish.core.errors import InvalidArgumentError
-
-
-class _TapeState(threading.local):
-    tapes: tuple = ()  # the tapes recording in this thread, innermost last
-    # the ks.function tracer recording this thread's ops, or None; while it traces it is
-    # also the first entry of `tapes`, so `primitive.apply` reports ops to it unchanged
-    tracer = None
-
-
-_state = _TapeState()
-
-
-def active_tapes() -> tuple:
-    """The GradientTapes recording in this thread (not a ks.function tracer)."""
-    tracer = _state.tracer
-    if tracer is None:
-        return _state.tapes
-    return tuple(t for t in _state.tapes if t is not tracer)
-
-
-@contextlib.contextmanager
-def paused(tapes_to_keep: tuple = ()):
-    """Run a block with only `tapes_to_keep` recording (a ks.function tracer keeps recording)."""
-    saved = _state.tapes
-    tracer = _state.tracer
-    if tracer is not None and tracer not in tapes_to_keep:
-        tapes_to_keep = (tracer, *tapes_to_keep)
-    _state.tapes = tapes_to_keep
-    try:
-        yield
-    finally:
-        _state.tapes = saved
+from kerasish.core.ops import array_ops, math_ops
+from kerasish.core.primitive import REGISTRY
 
 
 class Op:
@@ -78,19 +47,6 @@ class Op:
 
     def outputs(self) -> tuple:
         return self.output if self.prim.multi_output else (self.output,)
-
-
-def note_escape(tensor) -> None:
-    """Remember that a watched tensor left the tape through `.numpy()` or NumPy.
-
-    A ks.function tracer records a guard on the value instead.
-    """
-    tracer = _state.tracer
-    for tape in _state.tapes:
-        if tape is tracer:
-            tracer.guard(tensor)
-        elif id(tensor) in tape._watched:
-            tape._escaped[id(tensor)] = tensor
 
 
 def _is_differentiable(value) -> bool:
@@ -140,27 +96,23 @@ class GradientTape:
         if self._recording:
             raise RuntimeError("this GradientTape is already recording; tapes cannot be re-entered")
         self._recording = True
-        _state.tapes = _state.tapes + (self,)
+        recording.start(self)
         return self
 
     def __exit__(self, *exc_info) -> None:
         self._recording = False
-        tapes = _state.tapes
-        if tapes and tapes[-1] is self:
-            _state.tapes = tapes[:-1]
-        else:
-            _state.tapes = tuple(t for t in tapes if t is not self)
+        recording.stop(self)
 
     @contextlib.contextmanager
     def stop_recording(self):
         """Temporarily stop this tape recording (e.g. for logging inside the block)."""
         if not self._recording:
             raise RuntimeError("stop_recording() is only valid while the tape is recording")
-        _state.tapes = tuple(t for t in _state.tapes if t is not self)
+        recording.stop(self)
         try:
             yield
         finally:
-            _state.tapes = _state.tapes + (self,)
+            recording.start(self)
 
     def reset(self) -> None:
         """Forget everything recorded and watched so far."""
@@ -214,6 +166,11 @@ class GradientTape:
             if isinstance(item, tensor_module.Variable):
                 self._variables.append(item)
                 self._variable_versions[id(item)] = (item, item._version)
+
+    def note_escape(self, tensor) -> None:
+        """Remember that `tensor`, if watched, left for NumPy (see `recording.note_escape`)."""
+        if id(tensor) in self._watched:
+            self._escaped[id(tensor)] = tensor
 
     def watched_variables(self) -> list:
         """The variables this tape watched, in the order they were first used."""
@@ -329,38 +286,34 @@ class GradientTape:
                 if grads[i] is not None:
                     continue
                 if unconnected_gradients == "zero":
-                    from kerasish.core.ops import array_ops
-
                     grads[i] = array_ops.zeros_like(source)
                 else:
                     message = self._explain(targets, source)
                     self._release()
                     raise InvalidArgumentError(message)
-        if _HandOver.taker and output_gradients is None and all(
-                t is self for t in _state.tapes):
-            self._hand_over(grads)
+        if _taker is not None and output_gradients is None and all(
+                t is self for t in recording.active_tapes()) and recording.current_tracer() is None:
+            self._hand_over(grads, *_taker)
         self._release()
         return nest.pack_sequence_as(sources, grads)
 
-    def _hand_over(self, grads: list) -> None:
-        """Mark the large gradient arrays this backward pass made, and nothing else holds,
-        as the caller's to overwrite (see `take_handed_over`).
+    def _hand_over(self, grads: list, hand_over, min_bytes: int) -> None:
+        """Hand the gradient arrays of at least `min_bytes` that this backward pass made, and
+        nothing else holds, to `hand_over` (see `set_gradient_taker`).
 
         Left out: an array recorded on this tape (an op's input or output, a variable's
         value), one shared with another gradient (the same array, or a view of it), one
         that is not C-contiguous, writeable and the owner of its memory, and every array
         when a custom gradient (an op not in the registry, whose gradient function may
-        return arrays it keeps) took part. The caller (`gradient`) marks nothing when the
+        return arrays it keeps) took part. The caller (`gradient`) hands nothing over when the
         seeds came from the user or another tape or ks.function records this one's backward
         pass (the arrays are then values of that recording).
         """
         dense = [g._value for g in grads if g is not None
                  and g.__class__ is not tensor_module.IndexedSlices]
-        large = [a for a in dense if a.nbytes >= HAND_OVER_MIN_BYTES]
+        large = [a for a in dense if a.nbytes >= min_bytes]
         if not large:
             return
-        from kerasish.core.primitive import REGISTRY
-
         recorded = set()
         for op in self._ops:
             if REGISTRY.get(op.prim.name) is not op.prim:
@@ -384,10 +337,8 @@ class GradientTape:
                     f"gradient: sources must be tensors or variables, got {type(source).__name__}"
                 )
         self._check_versions()
-        outer = _state.tapes
-        if outer:  # outer tapes (not this one) record the rules: higher-order gradients
-            _state.tapes = tuple(t for t in outer if t is not self)
-        try:
+        # outer tapes (not this one) record the rules: higher-order gradients
+        with recording.paused(tuple(t for t in recording.active_tapes() if t is not self)):
             grads = self._seed_gradients(targets, seeds)
             source_ids = set(map(id, sources))
             for op in reversed(self._ops_from(source_ids)):
@@ -415,8 +366,6 @@ class GradientTape:
                         previous = grads.get(key)
                         grads[key] = g if previous is None else _sum(previous, g)
             return [grads.get(id(s)) for s in sources]
-        finally:
-            _state.tapes = outer
 
     def _check_versions(self) -> None:
         """Raise if a variable read under the tape was changed in place since."""
@@ -475,8 +424,6 @@ class GradientTape:
                 # a sparse gradient as target (second order through gather): its values
                 # are what was recorded, and the adjoint of densifying them gathers the
                 # seed's rows (a dense copy made here would be a constant to this tape)
-                from kerasish.core.ops import array_ops
-
                 t, seed = t.values, None if seed is None else array_ops.gather(seed, t.indices)
             _accumulate(grads, t, _ones_like(t) if seed is None else seed)
         return grads
@@ -484,8 +431,6 @@ class GradientTape:
     @staticmethod
     def _output_gradients(op, grads: dict, source_ids: set):
         """The gradients of a multi-output op's outputs (zeros where one got none), or None."""
-        from kerasish.core.ops import array_ops
-
         found = [
             _dense(grads.get(id(o)) if id(o) in source_ids else grads.pop(id(o), None))
             for o in op.output
@@ -520,8 +465,6 @@ class GradientTape:
             >>> tape.jacobian(y, x).numpy().tolist()
             [[2.0, 0.0], [0.0, 4.0]]
         """
-        from kerasish.core.ops import array_ops
-
         self._consume("jacobian")
         if not isinstance(target, tensor_module.IndexedSlices):
             target = tensor_module.convert_to_tensor(target)
@@ -571,8 +514,6 @@ class GradientTape:
             >>> tape.batch_jacobian(y, x).numpy().tolist()
             [[[2.0, 0.0], [0.0, 4.0]], [[6.0, 0.0], [0.0, 8.0]]]
         """
-        from kerasish.core.ops import array_ops
-
         self._consume("batch_jacobian")
         target = tensor_module.convert_to_tensor(target)
         if not target.shape or not source.shape or target.shape[0] != source.shape[0]:
@@ -686,76 +627,32 @@ def _describe(t) -> str:
 _scalar_ones: dict = {}
 
 
-# -- gradients handed over to be overwritten -------------------------------------------------
+# -- gradients handed over to a taker ---------------------------------------------------------
 
-# Gradients from this many bytes are handed over: a DistributedOptimizer reduces such an
-# array in place, in a call of its own, instead of copying it into a bucket. By measurement
-# (2 ranks on 2 shared cores, the MLP's freshly computed gradients, 3 runs): with the calls
-# started together, a third call for the 256 KiB kernel cost less than copying it (1.12-1.14x
-# against 1.19-1.21x a raw Allreduce of the same bytes; BENCHMARKS.md, issue 14).
-HAND_OVER_MIN_BYTES = 256 << 10
+_taker = None  # (hand_over, min_bytes) from set_gradient_taker, or None
 
 
-class _HandOver:
-    taker = False  # whether anything takes handed-over gradients (else none are marked)
-    marked: dict = {}  # id(array) -> weak reference to the array, dropped when it dies
+def set_gradient_taker(hand_over=None, min_bytes: int = 0) -> None:
+    """Hand the large gradients backward passes make, and hold nowhere else, to a taker.
 
-
-def start_handing_over() -> None:
-    """Hand large gradients over from now on: a taker (`GradientExchange`) exists.
-
-    Until then `gradient` marks nothing, so a program that never takes pays nothing.
-    """
-    _HandOver.taker = True
-
-
-def hand_over(array) -> None:
-    """Mark `array`, a gradient its maker holds nowhere else, as its taker's to overwrite
-    (`GradientTape.gradient` marks its large fresh gradients; a ks.function replay, the
-    ones of its program that nothing reads after the optimizer update).
+    From now on `GradientTape.gradient` calls `hand_over(array)` for each such gradient
+    array of at least `min_bytes` (and a ks.function replay for each its program reads
+    no more after the optimizer update): the taker may overwrite the array instead of
+    copying it. `kerasish.distribute` sets one, so that its gradient exchange reduces
+    large gradients in place; until then nothing is handed over and nothing is paid.
+    `set_gradient_taker()` stops it.
 
     Args:
-        array: a NumPy or CuPy array; the mark goes when the array dies.
-
-    Example:
-        >>> import numpy as np
-        >>> from kerasish.core import tape as tape_module
-        >>> gradient = np.ones(3)
-        >>> tape_module.hand_over(gradient)
-        >>> tape_module.take_handed_over(gradient)
-        True
+        hand_over: called with each array handed over (a NumPy or CuPy array), or None.
+        min_bytes: the smallest array worth handing over.
     """
-    key = id(array)
-    _HandOver.marked[key] = weakref.ref(array, lambda _, key=key: _HandOver.marked.pop(key, None))
+    global _taker
+    _taker = None if hand_over is None else (hand_over, int(min_bytes))
 
 
-def take_handed_over(array) -> bool:
-    """Whether `GradientTape.gradient` handed `array` over (and nothing took it since).
-
-    A handed-over array is a gradient the backward pass made and gave only to its
-    caller: whoever takes it may overwrite it, and the caller's gradient then holds
-    what was written (as PyTorch DDP leaves the averaged gradient in `.grad`). Taking
-    it clears the mark, so an array is taken at most once.
-
-    Args:
-        array: a NumPy or CuPy array.
-
-    Returns:
-        True if the array was handed over and is now the taker's.
-
-    Example:
-        >>> import numpy as np, kerasish as ks
-        >>> from kerasish.core import tape as tape_module
-        >>> tape_module.start_handing_over()
-        >>> w = ks.Variable(np.ones((512, 256), np.float32))
-        >>> with ks.GradientTape() as tape:
-        ...     loss = ks.reduce_sum(w * w)
-        >>> grad = tape.gradient(loss, w)
-        >>> tape_module.take_handed_over(grad._value), tape_module.take_handed_over(grad._value)
-        (True, False)
-    """
-    reference = _HandOver.marked.pop(id(array), None)
-    return reference is not None and reference() is array
+def gradient_taker():
+    """`(hand_over, min_bytes)` as `set_gradient_taker` set them, or None."""
+    return _taker
 
 
 def _ones_like(t):
@@ -785,8 +682,6 @@ def _sum(a, b):
     """a + b for gradients; two sparse gradients stay sparse (rows concatenated)."""
     sparse = tensor_module.IndexedSlices
     if a.__class__ is sparse and b.__class__ is sparse:
-        from kerasish.core.ops import array_ops
-
         return sparse(
             array_ops.concat([a.values, b.values], axis=0),
             _concat_indices(a.indices, b.indices),
@@ -796,8 +691,6 @@ def _sum(a, b):
 
 
 def _concat_indices(a, b):
-    from kerasish.core import backend
-
     return backend.array_module(a).concatenate([a, b])
 
 
@@ -811,11 +704,7 @@ def _match(op_name: str, tensor, grad):
         return grad
     value = tensor._value
     if grad._value.shape != value.shape:
-        from kerasish.core.ops import array_ops
-
         grad = array_ops.unbroadcast(grad, value.shape, op_name)
     if grad._value.dtype != value.dtype and value.dtype.kind == "f":
-        from kerasish.core.ops import math_ops
-
         grad = math_ops.cast(grad, value.dtype)
     return grad

@@ -11,8 +11,7 @@ import threading
 
 import numpy as np
 
-from kerasish.core import backend
-from kerasish.core import tape as tape_module
+from kerasish.core import backend, recording
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.tensor_shape import TensorShape
 
@@ -54,10 +53,6 @@ def dtype_name(dtype) -> str:
     TF and Keras (the inverse of `as_dtype`)."""
     dtype = np.dtype(dtype)
     return "string" if dtype.kind == "U" else dtype.name
-
-
-def is_floating(dtype) -> bool:
-    return np.dtype(dtype).kind == "f"
 
 
 def _python_value_to_array(value, dtype):
@@ -114,6 +109,8 @@ def _format_value(array, separator: str) -> str:
     return np.array2string(host, separator=separator)
 
 
+# `cpu`, `gpu`, `Variable.read_value`, `IndexedSlices.to_dense` and the Python operators
+# are ops: core/ops/operators.py installs them.
 class Tensor:
     """An immutable multi-dimensional value backed by a NumPy or CuPy array.
 
@@ -165,43 +162,13 @@ class Tensor:
 
     def numpy(self):
         """The value as a NumPy array (a NumPy scalar for 0-d tensors); copied from a GPU."""
-        tape_module.note_escape(self)
+        recording.note_escape(self)
         value = backend.to_numpy(self._value)
         return value[()] if value.ndim == 0 else value
 
-    def cpu(self) -> Tensor:
-        """A copy of this tensor on the CPU (differentiable)."""
-        from kerasish.core.ops import array_ops
-
-        return array_ops.copy_to_device(self, ("cpu", 0))
-
-    def gpu(self, index: int = 0) -> Tensor:
-        """A copy of this tensor on GPU `index` (differentiable).
-
-        Args:
-            index: the GPU's number.
-
-        Returns:
-            The copy, whose gradient comes back to this tensor's device.
-
-        Raises:
-            DeviceError: CuPy is not installed or there is no GPU `index` (the message
-                says how to install it).
-
-        Example:
-            >>> import kerasish as ks
-            >>> x = ks.constant([1.0, 2.0])
-            >>> on_gpu = x.gpu() if ks.config.list_physical_devices("GPU") else x
-            >>> on_gpu.numpy().tolist()
-            [1.0, 2.0]
-        """
-        from kerasish.core.ops import array_ops
-
-        return array_ops.copy_to_device(self, ("gpu", index))
-
     # -- Python protocol ----------------------------------------------------
     def __array__(self, dtype=None, copy=None):
-        tape_module.note_escape(self)
+        recording.note_escape(self)
         array = backend.to_numpy(self._value)
         array = np.asarray(array, dtype=dtype)
         return array.copy() if copy else array
@@ -223,14 +190,14 @@ class Tensor:
                 f"{what}() needs a tensor with exactly one element, got shape {self.shape}; "
                 "reduce it first (e.g. ks.reduce_all, ks.reduce_sum) or index one element"
             )
-        tape_module.note_escape(self)  # a Python number is a constant to every tape
+        recording.note_escape(self)  # a Python number is a constant to every tape
         return backend.to_numpy(self._value).reshape(()).item()
 
     def __bool__(self) -> bool:
         value = self._value
         if value.ndim == 0 and not backend.is_gpu_array(value):  # the `if loss > m:` fast path
-            if tape_module._state.tapes:
-                tape_module.note_escape(self)
+            if recording.is_recording():
+                recording.note_escape(self)
             return bool(value)
         return bool(self._scalar("bool"))
 
@@ -345,7 +312,7 @@ class Variable(Tensor):
         self._version = 0
         self.constraint = None
         Variable.created_count += 1
-        tracer = tape_module._state.tracer
+        tracer = recording.current_tracer()
         if tracer is not None:  # inside ks.function: only a first trace may make variables
             tracer.created_variable(self, value)
 
@@ -359,18 +326,13 @@ class Variable(Tensor):
 
     def numpy(self):
         """A copy of the current value (later assignments do not change it)."""
-        if tape_module._state.tracer is not None:
-            tape_module._state.tracer.guard(self)
+        tracer = recording.current_tracer()
+        if tracer is not None:
+            tracer.guard(self)
         value = backend.to_numpy(self._value)
         if value.ndim == 0:
             return value[()]
         return value.copy() if value is self._value else value
-
-    def read_value(self) -> Tensor:
-        """A snapshot of the current value as a plain tensor."""
-        from kerasish.core.ops import array_ops
-
-        return array_ops.identity(self)
 
     def value(self) -> Tensor:
         return self.read_value()
@@ -465,7 +427,7 @@ class Variable(Tensor):
         return self._update_from("assign_sub", delta)
 
     def _update_from(self, how: str, value) -> Variable:
-        tracer = tape_module._state.tracer
+        tracer = recording.current_tracer()
         if tracer is not None:  # inside ks.function: recorded, to be replayed on every call
             return tracer.update_variable(self, how, value)
         return self._update(how, self._converted(value, how))
@@ -540,11 +502,6 @@ class IndexedSlices:
     @property
     def dtype(self):
         return self.values.dtype
-
-    def to_dense(self) -> Tensor:
-        from kerasish.core.ops import array_ops
-
-        return array_ops.scatter_rows(self.values, self.indices, self.dense_shape[0])
 
     def numpy(self):
         return self.to_dense().numpy()

@@ -30,12 +30,11 @@ import threading
 
 import numpy as np
 
-from kerasish.core import backend
-from kerasish.core import tape as tape_module
+from kerasish.core import backend, recording
+from kerasish.core.tracking import Trackable
 from kerasish.data import structure as st
 from kerasish.data._prefetch import close_iterator
 from kerasish.data.structure import TensorSpec
-from kerasish.tracking import Trackable
 
 AUTOTUNE = -1
 INFINITE_CARDINALITY = -1
@@ -75,7 +74,7 @@ class DatasetIterator:
 
     def __init__(self, dataset: Dataset):
         self._device = backend.current_device()
-        with tape_module.paused():
+        with recording.paused():
             self._source = dataset._iterate()
 
     def __iter__(self):
@@ -85,8 +84,8 @@ class DatasetIterator:
         source = self._source
         if source is None:
             raise StopIteration
-        if tape_module.active_tapes():
-            with tape_module.paused():
+        if recording.active_tapes():
+            with recording.paused():
                 return self._next(source)
         return self._next(source)
 
@@ -660,7 +659,7 @@ class Dataset(Trackable):
         saved = peek.active
         peek.active = True
         try:
-            with tape_module.paused():
+            with recording.paused():
                 source = self._iterate()
                 try:
                     first = next(source, MISSING)

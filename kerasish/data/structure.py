@@ -14,10 +14,6 @@ from kerasish.core import backend
 from kerasish.core.tensor import Tensor, as_dtype, convert_to_tensor
 
 
-def is_structure(value) -> bool:
-    return isinstance(value, (tuple, dict))
-
-
 def _is_flat_tuple(structure) -> bool:
     return type(structure) is tuple and not any(isinstance(x, (tuple, dict)) for x in structure)
 

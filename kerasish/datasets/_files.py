@@ -63,14 +63,6 @@ def offline() -> bool:
     return os.environ.get(OFFLINE_ENV_VAR, "").strip().lower() not in ("", "0", "false", "no")
 
 
-def sha256_of(path: str) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def differs(path: str, size=None, sha256=None, md5=None) -> str | None:
     """How the file at `path` differs from the published one (`size` in bytes, `sha256`,
     `md5`, each checked when given), or None when it is the published file."""

@@ -6,11 +6,11 @@ which its `apply_gradients` calls on the gradients after they are prepared
 clipping, so clipping and the update rule see the global gradient.
 
 Dense gradients are packed into flat buckets of up to `bucket_bytes`, one in-place
-allreduce per bucket, except the large ones (from `tape.HAND_OVER_MIN_BYTES`, 256
+allreduce per bucket, except the large ones (from `handover.HAND_OVER_MIN_BYTES`, 256
 KiB): each is a call of its own, and when the tape handed it over
 (`GradientTape.gradient` marks the large gradients it made that nothing else holds,
 and a compiled step the ones its program made and reads no more;
-`kerasish.core.tape.take_handed_over`) it is reduced where it lies, with no copy:
+`kerasish.distribute.handover`) it is reduced where it lies, with no copy:
 the caller's gradient then holds the global one, as PyTorch DDP leaves it in
 `.grad`. Everything else is copied and never changed: arrays the user made, a custom
 gradient's, a compiled step's that it still reads. The copies are all made before
@@ -64,10 +64,9 @@ import zlib
 import numpy as np
 
 from kerasish.core import backend
-from kerasish.core import tape as tape_module
 from kerasish.core.ops import math_ops
 from kerasish.core.tensor import Variable
-from kerasish.distribute import communicator
+from kerasish.distribute import communicator, handover
 from kerasish.optimizers.optimizer import Optimizer, _SparseGrad
 
 DEFAULT_BUCKET_BYTES = 4 << 20
@@ -152,7 +151,7 @@ class GradientExchange:
         # large gradients handed over (by the tape, or a compiled step) are reduced in place
         self.takes_handed_over = communicator.size() > 1
         if self.takes_handed_over:
-            tape_module.start_handing_over()
+            handover.start()
         self.seconds, self.bytes, self.calls = 0.0, 0, 0
 
     def set_batch(self, local_weight: float, total_weight: float | None,
@@ -256,7 +255,7 @@ class GradientExchange:
         alone = []
         for i, dtype, device, shape in layout:
             count = int(np.prod(shape, dtype=np.int64))
-            if count * dtype.itemsize >= tape_module.HAND_OVER_MIN_BYTES:
+            if count * dtype.itemsize >= handover.HAND_OVER_MIN_BYTES:
                 alone.append(_Bucket(dtype, device, [(i, 0, count, shape)], 0, alone=True))
             else:
                 groups.setdefault((dtype, device), []).append((i, count, shape))
@@ -290,7 +289,7 @@ class GradientExchange:
             if bucket.alone:
                 i = bucket.positions[0]
                 grad = prepared[i][0]
-                if tape_module.take_handed_over(grad):
+                if handover.take_handed_over(grad):
                     owned.append(grad)
                     reduced.append(grad)
                     result[i] = prepared[i]

@@ -18,8 +18,8 @@ import math
 
 import numpy as np
 
-from kerasish import activations, constraints, initializers, regularizers, tracking
-from kerasish.core import arguments, backend
+from kerasish import activations, constraints, initializers, regularizers
+from kerasish.core import arguments, backend, tracking
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.keras_tensor import KerasTensor
 from kerasish.core.ops import array_ops, math_ops, nn_ops

@@ -9,15 +9,14 @@ import warnings
 
 import numpy as np
 
-from kerasish import constraints, initializers, regularizers, tracking
-from kerasish.core import limits, nest, settings
-from kerasish.core import tape as tape_module
+from kerasish import constraints, initializers, regularizers
+from kerasish.core import limits, nest, recording, settings, tracking
 from kerasish.core.errors import KerasishError
 from kerasish.core.keras_tensor import KerasTensor, any_symbolic
 from kerasish.core.naming import snake_case, unique_name
 from kerasish.core.tensor import Tensor, Variable, as_dtype, convert_to_tensor
+from kerasish.core.tracking import Trackable
 from kerasish.layers import symbolic
-from kerasish.tracking import Trackable
 
 
 class _CallContext(threading.local):
@@ -49,7 +48,7 @@ def in_training_mode(layer, training) -> bool:
         training = _context.training
     if training is None:
         kind = type(layer).__name__
-        if tape_module.active_tapes() and kind not in _warned_inference_in_tape:
+        if recording.active_tapes() and kind not in _warned_inference_in_tape:
             _warned_inference_in_tape.add(kind)
             warnings.warn(
                 f"{kind} '{layer.name}' was called under a GradientTape without `training`; "

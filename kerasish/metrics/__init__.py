@@ -1,7 +1,7 @@
 """Object-oriented streaming metrics: `update_state`, `result`, `reset_state`, `__call__`.
 
 State lives in non-trainable variables (checkpointable, found by
-`kerasish.tracking.named_variables`), is updated in place on the device of
+`kerasish.core.tracking.named_variables`), is updated in place on the device of
 the data, and never on a `GradientTape`. Every averaging metric uses one
 weighted reduction, sum(w * x) / sum(w).
 

@@ -19,13 +19,12 @@ import functools
 import numpy as np
 
 from kerasish import initializers
-from kerasish.core import backend
-from kerasish.core import tape as tape_module
+from kerasish.core import backend, recording
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.naming import snake_case
 from kerasish.core.ops import array_ops, math_ops
 from kerasish.core.tensor import Tensor, Variable, as_dtype, convert_to_tensor
-from kerasish.tracking import Trackable
+from kerasish.core.tracking import Trackable
 
 
 def _off_tape(method):
@@ -33,9 +32,9 @@ def _off_tape(method):
 
     @functools.wraps(method)
     def wrapper(self, *args, **kwargs):
-        if not tape_module.active_tapes():
+        if not recording.active_tapes():
             return method(self, *args, **kwargs)
-        with tape_module.paused():
+        with recording.paused():
             return method(self, *args, **kwargs)
 
     wrapper._off_tape = True

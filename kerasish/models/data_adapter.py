@@ -15,9 +15,9 @@ from kerasish import random as ks_random
 from kerasish.core import arguments, backend, nest
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.tensor import Tensor, convert_to_tensor
+from kerasish.core.tracking import variables_depth_first
 from kerasish.data import Dataset
 from kerasish.data._pydataset import PyDataset, PyDatasetEpochs
-from kerasish.tracking import variables_depth_first
 
 
 def _is_array_like(value) -> bool:

@@ -13,8 +13,7 @@ from kerasish import callbacks as callbacks_module
 from kerasish import metrics as metrics_module
 from kerasish import optimizers as optimizers_module
 from kerasish import summary
-from kerasish.core import arguments, nest, settings
-from kerasish.core import tape as tape_module
+from kerasish.core import arguments, nest, recording, settings
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.keras_tensor import any_symbolic
 from kerasish.core.ops import array_ops, math_ops
@@ -1173,7 +1172,7 @@ def _pythonify_logs(logs) -> dict:
     While ks.function traces a step, tensors stay tensors (the compiled step returns them,
     and `Model._step_function` converts them after each call).
     """
-    keep_tensors = tape_module._state.tracer is not None
+    keep_tensors = recording.current_tracer() is not None
     result = {}
     for key, value in (logs or {}).items():
         if isinstance(value, dict):

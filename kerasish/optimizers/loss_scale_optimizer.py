@@ -133,7 +133,10 @@ class LossScaleOptimizer(Optimizer):
         """
         return loss * self.dynamic_scale
 
-    def _apply_now(self, pairs) -> None:
+    def apply_eagerly(self, pairs) -> None:
+        """Skip the step and halve the scale on non-finite gradients; else unscale them,
+        apply them with the inner optimizer and grow the scale every
+        `dynamic_growth_steps` steps."""
         if self.gradient_exchange is not None:
             raise NotImplementedError(
                 "LossScaleOptimizer does not exchange gradients across processes "
@@ -149,14 +152,14 @@ class LossScaleOptimizer(Optimizer):
         unscaled = [(IndexedSlices(Tensor(a / scale), g.indices, g.dense_shape)
                      if isinstance(g, IndexedSlices) else a / scale, var)
                     for a, (g, var) in zip(arrays, pairs)]
-        self.inner_optimizer._apply_now(unscaled)
+        self.inner_optimizer.apply_eagerly(unscaled)
         if int(self.step_counter._value) == self.dynamic_growth_steps - 1:
             self.step_counter.assign(0)
             self.dynamic_scale.assign(scale * 2.0)
         else:
             self.step_counter.assign_add(1)
 
-    def _replay_plan(self, variables: list):
+    def replay_plan(self, variables: list):
         """None: each step decides on the host whether the gradients are finite."""
         return None
 

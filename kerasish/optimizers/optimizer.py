@@ -28,15 +28,13 @@ import warnings
 
 import numpy as np
 
-from kerasish import tracking
-from kerasish.core import arguments, backend
-from kerasish.core import tape as tape_module
+from kerasish.core import arguments, backend, recording, tracking
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.tape import GradientTape
 from kerasish.core.tensor import IndexedSlices, Tensor, Variable, constant, convert_to_tensor
+from kerasish.core.tracking import Trackable
 from kerasish.optimizers import schedules
 from kerasish.optimizers.schedules import LearningRateSchedule
-from kerasish.tracking import Trackable
 
 
 def _host_variable(value, dtype, name: str) -> Variable:
@@ -510,13 +508,22 @@ class Optimizer(Trackable):
         return self.apply_gradients(zip(grads, trainable_variables, strict=True))
 
     def _apply(self, pairs) -> None:
-        tracer = tape_module._state.tracer
+        tracer = recording.current_tracer()
         if tracer is not None:  # inside ks.function: one recorded update, replayed live
             tracer.optimizer_update(self, pairs)
             return
-        self._apply_now(pairs)
+        self.apply_eagerly(pairs)
 
-    def _apply_now(self, pairs) -> None:
+    # -- the interface of ks.function's tracer (core/function/tracer.py) ------------------
+    def apply_eagerly(self, pairs) -> None:
+        """Apply `(gradient, variable)` pairs now: gradients prepared (dense or sparse),
+        exchanged across ranks (ks.distribute), clipped, then the update rule, constraints
+        and the step count.
+
+        `apply_gradients` ends here outside ks.function. Inside, ks.function's tracer
+        records the update as one effect and calls this on every replay with that call's
+        gradients, unless `replay_plan` gives a faster plan.
+        """
         groups: dict = {}  # id(indices) -> backend.RowGroups, shared by sparse gradients
         prepared = [(self._prepare_gradient(grad, var, groups), var) for grad, var in pairs]
         if self.gradient_exchange is not None:  # ks.distribute: the average over the ranks
@@ -537,11 +544,16 @@ class Optimizer(Trackable):
         self._iterations._value += 1
         self._iterations._version += 1
 
-    def _replay_plan(self, variables: list):
-        """For ks.function: `run(*gradient_arrays)` applying dense gradients (arrays of each
-        variable's shape, dtype and device) as `_apply_now` does, without its per-call
-        checks; None where those checks do work (clipping, weight decay, constraints, a
-        gradient exchange, slots not made yet), and `_apply_now` is replayed instead."""
+    def replay_plan(self, variables: list):
+        """`run(*gradient_arrays)` applying dense gradients (arrays of each variable's shape,
+        dtype and device) as `apply_eagerly` does, without its per-call checks; None where
+        those checks do work (clipping, weight decay, constraints, a gradient exchange,
+        slots not made yet).
+
+        ks.function's tracer asks for it once the update it records has run (the slots
+        exist) and replays `run` in place of `apply_eagerly` on every call; `run.graph_state`
+        names the arrays a captured CUDA graph updates.
+        """
         if (self.gradient_exchange is not None or self.weight_decay
                 or any(getattr(self, c) is not None for c in _CLIP_ARGS)
                 or any(v.constraint is not None or id(v) not in self._built for v in variables)):
@@ -551,7 +563,7 @@ class Optimizer(Trackable):
 
         def run(*grads):
             if self.gradient_exchange is not None:  # made since (fit under MPI): exchange
-                self._apply_now(list(zip(grads, variables)))
+                self.apply_eagerly(list(zip(grads, variables)))
                 return
             # while captured, the update rules take offsets, not numbers: nothing is read (a
             # learning rate on the GPU would be a transfer) and no host state changes
@@ -884,7 +896,7 @@ def _apply_constraints(variables) -> None:
     them after every update), off the tape."""
     constrained = [var for var in variables if var.constraint is not None]
     if constrained:
-        with tape_module.paused():
+        with recording.paused():
             for var in constrained:
                 var.assign(var.constraint(var))
 
@@ -925,15 +937,6 @@ def array_passes(optimizer) -> None:
     if backend.graph_state.mode is not None:
         raise backend.NotCapturable(
             f"{type(optimizer).__name__} updates with array operations, not update rules")
-
-
-def scratch_like(param):
-    """An uninitialised array like `param` (same shape, dtype, device) for `out=` temporaries.
-
-    Use it rather than `grad * x` for a temporary that later receives `out=`:
-    for 0-d arrays NumPy returns scalars from arithmetic, not arrays.
-    """
-    return backend.array_module(param).empty_like(param)
 
 
 def _grad_array(grad):

@@ -19,7 +19,7 @@ import math
 import numpy as np
 
 from kerasish.core.tensor import Tensor, constant
-from kerasish.tracking import Trackable
+from kerasish.core.tracking import Trackable
 
 
 def _step_value(step) -> float:

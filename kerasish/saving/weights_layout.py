@@ -31,6 +31,7 @@ import warnings
 
 import numpy as np
 
+from kerasish.core import tracking
 from kerasish.core.errors import KerasishError
 from kerasish.core.naming import snake_case
 from kerasish.core.tensor import Variable
@@ -71,82 +72,70 @@ def _base_attributes(layer: Layer) -> set:
     return set(dir(Model if isinstance(layer, Model) else Layer))
 
 
-def _children(layer: Layer) -> list:
-    """(attribute name, layer, optimizer or list of layers) in Keras's walking order: instance
-    attributes and properties of the layer's own class (as `dir()` lists them), public ones
-    in alphabetical order, then private ones. Optimizers count wherever they are held (a
-    compiled model's `optimizer` too, which checkpoints of the model leave out)."""
-    result = []
-    if is_container_model(layer):
-        result.append(("layers", layer.layers))
+def _children(layer) -> list:
+    """(path, layer or optimizer) in Keras's walking order: instance attributes and
+    properties of the layer's own class (as `dir()` lists them), public ones in
+    alphabetical order, then private ones; a list of layers gives `attr/dense`,
+    `attr/dense_1`, ... (class names in snake case, numbered in order). Optimizers count
+    wherever they are held (a compiled model's `optimizer` too, which checkpoints of the
+    model leave out), and have no children here."""
+    if not isinstance(layer, Layer):
+        return []
+    result = _listed("layers", layer.layers) if is_container_model(layer) else []
     base = _base_attributes(layer)
     untracked = set(layer._untracked_attributes)
     names = set(vars(layer)) | {
         name for name in dir(type(layer))
         if isinstance(getattr(type(layer), name, None), property) and name not in untracked
     }
-    attributes = []
     for attr in sorted(names - base, key=lambda n: ("~" + n) if n.startswith("_") else n):
         try:
             value = getattr(layer, attr)
         except Exception:  # a property that cannot be read now holds nothing to save
             continue
         if isinstance(value, Optimizer):
-            attributes.append((attr, value))
+            result.append((attr, value))
         elif attr in untracked:
             continue
         elif isinstance(value, Layer):
-            attributes.append((attr, value))
+            result.append((attr, value))
         elif isinstance(value, (list, tuple, dict)):
             items = list(value.values()) if isinstance(value, dict) else list(value)
             if any(isinstance(item, Layer) for item in items):
-                attributes.append((attr, [item for item in items if isinstance(item, Layer)]))
-    return result + attributes
+                result.extend(_listed(attr, [item for item in items if isinstance(item, Layer)]))
+    return result
+
+
+def _listed(attr: str, layers: list) -> list:
+    """(path, layer) for a list of layers held by `attr`: `attr/dense`, `attr/dense_1`, ..."""
+    pairs, used = [], {}
+    for item in layers:
+        name = snake_case(type(item).__name__)
+        used[name] = used.get(name, -1) + 1
+        pairs.append((f"{attr}/{name}_{used[name]}" if used[name] else f"{attr}/{name}", item))
+    return pairs
 
 
 def saveable_paths(model: Layer) -> list:
     """(group path, object) for the model and every layer and optimizer in it, in Keras's
-    order; an optimizer comes with the layer that holds it: (path, (optimizer, holder))."""
-    result, visited = [], set()
-
-    def visit(layer: Layer, path: str) -> None:
-        if id(layer) in visited:
-            return
-        visited.add(id(layer))
-        result.append((path, layer))
-        for attr, child in _children(layer):
-            base = f"{path}/{attr}" if path else attr
-            if isinstance(child, Optimizer):
-                if id(child) not in visited:
-                    visited.add(id(child))
-                    compiled = attr == "optimizer" and getattr(layer, "compiled", False)
-                    result.append((base, (child, layer if compiled else None)))
-                continue
-            if isinstance(child, Layer):
-                visit(child, base)
-                continue
-            used: dict = {}
-            for item in child:
-                name = snake_case(type(item).__name__)
-                if name in used:
-                    used[name] += 1
-                    name = f"{name}_{used[name]}"
-                else:
-                    used[name] = 0
-                visit(item, f"{base}/{name}")
-
-    visit(model, "")
+    order (a depth-first walk); an optimizer comes with the model it is compiled into, or
+    None: (path, (optimizer, model or None))."""
+    found = [("", model), *tracking.walk(model, _children, depth_first=True)]
+    holders = dict(found)
+    result = []
+    for path, item in found:
+        if isinstance(item, Optimizer):
+            holder_path, _, attr = path.rpartition("/")
+            holder = holders[holder_path]
+            compiled = attr == "optimizer" and getattr(holder, "compiled", False)
+            item = (item, holder if compiled else None)
+        result.append((path, item))
     return result
 
 
 def layer_paths(model: Layer) -> list:
     """(group path, layer) for the model and every layer in it, in Keras's order."""
     return [(path, item) for path, item in saveable_paths(model) if isinstance(item, Layer)]
-
-
-def optimizer_paths(model: Layer) -> list:
-    """(group path, optimizer, the model it is compiled into or None) in Keras's order."""
-    return [(path, *item) for path, item in saveable_paths(model) if isinstance(item, tuple)]
 
 
 # Keras creates an optimizer's slots in groups: within a group, for each variable in

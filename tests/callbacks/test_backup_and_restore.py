@@ -141,9 +141,9 @@ def test_data_that_runs_out_under_steps_per_epoch_stops_training_with_a_warning(
 
 def test_the_pass_counters_are_found_through_an_mpi_ranks_share_of_the_batches():
     """Under MPI, fit wraps the batches in this rank's share; the backup still finds them."""
+    from kerasish.core.tracking import named_variables
     from kerasish.distribute.training import ShardedBatches
     from kerasish.models import data_adapter
-    from kerasish.tracking import named_variables
 
     dataset = _pipeline("elements")
     [(_, passes)] = named_variables(dataset)

@@ -11,6 +11,7 @@ import pytest
 
 import kerasish as ks
 from kerasish.core import primitive as primitive_module
+from kerasish.core import tape as tape_module
 from kerasish.core.function import buffers
 from kerasish.core.function.program import Instr
 from tests.core.test_function import _same, _sample_cases
@@ -327,28 +328,38 @@ def test_replays_on_the_gpu_reuse_buffers_and_equal_eager():
 
 
 class _TakingExchange:
-    """Stands for a gradient exchange across ranks: records, per call, which gradients it
-    was handed over (and so may overwrite), and returns them unchanged."""
+    """Stands for a gradient exchange across ranks: takes the gradients backward passes hand
+    over from 256 KiB, and records, per call, which it was handed (and so may overwrite);
+    returns them unchanged."""
 
     takes_handed_over = True
 
     def __init__(self):
         self.calls = []
+        self.handed = []
 
     def __call__(self, prepared):
-        from kerasish.core import tape as tape_module
-
-        self.calls.append([tape_module.take_handed_over(grad) for grad, _ in prepared])
+        self.calls.append([any(grad is a for a in self.handed) for grad, _ in prepared])
+        self.handed.clear()
         return prepared
 
 
-def _taking_step(after=None, returns_gradient=False):
+@pytest.fixture
+def taker(monkeypatch):
+    """A `_TakingExchange` set as the tape's gradient taker for the test."""
+    exchange = _TakingExchange()
+    monkeypatch.setattr(tape_module, "_taker", None)  # restored after the test
+    tape_module.set_gradient_taker(exchange.handed.append, 256 << 10)
+    return exchange
+
+
+def _taking_step(exchange, after=None, returns_gradient=False):
     """A compiled step on a 784 x 256 kernel (784 KiB of gradient) and a bias, whose
     optimizer's exchange takes handed-over gradients."""
     kernel = ks.Variable(np.full((784, 256), 0.01, np.float32))
     bias = ks.Variable(np.zeros(256, np.float32))
     optimizer = ks.optimizers.SGD(0.1)
-    optimizer.gradient_exchange = exchange = _TakingExchange()
+    optimizer.gradient_exchange = exchange
 
     @ks.function
     def step(x):
@@ -363,12 +374,12 @@ def _taking_step(after=None, returns_gradient=False):
     return step, exchange, kernel
 
 
-def test_a_replay_hands_its_large_dead_gradients_to_an_exchange_that_takes_them():
-    step, exchange, kernel = _taking_step()
+def test_a_replay_hands_its_large_dead_gradients_to_an_exchange_that_takes_them(taker):
+    step, exchange, kernel = _taking_step(taker)
     x = ks.constant(np.ones((4, 784), np.float32))
     for _ in range(5):
         step(x)
-    # traced calls run eagerly (the tape hands over only when a taker exists: not here);
+    # traced calls run eagerly (a tape under a trace hands nothing over);
     # every replay hands over the kernel's gradient, never the small bias's
     assert exchange.calls[-1] == [True, False]
     assert step.trace_count < 5
@@ -378,11 +389,11 @@ def test_a_replay_hands_its_large_dead_gradients_to_an_exchange_that_takes_them(
 
 
 @pytest.mark.parametrize("case", ["returned", "read after the update"])
-def test_a_gradient_the_step_still_needs_is_never_handed_over(case):
+def test_a_gradient_the_step_still_needs_is_never_handed_over(case, taker):
     if case == "returned":
-        step, exchange, _ = _taking_step(returns_gradient=True)
+        step, exchange, _ = _taking_step(taker, returns_gradient=True)
     else:
-        step, exchange, _ = _taking_step(after=lambda grads: ks.reduce_sum(grads[0]))
+        step, exchange, _ = _taking_step(taker, after=lambda grads: ks.reduce_sum(grads[0]))
     x = ks.constant(np.ones((4, 784), np.float32))
     for _ in range(5):
         result = step(x)

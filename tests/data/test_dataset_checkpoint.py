@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 import kerasish as ks
+from kerasish.core.tracking import named_variables
 from kerasish.data import Dataset
-from kerasish.tracking import named_variables
 
 
 def _pass(dataset):

@@ -255,18 +255,21 @@ def test_alone_the_functions_answer_rank_0_of_1_and_change_nothing():
 def _handed_over(monkeypatch, loss_of, shape=(512, 256), **gradient_args):
     """Which of the gradients of `loss_of(w, v)` (two variables) the tape handed over."""
     from kerasish.core import tape as tape_module
+    from kerasish.distribute import handover
 
-    monkeypatch.setattr(tape_module._HandOver, "taker", True)
+    monkeypatch.setattr(tape_module, "_taker", None)  # restored after the test
+    handover.start()
     rng = np.random.default_rng(0)
     w, v = (ks.Variable(rng.normal(size=shape).astype("float32")) for _ in range(2))
     with ks.GradientTape() as tape:
         loss = loss_of(w, v)
     grads = tape.gradient(loss, [w, v], **gradient_args)
-    return [g is not None and tape_module.take_handed_over(g._value) for g in grads]
+    return [g is not None and handover.take_handed_over(g._value) for g in grads]
 
 
 def test_the_tape_hands_over_only_large_fresh_gradients_nothing_else_holds(monkeypatch):
     from kerasish.core import tape as tape_module
+    from kerasish.distribute import handover
 
     assert _handed_over(monkeypatch, lambda w, v: ks.reduce_sum(w * v)) == [True, True]
     # small: not worth a call of its own
@@ -291,11 +294,11 @@ def test_the_tape_hands_over_only_large_fresh_gradients_nothing_else_holds(monke
     with ks.GradientTape():
         assert _handed_over(monkeypatch, lambda w, v: ks.reduce_sum(w * v)) == [False, False]
     # nothing takes them: nothing is marked
-    monkeypatch.setattr(tape_module._HandOver, "taker", False)
+    tape_module.set_gradient_taker()
     w = ks.Variable(np.ones((512, 256), np.float32))
     with ks.GradientTape() as tape:
         loss = ks.reduce_sum(w * w)
-    assert not tape_module.take_handed_over(tape.gradient(loss, w)._value)
+    assert not handover.take_handed_over(tape.gradient(loss, w)._value)
 
 
 def test_compute_average_loss_is_the_share_of_the_global_batchs_mean():

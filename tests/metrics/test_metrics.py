@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 
 import kerasish as ks
-from kerasish import metrics, tracking
+from kerasish import metrics
+from kerasish.core import tracking
 from kerasish.core.errors import InvalidArgumentError
 
 BATCHES = (7, 5, 9)  # uneven on purpose

@@ -297,13 +297,14 @@ def test_steps_per_epoch_on_an_infinite_dataset():
 def test_fit_reads_a_compiled_steps_logs_only_where_they_are_used(monkeypatch):
     """On a GPU, reading a step's loss waits for the step: fit turns the logs into Python
     values at the epoch's end (and for callbacks that want each batch's logs), not per step."""
+    from kerasish.core import recording
     from kerasish.models import model as model_module
 
     conversions = []
     original = model_module._pythonify_logs
 
     def counting(logs):
-        if ks.core.tape._state.tracer is None:  # (while traced, the logs stay tensors)
+        if recording.current_tracer() is None:  # (while traced, the logs stay tensors)
             conversions.append(1)
         return original(logs)
 

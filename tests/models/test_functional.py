@@ -9,8 +9,8 @@ import pytest
 
 import kerasish as ks
 from kerasish.core.keras_tensor import KerasTensor
+from kerasish.core.tracking import named_variables
 from kerasish.models.functional import Functional
-from kerasish.tracking import named_variables
 
 
 def rand(*shape, seed=0):

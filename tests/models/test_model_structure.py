@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import kerasish as ks
-from kerasish.tracking import named_variables
+from kerasish.core.tracking import named_variables
 
 
 @pytest.fixture(autouse=True)

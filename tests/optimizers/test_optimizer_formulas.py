@@ -200,7 +200,7 @@ def test_compiled_steps_equal_eager_steps_bit_for_bit(case):
         results.append([var.numpy()] + [opt.get_slot(var, n).numpy()
                                         for n in opt.get_slot_names()])
         if compiled:  # the replay runs the update without apply_gradients's checks
-            assert opt._replay_plan([var]) is not None
+            assert opt.replay_plan([var]) is not None
     for eager, compiled in zip(*results):
         assert eager.tobytes() == compiled.tobytes()
 

@@ -10,6 +10,7 @@ import pytest
 import kerasish as ks
 from kerasish import optimizers
 from kerasish.core import backend
+from kerasish.core.tracking import named_variables
 from kerasish.optimizers import (
     SGD,
     Adagrad,
@@ -19,7 +20,6 @@ from kerasish.optimizers import (
     get_or_create_global_step,
     schedules,
 )
-from kerasish.tracking import named_variables
 
 # -- NumPy references of the Keras formulas (float64) ---------------------------------------
 

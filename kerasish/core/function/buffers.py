@@ -158,7 +158,7 @@ def handed_over(code: list, returned: set, info: dict, min_bytes: int) -> dict:
 
     An effect whose op has `takes_handed_over` (an optimizer update with a gradient
     exchange across ranks) may overwrite an input it is handed (see
-    `tape.hand_over`): one of at least `min_bytes` that a prim of this segment made
+    `tape.set_gradient_taker`): one of at least `min_bytes` that a prim of this segment made
     (fresh, not a view), that is given to it once, and with which no value that is
     returned, read after the effect, read by an effect that may keep it, or given to
     the effect besides may share memory.

@@ -15,8 +15,7 @@ import weakref
 
 import numpy as np
 
-from kerasish.core import backend
-from kerasish.core import tape as tape_module
+from kerasish.core import backend, primitive, recording
 from kerasish.core.errors import KerasishError
 from kerasish.core.function import fusion, graphs, program
 from kerasish.core.function.program import Guard, Return, Segment
@@ -194,8 +193,6 @@ class ConcreteFunction:
         instr = program.failing_instr(segment, exc.__traceback__)
         if instr is None:
             return exc
-        from kerasish.core import primitive
-
         where = f" recorded at {instr.where}" if instr.where else ""
         prefix = f"ks.function '{self.name}': {instr.label}{where} failed when replayed: "
         if instr.kind == "prim" and not isinstance(exc, KerasishError):
@@ -316,8 +313,7 @@ class Function:
 
     # -- calls --------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
-        state = tape_module._state
-        if state.tapes or state.tracer is not None:
+        if recording.is_recording():
             # under a GradientTape the ops must reach it, and inside another trace they
             # belong to that program: run the Python function (TF inlines it the same way)
             return self._call_python(args, kwargs)
@@ -475,16 +471,12 @@ class Function:
         return result
 
     def _run(self, tracer: Tracer, args, kwargs):
-        state = tape_module._state
-        saved = state.tapes, state.tracer
-        state.tapes, state.tracer = (tracer,), tracer
         try:
-            result = self._call_python(args, kwargs)
+            with recording.tracing(tracer):
+                result = self._call_python(args, kwargs)
         except BaseException:
-            state.tapes, state.tracer = saved
             tracer.concrete.prune()
             raise
-        state.tapes, state.tracer = saved
         if tracer.mode == "live":
             tracer.finish(result)
         return result

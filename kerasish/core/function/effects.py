@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 
 from kerasish.core import nest
-from kerasish.core.tape import _state as _tape_state
+from kerasish.core.recording import current_tracer
 from kerasish.core.tensor import Tensor, Variable
 
 RUN_NOW = object()  # record_host_call's answer when the function should just run
@@ -48,7 +48,7 @@ def record_host_call(fn, *args, **kwargs):
         >>> [float(x) for x in seen]  # the effect ran on every call, replays included
         [1.0, 2.0]
     """
-    tracer = _tape_state.tracer
+    tracer = current_tracer()
     if tracer is None or not tracer.recording:
         return RUN_NOW
     structure = (list(args), kwargs)
@@ -98,7 +98,7 @@ def host_effect(fn):
 
     @functools.wraps(fn)
     def call(*args, **kwargs):
-        if _tape_state.tracer is not None:
+        if current_tracer() is not None:
             recorded = record_host_call(call, *args, **kwargs)
             if recorded is not RUN_NOW:
                 return recorded

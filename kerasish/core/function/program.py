@@ -275,11 +275,12 @@ def compile_segment(segment: Segment, code: list, info: dict | None = None) -> N
     concurrent call, taken from the segment's pool and put back at its end.
     """
     plan, count, handed = {}, 0, {}
+    taker = tape_module.gradient_taker()  # (hand_over, min_bytes), or None
     if info is not None and isinstance(segment.end, Return):
         plan, count = buffers.plan(code, segment.end.slots(), info)
-        handed = buffers.handed_over(code, segment.end.slots(), info,
-                                     tape_module.HAND_OVER_MIN_BYTES)
-    namespace: dict = {"pool": [], "hand_over": tape_module.hand_over}
+        if taker is not None:
+            handed = buffers.handed_over(code, segment.end.slots(), info, taker[1])
+    namespace: dict = {"pool": [], "hand_over": taker[0] if taker else None}
     lines = ["def run(env):"]
     if count:
         lines.append(f"    b = pool.pop() if pool else [None] * {count}")
@@ -337,14 +338,6 @@ def failing_instr(segment: Segment, traceback) -> Instr | None:
 
 
 # -------------------------------------------------------------------------------- listing
-
-
-def describe_slot(info: dict, slot: int) -> str:
-    shape, dtype, origin = info.get(slot, ((), "?", ""))
-    text = f"%{slot}"
-    if origin:
-        text += f" ({origin})"
-    return text
 
 
 def slot_type(info: dict, slot: int) -> str:

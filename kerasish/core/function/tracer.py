@@ -2,7 +2,7 @@
 
 While a trace runs, the tracer sits in the tape state like a tape (so
 `primitive.apply` reports every op to it with no extra test on the eager
-path) and in `tape._state.tracer` (so variable assignments, optimizer
+path) and is `tape.current_tracer()` (so variable assignments, optimizer
 updates, random draws, `ks.print`, variable creation and tensor-to-Python
 conversions report to it too). It has three modes:
 
@@ -211,9 +211,10 @@ class Tracer:
         return variable
 
     def optimizer_update(self, optimizer, pairs: list) -> None:
-        """`optimizer._apply(pairs)`, recorded as one effect on the gradients' slots."""
+        """`optimizer.apply_gradients`, recorded as one effect on the gradients' slots: replayed
+        with `optimizer.apply_eagerly`, or the optimizer's `replay_plan` once it has one."""
         if self.mode == "off" or self._inner:
-            optimizer._apply_now(pairs)
+            optimizer.apply_eagerly(pairs)
             return
         tensors, specs = [], []
         for grad, var in pairs:
@@ -222,7 +223,7 @@ class Tracer:
                 if self.mode == "live" and not isinstance(indices, Tensor):
                     slot = self.array_input(indices, f"the sparse gradient of '{var.name}'")
                     if slot is None:
-                        optimizer._apply_now(pairs)
+                        optimizer.apply_eagerly(pairs)
                         return
                     indices = Tensor(indices)
                     self.bind(indices, slot)
@@ -242,7 +243,7 @@ class Tracer:
                     slices = IndexedSlices(Tensor(arrays[i]), arrays[i + 1], dense_shape)
                     rebuilt.append((slices, var))
                     i += 2
-            optimizer._apply_now(rebuilt)
+            optimizer.apply_eagerly(rebuilt)
 
         # an exchange across ranks may reduce the gradients in place (see buffers.handed_over)
         run.takes_handed_over = getattr(optimizer.gradient_exchange, "takes_handed_over", False)
@@ -252,9 +253,9 @@ class Tracer:
             t._value.dtype == v._value.dtype and t._value.shape == v._value.shape
             and backend.device_of(t._value) == backend.device_of(v._value)
             for t, v in zip(tensors, variables))
-        self.effect(label, run, tuple(tensors), lambda: optimizer._apply_now(pairs))
+        self.effect(label, run, tuple(tensors), lambda: optimizer.apply_eagerly(pairs))
         # once the slots exist: the update rule on the arrays, without the per-call checks
-        plan = optimizer._replay_plan(variables) if ready and self.mode == "live" else None
+        plan = optimizer.replay_plan(variables) if ready and self.mode == "live" else None
         if plan is not None and self.segment.instrs and self.segment.instrs[-1].op is run:
             self.segment.instrs[-1].op = plan
             self.segment.instrs[-1].borrows = True  # it reads the gradients, keeps none

@@ -1,7 +1,8 @@
-"""Python operators on Tensor, each delegating to the op that defines it."""
+"""Python operators on Tensor, and the tensor methods that are ops, each delegating to the
+op that defines it (core/tensor.py sits below the ops and cannot import them)."""
 
 from kerasish.core.ops import array_ops, math_ops
-from kerasish.core.tensor import Tensor
+from kerasish.core.tensor import IndexedSlices, Tensor, Variable
 
 
 def _swap(op):
@@ -41,3 +42,47 @@ Tensor.__gt__ = math_ops.greater
 Tensor.__ge__ = math_ops.greater_equal
 Tensor.__getitem__ = array_ops.getitem
 Tensor.T = property(lambda self: array_ops.transpose(self))
+
+
+def _cpu(self) -> Tensor:
+    """A copy of this tensor on the CPU (differentiable)."""
+    return array_ops.copy_to_device(self, ("cpu", 0))
+
+
+def _gpu(self, index: int = 0) -> Tensor:
+    """A copy of this tensor on GPU `index` (differentiable).
+
+    Args:
+        index: the GPU's number.
+
+    Returns:
+        The copy, whose gradient comes back to this tensor's device.
+
+    Raises:
+        DeviceError: CuPy is not installed or there is no GPU `index` (the message
+            says how to install it).
+
+    Example:
+        >>> import kerasish as ks
+        >>> x = ks.constant([1.0, 2.0])
+        >>> on_gpu = x.gpu() if ks.config.list_physical_devices("GPU") else x
+        >>> on_gpu.numpy().tolist()
+        [1.0, 2.0]
+    """
+    return array_ops.copy_to_device(self, ("gpu", index))
+
+
+def _read_value(self) -> Tensor:
+    """A snapshot of the variable's current value as a plain tensor."""
+    return array_ops.identity(self)
+
+
+def _to_dense(self) -> Tensor:
+    """The dense tensor these rows stand for (rows not given are zeros, repeated ones add)."""
+    return array_ops.scatter_rows(self.values, self.indices, self.dense_shape[0])
+
+
+Tensor.cpu = _cpu
+Tensor.gpu = _gpu
+Variable.read_value = _read_value
+IndexedSlices.to_dense = _to_dense

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from kerasish.core import backend
+from kerasish.core import backend, recording
 from kerasish.core import tape as tape_module
 from kerasish.core.ops import array_ops, math_ops
 from kerasish.core.primitive import apply, primitive
@@ -115,7 +115,7 @@ def _lstm_sequence_grad(recurrent_kernel, h0, c0, hs, gates, cs, tanh_cs, dhs, d
 def _(op, dys):
     projected, recurrent_kernel, h0, c0 = op.inputs
     dhs, dh_last, dc_last = dys[:3]
-    if tape_module.active_tapes():  # a tape records this gradient: the differentiable ops
+    if recording.active_tapes():  # a tape records this gradient: the differentiable ops
         return _gradient_by_steps(op.inputs, (dhs, dh_last, dc_last))
     hs, _, _, gates, cs, tanh_cs = op.output
     return apply(_lstm_sequence_grad,

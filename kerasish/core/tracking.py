@@ -58,65 +58,61 @@ def _walk(path: str, value) -> list:
     return []
 
 
+def tracked_children(obj) -> list:
+    """(name, child) pairs of a trackable (none for a variable): the default step of `walk`."""
+    return obj._tracked_children() if isinstance(obj, Trackable) else []
+
+
+def walk(root, children=tracked_children, depth_first: bool = False, prefix: str = "") -> list:
+    """(path, object) for every object reachable from `root` (root excluded), each once.
+
+    An object is listed when first met, under the path it was met by (`name`s
+    from `children(obj)` joined by `/`, after `prefix`). Breadth-first (the
+    default) names an object shared along several paths by its shortest one;
+    depth-first lists an object's descendants right after it.
+
+    Args:
+        root: where the walk starts.
+        children: `obj -> [(name, child)]`; the trackable's attributes by default
+            (a weights file walks a model its own way).
+        depth_first: the order of the walk.
+        prefix: the path of `root`.
+    """
+    seen = {id(root)}
+    found = []
+    pending = [(prefix, root)]
+
+    def expand(path: str, obj) -> None:
+        for name, child in children(obj):
+            if id(child) in seen:
+                continue
+            seen.add(id(child))
+            child_path = f"{path}/{name}" if path else name
+            found.append((child_path, child))
+            if depth_first:
+                expand(child_path, child)
+            else:
+                pending.append((child_path, child))
+
+    for path, obj in pending:  # grows while it is read: breadth-first
+        expand(path, obj)
+    return found
+
+
 def named_variables(root, prefix: str = "") -> list:
     """(path, variable) for every variable reachable from `root`, each once, in tracking order.
 
     A variable reachable along several paths (a shared layer) is named by the
     first path met in a breadth-first walk, so the name is the shortest one.
     """
-    seen_objects = {id(root)}
-    seen_variables = set()
-    result = []
-    queue = [(prefix, root)]
-    while queue:
-        next_queue = []
-        for path, obj in queue:
-            for name, child in obj._tracked_children():
-                child_path = f"{path}/{name}" if path else name
-                if isinstance(child, Variable):
-                    if id(child) not in seen_variables:
-                        seen_variables.add(id(child))
-                        result.append((child_path, child))
-                elif id(child) not in seen_objects:
-                    seen_objects.add(id(child))
-                    next_queue.append((child_path, child))
-        queue = next_queue
-    return result
+    return [(path, obj) for path, obj in walk(root, prefix=prefix) if isinstance(obj, Variable)]
 
 
 def named_trackables(root, prefix: str = "") -> list:
     """(path, trackable) for every trackable reachable from `root` (root excluded), each once."""
-    seen = {id(root)}
-    result = []
-    queue = [(prefix, root)]
-    while queue:
-        next_queue = []
-        for path, obj in queue:
-            for name, child in obj._tracked_children():
-                if isinstance(child, Trackable) and id(child) not in seen:
-                    seen.add(id(child))
-                    child_path = f"{path}/{name}" if path else name
-                    result.append((child_path, child))
-                    next_queue.append((child_path, child))
-        queue = next_queue
-    return result
+    return [(path, obj) for path, obj in walk(root, prefix=prefix) if isinstance(obj, Trackable)]
 
 
 def variables_depth_first(root) -> list:
     """Every variable reachable from `root`, each once, children in attribute order (DFS)."""
-    seen_objects = set()
-    seen_variables = set()
-    result = []
-
-    def visit(obj):
-        seen_objects.add(id(obj))
-        for _, child in obj._tracked_children():
-            if isinstance(child, Variable):
-                if id(child) not in seen_variables:
-                    seen_variables.add(id(child))
-                    result.append(child)
-            elif id(child) not in seen_objects:
-                visit(child)
-
-    visit(root)
-    return result
+    return [obj for _, obj in walk(root, depth_first=True) if isinstance(obj, Variable)]
