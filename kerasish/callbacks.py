@@ -1106,7 +1106,7 @@ class BackupAndRestore(Callback):
         self._current_epoch = 0
 
     def _checkpoint(self):
-        from kerasish import random
+        from kerasish.core import random
         from kerasish.checkpoint import Checkpoint
 
         return Checkpoint(model=self.model, optimizer=self.model.optimizer,

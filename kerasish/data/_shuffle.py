@@ -21,7 +21,7 @@ import threading
 
 import numpy as np
 
-from kerasish import random as ks_random
+from kerasish.core import random as ks_random
 from kerasish.core import backend
 from kerasish.core.tensor import Variable
 
@@ -52,7 +52,7 @@ class ShuffleSeed:
         elif global_seed is None:
             self.base = [int(np.random.SeedSequence().entropy)]
         else:
-            stream = ks_random._generator(_STREAM, device=("cpu", 0))
+            stream = ks_random.stream(_STREAM, device=("cpu", 0))
             self.base = [int(global_seed), int(stream.integers(2**63))]
         self.reshuffle = bool(reshuffle_each_iteration)
         with backend.device("/cpu:0"):

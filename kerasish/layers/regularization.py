@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 
-from kerasish import random as ks_random
+from kerasish.core import random as ks_random
 from kerasish import regularizers
 from kerasish.core import arguments
 from kerasish.core.errors import InvalidArgumentError

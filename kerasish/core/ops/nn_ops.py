@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from kerasish.core import backend
+from kerasish.core import backend, random
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.keras_tensor import symbolic_fallback
 from kerasish.core.ops import array_ops, math_ops
@@ -1218,13 +1218,11 @@ def dropout(x, rate: float, noise_shape=None, seed=None):
         >>> sorted(set(kept.numpy().tolist()))
         [0.0, 2.0]
     """
-    from kerasish import random as ks_random
-
     x = convert_to_tensor(x)
     if not 0 <= rate < 1:
         raise InvalidArgumentError(f"dropout: rate must be in [0, 1), got {rate}")
     if rate == 0:
         return x
     shape = x.shape if noise_shape is None else tuple(noise_shape)
-    keep = math_ops.greater_equal(ks_random.uniform(shape, dtype=x.dtype, seed=seed), rate)
+    keep = math_ops.greater_equal(random.uniform(shape, dtype=x.dtype, seed=seed), rate)
     return x * math_ops.cast(keep, x.dtype) * (1.0 / (1.0 - rate))
