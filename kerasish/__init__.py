@@ -89,6 +89,7 @@ from kerasish.core.ops.array_ops import (  # noqa: F401
     zeros,
     zeros_like,
 )
+from kerasish.core.ops.cumulative_ops import cumprod, cumsum, reduce_prod  # noqa: F401
 from kerasish.core.ops.math_ops import (  # noqa: F401
     abs,
     add,
@@ -127,7 +128,6 @@ from kerasish.core.ops.math_ops import (  # noqa: F401
     reciprocal,
     reduce_all,
     reduce_any,
-    reduce_logsumexp,
     reduce_max,
     reduce_mean,
     reduce_min,
@@ -148,7 +148,7 @@ from kerasish.core.ops.math_ops import (  # noqa: F401
     truncatediv,
     where,
 )
-from kerasish.core.ops.scan_ops import cumprod, cumsum, reduce_prod  # noqa: F401
+from kerasish.core.ops.nn_ops import reduce_logsumexp  # noqa: F401
 from kerasish.core.tape import GradientTape  # noqa: F401
 from kerasish.core.tensor import (  # noqa: F401
     IndexedSlices,

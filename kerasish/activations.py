@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from kerasish.core.errors import InvalidArgumentError
-from kerasish.core.ops import array_ops, math_ops, nn_ops, scan_ops
+from kerasish.core.ops import array_ops, cumulative_ops, math_ops, nn_ops
 from kerasish.core.tensor import convert_to_tensor
 
 
@@ -385,7 +385,7 @@ def sparsemax(x, axis: int = -1):
     ranks_shape = [1] * x.ndim
     ranks_shape[axis] = x.shape[axis]
     ranks = array_ops.reshape(array_ops.range(1, x.shape[axis] + 1, dtype=x.dtype), ranks_shape)
-    kept = math_ops.greater(ordered * ranks, scan_ops.cumsum(ordered, axis) - 1.0)
+    kept = math_ops.greater(ordered * ranks, cumulative_ops.cumsum(ordered, axis) - 1.0)
     smallest_kept = math_ops.reduce_min(
         math_ops.where(kept, ordered, ordered.dtype.type(np.inf)), axis, keepdims=True
     )

@@ -926,7 +926,7 @@ def _masked_logsumexp(values: Tensor, mask: Tensor) -> Tensor:
     empty row stays finite in value and gradient; two such rows added still fit.
     """
     lowest = float(np.finfo(values.dtype).min) / 4
-    return math_ops.reduce_logsumexp(math_ops.where(mask, values, lowest), -1)
+    return nn_ops.reduce_logsumexp(math_ops.where(mask, values, lowest), -1)
 
 
 @symbolic_fallback

@@ -18,6 +18,7 @@ from kerasish.core.ops.array_ops import (  # noqa: F401
     unsorted_segment_max,
     unsorted_segment_sum,
 )
+from kerasish.core.ops.cumulative_ops import cumprod, cumsum, reduce_prod  # noqa: F401
 from kerasish.core.ops.math_ops import (  # noqa: F401
     abs,
     acos,
@@ -65,7 +66,6 @@ from kerasish.core.ops.math_ops import (  # noqa: F401
     reciprocal,
     reduce_all,
     reduce_any,
-    reduce_logsumexp,
     reduce_max,
     reduce_mean,
     reduce_min,
@@ -89,5 +89,4 @@ from kerasish.core.ops.math_ops import (  # noqa: F401
     truediv,
     truncatediv,
 )
-from kerasish.core.ops.nn_ops import l2_normalize, log_softmax  # noqa: F401
-from kerasish.core.ops.scan_ops import cumprod, cumsum, reduce_prod  # noqa: F401
+from kerasish.core.ops.nn_ops import l2_normalize, log_softmax, reduce_logsumexp  # noqa: F401

@@ -38,7 +38,7 @@ from kerasish.core.ops.nn_ops import (  # noqa: F401
     softmax_cross_entropy_with_logits,
     sparse_softmax_cross_entropy_with_logits,
 )
-from kerasish.core.ops.sampling_ops import (  # noqa: F401
+from kerasish.core.ops.sampled_loss_ops import (  # noqa: F401
     compute_accidental_hits,
     nce_loss,
     sampled_softmax_loss,

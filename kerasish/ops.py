@@ -44,7 +44,7 @@ from kerasish import activations, losses
 from kerasish.core import nest
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.keras_tensor import symbolic_fallback
-from kerasish.core.ops import array_ops, image_ops, linalg_ops, math_ops, nn_ops, scan_ops
+from kerasish.core.ops import array_ops, cumulative_ops, image_ops, linalg_ops, math_ops, nn_ops
 from kerasish.core.ops.array_ops import (  # noqa: F401 - the same op under the same name
     broadcast_to,
     expand_dims,
@@ -874,7 +874,7 @@ def prod(x, axis=None, keepdims: bool = False) -> Tensor:
         >>> ops.convert_to_numpy(ops.prod([[1, 2], [3, 4]], axis=1)).tolist()
         [2, 12]
     """
-    return scan_ops.reduce_prod(x, axis, keepdims)
+    return cumulative_ops.reduce_prod(x, axis, keepdims)
 
 
 def var(x, axis=None, keepdims: bool = False) -> Tensor:
@@ -931,7 +931,7 @@ def logsumexp(x, axis=None, keepdims: bool = False) -> Tensor:
         >>> ops.logsumexp([0.0, 0.0])
         <ks.Tensor: shape=(), dtype=float32, numpy=0.6931472>
     """
-    return math_ops.reduce_logsumexp(_floating(x), axis, keepdims)
+    return nn_ops.reduce_logsumexp(_floating(x), axis, keepdims)
 
 
 def all(x, axis=None, keepdims: bool = False) -> Tensor:  # noqa: A001
@@ -1087,7 +1087,7 @@ def cumsum(x, axis=None) -> Tensor:
         >>> ops.convert_to_numpy(ops.cumsum([1, 2, 3])).tolist()
         [1, 3, 6]
     """
-    return scan_ops.cumsum(reshape(x, [-1]) if axis is None else x, axis=axis or 0)
+    return cumulative_ops.cumsum(reshape(x, [-1]) if axis is None else x, axis=axis or 0)
 
 
 def cumprod(x, axis=None) -> Tensor:
@@ -1105,7 +1105,7 @@ def cumprod(x, axis=None) -> Tensor:
         >>> ops.convert_to_numpy(ops.cumprod([[1, 2], [3, 4]], axis=1)).tolist()
         [[1, 2], [3, 12]]
     """
-    return scan_ops.cumprod(reshape(x, [-1]) if axis is None else x, axis=axis or 0)
+    return cumulative_ops.cumprod(reshape(x, [-1]) if axis is None else x, axis=axis or 0)
 
 
 def norm(x, ord=None, axis=None, keepdims: bool = False) -> Tensor:  # noqa: A002

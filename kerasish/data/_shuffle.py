@@ -21,8 +21,8 @@ import threading
 
 import numpy as np
 
-from kerasish.core import random as ks_random
 from kerasish.core import backend
+from kerasish.core import random as ks_random
 from kerasish.core.tensor import Variable
 
 _STREAM = 0x6B7344617461  # "ksData": the ks.random stream that seeds shuffles
