@@ -38,8 +38,8 @@ import types
 
 from kerasish.core.keras_tensor import symbolic_fallback
 from kerasish.core.ops import image_ops
-from kerasish.core.ops.einsum_ops import einsum  # noqa: F401
 from kerasish.core.tensor import Tensor, as_dtype, convert_to_tensor  # noqa: F401
+from kerasish.ops import namespaces
 from kerasish.ops.control_flow import *  # noqa: F403
 from kerasish.ops.creation import *  # noqa: F403
 from kerasish.ops.elementwise import *  # noqa: F403
@@ -49,6 +49,8 @@ from kerasish.ops.products import *  # noqa: F403
 from kerasish.ops.reductions import *  # noqa: F403
 from kerasish.ops.selection import *  # noqa: F403
 from kerasish.ops.shapes import *  # noqa: F403
+
+globals().update(namespaces.public_ops("ops"))  # the core ops ks.ops shows as they are
 
 # The functional API: a function here that fails on symbolic tensors because it needs
 # concrete shapes records one node running it whole (see kerasish.models.symbolic). The

@@ -9,10 +9,7 @@ from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.ops import array_ops, math_ops
 from kerasish.core.ops.array_ops import (
     broadcast_to,
-    ones_like,
     reshape,
-    stop_gradient,
-    zeros_like,
 )
 from kerasish.core.tensor import Tensor, convert_to_tensor
 
@@ -28,12 +25,9 @@ __all__ = [
     "meshgrid",
     "ndim",
     "ones",
-    "ones_like",
     "shape",
     "size",
-    "stop_gradient",
     "zeros",
-    "zeros_like",
 ]
 
 

@@ -18,11 +18,8 @@ from kerasish.core.ops.math_ops import (
     minimum,
     multiply,
     negative,
-    relu,
-    relu6,
     where,
 )
-from kerasish.core.ops.nn_ops import moments
 from kerasish.core.tensor import Tensor, convert_to_tensor
 from kerasish.ops.elementwise import expm1
 from kerasish.ops.keras_dtypes import floating, on_floats
@@ -42,11 +39,8 @@ __all__ = [
     "log_sigmoid",
     "log_softmax",
     "max_pool",
-    "moments",
     "normalize",
     "one_hot",
-    "relu",
-    "relu6",
     "selu",
     "separable_conv",
     "sigmoid",

@@ -24,7 +24,6 @@ __all__ = [
     "cross",
     "dot",
     "inner",
-    "matmul",
     "outer",
     "tensordot",
     "vdot",

@@ -10,11 +10,7 @@ import numpy as np
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.ops import array_ops, math_ops
 from kerasish.core.ops.array_ops import (
-    broadcast_to,
-    expand_dims,
     reshape,
-    squeeze,
-    unstack,
     zeros_like,
 )
 from kerasish.core.ops.math_ops import (
@@ -25,16 +21,13 @@ from kerasish.core.tensor import Tensor, convert_to_tensor
 from kerasish.ops.creation import convert_to_numpy
 
 __all__ = [
-    "broadcast_to",
     "concatenate",
     "diag",
     "diagonal",
-    "expand_dims",
     "flip",
     "moveaxis",
     "pad",
     "repeat",
-    "reshape",
     "roll",
     "scatter",
     "scatter_update",
@@ -43,7 +36,6 @@ __all__ = [
     "slice",
     "slice_update",
     "split",
-    "squeeze",
     "stack",
     "swapaxes",
     "take",
@@ -52,7 +44,6 @@ __all__ = [
     "transpose",
     "tril",
     "triu",
-    "unstack",
 ]
 
 
