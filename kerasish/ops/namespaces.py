@@ -11,16 +11,19 @@ from __future__ import annotations
 
 from kerasish.core.ops import (
     array_ops,
+    conv_ops,
     cumulative_ops,
     einsum_ops,
     linalg_ops,
     math_ops,
     nn_ops,
     sampled_loss_ops,
+    sorting_ops,
 )
 
 _MODULES = {module.__name__.rpartition(".")[2]: module for module in (
-    array_ops, cumulative_ops, einsum_ops, linalg_ops, math_ops, nn_ops, sampled_loss_ops)}
+    array_ops, conv_ops, cumulative_ops, einsum_ops, linalg_ops, math_ops, nn_ops,
+    sampled_loss_ops, sorting_ops)}
 NAMESPACES = ("ks", "math", "nn", "linalg", "ops")
 
 _TABLE = """
@@ -30,7 +33,6 @@ array_ops         clip_by_global_norm                       ks
 array_ops         clip_by_norm                              ks
 array_ops         clip_by_value                             ks
 array_ops         concat                                    ks
-array_ops         digitize                                  ops
 array_ops         expand_dims                               ks ops
 array_ops         eye                                       ks linalg
 array_ops         fill                                      ks
@@ -38,7 +40,6 @@ array_ops         gather                                    ks
 array_ops         gather_nd                                 ks
 array_ops         global_norm                               ks
 array_ops         identity                                  ks
-array_ops         in_top_k                                  math
 array_ops         linspace                                  ks
 array_ops         one_hot                                   ks
 array_ops         ones                                      ks
@@ -48,7 +49,6 @@ array_ops         range                                     ks
 array_ops         rank                                      ks
 array_ops         reshape                                   ks ops
 array_ops         scatter_rows                              ks
-array_ops         searchsorted                              ops
 array_ops         shape                                     ks
 array_ops         size                                      ks
 array_ops         split                                     ks
@@ -56,13 +56,21 @@ array_ops         squeeze                                   ks ops
 array_ops         stack                                     ks
 array_ops         stop_gradient                             ks ops
 array_ops         tile                                      ks
-array_ops         top_k                                     math
 array_ops         transpose                                 ks
 array_ops         unsorted_segment_max                      math
 array_ops         unsorted_segment_sum                      ks math
 array_ops         unstack                                   ks ops
 array_ops         zeros                                     ks
 array_ops         zeros_like                                ks ops
+conv_ops          avg_pool2d                                nn nn:avg_pool
+conv_ops          conv1d                                    nn
+conv_ops          conv2d                                    nn
+conv_ops          conv2d_transpose                          nn
+conv_ops          depthwise_conv2d                          nn
+conv_ops          extract_patches                           nn
+conv_ops          max_pool2d                                nn nn:max_pool
+conv_ops          patches_to_image                          nn
+conv_ops          separable_conv2d                          nn
 cumulative_ops    cumprod                                   ks math
 cumulative_ops    cumsum                                    ks math
 cumulative_ops    reduce_prod                               ks math
@@ -159,23 +167,14 @@ math_ops          tanh                                      ks math nn
 math_ops          truediv                                   ks math
 math_ops          truncatediv                               ks math
 math_ops          where                                     ks ops
-nn_ops            avg_pool2d                                nn nn:avg_pool
 nn_ops            bias_add                                  nn
-nn_ops            conv1d                                    nn
-nn_ops            conv2d                                    nn
-nn_ops            conv2d_transpose                          nn
-nn_ops            depthwise_conv2d                          nn
 nn_ops            dropout                                   nn
 nn_ops            embedding_lookup                          nn
-nn_ops            extract_patches                           nn
 nn_ops            l2_loss                                   nn
 nn_ops            l2_normalize                              math nn linalg
 nn_ops            log_softmax                               math nn
-nn_ops            max_pool2d                                nn nn:max_pool
 nn_ops            moments                                   nn ops
-nn_ops            patches_to_image                          nn
 nn_ops            reduce_logsumexp                          ks math
-nn_ops            separable_conv2d                          nn
 nn_ops            sigmoid_cross_entropy_with_logits         nn
 nn_ops            softmax                                   nn
 nn_ops            softmax_cross_entropy_with_logits         nn
@@ -183,6 +182,10 @@ nn_ops            sparse_softmax_cross_entropy_with_logits  nn
 sampled_loss_ops  compute_accidental_hits                   nn
 sampled_loss_ops  nce_loss                                  nn
 sampled_loss_ops  sampled_softmax_loss                      nn
+sorting_ops       digitize                                  ops
+sorting_ops       in_top_k                                  math
+sorting_ops       searchsorted                              ops
+sorting_ops       top_k                                     math
 """
 
 

@@ -7,7 +7,7 @@ import numpy as np
 
 from kerasish import activations, losses
 from kerasish.core.errors import InvalidArgumentError
-from kerasish.core.ops import array_ops, math_ops, nn_ops
+from kerasish.core.ops import array_ops, conv_ops, math_ops, nn_ops
 from kerasish.core.ops.array_ops import (
     expand_dims,
     reshape,
@@ -297,7 +297,7 @@ def conv(inputs, kernel, strides=1, padding: str = "valid", data_format=None,
         (2, 8, 4)
     """
     return _spatial("conv", inputs, data_format, padding,
-                    lambda x, pad, w, s, d: nn_ops.conv2d(x, w, s, pad, d),
+                    lambda x, pad, w, s, d: conv_ops.conv2d(x, w, s, pad, d),
                     convert_to_tensor(kernel), strides, dilation_rate)
 
 
@@ -324,7 +324,7 @@ def depthwise_conv(inputs, kernel, strides=1, padding: str = "valid", data_forma
         (1, 3, 3, 4)
     """
     return _spatial("depthwise_conv", inputs, data_format, padding,
-                    lambda x, pad, w, s, d: nn_ops.depthwise_conv2d(x, w, s, pad, d),
+                    lambda x, pad, w, s, d: conv_ops.depthwise_conv2d(x, w, s, pad, d),
                     convert_to_tensor(kernel), strides, dilation_rate)
 
 
@@ -352,7 +352,7 @@ def separable_conv(inputs, depthwise_kernel, pointwise_kernel, strides=1,
         (1, 3, 3, 6)
     """
     return _spatial("separable_conv", inputs, data_format, padding,
-                    lambda x, pad, w, p, s, d: nn_ops.separable_conv2d(x, w, p, s, pad, d),
+                    lambda x, pad, w, p, s, d: conv_ops.separable_conv2d(x, w, p, s, pad, d),
                     convert_to_tensor(depthwise_kernel), convert_to_tensor(pointwise_kernel),
                     strides, dilation_rate)
 
@@ -377,7 +377,7 @@ def max_pool(inputs, pool_size, strides=None, padding: str = "valid", data_forma
         array([1., 3.])
     """
     return _spatial("max_pool", inputs, data_format, padding,
-                    lambda x, pad, k, s: nn_ops.max_pool2d(x, k, s, pad),
+                    lambda x, pad, k, s: conv_ops.max_pool2d(x, k, s, pad),
                     pool_size, pool_size if strides is None else strides)
 
 
@@ -402,7 +402,7 @@ def average_pool(inputs, pool_size, strides=None, padding: str = "valid", data_f
         array([0.5, 2.5])
     """
     return _spatial("average_pool", inputs, data_format, padding,
-                    lambda x, pad, k, s: nn_ops.avg_pool2d(x, k, s, pad),
+                    lambda x, pad, k, s: conv_ops.avg_pool2d(x, k, s, pad),
                     pool_size, pool_size if strides is None else strides)
 
 

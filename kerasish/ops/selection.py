@@ -8,7 +8,7 @@ import builtins
 import numpy as np
 
 from kerasish.core.errors import InvalidArgumentError
-from kerasish.core.ops import array_ops, math_ops
+from kerasish.core.ops import array_ops, math_ops, sorting_ops
 from kerasish.core.ops.array_ops import (
     reshape,
     squeeze,
@@ -52,7 +52,7 @@ def sort(x, axis: int = -1) -> Tensor:
         >>> ops.convert_to_numpy(ops.sort([[3, 1, 2], [0, 5, 4]])).tolist()
         [[1, 2, 3], [0, 4, 5]]
     """
-    return array_ops.sort(x, axis)
+    return sorting_ops.sort(x, axis)
 
 
 def argsort(x, axis: int = -1) -> Tensor:
@@ -70,7 +70,7 @@ def argsort(x, axis: int = -1) -> Tensor:
         >>> ops.convert_to_numpy(ops.argsort([3, 1, 2])).tolist()
         [1, 2, 0]
     """
-    return array_ops.argsort(x, axis)
+    return sorting_ops.argsort(x, axis)
 
 
 def top_k(x, k: int, sorted: bool = True) -> tuple:  # noqa: A002 - Keras's name
@@ -95,7 +95,7 @@ def top_k(x, k: int, sorted: bool = True) -> tuple:  # noqa: A002 - Keras's name
         >>> ops.convert_to_numpy(values).tolist(), ops.convert_to_numpy(indices).tolist()
         ([[5.0, 3.0]], [[1, 2]])
     """
-    return array_ops.top_k(x, k, sorted)
+    return sorting_ops.top_k(x, k, sorted)
 
 
 def in_top_k(targets, predictions, k: int) -> Tensor:
@@ -115,7 +115,7 @@ def in_top_k(targets, predictions, k: int) -> Tensor:
         >>> ops.convert_to_numpy(ops.in_top_k([1, 2], [[0.1, 0.9, 0.0], [0.5, 0.4, 0.1]], 2))
         array([ True, False])
     """
-    return array_ops.in_top_k(targets, predictions, k)
+    return sorting_ops.in_top_k(targets, predictions, k)
 
 
 def take_along_axis(x, indices, axis=None) -> Tensor:
@@ -140,12 +140,12 @@ def take_along_axis(x, indices, axis=None) -> Tensor:
         [[10.0, 20.0, 30.0], [4.0, 5.0, 6.0]]
     """
     if axis is None:
-        return array_ops.take_along_axis(reshape(x, [-1]), reshape(indices, [-1]), 0)
-    return array_ops.take_along_axis(x, indices, axis)
+        return sorting_ops.take_along_axis(reshape(x, [-1]), reshape(indices, [-1]), 0)
+    return sorting_ops.take_along_axis(x, indices, axis)
 
 
-searchsorted = array_ops.searchsorted
-digitize = array_ops.digitize
+searchsorted = sorting_ops.searchsorted
+digitize = sorting_ops.digitize
 
 
 def nonzero(x) -> tuple:
@@ -194,7 +194,7 @@ def unique(x, sorted: bool = True, return_index: bool = False,  # noqa: A002 - K
         >>> ops.convert_to_numpy(ops.unique([3, 1, 3, 2], sorted=False)).tolist()
         [3, 1, 2]
     """
-    values, index, inverse, counts = array_ops.unique_with_counts(x, axis)
+    values, index, inverse, counts = sorting_ops.unique_with_counts(x, axis)
     along = 0 if axis is None else axis
     if not sorted:
         order = argsort(index)
@@ -293,7 +293,7 @@ def quantile(x, q, axis=None, method: str = "linear", keepdims: bool = False) ->
     kept = [a for a in range(x.ndim) if a not in sorted_axes]
     values = reshape(array_ops.transpose(x, kept + list(reduced)),
                      [x.shape[a] for a in kept] + [-1])
-    values = array_ops.sort(values, -1)
+    values = sorting_ops.sort(values, -1)
     last, position = values.ndim - 1, qs.reshape(-1) * (values.shape[-1] - 1)
     low, high = np.floor(position).astype(np.int64), np.ceil(position).astype(np.int64)
     if method == "nearest":
