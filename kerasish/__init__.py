@@ -39,7 +39,6 @@ from kerasish import (  # noqa: F401 - the submodules, as ks.layers etc.
 )
 from kerasish.backend import clear_session  # noqa: F401
 from kerasish.checkpoint import Checkpoint, CheckpointManager, latest_checkpoint  # noqa: F401
-from kerasish.core import ops as _ops  # noqa: F401 - attaches Tensor operators
 from kerasish.core.autodiff import (  # noqa: F401
     custom_gradient,
     gradients_function,
@@ -53,102 +52,6 @@ from kerasish.core.backend import device, num_gpus  # noqa: F401
 from kerasish.core.errors import DeviceError, InvalidArgumentError, KerasishError  # noqa: F401
 from kerasish.core.function import defun, function  # noqa: F401
 from kerasish.core.keras_tensor import KerasTensor  # noqa: F401
-from kerasish.core.ops.array_ops import (  # noqa: F401
-    boolean_mask,
-    broadcast_to,
-    clip_by_global_norm,
-    clip_by_norm,
-    clip_by_value,
-    concat,
-    expand_dims,
-    eye,
-    fill,
-    gather,
-    gather_nd,
-    global_norm,
-    identity,
-    linspace,
-    one_hot,
-    ones,
-    ones_like,
-    pad,
-    range,
-    rank,
-    reshape,
-    scatter_rows,
-    shape,
-    size,
-    split,
-    squeeze,
-    stack,
-    stop_gradient,
-    tile,
-    transpose,
-    unsorted_segment_sum,
-    unstack,
-    zeros,
-    zeros_like,
-)
-from kerasish.core.ops.math_ops import (  # noqa: F401
-    abs,
-    add,
-    add_n,
-    argmax,
-    argmin,
-    cast,
-    ceil,
-    cos,
-    divide,
-    equal,
-    exp,
-    expm1,
-    floor,
-    floordiv,
-    floormod,
-    greater,
-    greater_equal,
-    less,
-    less_equal,
-    log,
-    log1p,
-    logical_and,
-    logical_not,
-    logical_or,
-    logical_xor,
-    matmul,
-    maximum,
-    minimum,
-    mod,
-    multiply,
-    negative,
-    norm,
-    not_equal,
-    pow,
-    reciprocal,
-    reduce_all,
-    reduce_any,
-    reduce_logsumexp,
-    reduce_max,
-    reduce_mean,
-    reduce_min,
-    reduce_std,
-    reduce_sum,
-    reduce_variance,
-    round,
-    rsqrt,
-    sigmoid,
-    sign,
-    sin,
-    sqrt,
-    square,
-    squared_difference,
-    subtract,
-    tanh,
-    truediv,
-    truncatediv,
-    where,
-)
-from kerasish.core.ops.scan_ops import cumprod, cumsum, reduce_prod  # noqa: F401
 from kerasish.core.tape import GradientTape  # noqa: F401
 from kerasish.core.tensor import (  # noqa: F401
     IndexedSlices,
@@ -167,10 +70,13 @@ from kerasish.losses import Loss  # noqa: F401
 from kerasish.metrics import Metric  # noqa: F401
 from kerasish.models import Model, Sequential  # noqa: F401
 from kerasish.module import Module  # noqa: F401
+from kerasish.ops import namespaces as _namespaces
 from kerasish.optimizers import get_or_create_global_step  # noqa: F401
 from kerasish.optimizers.optimizer import Optimizer  # noqa: F401
 from kerasish.printing import print  # noqa: F401 - TF's tf.print
 from kerasish.regularizers import Regularizer  # noqa: F401
+
+globals().update(_namespaces.public_ops("ks"))  # ks.matmul, ks.reduce_sum, ...
 
 __version__ = "0.1.0"
 

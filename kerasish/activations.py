@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from kerasish.core.errors import InvalidArgumentError
-from kerasish.core.ops import array_ops, math_ops, nn_ops, scan_ops
+from kerasish.core.ops import array_ops, cumulative_ops, math_ops, nn_ops, sorting_ops
 from kerasish.core.tensor import convert_to_tensor
 
 
@@ -381,11 +381,11 @@ def sparsemax(x, axis: int = -1):
     axis = math_ops.normalize_axis(axis, x.ndim, "sparsemax")[0]
     # The support {j: x_j > tau}, found without gradient from the sorted scores: the k
     # largest with k * z_(k) > z_(1) + ... + z_(k) - 1.
-    ordered = array_ops.sort(array_ops.stop_gradient(x), axis, "DESCENDING")
+    ordered = sorting_ops.sort(array_ops.stop_gradient(x), axis, "DESCENDING")
     ranks_shape = [1] * x.ndim
     ranks_shape[axis] = x.shape[axis]
     ranks = array_ops.reshape(array_ops.range(1, x.shape[axis] + 1, dtype=x.dtype), ranks_shape)
-    kept = math_ops.greater(ordered * ranks, scan_ops.cumsum(ordered, axis) - 1.0)
+    kept = math_ops.greater(ordered * ranks, cumulative_ops.cumsum(ordered, axis) - 1.0)
     smallest_kept = math_ops.reduce_min(
         math_ops.where(kept, ordered, ordered.dtype.type(np.inf)), axis, keepdims=True
     )

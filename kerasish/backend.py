@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from kerasish import random as ks_random
 from kerasish.config import backend
 from kerasish.core import naming
+from kerasish.core import random as ks_random
 from kerasish.core.keras_tensor import KerasTensor
 from kerasish.core.settings import (
     epsilon,

@@ -1106,8 +1106,8 @@ class BackupAndRestore(Callback):
         self._current_epoch = 0
 
     def _checkpoint(self):
-        from kerasish import random
         from kerasish.checkpoint import Checkpoint
+        from kerasish.core import random
 
         return Checkpoint(model=self.model, optimizer=self.model.optimizer,
                           rng=random.get_global_generator(), epoch=self._epoch, step=self._step,

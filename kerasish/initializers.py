@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from kerasish import random as ks_random
+from kerasish.core import random as ks_random
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.ops import array_ops
 from kerasish.core.tensor import as_dtype, convert_to_tensor

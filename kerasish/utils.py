@@ -16,8 +16,8 @@ import random as _python_random
 import numpy as np
 from tqdm.auto import tqdm
 
-from kerasish import random as ks_random
 from kerasish.backend import clear_session, is_keras_tensor, standardize_dtype  # noqa: F401
+from kerasish.core import random as ks_random
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.ops import array_ops, math_ops, nn_ops
 from kerasish.core.settings import (  # noqa: F401 - Keras 3 exports them here too

@@ -671,3 +671,17 @@ def test_keras_ops_sub_namespaces_hold_the_same_functions():
     assert ops.nn.relu is ops.relu and ops.nn.softmax is ops.softmax
     assert not hasattr(ops.nn, "add") and not hasattr(ops.numpy, "softmax")  # Keras's split
     assert float(ops.numpy.sum(ops.numpy.arange(4))) == 6.0
+
+
+@pytest.mark.parametrize("namespace", ["ks", "math", "nn", "linalg", "ops"])
+def test_the_public_namespaces_show_the_ops_of_the_one_table(namespace):
+    from kerasish.ops import namespaces
+
+    module = ks if namespace == "ks" else getattr(ks, namespace)
+    ops_shown = namespaces.public_ops(namespace)
+    assert ops_shown, namespace
+    for name, op in ops_shown.items():
+        shown = getattr(module, name)
+        assert getattr(shown, "__wrapped_op__", shown) is getattr(op, "__wrapped_op__", op), name
+    with pytest.raises(ValueError, match="namespace must be one of"):
+        namespaces.public_ops("tf")

@@ -14,8 +14,8 @@ import os
 
 import numpy as np
 
-from kerasish import random as ks_random
 from kerasish.core import nest
+from kerasish.core import random as ks_random
 from kerasish.core.ops import image_ops
 from kerasish.data.dataset import Dataset
 

@@ -21,8 +21,8 @@ import threading
 
 import numpy as np
 
-from kerasish import random as ks_random
 from kerasish.core import backend
+from kerasish.core import random as ks_random
 from kerasish.core.tensor import Variable
 
 _STREAM = 0x6B7344617461  # "ksData": the ks.random stream that seeds shuffles
@@ -52,7 +52,7 @@ class ShuffleSeed:
         elif global_seed is None:
             self.base = [int(np.random.SeedSequence().entropy)]
         else:
-            stream = ks_random._generator(_STREAM, device=("cpu", 0))
+            stream = ks_random.stream(_STREAM, device=("cpu", 0))
             self.base = [int(global_seed), int(stream.integers(2**63))]
         self.reshuffle = bool(reshuffle_each_iteration)
         with backend.device("/cpu:0"):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from kerasish import random as ks_random
+from kerasish.core import random as ks_random
 from kerasish.data.dataset import Dataset
 
 

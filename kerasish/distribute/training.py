@@ -32,8 +32,7 @@ import warnings
 import numpy as np
 
 from kerasish import callbacks as callbacks_module
-from kerasish import random
-from kerasish.core import nest
+from kerasish.core import nest, random
 from kerasish.core.ops import math_ops
 from kerasish.core.tensor import Tensor, convert_to_tensor
 from kerasish.distribute import communicator, state

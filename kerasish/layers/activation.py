@@ -226,7 +226,7 @@ class Softmax(SameShapeLayer):
             inputs = math_ops.where(mask, inputs, -1e9)
         if isinstance(self.axis, list) and len(self.axis) > 1:
             outputs = math_ops.exp(
-                inputs - math_ops.reduce_logsumexp(inputs, self.axis, keepdims=True)
+                inputs - nn_ops.reduce_logsumexp(inputs, self.axis, keepdims=True)
             )
         else:
             axis = self.axis[0] if isinstance(self.axis, list) else self.axis

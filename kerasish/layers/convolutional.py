@@ -13,7 +13,7 @@ from __future__ import annotations
 from kerasish import activations, constraints, initializers, regularizers
 from kerasish.core import arguments
 from kerasish.core.errors import InvalidArgumentError
-from kerasish.core.ops import array_ops, nn_ops
+from kerasish.core.ops import array_ops, conv_ops
 from kerasish.layers.base import Layer
 from kerasish.layers.core import _floating_input
 
@@ -312,7 +312,7 @@ class Conv1D(_Conv):
             left = self.dilation_rate[0] * (self.kernel_size[0] - 1)
             x = array_ops.pad(x, [[0, 0], [left, 0], [0, 0]])
             padding = "valid"
-        return nn_ops.conv1d(
+        return conv_ops.conv1d(
             x, self.kernel, self.strides[0], padding.upper(), self.dilation_rate[0]
         )
 
@@ -346,7 +346,7 @@ class Conv2D(_Conv):
     """
 
     def _convolve(self, x):
-        return nn_ops.conv2d(
+        return conv_ops.conv2d(
             x, self.kernel, self.strides, self.padding.upper(), self.dilation_rate
         )
 
@@ -455,7 +455,7 @@ class Conv2DTranspose(_Convolution):
 
     def _convolve(self, x):
         output_shape = (x.shape[0], *self._output_spatial(x.shape[1:3]), self.filters)
-        return nn_ops.conv2d_transpose(
+        return conv_ops.conv2d_transpose(
             x, self.kernel, output_shape, self.strides, self.padding.upper(), self.dilation_rate
         )
 
@@ -551,7 +551,7 @@ class DepthwiseConv2D(_Convolution):
         return input_channels * self.depth_multiplier
 
     def _convolve(self, x):
-        return nn_ops.depthwise_conv2d(
+        return conv_ops.depthwise_conv2d(
             x, self.depthwise_kernel, self.strides, self.padding.upper(), self.dilation_rate
         )
 
@@ -653,7 +653,7 @@ class SeparableConv2D(DepthwiseConv2D):
         return self.filters
 
     def _convolve(self, x):
-        return nn_ops.separable_conv2d(
+        return conv_ops.separable_conv2d(
             x, self.depthwise_kernel, self.pointwise_kernel, self.strides,
             self.padding.upper(), self.dilation_rate,
         )

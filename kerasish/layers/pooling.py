@@ -8,7 +8,7 @@ to channels last and back.
 from __future__ import annotations
 
 from kerasish.core import arguments
-from kerasish.core.ops import array_ops, math_ops, nn_ops
+from kerasish.core.ops import array_ops, conv_ops, math_ops
 from kerasish.layers.base import Layer
 from kerasish.layers.convolutional import (
     channels_of,
@@ -25,7 +25,7 @@ class _Pooling(Layer):
     """A reduction over windows of `pool_size` slid by `strides` (default: pool_size)."""
 
     rank = 2
-    _pool = None  # nn_ops.max_pool2d or nn_ops.avg_pool2d
+    _pool = None  # conv_ops.max_pool2d or conv_ops.avg_pool2d
 
     def __init__(self, pool_size, strides=None, padding: str = "valid", data_format=None,
                  **kwargs):
@@ -107,7 +107,7 @@ class MaxPooling1D(_Pooling):
     """
 
     rank = 1
-    _pool = staticmethod(nn_ops.max_pool2d)
+    _pool = staticmethod(conv_ops.max_pool2d)
 
     def __init__(self, pool_size=2, strides=None, padding: str = "valid", data_format=None,
                  **kwargs):
@@ -133,7 +133,7 @@ class AveragePooling1D(_Pooling):
     """
 
     rank = 1
-    _pool = staticmethod(nn_ops.avg_pool2d)
+    _pool = staticmethod(conv_ops.avg_pool2d)
 
     def __init__(self, pool_size, strides=None, padding: str = "valid", data_format=None,
                  **kwargs):
@@ -160,7 +160,7 @@ class MaxPooling2D(_Pooling):
                [13., 15.]], dtype=float32)
     """
 
-    _pool = staticmethod(nn_ops.max_pool2d)
+    _pool = staticmethod(conv_ops.max_pool2d)
 
     def __init__(self, pool_size=(2, 2), strides=None, padding: str = "valid",
                  data_format=None, **kwargs):
@@ -188,7 +188,7 @@ class AveragePooling2D(_Pooling):
                [10.5, 12.5]], dtype=float32)
     """
 
-    _pool = staticmethod(nn_ops.avg_pool2d)
+    _pool = staticmethod(conv_ops.avg_pool2d)
 
     def __init__(self, pool_size=(2, 2), strides=None, padding: str = "valid",
                  data_format=None, **kwargs):

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import math
 
-from kerasish import random as ks_random
 from kerasish import regularizers
 from kerasish.core import arguments
+from kerasish.core import random as ks_random
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.ops import nn_ops
 from kerasish.layers.base import SameShapeLayer, in_training_mode

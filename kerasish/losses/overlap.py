@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from kerasish.core.ops import array_ops, math_ops
+from kerasish.core.ops import array_ops, math_ops, nn_ops
 from kerasish.core.tensor import Tensor, convert_to_tensor
 from kerasish.losses.base import (
     EPSILON,
@@ -98,7 +98,7 @@ def _masked_logsumexp(values: Tensor, mask: Tensor) -> Tensor:
     empty row stays finite in value and gradient; two such rows added still fit.
     """
     lowest = float(np.finfo(values.dtype).min) / 4
-    return math_ops.reduce_logsumexp(math_ops.where(mask, values, lowest), -1)
+    return nn_ops.reduce_logsumexp(math_ops.where(mask, values, lowest), -1)
 
 
 @loss_function

@@ -11,8 +11,8 @@ import reprlib
 
 import numpy as np
 
-from kerasish import random as ks_random
 from kerasish.core import arguments, backend, nest
+from kerasish.core import random as ks_random
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.tensor import Tensor, convert_to_tensor
 from kerasish.core.tracking import variables_depth_first

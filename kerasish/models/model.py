@@ -1283,7 +1283,7 @@ class _EpochBatches:
 
 
 def _host_random_state() -> Variable:
-    from kerasish import random
+    from kerasish.core import random
 
     return random.get_global_generator().state
 

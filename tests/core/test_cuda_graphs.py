@@ -328,7 +328,7 @@ def test_a_captured_draw_advances_the_device_counter_and_resumes_from_its_state(
         zero = ks.zeros([4])
         first = [draw(zero).numpy() for _ in range(4)]  # trace, check, capture, replay
         assert draw.get_concrete_function(zero).replay_kind == "as a CUDA graph"
-        stream = ks.random._generators[(("gpu", 0), 3)]
+        stream = ks.core.random._generators[(("gpu", 0), 3)]
         saved = stream.state.copy()
         later = [draw(zero).numpy() for _ in range(3)]
         assert len({a.tobytes() for a in first + later}) == 7  # new numbers on every call

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import kerasish as ks
-from kerasish.core.ops import math_ops, nn_ops, rnn_ops, sampling_ops
+from kerasish.core.ops import math_ops, nn_ops, rnn_ops, sampled_loss_ops
 from kerasish.core.primitive import NONDIFFERENTIABLE, REGISTRY, apply
 from kerasish.testing import check_gradients
 
@@ -105,18 +105,18 @@ _MASK_T2[1, 3] = True
 
 
 def _sampled_logits_t1(x, w, b):
-    return sampling_ops.sampled_logits(x, w, b, 1, offset=_OFFSET_T1)
+    return sampled_loss_ops.sampled_logits(x, w, b, 1, offset=_OFFSET_T1)
 
 
 def _sampled_logits_t2(x, w, b):
-    return sampling_ops.sampled_logits(x, w, b, 2, mask=_MASK_T2, fill=-30.0)
+    return sampled_loss_ops.sampled_logits(x, w, b, 2, mask=_MASK_T2, fill=-30.0)
 
 
 def _sampled_logits_grads(num_true, mask=None):
     """All three outputs of the sampled-logits gradient primitive, flattened into one tensor."""
 
     def fn(x, w, g):
-        dx, dw, db = sampling_ops.sampled_logits_grad(x, w, g, num_true, mask)
+        dx, dw, db = sampled_loss_ops.sampled_logits_grad(x, w, g, num_true, mask)
         return ks.concat([ks.reshape(dx, [-1]), ks.reshape(dw, [-1]), db], 0)
 
     return fn

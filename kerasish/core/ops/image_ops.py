@@ -14,7 +14,7 @@ import numpy as np
 
 from kerasish.core import backend
 from kerasish.core.errors import InvalidArgumentError
-from kerasish.core.ops import array_ops, math_ops, nn_ops
+from kerasish.core.ops import array_ops, conv_ops, math_ops
 from kerasish.core.tensor import Tensor, convert_to_tensor
 
 INTERPOLATIONS = ("bilinear", "nearest")
@@ -314,7 +314,7 @@ def extract_patches(images, size, strides=None, dilation_rate=1, padding: str = 
     if data_format == "channels_first":
         x = array_ops.transpose(x, (0, 2, 3, 1))
     size = (size, size) if isinstance(size, int) else tuple(size)
-    patches = nn_ops.extract_patches(x, size, size if strides is None else strides,
+    patches = conv_ops.extract_patches(x, size, size if strides is None else strides,
                                      str(padding).upper(), dilations=dilation_rate)
     n, height, width = patches.shape[:3]
     out = array_ops.reshape(patches, (n, height, width, -1))

@@ -21,14 +21,16 @@ from kerasish.core.symbolic import symbolic_fallback
 from kerasish.core.tensor import Tensor, convert_to_tensor
 
 
-def _matrices(x, op_name: str, square: bool = True) -> Tensor:
+def _matrices(x, op_name: str, square: bool = True, floating: bool = True) -> Tensor:
+    """`x` as a tensor, checked to be a (batch of) matrices; integers cast to float32 when
+    `floating`."""
     x = convert_to_tensor(x)
     if x.ndim < 2 or (square and x.shape[-1] != x.shape[-2]):
         kind = "square matrix (..., M, M)" if square else "matrix (..., M, N)"
         raise InvalidArgumentError(
             f"{op_name}: needs a {kind} or a batch of them, got shape {x.shape}"
         )
-    if x.dtype.kind not in "fc":
+    if floating and x.dtype.kind not in "fc":
         x = math_ops.cast(x, np.float32)
     return x
 
@@ -58,6 +60,68 @@ def _lower_halved(x: Tensor) -> Tensor:
     """The lower triangle of `x` with its diagonal halved."""
     size = x.shape[-1]
     return x * _constant_like(np.tril(np.ones((size, size))) - 0.5 * np.eye(size), x)
+
+
+def matrix_transpose(a) -> Tensor:
+    """Swap the last two axes of a (batch of) matrices.
+
+    Args:
+        a: a tensor of rank >= 2, shape (..., M, N).
+
+    Returns:
+        The tensor of shape (..., N, M).
+
+    Raises:
+        InvalidArgumentError: if `a` has rank below 2.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.linalg.matrix_transpose(ks.zeros([5, 2, 3])).shape
+        (5, 3, 2)
+    """
+    return _mT(_matrices(a, "linalg.matrix_transpose", square=False, floating=False))
+
+
+def diag_part(input) -> Tensor:  # noqa: A002 - TF's name
+    """The main diagonal of a (batch of) matrices.
+
+    Args:
+        input: a tensor of shape (..., M, N).
+
+    Returns:
+        A tensor of shape (..., min(M, N)).
+
+    Raises:
+        InvalidArgumentError: if `input` has rank below 2.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.linalg.diag_part(ks.reshape(ks.range(6.0), [2, 3])).numpy().tolist()
+        [0.0, 4.0]
+    """
+    x = _matrices(input, "linalg.diag_part", square=False, floating=False)
+    rows, columns = x.shape[-2:]
+    mask = _constant_like(np.eye(rows, columns), x)  # on x's device (ks.eye: the current one)
+    return math_ops.reduce_sum(x * mask, axis=-1 if rows <= columns else -2)
+
+
+def trace(x) -> Tensor:
+    """Sum of the main diagonal of a (batch of) matrices: shape (..., M, N) -> (...).
+
+    Args:
+        x: a tensor of rank at least 2.
+
+    Returns:
+        The traces, one per matrix.
+
+    Example:
+        >>> import kerasish as ks
+        >>> float(ks.linalg.trace(ks.eye(3)))
+        3.0
+        >>> ks.linalg.trace(ks.reshape(ks.range(8.0), (2, 2, 2))).numpy().tolist()
+        [3.0, 11.0]
+    """
+    return math_ops.reduce_sum(diag_part(x), axis=-1)
 
 
 @primitive("matrix_inverse")

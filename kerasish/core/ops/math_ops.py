@@ -1078,13 +1078,10 @@ def _extreme(name, method, shown):
 
     @prim.defgrad
     def _(op, dy):
-        from kerasish.core.ops import array_ops
-
-        x = op.inputs[0]
-        kept = _kept_shape(x.shape, op.attrs["axis"])
-        picked = cast(equal(x, array_ops.reshape(op.output, kept)), x.dtype)
-        share = picked / reduce_sum(picked, op.attrs["axis"], keepdims=True)
-        return (array_ops.reshape(dy, kept) * share,)
+        x, axis = op.inputs[0], op.attrs["axis"]
+        picked = cast(equal(x, broadcast_reduced(op.output, axis, x.shape)), x.dtype)
+        share = picked / reduce_sum(picked, axis, keepdims=True)
+        return (broadcast_reduced(dy, axis, x.shape) * share,)
 
     def op(input_tensor, axis=None, keepdims: bool = False):
         x = convert_to_tensor(input_tensor)
@@ -1104,53 +1101,6 @@ def _extreme(name, method, shown):
 
 reduce_max = _extreme("reduce_max", "max", "[5.0, 3.0]")
 reduce_min = _extreme("reduce_min", "min", "[1.0, 2.0]")
-
-
-@primitive("reduce_logsumexp")
-def _reduce_logsumexp(x, axis, keepdims):
-    peak = x.max(axis=axis, keepdims=True)
-    peak = np.where(np.isfinite(peak), peak, 0)
-    total = np.log(np.exp(x - peak).sum(axis=axis, keepdims=True)) + peak
-    return total if keepdims else total.reshape(
-        tuple(d for i, d in enumerate(x.shape) if axis is not None and i not in axis)
-    )
-
-
-@_reduce_logsumexp.defgrad
-def _(op, dy):
-    # the softmax over the reduced axes, computed from the max-shifted inputs: exp(x - out)
-    # would carry out's rounding error (~ulp(out) absolute, 3e-5 relative at |x| ~ 1000 in
-    # float32) into every entry
-    from kerasish.core.ops import array_ops, nn_ops
-
-    x = op.inputs[0]
-    kept = _kept_shape(x.shape, op.attrs["axis"])
-    return (array_ops.reshape(dy, kept) * nn_ops.softmax_over(x, op.attrs["axis"]),)
-
-
-def reduce_logsumexp(input_tensor, axis=None, keepdims: bool = False):
-    """log(sum(exp(x))) over `axis`, without overflow.
-
-    Args:
-        input_tensor: the tensor to reduce.
-        axis: an axis or a sequence of axes (negative counts from the end); None: all axes.
-        keepdims: keep each reduced axis with length 1, so the result broadcasts against
-            the input.
-
-    Returns:
-        The reduced tensor.
-
-    Raises:
-        InvalidArgumentError: an axis is out of range.
-
-    Example:
-        >>> import kerasish as ks
-        >>> ks.reduce_logsumexp([1000.0, 1000.0])
-        <ks.Tensor: shape=(), dtype=float32, numpy=1000.6932>
-    """
-    x = convert_to_tensor(input_tensor)
-    axes = normalize_axis(axis, x.ndim, "reduce_logsumexp")
-    return apply(_reduce_logsumexp, (x,), {"axis": axes, "keepdims": keepdims})
 
 
 @symbolic_fallback

@@ -1,23 +1,13 @@
-"""Neural-network ops: stable softmax family, fused cross-entropy, conv/pool, dropout.
-
-Convolution and general pooling are built from one pair of linear primitives,
-`extract_patches` (im2col) and its adjoint `patches_to_image` (col2im), plus
-matmul and reductions; so their gradients, and gradients of gradients, come
-from those primitives with no conv-specific rules. Pooling windows that tile
-the image (strides == ksize, the common case) have their own primitives on
-strided views (`max_pool_blocks` and its gradient, `block_sum` and its adjoint
-`block_spread`), which give the same values and gradients without a patch array.
-The transposed convolution is one primitive, `conv2d_transpose`, for speed: its
-forward adds each filter tap's product into the stride phases of the image with
-contiguous runs instead of scattering a patch array, and its gradient rule is a
-convolution written with `extract_patches` and matmul.
+"""Neural-network ops: the stable softmax family (with `reduce_logsumexp`), fused
+cross-entropies, normalization helpers, embeddings and dropout. Convolution and pooling are
+in `conv_ops`.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from kerasish.core import backend
+from kerasish.core import backend, random
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.ops import array_ops, math_ops
 from kerasish.core.primitive import apply, primitive
@@ -115,6 +105,50 @@ def softmax(logits, axis: int = -1):
 def softmax_over(x: Tensor, axes) -> Tensor:
     """softmax normalized over several axes at once (a normalized tuple, or None for all)."""
     return apply(_softmax, (x,), {"axis": axes})
+
+
+@primitive("reduce_logsumexp")
+def _reduce_logsumexp(x, axis, keepdims):
+    peak = x.max(axis=axis, keepdims=True)
+    peak = np.where(np.isfinite(peak), peak, 0)
+    total = np.log(np.exp(x - peak).sum(axis=axis, keepdims=True)) + peak
+    return total if keepdims else total.reshape(
+        tuple(d for i, d in enumerate(x.shape) if axis is not None and i not in axis)
+    )
+
+
+@_reduce_logsumexp.defgrad
+def _(op, dy):
+    # the softmax over the reduced axes, computed from the max-shifted inputs: exp(x - out)
+    # would carry out's rounding error (~ulp(out) absolute, 3e-5 relative at |x| ~ 1000 in
+    # float32) into every entry
+    x, axis = op.inputs[0], op.attrs["axis"]
+    return (math_ops.broadcast_reduced(dy, axis, x.shape) * softmax_over(x, axis),)
+
+
+def reduce_logsumexp(input_tensor, axis=None, keepdims: bool = False):
+    """log(sum(exp(x))) over `axis`, without overflow.
+
+    Args:
+        input_tensor: the tensor to reduce.
+        axis: an axis or a sequence of axes (negative counts from the end); None: all axes.
+        keepdims: keep each reduced axis with length 1, so the result broadcasts against
+            the input.
+
+    Returns:
+        The reduced tensor.
+
+    Raises:
+        InvalidArgumentError: an axis is out of range.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.reduce_logsumexp([1000.0, 1000.0])
+        <ks.Tensor: shape=(), dtype=float32, numpy=1000.6932>
+    """
+    x = convert_to_tensor(input_tensor)
+    axes = math_ops.normalize_axis(axis, x.ndim, "reduce_logsumexp")
+    return apply(_reduce_logsumexp, (x,), {"axis": axes, "keepdims": keepdims})
 
 
 @primitive("log_softmax")
@@ -498,700 +532,6 @@ def embedding_lookup(params, ids):
     return array_ops.gather(params, ids, name="embedding_lookup")
 
 
-# ---------------------------------------------------------------- patches (im2col / col2im)
-
-
-def _pair(value, name: str) -> tuple:
-    if isinstance(value, (int, np.integer)):
-        return (int(value), int(value))
-    value = tuple(int(v) for v in value)
-    if len(value) == 4:  # TF's NHWC form [1, h, w, 1]
-        if value[0] != 1 or value[3] != 1:
-            raise InvalidArgumentError(f"{name}: batch and channel entries must be 1, got {value}")
-        return value[1:3]
-    if len(value) == 1:
-        return (value[0], value[0])
-    if len(value) != 2:
-        raise InvalidArgumentError(f"{name}: expected 1, 2 or 4 values, got {value}")
-    return value
-
-
-def _padding_plan(size: int, k: int, s: int, padding: str, name: str) -> tuple:
-    """(output size, pad before, pad after) for one spatial axis, as TF computes it."""
-    if padding == "VALID":
-        if size < k:
-            raise InvalidArgumentError(
-                f"{name}: window {k} is larger than the input size {size} with padding='VALID'"
-            )
-        return (size - k) // s + 1, 0, 0
-    if padding == "SAME":
-        out = -(-size // s)
-        total = max((out - 1) * s + k - size, 0)
-        return out, total // 2, total - total // 2
-    raise InvalidArgumentError(f"{name}: padding must be 'SAME' or 'VALID', got {padding!r}")
-
-
-def _plan(shape, ksize, strides, padding, name, dilations=(1, 1)):
-    """(out_h, out_w, pads) of windows of `ksize` cells `dilations` apart on an NHWC `shape`."""
-    if len(shape) != 4:
-        raise InvalidArgumentError(
-            f"{name}: input must be NHWC (rank 4: batch, height, width, channels), "
-            f"got shape {shape}"
-        )
-    span_h = (ksize[0] - 1) * dilations[0] + 1
-    span_w = (ksize[1] - 1) * dilations[1] + 1
-    (ho, top, bottom) = _padding_plan(shape[1], span_h, strides[0], padding, name)
-    (wo, left, right) = _padding_plan(shape[2], span_w, strides[1], padding, name)
-    return ho, wo, ((0, 0), (top, bottom), (left, right), (0, 0))
-
-
-@primitive("extract_patches")
-def _extract_patches(x, ksize, strides, padding, pad_value, dilations=(1, 1)):
-    kh, kw = ksize
-    sh, sw = strides
-    dh, dw = dilations
-    ho, wo, pads = _plan(x.shape, ksize, strides, padding, "extract_patches", dilations)
-    xp = backend.array_module(x)
-    if any(p for pair in pads for p in pair):
-        x = xp.pad(x, pads, constant_values=pad_value)
-    n, _, _, c = x.shape
-    if xp is np and kw * c >= 16:
-        # one copy of a strided view of the windows: a window row (kw * c values) is
-        # contiguous in x (without dilation), so the copy runs over long rows (3x faster
-        # than kh*kw slab copies of c values at a time, which are better only for very
-        # few channels)
-        s0, s1, s2, s3 = x.strides
-        windows = np.lib.stride_tricks.as_strided(
-            x,
-            (n, ho, wo, kh, kw, c),
-            (s0, sh * s1, sw * s2, dh * s1, dw * s2, s3),
-            writeable=False,
-        )
-        return windows.copy()
-    out = xp.empty((n, ho, wo, kh, kw, c), dtype=x.dtype)
-    for i in range(kh):
-        for j in range(kw):
-            top, left = i * dh, j * dw
-            out[:, :, :, i, j, :] = x[:, top : top + sh * ho : sh, left : left + sw * wo : sw, :]
-    return out
-
-
-@_extract_patches.defgrad
-def _(op, dy):
-    attrs = op.attrs
-    return (
-        patches_to_image(
-            dy, op.inputs[0].shape, attrs["ksize"], attrs["strides"], attrs["padding"],
-            attrs.get("dilations", (1, 1)),
-        ),
-    )
-
-
-@primitive("patches_to_image")
-def _patches_to_image(patches, image_shape, ksize, strides, padding, dilations=(1, 1)):
-    kh, kw = ksize
-    sh, sw = strides
-    dh, dw = dilations
-    ho, wo, pads = _plan(image_shape, ksize, strides, padding, "patches_to_image", dilations)
-    n, h, w, c = image_shape
-    (_, (top, bottom), (left, right), _) = pads
-    xp = backend.array_module(patches)
-    out = xp.zeros((n, h + top + bottom, w + left + right, c), dtype=patches.dtype)
-    for i in range(kh):
-        for j in range(kw):
-            row, col = i * dh, j * dw
-            out[:, row : row + sh * ho : sh, col : col + sw * wo : sw, :] += patches[
-                :, :, :, i, j, :
-            ]
-    return out[:, top : top + h, left : left + w, :]
-
-
-@_patches_to_image.defgrad
-def _(op, dy):
-    attrs = op.attrs
-    return (
-        extract_patches(
-            dy, attrs["ksize"], attrs["strides"], attrs["padding"],
-            dilations=attrs.get("dilations", (1, 1)),
-        ),
-    )
-
-
-def patches_to_image(patches, image_shape, ksize, strides, padding: str = "VALID", dilations=1):
-    """The adjoint of `extract_patches` (col2im): every patch entry added back onto the
-    image cell it was taken from, for an NHWC image of `image_shape`.
-
-    Args:
-        patches: a tensor shaped as `extract_patches` returns for this image shape.
-        image_shape: the NHWC shape of the image.
-        ksize: the window size: an int, (height, width), or TF's [1, h, w, 1].
-        strides: the window step, in the same forms.
-        padding: 'VALID' (windows inside the input) or 'SAME' (output size ceil(in / stride)).
-        dilations: the spacing of window cells, in the same forms.
-
-    Returns:
-        A tensor of `image_shape`.
-
-    Raises:
-        InvalidArgumentError: a size has the wrong form, or `padding` is neither mode.
-
-    Example:
-        >>> import kerasish as ks
-        >>> patches = ks.nn.extract_patches(ks.ones([1, 3, 3, 1]), 2, 1)
-        >>> ks.nn.patches_to_image(patches, (1, 3, 3, 1), 2, 1).numpy()[0, :, :, 0].tolist()
-        [[1.0, 2.0, 1.0], [2.0, 4.0, 2.0], [1.0, 2.0, 1.0]]
-    """
-    attrs = {
-        "image_shape": tuple(int(d) for d in image_shape),
-        "ksize": _pair(ksize, "patches_to_image"),
-        "strides": _pair(strides, "patches_to_image"),
-        "padding": str(padding).upper(),
-        "dilations": _pair(dilations, "patches_to_image"),
-    }
-    return apply(_patches_to_image, (convert_to_tensor(patches),), attrs)
-
-
-def extract_patches(
-    images, ksize, strides, padding: str = "VALID", pad_value: float = 0.0, dilations=1
-):
-    """Sliding windows of an NHWC batch: shape (N, out_h, out_w, kh, kw, C).
-
-    Window cells are `dilations` apart (TF's `rates`); padding cells hold `pad_value`.
-
-    Args:
-        images: an NHWC batch.
-        ksize: the window size: an int, (height, width), or TF's [1, h, w, 1].
-        strides: the window step, in the same forms.
-        padding: 'VALID' (windows inside the input) or 'SAME' (output size ceil(in / stride)).
-        pad_value: the value of the padding cells.
-        dilations: the spacing of window cells, in the same forms.
-
-    Returns:
-        The windows; the gradient is `patches_to_image`.
-
-    Raises:
-        InvalidArgumentError: `images` is not rank 4, a size has the wrong form, a window
-            is larger than the input with 'VALID', or `padding` is neither mode.
-
-    Example:
-        >>> import kerasish as ks
-        >>> ks.nn.extract_patches(ks.ones([1, 4, 4, 3]), 2, 2).shape
-        (1, 2, 2, 2, 2, 3)
-    """
-    x = convert_to_tensor(images)
-    attrs = {
-        "ksize": _pair(ksize, "extract_patches"),
-        "strides": _pair(strides, "extract_patches"),
-        "padding": str(padding).upper(),
-        "pad_value": pad_value,
-        "dilations": _pair(dilations, "extract_patches"),
-    }
-    return apply(_extract_patches, (x,), attrs)
-
-
-def _check_filters(name: str, w: Tensor, layout: str) -> None:
-    if w.ndim != 4:
-        raise InvalidArgumentError(
-            f"{name}: filters must be {layout} (rank 4), got shape {w.shape}"
-        )
-
-
-def conv2d(input, filters, strides=1, padding: str = "VALID", dilations=1):  # noqa: A002
-    """2-D convolution (cross-correlation, as in TF) of NHWC `input` with HWIO `filters`.
-
-    Filter cells are `dilations` apart. When the input has a multiple g of the filters'
-    input channels, the convolution is grouped as TF's: input channels and filters are
-    split into g consecutive groups, each group of filters seeing one group of channels.
-
-    Args:
-        input: an NHWC batch (rank 4: batch, height, width, channels).
-        filters: (height, width, in_channels, out_channels).
-        strides: the window step: an int, (height, width), or TF's [1, h, w, 1].
-        padding: 'VALID' (windows inside the input) or 'SAME' (output size ceil(in / stride)).
-        dilations: the spacing of filter cells, in the same forms.
-
-    Returns:
-        The NHWC output with `out_channels` channels.
-
-    Raises:
-        InvalidArgumentError: a rank is wrong, the channels do not fit the filters (both
-            shapes named), a size has the wrong form, or `padding` is neither mode.
-
-    Example:
-        >>> import kerasish as ks
-        >>> x, w = ks.ones([1, 5, 5, 4]), ks.ones([3, 3, 2, 6])  # 2 groups
-        >>> ks.nn.conv2d(x, w, padding="SAME", dilations=2).shape
-        (1, 5, 5, 6)
-    """
-    x = convert_to_tensor(input)
-    w = convert_to_tensor(filters)
-    _check_filters("conv2d", w, "HWIO (height, width, in, out)")
-    kh, kw, cin, cout = w.shape
-    channels = x.shape[3] if x.ndim == 4 else None
-    if channels is None or cin == 0 or channels % cin or cout % (channels // cin):
-        raise InvalidArgumentError(
-            f"conv2d: input shape {x.shape} (NHWC) has {x.shape[-1] if x.ndim else 0} "
-            f"channels but filters shape {w.shape} (HWIO) expects {cin} (or a multiple of it "
-            f"that divides the {cout} filters into groups)"
-        )
-    groups = channels // cin
-    if (kh, kw) == (1, 1) and _pair(strides, "conv2d") == (1, 1) and groups == 1:
-        # a 1x1 convolution is a matmul over the channels (no patch copy)
-        n, h, wd = x.shape[:3]
-        flat = math_ops.matmul(array_ops.reshape(x, (n * h * wd, cin)),
-                               array_ops.reshape(w, (cin, cout)))
-        return array_ops.reshape(flat, (n, h, wd, cout))
-    patches = extract_patches(x, (kh, kw), strides, padding, dilations=dilations)
-    n, ho, wo = patches.shape[:3]
-    if groups == 1:
-        columns = array_ops.reshape(patches, (n * ho * wo, kh * kw * cin))
-        out = math_ops.matmul(columns, array_ops.reshape(w, (kh * kw * cin, cout)))
-        return array_ops.reshape(out, (n, ho, wo, cout))
-    per_group = cout // groups
-    if cin == 1:  # depthwise: for each of the per_group filters of a channel, a product and
-        # a sum over the window, with the channels as the last, contiguous axis (a batched
-        # matmul of inner size kh*kw spends its time in strided copies)
-        columns = array_ops.reshape(patches, (n * ho * wo, kh * kw, groups))
-        kernels = array_ops.reshape(w, (kh * kw, groups, per_group))
-        outs = [
-            math_ops.reduce_sum(columns * kernels[:, :, j], axis=1) for j in range(per_group)
-        ]
-        out = outs[0] if per_group == 1 else array_ops.stack(outs, axis=-1)
-        return array_ops.reshape(out, (n, ho, wo, cout))
-    # per group g: (windows, kh*kw*cin) @ (kh*kw*cin, cout / groups), as one batched matmul
-    columns = array_ops.reshape(patches, (n * ho * wo, kh * kw, groups, cin))
-    columns = array_ops.reshape(
-        array_ops.transpose(columns, (2, 0, 1, 3)), (groups, n * ho * wo, kh * kw * cin)
-    )
-    kernels = array_ops.reshape(w, (kh * kw, cin, groups, per_group))
-    kernels = array_ops.reshape(
-        array_ops.transpose(kernels, (2, 0, 1, 3)), (groups, kh * kw * cin, per_group)
-    )
-    out = array_ops.transpose(math_ops.matmul(columns, kernels), (1, 0, 2))
-    return array_ops.reshape(out, (n, ho, wo, cout))
-
-
-def conv2d_transpose(
-    input, filters, output_shape, strides=1, padding: str = "SAME", dilations=1  # noqa: A002
-):
-    """The transpose (adjoint) of `conv2d`, as tf.nn.conv2d_transpose: the gradient of a
-    convolution of an `output_shape` image, taken with respect to that image.
-
-    Args:
-        input: NHWC, with as many channels as `filters` has (its last axis).
-        filters: (height, width, out channels, in channels), Keras's Conv2DTranspose layout.
-        output_shape: (batch, height, width, out channels) of the result; a convolution of
-            such an image with these strides, padding and dilations must give `input`'s
-            height and width.
-
-    Example:
-        >>> import kerasish as ks
-        >>> ks.nn.conv2d_transpose(ks.ones([1, 3, 3, 4]), ks.ones([3, 3, 2, 4]),
-        ...                        [1, 6, 6, 2], strides=2).shape
-        (1, 6, 6, 2)
-    """
-    y = convert_to_tensor(input)
-    w = convert_to_tensor(filters)
-    _check_filters("conv2d_transpose", w, "(height, width, out, in)")
-    kh, kw, cout, cin = w.shape
-    image_shape = tuple(int(d) for d in output_shape)
-    if y.ndim != 4 or y.shape[3] != cin or len(image_shape) != 4 or image_shape[3] != cout:
-        raise InvalidArgumentError(
-            f"conv2d_transpose: input shape {y.shape} (NHWC) and output_shape {image_shape} "
-            f"must have the {cin} and {cout} channels of filters shape {w.shape} "
-            "(height, width, out, in)"
-        )
-    strides, dilations = _pair(strides, "conv2d_transpose"), _pair(dilations, "conv2d_transpose")
-    padding = str(padding).upper()
-    ho, wo, _ = _plan(image_shape, (kh, kw), strides, padding, "conv2d_transpose", dilations)
-    if (ho, wo) != y.shape[1:3] or image_shape[0] != y.shape[0]:
-        raise InvalidArgumentError(
-            f"conv2d_transpose: a convolution of an output_shape {image_shape} image with "
-            f"strides {strides}, padding {padding!r} and dilations {dilations} has shape "
-            f"{(image_shape[0], ho, wo, cin)}, not the input's {y.shape}"
-        )
-    attrs = {"image_shape": image_shape, "strides": strides, "padding": padding,
-             "dilations": dilations}
-    return apply(_conv2d_transpose, (y, w), attrs)
-
-
-@primitive("conv2d_transpose")
-def _conv2d_transpose(y, w, image_shape, strides, padding, dilations):
-    # One batched product gives every tap's contribution, tap-major: taps[t] is the
-    # (n, h, w, out) image that filter cell t = (i, j) adds at offset (i*dh, j*dw) with
-    # strides (sh, sw). The taps landing on the same stride phase (rows = a mod sh,
-    # cols = b mod sw) are summed in a contiguous buffer of that phase, whose runs are
-    # whole image rows; each phase is then written once into the padded image (col2im
-    # over the patch array would add strided runs of `out` values per tap).
-    kh, kw, cout, cin = w.shape
-    n, h, wd, _ = y.shape
-    sh, sw = strides
-    dh, dw = dilations
-    _, _, ((_, _), (top, bottom), (left, right), _) = _plan(
-        image_shape, (kh, kw), strides, padding, "conv2d_transpose", dilations)
-    height, width = image_shape[1] + top + bottom, image_shape[2] + left + right
-    xp = backend.array_module(y)
-    kernels = w.reshape(kh * kw, cout, cin).transpose(0, 2, 1)
-    taps = xp.matmul(y.reshape(n * h * wd, cin), kernels).reshape(kh, kw, n, h, wd, cout)
-    image = None if (sh, sw) == (1, 1) else xp.empty((n, height, width, cout), dtype=taps.dtype)
-    for a in range(sh):
-        for b in range(sw):
-            rows = len(range(a, height, sh))
-            cols = len(range(b, width, sw))
-            phase = xp.zeros((n, rows, cols, cout), dtype=taps.dtype)
-            for i in (i for i in range(kh) if i * dh % sh == a):
-                for j in (j for j in range(kw) if j * dw % sw == b):
-                    row, col = i * dh // sh, j * dw // sw
-                    phase[:, row : row + h, col : col + wd, :] += taps[i, j]
-            if image is None:
-                image = phase
-            else:
-                image[:, a::sh, b::sw, :] = phase
-    return image[:, top : top + image_shape[1], left : left + image_shape[2], :]
-
-
-@_conv2d_transpose.defgrad
-def _(op, dy):
-    # the adjoint of the forward is the convolution of dy with the same filters: its
-    # patches, once, give both the input's gradient and the filters'
-    y, w = op.inputs
-    attrs = op.attrs
-    kh, kw, cout, cin = w.shape
-    n, h, wd = y.shape[:3]
-    patches = extract_patches(dy, (kh, kw), attrs["strides"], attrs["padding"],
-                              dilations=attrs["dilations"])
-    columns = array_ops.reshape(patches, (n * h * wd, kh * kw * cout))
-    dy_input = dw = None
-    if op.needs[0]:
-        dy_input = array_ops.reshape(
-            math_ops.matmul(columns, array_ops.reshape(w, (kh * kw * cout, cin))), y.shape)
-    if op.needs[1]:
-        dw = array_ops.reshape(
-            math_ops.matmul(columns, array_ops.reshape(y, (n * h * wd, cin)), transpose_a=True),
-            w.shape)
-    return dy_input, dw
-
-
-def depthwise_conv2d(input, filter, strides=1, padding: str = "VALID", dilations=1):  # noqa: A002
-    """Each input channel convolved with its own `multiplier` filters, as
-    tf.nn.depthwise_conv2d: `filter` is (height, width, in, multiplier) and output channel
-    c * multiplier + m comes from channel c and filter m.
-
-    Args:
-        input: an NHWC batch (rank 4: batch, height, width, channels).
-        filter: (height, width, in_channels, multiplier).
-        strides: the window step: an int, (height, width), or TF's [1, h, w, 1].
-        padding: 'VALID' (windows inside the input) or 'SAME' (output size ceil(in / stride)).
-        dilations: the spacing of filter cells, in the same forms.
-
-    Returns:
-        The NHWC output with in_channels * multiplier channels.
-
-    Raises:
-        InvalidArgumentError: a rank is wrong, or the input's channels are not the filter's.
-
-    Example:
-        >>> import kerasish as ks
-        >>> ks.nn.depthwise_conv2d(ks.ones([1, 4, 4, 3]), ks.ones([2, 2, 3, 2])).shape
-        (1, 3, 3, 6)
-    """
-    x = convert_to_tensor(input)
-    w = convert_to_tensor(filter)
-    _check_filters("depthwise_conv2d", w, "(height, width, in, multiplier)")
-    kh, kw, cin, multiplier = w.shape
-    if x.ndim != 4 or x.shape[3] != cin:
-        raise InvalidArgumentError(
-            f"depthwise_conv2d: input shape {x.shape} (NHWC) must have the {cin} channels "
-            f"of filter shape {w.shape} (height, width, in, multiplier)"
-        )
-    grouped = array_ops.reshape(w, (kh, kw, 1, cin * multiplier))  # one group per channel
-    return conv2d(x, grouped, strides, padding, dilations)
-
-
-def separable_conv2d(
-    input, depthwise_filter, pointwise_filter, strides=1, padding: str = "VALID",  # noqa: A002
-    dilations=1,
-):
-    """A depthwise convolution followed by a 1x1 convolution mixing its channels, as
-    tf.nn.separable_conv2d; `pointwise_filter` is (1, 1, in * multiplier, out).
-
-    Args:
-        input: an NHWC batch (rank 4: batch, height, width, channels).
-        depthwise_filter: (height, width, in_channels, multiplier).
-        pointwise_filter: (1, 1, in_channels * multiplier, out_channels).
-        strides: the depthwise window step: an int, (height, width), or TF's [1, h, w, 1].
-        padding: 'VALID' (windows inside the input) or 'SAME' (output size ceil(in / stride)).
-        dilations: the spacing of depthwise filter cells, in the same forms.
-
-    Returns:
-        The NHWC output with `out_channels` channels.
-
-    Raises:
-        InvalidArgumentError: as `depthwise_conv2d` and `conv2d` do.
-
-    Example:
-        >>> import kerasish as ks
-        >>> x = ks.ones([1, 4, 4, 3])
-        >>> ks.nn.separable_conv2d(x, ks.ones([2, 2, 3, 2]), ks.ones([1, 1, 6, 5])).shape
-        (1, 3, 3, 5)
-    """
-    depthwise = depthwise_conv2d(input, depthwise_filter, strides, padding, dilations)
-    return conv2d(depthwise, pointwise_filter, 1, "VALID")
-
-
-def conv1d(input, filters, stride=1, padding: str = "VALID", dilations=1):  # noqa: A002
-    """1-D convolution of NWC `input` with (width, in, out) `filters`, as tf.nn.conv1d;
-    it runs as a 2-D convolution of height 1 (grouped when the input has a multiple of the
-    filters' input channels).
-
-    Args:
-        input: an NWC batch (rank 3: batch, width, channels).
-        filters: (width, in_channels, out_channels).
-        stride: the window step: an int or a one-element sequence.
-        padding: 'VALID' (windows inside the input) or 'SAME' (output size ceil(in / stride)).
-        dilations: the spacing of filter cells.
-
-    Returns:
-        The NWC output with `out_channels` channels.
-
-    Raises:
-        InvalidArgumentError: a rank is wrong, the channels do not fit, or `stride` is not one
-            value.
-
-    Example:
-        >>> import kerasish as ks
-        >>> ks.nn.conv1d(ks.ones([2, 10, 3]), ks.ones([3, 3, 8]), padding="SAME").shape
-        (2, 10, 8)
-    """
-    x = convert_to_tensor(input)
-    w = convert_to_tensor(filters)
-    if x.ndim != 3 or w.ndim != 3:
-        raise InvalidArgumentError(
-            f"conv1d: input must be NWC (rank 3) and filters (width, in, out) (rank 3), got "
-            f"shapes {x.shape} and {w.shape}"
-        )
-    out = conv2d(
-        array_ops.expand_dims(x, 1), array_ops.expand_dims(w, 0), (1, _single(stride)),
-        padding, (1, _single(dilations)),
-    )
-    return array_ops.squeeze(out, 1)
-
-
-def _single(value) -> int:
-    """An int from an int or a one-element sequence (TF's 1-D stride forms)."""
-    if isinstance(value, (int, np.integer)):
-        return int(value)
-    value = tuple(int(v) for v in value)
-    if len(value) == 3 and value[0] == value[2] == 1:  # TF's NWC form [1, s, 1]
-        return value[1]
-    if len(value) != 1:
-        raise InvalidArgumentError(f"conv1d: expected an int or 1 value, got {value}")
-    return value[0]
-
-
-# ---------------------------------------------------------------- pooling
-#
-# Windows that tile the image (strides == ksize, the usual 2x2/2 pooling) are
-# pooled on strided views, with no patch array: `max_pool_blocks` (its gradient is
-# the fused `max_pool_blocks_grad`, linear in dy, as TF's MaxPoolGrad), and
-# `block_sum` with its adjoint `block_spread` for average pooling. Other windows go
-# through `extract_patches` and a reduction. Both routes give the same values and
-# gradients (ties in a max share its gradient equally, as `reduce_max` does).
-
-
-def _blocks_plan(shape, ksize, padding, name):
-    """(out_h, out_w, pads) for blocks of `ksize` tiling an NHWC image of `shape`."""
-    if len(shape) != 4:
-        raise InvalidArgumentError(
-            f"{name}: input must be NHWC (rank 4: batch, height, width, channels), "
-            f"got shape {shape}"
-        )
-    ho, top, bottom = _padding_plan(shape[1], ksize[0], ksize[0], padding, name)
-    wo, left, right = _padding_plan(shape[2], ksize[1], ksize[1], padding, name)
-    return ho, wo, ((0, 0), (top, bottom), (left, right), (0, 0))
-
-
-def _padded(x, pads, pad_value):
-    if any(p for pair in pads for p in pair):
-        return backend.array_module(x).pad(x, pads, constant_values=pad_value)
-    return x
-
-
-def _block_views(x, ksize, ho, wo):
-    """The kh*kw strided views x[:, i::kh, j::kw] (each (N, out_h, out_w, C)), row-major."""
-    kh, kw = ksize
-    return [x[:, i : ho * kh : kh, j : wo * kw : kw, :] for i in range(kh) for j in range(kw)]
-
-
-@primitive("max_pool_blocks")
-def _max_pool_blocks(x, ksize, padding):
-    ho, wo, pads = _blocks_plan(x.shape, ksize, padding, "max_pool2d")
-    xp = backend.array_module(x)
-    views = _block_views(_padded(x, pads, -np.inf), ksize, ho, wo)
-    out = views[0].copy()
-    for view in views[1:]:
-        xp.maximum(out, view, out=out)
-    return out
-
-
-@_max_pool_blocks.defgrad
-def _(op, dy):
-    return (apply(_max_pool_blocks_grad, (op.inputs[0], op.output, dy), op.attrs),)
-
-
-def _max_pool_hits(x, y, ksize, padding):
-    """(padded shape, crop, [x's cell (i, j) of each block is its max], number of such cells)."""
-    ho, wo, pads = _blocks_plan(x.shape, ksize, padding, "max_pool2d")
-    padded = _padded(x, pads, -np.inf)
-    hits = [view == y for view in _block_views(padded, ksize, ho, wo)]
-    count = hits[0].astype(np.uint8)  # 1..kh*kw (a block of NaNs: 0)
-    for hit in hits[1:]:
-        count += hit.view(np.uint8)
-    (_, (top, _), (left, _), _) = pads
-    crop = (slice(None), slice(top, top + x.shape[1]), slice(left, left + x.shape[2]), slice(None))
-    return padded.shape, crop, hits, count
-
-
-@primitive("max_pool_blocks_grad")
-def _max_pool_blocks_grad(x, y, dy, ksize, padding):
-    """max_pool_blocks' input gradient: each block's dy goes to the cell holding its max,
-    shared equally between tied cells (TF's MaxPoolGrad, with reduce_max's tie rule)."""
-    shape, crop, hits, count = _max_pool_hits(x, y, ksize, padding)
-    xp = backend.array_module(x)
-    routed = dy / count
-    ho, wo = count.shape[1:3]
-    covered = shape[1:3] == (ho * ksize[0], wo * ksize[1])  # no cell outside every block
-    out = (xp.empty if covered else xp.zeros)(shape, dtype=dy.dtype)
-    for view, hit in zip(_block_views(out, ksize, ho, wo), hits):
-        xp.multiply(hit, routed, out=view)
-    return out[crop]
-
-
-@_max_pool_blocks_grad.defgrad
-def _(op, ddx):
-    # linear in dy: its adjoint sums each block's ddx weighted by the same shares; the
-    # shares are constant in x and y (their derivative is 0 almost everywhere)
-    x, y = op.inputs[0]._value, op.inputs[1]._value
-    ksize, padding = op.attrs["ksize"], op.attrs["padding"]
-    shape, crop, hits, count = _max_pool_hits(x, y, ksize, padding)
-    xp = backend.array_module(x)
-    share = xp.zeros(shape, dtype=x.dtype)
-    for view, hit in zip(_block_views(share, ksize, count.shape[1], count.shape[2]), hits):
-        xp.divide(hit, count, out=view)
-    weighted = ddx * Tensor(share[crop])
-    return None, None, apply(_block_sum, (weighted,), {"ksize": ksize, "padding": padding})
-
-
-@primitive("block_sum")
-def _block_sum(x, ksize, padding):
-    ho, wo, pads = _blocks_plan(x.shape, ksize, padding, "block_sum")
-    views = _block_views(_padded(x, pads, 0), ksize, ho, wo)
-    out = views[0].copy()
-    for view in views[1:]:
-        out += view
-    return out
-
-
-@_block_sum.defgrad
-def _(op, dy):
-    attrs = op.attrs
-    return (apply(_block_spread, (dy,), {"image_shape": op.inputs[0].shape,
-                                         "ksize": attrs["ksize"], "padding": attrs["padding"]}),)
-
-
-@primitive("block_spread")
-def _block_spread(blocks, image_shape, ksize, padding):
-    """The adjoint of block_sum: each block's value copied to every cell of its block."""
-    ho, wo, pads = _blocks_plan(image_shape, ksize, padding, "block_spread")
-    n, h, w, c = image_shape
-    (_, (top, bottom), (left, right), _) = pads
-    xp = backend.array_module(blocks)
-    out = xp.zeros((n, h + top + bottom, w + left + right, c), dtype=blocks.dtype)
-    for view in _block_views(out, ksize, ho, wo):
-        view[...] = blocks
-    return out[:, top : top + h, left : left + w, :]
-
-
-@_block_spread.defgrad
-def _(op, dy):
-    attrs = op.attrs
-    return (apply(_block_sum, (dy,), {"ksize": attrs["ksize"], "padding": attrs["padding"]}),)
-
-
-def _pool_route(x, ksize, strides, padding, name):
-    """(ksize, strides, padding, True if the windows tile the image)."""
-    ksize, strides = _pair(ksize, name), _pair(strides, name)
-    padding = str(padding).upper()
-    if padding not in ("SAME", "VALID"):
-        raise InvalidArgumentError(f"{name}: padding must be 'SAME' or 'VALID', got {padding!r}")
-    return ksize, strides, padding, ksize == strides and x.ndim == 4
-
-
-def max_pool2d(input, ksize, strides, padding: str = "VALID"):  # noqa: A002
-    """Max over windows of an NHWC batch (padding never wins the max).
-
-    Args:
-        input: an NHWC batch (rank 4: batch, height, width, channels).
-        ksize: the window size: an int, (height, width), or TF's [1, h, w, 1].
-        strides: the window step, in the same forms.
-        padding: 'VALID' (windows inside the input) or 'SAME' (output size ceil(in / stride)).
-
-    Returns:
-        The pooled NHWC batch; the gradient goes to each window's maximum.
-
-    Raises:
-        InvalidArgumentError: `input` is not rank 4, a size has the wrong form, or `padding`
-            is neither mode.
-
-    Example:
-        >>> import kerasish as ks
-        >>> x = ks.reshape(ks.range(16.0), (1, 4, 4, 1))
-        >>> ks.nn.max_pool2d(x, 2, 2).numpy().reshape(-1).tolist()
-        [5.0, 7.0, 13.0, 15.0]
-    """
-    x = convert_to_tensor(input)
-    ksize, strides, padding, tiles = _pool_route(x, ksize, strides, padding, "max_pool2d")
-    if tiles:
-        return apply(_max_pool_blocks, (x,), {"ksize": ksize, "padding": padding})
-    patches = extract_patches(x, ksize, strides, padding, pad_value=-np.inf)
-    return math_ops.reduce_max(patches, axis=(3, 4))
-
-
-def avg_pool2d(input, ksize, strides, padding: str = "VALID"):  # noqa: A002
-    """Mean over windows of an NHWC batch; with SAME padding, padded cells are not counted.
-
-    Args:
-        input: an NHWC batch (rank 4: batch, height, width, channels).
-        ksize: the window size: an int, (height, width), or TF's [1, h, w, 1].
-        strides: the window step, in the same forms.
-        padding: 'VALID' (windows inside the input) or 'SAME' (output size ceil(in / stride)).
-
-    Returns:
-        The pooled NHWC batch.
-
-    Raises:
-        InvalidArgumentError: `input` is not rank 4, a size has the wrong form, or `padding`
-            is neither mode.
-
-    Example:
-        >>> import kerasish as ks
-        >>> x = ks.reshape(ks.range(16.0), (1, 4, 4, 1))
-        >>> ks.nn.avg_pool2d(x, 2, 2).numpy().reshape(-1).tolist()
-        [2.5, 4.5, 10.5, 12.5]
-    """
-    x = convert_to_tensor(input)
-    ksize, strides, padding, tiles = _pool_route(x, ksize, strides, padding, "avg_pool2d")
-    if tiles:
-        total = apply(_block_sum, (x,), {"ksize": ksize, "padding": padding})
-        if padding == "VALID":
-            return total * (1.0 / (ksize[0] * ksize[1]))
-        ones = backend.array_module(x._value).ones((1,) + x.shape[1:3] + (1,), x.dtype)
-        return total / Tensor(_block_sum.forward(ones, ksize, padding))
-    total = math_ops.reduce_sum(extract_patches(x, ksize, strides, padding), axis=(3, 4))
-    counts = extract_patches(array_ops.ones_like(x[:1, :, :, :1]), ksize, strides, padding)
-    return total / math_ops.reduce_sum(counts, axis=(3, 4))
-
-
 # ---------------------------------------------------------------- dropout
 
 
@@ -1218,13 +558,11 @@ def dropout(x, rate: float, noise_shape=None, seed=None):
         >>> sorted(set(kept.numpy().tolist()))
         [0.0, 2.0]
     """
-    from kerasish import random as ks_random
-
     x = convert_to_tensor(x)
     if not 0 <= rate < 1:
         raise InvalidArgumentError(f"dropout: rate must be in [0, 1), got {rate}")
     if rate == 0:
         return x
     shape = x.shape if noise_shape is None else tuple(noise_shape)
-    keep = math_ops.greater_equal(ks_random.uniform(shape, dtype=x.dtype, seed=seed), rate)
+    keep = math_ops.greater_equal(random.uniform(shape, dtype=x.dtype, seed=seed), rate)
     return x * math_ops.cast(keep, x.dtype) * (1.0 / (1.0 - rate))

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from kerasish import random as ks_random
+from kerasish.core import random as ks_random
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.ops import array_ops, image_ops, math_ops
 from kerasish.core.ops.image_ops import INTERPOLATIONS, aspect_crop_box

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from kerasish.core import backend
+from kerasish.core import backend, random
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.ops import array_ops, math_ops, nn_ops
 from kerasish.core.primitive import apply, primitive
@@ -282,15 +282,13 @@ def _compute_sampled_logits(
     seed,
 ):
     """(logits, targets) of shape (batch, num_true + num_sampled), as in TF."""
-    from kerasish import random as ks_random
-
     num_true, num_sampled, num_classes = int(num_true), int(num_sampled), int(num_classes)
     weights, biases, labels, inputs = _check_args(
         name, weights, biases, labels, inputs, num_sampled, num_classes, num_true
     )
     batch = inputs.shape[0]
     if sampled_values is None:  # our sampler's results have the right shapes and dtypes
-        sampled, true_count, sampled_count = ks_random.log_uniform_candidate_sampler(
+        sampled, true_count, sampled_count = random.log_uniform_candidate_sampler(
             labels, num_true, num_sampled, unique=True, range_max=num_classes, seed=seed
         )
     else:

@@ -1,0 +1,303 @@
+"""`ks.ops` conversion and creation: `convert_to_numpy`, `cast`, `shape`, `zeros`, `full`,
+`arange`, `meshgrid`, ..."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kerasish.core.errors import InvalidArgumentError
+from kerasish.core.ops import array_ops, math_ops
+from kerasish.core.ops.array_ops import (
+    broadcast_to,
+    reshape,
+)
+from kerasish.core.tensor import Tensor, convert_to_tensor
+
+__all__ = [
+    "arange",
+    "cast",
+    "convert_to_numpy",
+    "eye",
+    "full",
+    "full_like",
+    "identity",
+    "linspace",
+    "meshgrid",
+    "ndim",
+    "ones",
+    "shape",
+    "size",
+    "zeros",
+]
+
+
+def convert_to_numpy(x) -> np.ndarray:
+    """A NumPy array of `x`'s values (copied to the host from a GPU).
+
+    Args:
+        x: a tensor, or anything `np.asarray` takes.
+
+    Returns:
+        A NumPy array.
+
+    Example:
+        >>> from kerasish import ops
+        >>> import kerasish as ks
+        >>> ops.convert_to_numpy(ks.constant([1, 2])).tolist()
+        [1, 2]
+    """
+    return x.numpy() if isinstance(x, Tensor) else np.asarray(x)
+
+
+def cast(x, dtype) -> Tensor:
+    """`x` converted to `dtype` (a name such as 'float32' or a NumPy dtype).
+
+    Args:
+        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
+        dtype: the target dtype; floats become integers by truncation toward zero.
+
+    Returns:
+        The converted tensor.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.cast([1.5, 2.5], "int32")
+        <ks.Tensor: shape=(2,), dtype=int32, numpy=[1, 2]>
+    """
+    return math_ops.cast(x, dtype)
+
+
+def shape(x) -> tuple:
+    """The static shape of `x` as a tuple of ints (Keras 3: `ops.shape`, not a tensor).
+
+    Args:
+        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
+
+    Returns:
+        A tuple of ints.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.shape([[1, 2, 3]])
+        (1, 3)
+    """
+    return tuple(convert_to_tensor(x).shape)
+
+
+def ndim(x) -> int:
+    """The rank of `x`.
+
+    Args:
+        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
+
+    Returns:
+        An int.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.ndim([[1, 2, 3]])
+        2
+    """
+    return convert_to_tensor(x).ndim
+
+
+def size(x) -> int:
+    """The number of elements of `x`.
+
+    Args:
+        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
+
+    Returns:
+        An int.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.size([[1, 2, 3]])
+        3
+    """
+    return int(np.prod(shape(x), dtype=np.int64))
+
+
+
+
+def zeros(shape, dtype=None) -> Tensor:  # noqa: A002 - Keras's name
+    """Zeros of `shape` (float32 by default).
+
+    Args:
+        shape: an int or a sequence of ints.
+        dtype: the element type; None: float32.
+
+    Returns:
+        A new tensor.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.zeros((2,))
+        <ks.Tensor: shape=(2,), dtype=float32, numpy=[0., 0.]>
+    """
+    return array_ops.zeros(shape, dtype or np.float32)
+
+
+def ones(shape, dtype=None) -> Tensor:  # noqa: A002
+    """Ones of `shape` (float32 by default).
+
+    Args:
+        shape: an int or a sequence of ints.
+        dtype: the element type; None: float32.
+
+    Returns:
+        A new tensor.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.ones((2,), dtype="int32")
+        <ks.Tensor: shape=(2,), dtype=int32, numpy=[1, 1]>
+    """
+    return array_ops.ones(shape, dtype or np.float32)
+
+
+def full(shape, fill_value, dtype=None) -> Tensor:  # noqa: A002
+    """`shape` filled with `fill_value` (float32 unless `dtype` says otherwise, as in Keras).
+
+    Args:
+        shape: an int or a sequence of ints.
+        fill_value: a scalar.
+        dtype: the element type; None: float32.
+
+    Returns:
+        A new tensor.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.full((2,), 3)
+        <ks.Tensor: shape=(2,), dtype=float32, numpy=[3., 3.]>
+    """
+    return array_ops.fill(shape, fill_value, dtype=dtype or np.float32)
+
+
+def full_like(x, fill_value, dtype=None) -> Tensor:
+    """A tensor like `x` filled with `fill_value`.
+
+    Args:
+        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
+        fill_value: a scalar.
+        dtype: the element type; None: `x`'s.
+
+    Returns:
+        A new tensor of `x`'s shape.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.full_like([1, 2], 7)
+        <ks.Tensor: shape=(2,), dtype=int32, numpy=[7, 7]>
+    """
+    x = convert_to_tensor(x)
+    return array_ops.fill(x.shape, fill_value, dtype=dtype or x.dtype)
+
+
+def eye(N, M=None, dtype=None) -> Tensor:  # noqa: N803 - NumPy's names
+    """The identity matrix (N, M).
+
+    Args:
+        N: the number of rows.
+        M: the number of columns; None: N.
+        dtype: the element type; None: float32.
+
+    Returns:
+        A 2-D tensor with ones on the main diagonal.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.convert_to_numpy(ops.eye(2, 3)).tolist()
+        [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]
+    """
+    return array_ops.eye(N, M, dtype=dtype or np.float32)
+
+
+def arange(start, stop=None, step=1, dtype=None) -> Tensor:
+    """Evenly spaced values in [start, stop), as `np.arange`.
+
+    Args:
+        start: the first value, or the stop when `stop` is None.
+        stop: the end, not included.
+        step: the spacing.
+        dtype: the element type; None: int32 for int bounds, else float32.
+
+    Returns:
+        A 1-D tensor.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.arange(0, 1, 0.5)
+        <ks.Tensor: shape=(2,), dtype=float32, numpy=[0. , 0.5]>
+    """
+    return array_ops.range(start, stop, step, dtype=dtype)
+
+
+def linspace(start, stop, num=50, dtype=None) -> Tensor:
+    """`num` evenly spaced values from `start` to `stop` inclusive.
+
+    Args:
+        start: the first value.
+        stop: the last value.
+        num: how many values.
+        dtype: the element type; None: float32.
+
+    Returns:
+        A 1-D tensor of length `num`.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.convert_to_numpy(ops.linspace(0, 1, 3)).tolist()
+        [0.0, 0.5, 1.0]
+    """
+    return array_ops.linspace(start, stop, num, dtype=dtype or np.float32)
+
+
+def meshgrid(*x, indexing: str = "xy") -> list:
+    """Coordinate grids from 1-D coordinate vectors (NumPy's meshgrid).
+
+    Args:
+        *x: 1-D tensors, one per dimension.
+        indexing: 'xy' (the first two axes swapped: x along columns) or 'ij'.
+
+    Returns:
+        A list of tensors, all of the grid's shape.
+
+    Raises:
+        InvalidArgumentError: another indexing.
+
+    Example:
+        >>> from kerasish import ops
+        >>> [ops.shape(g) for g in ops.meshgrid([1, 2, 3], [4, 5])]
+        [(2, 3), (2, 3)]
+    """
+    if indexing not in ("xy", "ij"):
+        raise InvalidArgumentError(f"meshgrid: indexing must be 'xy' or 'ij', got {indexing!r}")
+    vectors = [reshape(v, [-1]) for v in x]
+    axes = list(range(len(vectors)))
+    if indexing == "xy" and len(vectors) >= 2:
+        axes[0], axes[1] = 1, 0
+    grid = [0] * len(vectors)
+    for v, a in zip(vectors, axes):
+        grid[a] = v.shape[0]
+    return [broadcast_to(reshape(v, [-1 if d == a else 1 for d in range(len(grid))]), grid)
+            for v, a in zip(vectors, axes)]
+
+
+def identity(n: int, dtype=None) -> Tensor:
+    """The n x n identity matrix (Keras's `ops.identity`, not TF's copy op).
+
+    Args:
+        n: the size.
+        dtype: the element type; None: float32.
+
+    Returns:
+        A 2-D tensor.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.convert_to_numpy(ops.identity(2)).tolist()
+        [[1.0, 0.0], [0.0, 1.0]]
+    """
+    return array_ops.eye(n, dtype=dtype or np.float32)

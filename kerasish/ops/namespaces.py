@@ -1,0 +1,220 @@
+"""The one table of kerasish's public op names: which core op each of `ks` (the package
+root), `ks.math`, `ks.nn`, `ks.linalg` and `ks.ops` shows, under which name.
+
+Adding an op to a public namespace is one line here. Each row names a module of
+`kerasish.core.ops`, the op, and the namespaces that show it: `math` shows it under its own
+name, `ops:absolute` under another. The adapters of `ks.ops` (Keras's signatures and dtypes)
+live in this package's other modules.
+"""
+
+from __future__ import annotations
+
+from kerasish.core.ops import (
+    array_ops,
+    conv_ops,
+    cumulative_ops,
+    einsum_ops,
+    linalg_ops,
+    math_ops,
+    nn_ops,
+    sampled_loss_ops,
+    sorting_ops,
+)
+
+_MODULES = {module.__name__.rpartition(".")[2]: module for module in (
+    array_ops, conv_ops, cumulative_ops, einsum_ops, linalg_ops, math_ops, nn_ops,
+    sampled_loss_ops, sorting_ops)}
+NAMESPACES = ("ks", "math", "nn", "linalg", "ops")
+
+_TABLE = """
+array_ops         boolean_mask                              ks
+array_ops         broadcast_to                              ks ops
+array_ops         clip_by_global_norm                       ks
+array_ops         clip_by_norm                              ks
+array_ops         clip_by_value                             ks
+array_ops         concat                                    ks
+array_ops         expand_dims                               ks ops
+array_ops         eye                                       ks linalg
+array_ops         fill                                      ks
+array_ops         gather                                    ks
+array_ops         gather_nd                                 ks
+array_ops         global_norm                               ks
+array_ops         identity                                  ks
+array_ops         linspace                                  ks
+array_ops         one_hot                                   ks
+array_ops         ones                                      ks
+array_ops         ones_like                                 ks ops
+array_ops         pad                                       ks
+array_ops         range                                     ks
+array_ops         rank                                      ks
+array_ops         reshape                                   ks ops
+array_ops         scatter_rows                              ks
+array_ops         shape                                     ks
+array_ops         size                                      ks
+array_ops         split                                     ks
+array_ops         squeeze                                   ks ops
+array_ops         stack                                     ks
+array_ops         stop_gradient                             ks ops
+array_ops         tile                                      ks
+array_ops         transpose                                 ks
+array_ops         unsorted_segment_max                      math
+array_ops         unsorted_segment_sum                      ks math
+array_ops         unstack                                   ks ops
+array_ops         zeros                                     ks
+array_ops         zeros_like                                ks ops
+conv_ops          avg_pool2d                                nn nn:avg_pool
+conv_ops          conv1d                                    nn
+conv_ops          conv2d                                    nn
+conv_ops          conv2d_transpose                          nn
+conv_ops          depthwise_conv2d                          nn
+conv_ops          extract_patches                           nn
+conv_ops          max_pool2d                                nn nn:max_pool
+conv_ops          patches_to_image                          nn
+conv_ops          separable_conv2d                          nn
+cumulative_ops    cumprod                                   ks math
+cumulative_ops    cumsum                                    ks math
+cumulative_ops    reduce_prod                               ks math
+einsum_ops        einsum                                    ops
+linalg_ops        cholesky                                  linalg
+linalg_ops        det                                       linalg ops
+linalg_ops        diag_part                                 linalg
+linalg_ops        eigh                                      linalg ops
+linalg_ops        inv                                       linalg ops
+linalg_ops        logdet                                    linalg ops
+linalg_ops        matrix_transpose                          linalg
+linalg_ops        qr                                        ops
+linalg_ops        slogdet                                   linalg ops
+linalg_ops        solve                                     linalg ops
+linalg_ops        svd                                       ops
+linalg_ops        trace                                     linalg
+math_ops          abs                                       ks math ops ops:absolute
+math_ops          acos                                      math
+math_ops          acosh                                     math
+math_ops          add                                       ks math ops
+math_ops          add_n                                     ks math
+math_ops          argmax                                    ks math
+math_ops          argmin                                    ks math
+math_ops          asin                                      math
+math_ops          asinh                                     math
+math_ops          atan                                      math
+math_ops          atan2                                     math
+math_ops          atanh                                     math
+math_ops          cast                                      ks
+math_ops          ceil                                      ks math
+math_ops          cos                                       ks math
+math_ops          cosh                                      math
+math_ops          divide                                    ks math ops ops:true_divide
+math_ops          divide_no_nan                             math
+math_ops          elu                                       nn
+math_ops          equal                                     ks math ops
+math_ops          erf                                       math
+math_ops          erfc                                      math
+math_ops          exp                                       ks math
+math_ops          expm1                                     ks math
+math_ops          floor                                     ks math
+math_ops          floordiv                                  ks math ops:floor_divide
+math_ops          floormod                                  ks math
+math_ops          gelu                                      nn
+math_ops          greater                                   ks math ops
+math_ops          greater_equal                             ks math ops
+math_ops          leaky_relu                                nn
+math_ops          less                                      ks math ops
+math_ops          less_equal                                ks math ops
+math_ops          log                                       ks math
+math_ops          log1p                                     ks math
+math_ops          log_sigmoid                               math nn
+math_ops          logical_and                               ks math ops
+math_ops          logical_not                               ks math ops
+math_ops          logical_or                                ks math ops
+math_ops          logical_xor                               ks math ops
+math_ops          matmul                                    ks linalg ops
+math_ops          maximum                                   ks math ops
+math_ops          minimum                                   ks math ops
+math_ops          mod                                       ks math ops
+math_ops          multiply                                  ks math ops
+math_ops          negative                                  ks math ops
+math_ops          norm                                      ks linalg
+math_ops          not_equal                                 ks math ops
+math_ops          pow                                       ks math ops:power
+math_ops          reciprocal                                ks math
+math_ops          reduce_all                                ks math
+math_ops          reduce_any                                ks math
+math_ops          reduce_max                                ks math
+math_ops          reduce_mean                               ks math
+math_ops          reduce_min                                ks math
+math_ops          reduce_std                                ks math
+math_ops          reduce_sum                                ks math
+math_ops          reduce_variance                           ks math
+math_ops          relu                                      nn ops
+math_ops          relu6                                     nn ops
+math_ops          round                                     ks math
+math_ops          rsqrt                                     ks math
+math_ops          selu                                      nn
+math_ops          sigmoid                                   ks math nn
+math_ops          sign                                      ks math ops
+math_ops          silu                                      nn
+math_ops          sin                                       ks math
+math_ops          sinh                                      math
+math_ops          softplus                                  math nn
+math_ops          softsign                                  math nn
+math_ops          sqrt                                      ks math
+math_ops          square                                    ks math ops
+math_ops          squared_difference                        ks math
+math_ops          subtract                                  ks math ops
+math_ops          swish                                     nn
+math_ops          tan                                       math
+math_ops          tanh                                      ks math nn
+math_ops          truediv                                   ks math
+math_ops          truncatediv                               ks math
+math_ops          where                                     ks ops
+nn_ops            bias_add                                  nn
+nn_ops            dropout                                   nn
+nn_ops            embedding_lookup                          nn
+nn_ops            l2_loss                                   nn
+nn_ops            l2_normalize                              math nn linalg
+nn_ops            log_softmax                               math nn
+nn_ops            moments                                   nn ops
+nn_ops            reduce_logsumexp                          ks math
+nn_ops            sigmoid_cross_entropy_with_logits         nn
+nn_ops            softmax                                   nn
+nn_ops            softmax_cross_entropy_with_logits         nn
+nn_ops            sparse_softmax_cross_entropy_with_logits  nn
+sampled_loss_ops  compute_accidental_hits                   nn
+sampled_loss_ops  nce_loss                                  nn
+sampled_loss_ops  sampled_softmax_loss                      nn
+sorting_ops       digitize                                  ops
+sorting_ops       in_top_k                                  math
+sorting_ops       searchsorted                              ops
+sorting_ops       top_k                                     math
+"""
+
+
+def public_ops(namespace: str) -> dict:
+    """The core ops that a public namespace shows, by their public names.
+
+    Args:
+        namespace: one of `NAMESPACES`: 'ks' (the package root), 'math', 'nn', 'linalg' or
+            'ops'.
+
+    Returns:
+        A dict of public name to op function.
+
+    Raises:
+        ValueError: for another namespace.
+
+    Example:
+        >>> import kerasish as ks
+        >>> from kerasish.ops.namespaces import public_ops
+        >>> public_ops("math")["reduce_sum"] is ks.math.reduce_sum is ks.reduce_sum
+        True
+    """
+    if namespace not in NAMESPACES:
+        raise ValueError(f"public_ops: namespace must be one of {NAMESPACES}, got {namespace!r}")
+    ops = {}
+    for row in _TABLE.strip().splitlines():
+        module_name, op_name, *shown = row.split()
+        for entry in shown:
+            where, _, public_name = entry.partition(":")
+            if where == namespace:
+                ops[public_name or op_name] = getattr(_MODULES[module_name], op_name)
+    return ops

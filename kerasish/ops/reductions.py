@@ -1,0 +1,398 @@
+"""`ks.ops` reductions (NumPy spellings): `sum`, `mean`, `max`, `var`, `norm`, `cumsum`, ..."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kerasish.core.errors import InvalidArgumentError
+from kerasish.core.ops import array_ops, cumulative_ops, math_ops, nn_ops
+from kerasish.core.ops.array_ops import (
+    ones_like,
+    reshape,
+)
+from kerasish.core.ops.math_ops import (
+    not_equal,
+)
+from kerasish.core.tensor import Tensor, convert_to_tensor
+from kerasish.ops.keras_dtypes import floating
+
+__all__ = [
+    "all",
+    "amax",
+    "amin",
+    "any",
+    "argmax",
+    "argmin",
+    "average",
+    "count_nonzero",
+    "cumprod",
+    "cumsum",
+    "logsumexp",
+    "max",
+    "mean",
+    "min",
+    "norm",
+    "prod",
+    "std",
+    "sum",
+    "var",
+]
+
+
+def sum(x, axis=None, keepdims: bool = False) -> Tensor:  # noqa: A001
+    """Sum over `axis` (all axes when None).
+
+    Args:
+        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
+        axis: an axis or a sequence of axes; None: all axes.
+        keepdims: keep each reduced axis with length 1.
+
+    Returns:
+        The reduced tensor.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.convert_to_numpy(ops.sum([[1, 2], [3, 4]], axis=0)).tolist()
+        [4, 6]
+    """
+    return math_ops.reduce_sum(x, axis, keepdims)
+
+
+def mean(x, axis=None, keepdims: bool = False) -> Tensor:
+    """Mean over `axis` (all axes when None); integers give float32, as in Keras.
+
+    Args:
+        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
+        axis: an axis or a sequence of axes; None: all axes.
+        keepdims: keep each reduced axis with length 1.
+
+    Returns:
+        The reduced tensor (float32 for integer `x`).
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.mean([[1, 2], [3, 4]])
+        <ks.Tensor: shape=(), dtype=float32, numpy=2.5>
+    """
+    return math_ops.reduce_mean(floating(x), axis, keepdims)
+
+
+def max(x, axis=None, keepdims: bool = False) -> Tensor:  # noqa: A001
+    """Maximum over `axis` (all axes when None).
+
+    Args:
+        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
+        axis: an axis or a sequence of axes; None: all axes.
+        keepdims: keep each reduced axis with length 1.
+
+    Returns:
+        The reduced tensor.
+
+    Raises:
+        InvalidArgumentError: `x` is empty.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.convert_to_numpy(ops.max([[1, 2], [3, 4]], axis=1)).tolist()
+        [2, 4]
+    """
+    return math_ops.reduce_max(x, axis, keepdims)
+
+
+def min(x, axis=None, keepdims: bool = False) -> Tensor:  # noqa: A001
+    """Minimum over `axis` (all axes when None).
+
+    Args:
+        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
+        axis: an axis or a sequence of axes; None: all axes.
+        keepdims: keep each reduced axis with length 1.
+
+    Returns:
+        The reduced tensor.
+
+    Raises:
+        InvalidArgumentError: `x` is empty.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.convert_to_numpy(ops.min([[1, 2], [3, 4]], axis=0)).tolist()
+        [1, 2]
+    """
+    return math_ops.reduce_min(x, axis, keepdims)
+
+
+def prod(x, axis=None, keepdims: bool = False) -> Tensor:
+    """Product over `axis` (all axes when None).
+
+    Args:
+        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
+        axis: an axis or a sequence of axes; None: all axes.
+        keepdims: keep each reduced axis with length 1.
+
+    Returns:
+        The reduced tensor.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.convert_to_numpy(ops.prod([[1, 2], [3, 4]], axis=1)).tolist()
+        [2, 12]
+    """
+    return cumulative_ops.reduce_prod(x, axis, keepdims)
+
+
+def var(x, axis=None, keepdims: bool = False) -> Tensor:
+    """Variance over `axis` (all axes when None).
+
+    Args:
+        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
+        axis: an axis or a sequence of axes; None: all axes.
+        keepdims: keep each reduced axis with length 1.
+
+    Returns:
+        The population variance (float32 for integer `x`).
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.var([1, 3])
+        <ks.Tensor: shape=(), dtype=float32, numpy=1.0>
+    """
+    return math_ops.reduce_variance(floating(x), axis, keepdims)
+
+
+def std(x, axis=None, keepdims: bool = False) -> Tensor:
+    """Standard deviation over `axis` (all axes when None).
+
+    Args:
+        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
+        axis: an axis or a sequence of axes; None: all axes.
+        keepdims: keep each reduced axis with length 1.
+
+    Returns:
+        The population standard deviation (float32 for integer `x`).
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.std([1, 3])
+        <ks.Tensor: shape=(), dtype=float32, numpy=1.0>
+    """
+    return math_ops.reduce_std(floating(x), axis, keepdims)
+
+
+def logsumexp(x, axis=None, keepdims: bool = False) -> Tensor:
+    """log(sum(exp(x))) over `axis`, computed stably.
+
+    Args:
+        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
+        axis: an axis or a sequence of axes; None: all axes.
+        keepdims: keep each reduced axis with length 1.
+
+    Returns:
+        The reduced tensor (float32 for integer `x`).
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.logsumexp([0.0, 0.0])
+        <ks.Tensor: shape=(), dtype=float32, numpy=0.6931472>
+    """
+    return nn_ops.reduce_logsumexp(floating(x), axis, keepdims)
+
+
+def all(x, axis=None, keepdims: bool = False) -> Tensor:  # noqa: A001
+    """Whether every element over `axis` is true.
+
+    Args:
+        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
+        axis: an axis or a sequence of axes; None: all axes.
+        keepdims: keep each reduced axis with length 1.
+
+    Returns:
+        A bool tensor.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.convert_to_numpy(ops.all([[True, False], [True, True]], axis=1)).tolist()
+        [False, True]
+    """
+    return math_ops.reduce_all(x, axis, keepdims)
+
+
+def any(x, axis=None, keepdims: bool = False) -> Tensor:  # noqa: A001
+    """Whether some element over `axis` is true.
+
+    Args:
+        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
+        axis: an axis or a sequence of axes; None: all axes.
+        keepdims: keep each reduced axis with length 1.
+
+    Returns:
+        A bool tensor.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.convert_to_numpy(ops.any([[True, False], [False, False]], axis=1)).tolist()
+        [True, False]
+    """
+    return math_ops.reduce_any(x, axis, keepdims)
+
+
+def count_nonzero(x, axis=None) -> Tensor:
+    """The number of non-zero elements over `axis` (all axes when None), as int32.
+
+    Args:
+        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
+        axis: an axis or a sequence of axes; None: all axes.
+
+    Returns:
+        An int32 tensor.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.count_nonzero([[0, 1], [2, 0]])
+        <ks.Tensor: shape=(), dtype=int32, numpy=2>
+    """
+    return math_ops.reduce_sum(math_ops.cast(not_equal(x, 0), np.int32), axis)
+
+
+def average(x, axis=None, weights=None) -> Tensor:
+    """The mean over `axis`, weighted by `weights` (of `x`'s shape, or 1-D along `axis`).
+
+    Args:
+        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
+        axis: the axis to average over; None: all axes.
+        weights: a tensor of `x`'s shape, or 1-D along `axis`; None: the plain mean.
+
+    Returns:
+        The weighted mean (float32 for integer `x`).
+
+    Raises:
+        InvalidArgumentError: 1-D weights for a tensor of rank 2 or more without an axis.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.average([1.0, 3.0], weights=[3.0, 1.0])
+        <ks.Tensor: shape=(), dtype=float32, numpy=1.5>
+    """
+    x = floating(x)
+    if weights is None:
+        return mean(x, axis)
+    weights = math_ops.cast(convert_to_tensor(weights), x.dtype)
+    if weights.ndim == 1 and x.ndim > 1:
+        if axis is None:
+            raise InvalidArgumentError(
+                f"average: 1-D weights of shape {weights.shape} need an axis for x of shape "
+                f"{x.shape}"
+            )
+        axis = math_ops.normalize_axis(axis, x.ndim, "average")[0]
+        weights = array_ops.reshape(weights, [-1 if a == axis else 1 for a in range(x.ndim)])
+    return math_ops.reduce_sum(x * weights, axis) / math_ops.reduce_sum(
+        weights * ones_like(x), axis)
+
+
+def argmax(x, axis=None, keepdims: bool = False) -> Tensor:
+    """Index of the largest value along `axis` (of the flattened `x` when None), int32.
+
+    Args:
+        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
+        axis: the axis to search; None: the flattened `x`.
+        keepdims: keep the searched axis with length 1.
+
+    Returns:
+        An int32 tensor of indices (the first one on ties).
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.argmax([[1, 5], [7, 2]])
+        <ks.Tensor: shape=(), dtype=int32, numpy=2>
+    """
+    return _arg_reduce(math_ops.argmax, x, axis, keepdims)
+
+
+def argmin(x, axis=None, keepdims: bool = False) -> Tensor:
+    """Index of the smallest value along `axis` (of the flattened `x` when None), int32.
+
+    Args:
+        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
+        axis: the axis to search; None: the flattened `x`.
+        keepdims: keep the searched axis with length 1.
+
+    Returns:
+        An int32 tensor of indices (the first one on ties).
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.convert_to_numpy(ops.argmin([[1, 5], [7, 2]], axis=1)).tolist()
+        [0, 1]
+    """
+    return _arg_reduce(math_ops.argmin, x, axis, keepdims)
+
+
+def _arg_reduce(op, x, axis, keepdims):
+    x = convert_to_tensor(x)
+    if axis is None:
+        result = op(reshape(x, [-1]), axis=0, output_type=np.int32)
+        return reshape(result, [1] * x.ndim) if keepdims else result
+    result = op(x, axis=axis, output_type=np.int32)
+    return array_ops.expand_dims(result, axis) if keepdims else result
+
+
+def cumsum(x, axis=None) -> Tensor:
+    """Running sums along `axis` (of the flattened `x` when None).
+
+    Args:
+        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
+        axis: the axis; None: the flattened `x`.
+
+    Returns:
+        A tensor of the running sums.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.convert_to_numpy(ops.cumsum([1, 2, 3])).tolist()
+        [1, 3, 6]
+    """
+    return cumulative_ops.cumsum(reshape(x, [-1]) if axis is None else x, axis=axis or 0)
+
+
+def cumprod(x, axis=None) -> Tensor:
+    """Running products along `axis` (of the flattened `x` when None).
+
+    Args:
+        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
+        axis: the axis; None: the flattened `x`.
+
+    Returns:
+        A tensor of the running products.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.convert_to_numpy(ops.cumprod([[1, 2], [3, 4]], axis=1)).tolist()
+        [[1, 2], [3, 12]]
+    """
+    return cumulative_ops.cumprod(reshape(x, [-1]) if axis is None else x, axis=axis or 0)
+
+
+def norm(x, ord=None, axis=None, keepdims: bool = False) -> Tensor:  # noqa: A002
+    """The 2-norm (default, also 'fro') or the 1-norm over `axis` (all axes when None).
+
+    Args:
+        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
+        ord: None, 2, 'fro' or 'euclidean' for the 2-norm; 1 for the 1-norm.
+        axis: an axis or a sequence of axes; None: all axes.
+        keepdims: keep each reduced axis with length 1.
+
+    Returns:
+        The norm (float32 for integer `x`).
+
+    Raises:
+        InvalidArgumentError: another `ord`.
+
+    Example:
+        >>> from kerasish import ops
+        >>> float(ops.norm([3.0, 4.0])), float(ops.norm([3.0, -4.0], ord=1))
+        (5.0, 7.0)
+    """
+    return math_ops.norm(floating(x), "euclidean" if ord is None else ord, axis, keepdims)
+
+
+amax = max
+amin = min
