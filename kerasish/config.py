@@ -26,7 +26,7 @@ from kerasish.core.settings import (
     set_max_epochs,
     set_max_steps_per_epoch,
 )
-from kerasish.saving.serialization import enable_unsafe_deserialization
+from kerasish.core.serialization import enable_unsafe_deserialization
 
 __all__ = [
     "PhysicalDevice", "backend", "disable_flash_attention", "disable_interactive_logging",

@@ -65,6 +65,7 @@ from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.keras_tensor import symbolic_fallback
 from kerasish.core.naming import snake_case
 from kerasish.core.ops import array_ops, math_ops, nn_ops
+from kerasish.core.serialization import deserialize_keras_object
 from kerasish.core.tensor import Tensor, convert_to_tensor
 
 EPSILON = 1e-7
@@ -1946,8 +1947,6 @@ name='sparse_categorical_crossentropy', from_logits=False, ignore_class=None)
             )
         return cls()
     if isinstance(identifier, dict):  # `serialize`'s form, or Keras 3's (through the registry)
-        from kerasish.saving import deserialize_keras_object
-
         return get(deserialize_keras_object(identifier, module_objects=_CLASSES))
     if isinstance(identifier, type) and issubclass(identifier, Loss):
         return identifier()
@@ -2001,6 +2000,4 @@ def deserialize(name, custom_objects: dict | None = None) -> Loss:
         >>> ks.losses.deserialize({"class_name": "Dice", "config": {"axis": [1, 2]}})
         Dice(reduction='sum_over_batch_size', name='dice', axis=[1, 2])
     """
-    from kerasish.saving import deserialize_keras_object
-
     return deserialize_keras_object(name, custom_objects, module_objects=_CLASSES)

@@ -33,7 +33,7 @@ from kerasish.data._directory import (  # noqa: F401
 )
 from kerasish.data._pydataset import PyDataset, Sequence  # noqa: F401
 from kerasish.data._timeseries import timeseries_dataset_from_array  # noqa: F401
-from kerasish.saving.serialization import (  # noqa: F401 - Keras 3 exports them here too
+from kerasish.core.serialization import (  # noqa: F401 - Keras 3 exports them here too
     CustomObjectScope,
     custom_object_scope,
     deserialize_keras_object,

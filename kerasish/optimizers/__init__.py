@@ -8,6 +8,7 @@ Example:
 
 from __future__ import annotations
 
+from kerasish.core.serialization import deserialize_keras_object, serialize_keras_object
 from kerasish.optimizers import schedules  # noqa: F401
 from kerasish.optimizers.adadelta import Adadelta
 from kerasish.optimizers.adafactor import Adafactor
@@ -53,8 +54,6 @@ def serialize(optimizer: Optimizer) -> dict:
         >>> config["class_name"], config["config"]["momentum"]
         ('SGD', 0.9)
     """
-    from kerasish.saving import serialize_keras_object
-
     return serialize_keras_object(optimizer)
 
 
@@ -74,8 +73,6 @@ def deserialize(config: dict, custom_objects: dict | None = None) -> Optimizer:
         >>> type(sgd).__name__, float(sgd.learning_rate)
         ('SGD', 0.5)
     """
-    from kerasish.saving import deserialize_keras_object
-
     classes = {cls.__name__: cls for cls in (*_BY_NAME.values(), LossScaleOptimizer)}
     return deserialize_keras_object(config, custom_objects, module_objects=classes)
 

@@ -15,7 +15,7 @@ from kerasish.saving.keras_file import (  # noqa: F401
     save_model,
     save_weights,
 )
-from kerasish.saving.serialization import (  # noqa: F401
+from kerasish.core.serialization import (  # noqa: F401
     CustomObjectScope,
     SerializationError,
     custom_object_scope,

@@ -35,7 +35,7 @@ from kerasish.core import limits
 from kerasish.core.errors import KerasishError
 from kerasish.layers.base import Layer
 from kerasish.saving import weights_layout
-from kerasish.saving.serialization import (
+from kerasish.core.serialization import (
     SerializationError,
     deserialization_scope,
     deserialize_keras_object,
