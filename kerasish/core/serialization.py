@@ -418,8 +418,9 @@ def resolve_callable(identifier, what: str, names: dict, module_objects: dict, *
 
     Args:
         identifier: None (gives `none`), a name (looked up in `names`, then the registry
-            and custom-object scopes, then `names` in lower case), a dict (deserialized with `module_objects`), a class
-            (instantiated when `instantiate`), or any callable (returned as it is).
+            and custom-object scopes, then `names` in lower case), a dict (deserialized
+            with `module_objects`), a class (instantiated when `instantiate`), or any
+            callable (returned as it is).
         what: the family's singular, for error messages ('initializer').
         names: {name: class or function} of the built-ins.
         module_objects: {class name: class} resolving a dict without `module`.

@@ -18,8 +18,8 @@ import math
 
 import numpy as np
 
-from kerasish.core.tensor import Tensor, constant
 from kerasish.core.serialization import deserialize_keras_object, serialize_keras_object
+from kerasish.core.tensor import Tensor, constant
 from kerasish.tracking import Trackable
 
 
