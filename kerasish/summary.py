@@ -44,8 +44,10 @@ import zlib
 
 import numpy as np
 
+from kerasish.checkpoint import atomic_write
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.function.effects import RUN_NOW, record_host_call
+from kerasish.core.global_step import get_or_create_global_step
 from kerasish.core.tape import _state as _tape_state
 from kerasish.core.tensor import Tensor
 
@@ -356,8 +358,6 @@ def record_summaries_every_n_global_steps(n: int, global_step=None):
         False
     """
     if global_step is None:
-        from kerasish.optimizers import get_or_create_global_step
-
         global_step = get_or_create_global_step()
     return record_if(lambda: int(global_step) % int(n) == 0)
 
@@ -383,8 +383,6 @@ def _target(step):
     if step is None:
         step = _state.step
     if step is None:
-        from kerasish.optimizers import get_or_create_global_step
-
         step = get_or_create_global_step()
     return writer, int(step)
 
@@ -697,8 +695,6 @@ def _sprite(tag: str, label_img, rows: int) -> tuple:
 
 
 def _write_file(path: str, data) -> None:
-    from kerasish.checkpoint import atomic_write
-
     def write(temporary):
         with open(temporary, "wb") as handle:
             handle.write(data)

@@ -20,7 +20,7 @@ import pytest
 import kerasish as ks
 from kerasish import checkpoint as ckpt_module
 from kerasish.checkpoint import CheckpointError
-from kerasish.optimizers import optimizer as optimizer_module
+from kerasish.core import global_step as global_step_module
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -119,7 +119,7 @@ OPTIMIZERS = {
 @pytest.fixture
 def fresh_global_step(monkeypatch):
     """Make ks.get_or_create_global_step() start over, as in a new process."""
-    monkeypatch.setattr(optimizer_module, "_global_step", None)
+    monkeypatch.setattr(global_step_module, "_global_step", None)
 
 
 # ---------------------------------------------------------------- the seeds' examples
@@ -151,7 +151,7 @@ def test_seed_example_model_optimizer_global_step(tmp_path, fresh_global_step, m
     assert int(ks.get_or_create_global_step()) == 3
 
     # a new "process": new objects, a new global step
-    monkeypatch.setattr(optimizer_module, "_global_step", None)
+    monkeypatch.setattr(global_step_module, "_global_step", None)
     model2, optimizer2 = MLP(), ks.optimizers.Adam(learning_rate=0.001)
     root2 = ks.Checkpoint(optimizer=optimizer2, model=model2,
                           optimizer_step=ks.get_or_create_global_step())
@@ -295,7 +295,7 @@ def test_global_step_round_trip(tmp_path, fresh_global_step, monkeypatch):
     step = ks.get_or_create_global_step()
     step.assign_add(41)
     path = ks.Checkpoint(step=step).write(tmp_path / "g.h5")
-    monkeypatch.setattr(optimizer_module, "_global_step", None)
+    monkeypatch.setattr(global_step_module, "_global_step", None)
     step2 = ks.get_or_create_global_step()
     assert step2 is not step and int(step2) == 0
     ks.Checkpoint(step=step2).read(path).assert_consumed()

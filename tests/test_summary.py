@@ -12,7 +12,7 @@ import pytest
 
 import kerasish as ks
 from kerasish import summary as summary_module
-from kerasish.optimizers import optimizer as optimizer_module
+from kerasish.core import global_step as global_step_module
 
 event_accumulator = pytest.importorskip("tensorboard.backend.event_processing.event_accumulator")
 
@@ -61,7 +61,7 @@ def writer(tmp_path):
 
 @pytest.fixture
 def fresh_global_step(monkeypatch):
-    monkeypatch.setattr(optimizer_module, "_global_step", None)
+    monkeypatch.setattr(global_step_module, "_global_step", None)
 
 
 # ---------------------------------------------------------------- each summary kind

@@ -597,7 +597,7 @@ class Layer(Trackable):
     @property
     def losses(self) -> list:
         """Regularization losses of this layer and its sublayers, plus `add_loss` terms."""
-        return _losses_of([self] + self.submodules)
+        return losses_of([self] + self.submodules)
 
     def clear_added_losses(self) -> None:
         """Forget `add_loss` terms (done before each training step)."""
@@ -672,7 +672,9 @@ def _forget_added_losses(layer) -> None:
             sub._added_losses.clear()
 
 
-def _losses_of(layers) -> list:
+def losses_of(layers) -> list:
+    """The regularization and `add_loss` terms of exactly `layers` (not their sublayers): what
+    `Layer.losses` sums, for a model that keeps its list of layers cached."""
     result = []
     for layer in layers:
         result.extend(reg(var) for reg, var in layer._regularizers)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-import threading
 import warnings
 import weakref
 
@@ -24,7 +23,8 @@ from kerasish.core.ops import array_ops, math_ops
 from kerasish.core.serialization import deserialize_keras_object, serialize_keras_object
 from kerasish.core.tape import GradientTape
 from kerasish.core.tensor import Tensor, Variable, convert_to_tensor
-from kerasish.layers.base import Layer, _losses_of
+from kerasish.layers import build_probe
+from kerasish.layers.base import Layer, losses_of
 from kerasish.models import data_adapter, training_hooks
 from kerasish.models.compile_utils import CompiledLoss, CompiledMetrics, OutputMetric
 from kerasish.models.data_adapter import pack_x_y_sample_weight, unpack_x_y_sample_weight
@@ -204,14 +204,12 @@ class Model(Layer):
         # probed with empty strings
         strings = np.dtype(getattr(self, "input_dtype", None) or self.dtype).kind == "U"
         probe = np.zeros(shape, str) if strings else array_ops.zeros(shape, self.dtype)
-        building.depth += 1
         try:
-            self(probe, training=False)
+            with build_probe.running():
+                self(probe, training=False)
         except Exception:
             self.built = False
             raise
-        finally:
-            building.depth -= 1
 
     def _build_from(self, inputs) -> None:
         self._build_input_shape = nest.pack_sequence_as(
@@ -582,7 +580,7 @@ class Model(Layer):
             compiled = self.compiled_loss(y, y_pred, sample_weight)
             if compiled is not None:
                 terms.append(compiled)
-        terms.extend(_losses_of(self._structure()[0]))
+        terms.extend(losses_of(self._structure()[0]))
         if not terms:
             raise InvalidArgumentError(
                 f"model '{self.name}': there is no loss to minimize: compile() was given no "
@@ -1192,14 +1190,6 @@ def _functional_arguments(args: tuple, kwargs: dict) -> bool:
     inputs = args[0] if args else kwargs.get("inputs")
     return inputs is not None and any_symbolic(inputs)
 
-
-class _Building(threading.local):
-    depth = 0  # > 0 while `Model.build` runs a model on a probe batch to create its weights
-
-
-# layers whose state arrives after their weights exist (an adapted Normalization, whose
-# statistics are read from a file after the probe) allow the probe through
-building = _Building()
 
 
 class _EpochBatches:

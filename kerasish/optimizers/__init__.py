@@ -8,6 +8,7 @@ Example:
 
 from __future__ import annotations
 
+from kerasish.core.global_step import get_or_create_global_step  # noqa: F401
 from kerasish.core.serialization import deserialize_keras_object, serialize_keras_object
 from kerasish.optimizers import schedules  # noqa: F401
 from kerasish.optimizers.adadelta import Adadelta
@@ -20,7 +21,7 @@ from kerasish.optimizers.lamb import Lamb
 from kerasish.optimizers.lion import Lion
 from kerasish.optimizers.loss_scale_optimizer import LossScaleOptimizer
 from kerasish.optimizers.nadam import Nadam
-from kerasish.optimizers.optimizer import Optimizer, get_or_create_global_step  # noqa: F401
+from kerasish.optimizers.optimizer import Optimizer
 from kerasish.optimizers.rmsprop import RMSprop
 from kerasish.optimizers.schedules import (  # noqa: F401
     CosineDecay,

@@ -24,7 +24,6 @@ pass through the subnormal range, where x86 arithmetic is many times slower.
 from __future__ import annotations
 
 import re
-import threading
 import warnings
 
 import numpy as np
@@ -39,37 +38,15 @@ from kerasish.optimizers import schedules
 from kerasish.optimizers.schedules import LearningRateSchedule
 from kerasish.tracking import Trackable
 
-_global_step: Variable | None = None
-_global_step_lock = threading.Lock()
-
 
 def _host_variable(value, dtype, name: str) -> Variable:
     """A non-trainable scalar variable kept in host memory (read every step without a sync)."""
     return Variable(Tensor(np.asarray(value, dtype=dtype)), name=name, trainable=False)
 
 
-def get_or_create_global_step() -> Variable:
-    """The process-wide step counter of TF1-style code (a non-trainable int64 variable).
-
-    Created at 0 on the first call; later calls return the same variable.
-    `apply_gradients(..., global_step=step)` and `minimize(..., global_step=step)`
-    add one to it per call.
-
-    Example:
-        >>> import kerasish as ks
-        >>> step = ks.optimizers.get_or_create_global_step()
-        >>> step is ks.optimizers.get_or_create_global_step(), step.name, str(step.dtype)
-        (True, 'global_step', 'int64')
-    """
-    global _global_step
-    with _global_step_lock:
-        if _global_step is None:
-            _global_step = _host_variable(0, np.int64, "global_step")
-        return _global_step
-
-
-class _SparseGrad:
-    """An IndexedSlices gradient as raw arrays, with unique indices (duplicates summed)."""
+class SparseGrad:
+    """An IndexedSlices gradient as raw arrays, with unique indices (duplicates summed): the
+    form `apply` hands the update rules and a gradient exchange (`ks.distribute`) sums."""
 
     __slots__ = ("values", "indices")
 
@@ -553,7 +530,7 @@ class Optimizer(Trackable):
             for grad, var in prepared:
                 if id(var) not in self._built:
                     self._create_slots(var)
-                if isinstance(grad, _SparseGrad):
+                if isinstance(grad, SparseGrad):
                     self.sparse_update_step(grad.values, grad.indices, var, lr)
                 else:
                     self.update_step(grad, var, lr)
@@ -712,7 +689,7 @@ class Optimizer(Trackable):
 
     # -- gradient preparation and clipping ------------------------------------------
     def _prepare_gradient(self, grad, var: Variable, groups: dict):
-        """The gradient as a raw array on the variable's device and dtype (or a _SparseGrad)."""
+        """The gradient as a raw array on the variable's device and dtype (or a SparseGrad)."""
         kind = type(self).__name__
         if var.dtype.kind != "f":
             raise InvalidArgumentError(
@@ -736,7 +713,7 @@ class Optimizer(Trackable):
         return array
 
     def _prepare_sparse(self, grad: IndexedSlices, var: Variable, where, groups: dict):
-        """A _SparseGrad with distinct rows (repeats summed); `groups` caches the index sorts."""
+        """A SparseGrad with distinct rows (repeats summed); `groups` caches the index sorts."""
         kind = type(self).__name__
         values = convert_to_tensor(grad.values)._value
         indices = grad.indices._value if isinstance(grad.indices, Tensor) else grad.indices
@@ -778,7 +755,7 @@ class Optimizer(Trackable):
                 f"{kind}: the sparse gradient for variable '{var.name}' has index {bad}, which is "
                 f"not in [0, {var.shape[0]})"
             )
-        return _SparseGrad(summed, unique)
+        return SparseGrad(summed, unique)
 
     def _clip_gradients(self, prepared: list) -> list:
         """Apply clipvalue / clipnorm / global_clipnorm to raw gradients (new arrays)."""
@@ -961,12 +938,12 @@ def scratch_like(param):
 
 
 def _grad_array(grad):
-    return grad.values if isinstance(grad, _SparseGrad) else grad
+    return grad.values if isinstance(grad, SparseGrad) else grad
 
 
 def _map_grad(grad, fn):
-    if isinstance(grad, _SparseGrad):
-        return _SparseGrad(fn(grad.values), grad.indices)
+    if isinstance(grad, SparseGrad):
+        return SparseGrad(fn(grad.values), grad.indices)
     return fn(grad)
 
 
