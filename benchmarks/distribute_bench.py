@@ -250,7 +250,7 @@ def worker_buckets(steps: int) -> None:
 def worker_sparse(steps: int) -> None:
     import kerasish as ks
     from kerasish.distribute import GradientExchange
-    from kerasish.optimizers.optimizer import _SparseGrad
+    from kerasish.optimizers.optimizer import SparseGrad
 
     vocab, dim = 50_000, 128
     var = ks.Variable(np.zeros((vocab, dim), np.float32))
@@ -258,7 +258,7 @@ def worker_sparse(steps: int) -> None:
     results = {}
     for rows in (128, 1024, 8192, 32768):
         indices = np.unique(rng.integers(0, vocab, rows))
-        grad = _SparseGrad(rng.normal(size=(len(indices), dim)).astype(np.float32), indices)
+        grad = SparseGrad(rng.normal(size=(len(indices), dim)).astype(np.float32), indices)
         row = {}
         for label, above in (("gathered", 1e12), ("densified", 0.0)):
             exchange = GradientExchange(sparse_as_dense_above=above)

@@ -63,6 +63,7 @@ from kerasish.core.tensor import (  # noqa: F401
     name_scope,
 )
 from kerasish.core.tensor_shape import TensorShape  # noqa: F401
+from kerasish.core.version import __version__  # noqa: F401
 from kerasish.initializers import Initializer  # noqa: F401
 from kerasish.layers.base import Layer  # noqa: F401
 from kerasish.layers.input_layer import Input  # noqa: F401
@@ -77,8 +78,6 @@ from kerasish.printing import print  # noqa: F401 - TF's tf.print
 from kerasish.regularizers import Regularizer  # noqa: F401
 
 globals().update(_namespaces.public_ops("ks"))  # ks.matmul, ks.reduce_sum, ...
-
-__version__ = "0.1.0"
 
 
 def version() -> str:

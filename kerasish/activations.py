@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from kerasish.core import serialization
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.ops import array_ops, cumulative_ops, math_ops, nn_ops, sorting_ops
 from kerasish.core.tensor import convert_to_tensor
@@ -473,21 +474,7 @@ _BY_NAME.update({
 _NAME_OF = {fn: name for name, fn in _BY_NAME.items()}
 
 
-def builtin(name: str):
-    """The built-in activation called `name`, or None.
-
-    Args:
-        name: a name such as 'relu' (no registered custom objects are looked at).
-
-    Returns:
-        The function, or None.
-
-    Example:
-        >>> import kerasish as ks
-        >>> ks.activations.builtin("relu") is ks.activations.relu, ks.activations.builtin("nope")
-        (True, None)
-    """
-    return _BY_NAME.get(name)
+serialization.register_builtin_functions(_BY_NAME, _NAME_OF)
 
 
 def builtin_name(fn) -> str | None:
@@ -524,9 +511,7 @@ def serialize(activation):
         >>> ks.activations.serialize(ks.activations.relu)
         'relu'
     """
-    from kerasish.saving import serialize_keras_object
-
-    return serialize_keras_object(activation)
+    return serialization.serialize_keras_object(activation)
 
 
 def deserialize(config, custom_objects: dict | None = None):
@@ -547,11 +532,9 @@ def deserialize(config, custom_objects: dict | None = None):
         >>> ks.activations.deserialize("gelu") is ks.activations.gelu
         True
     """
-    from kerasish.saving import deserialize_keras_object
-
     if isinstance(config, str):
         return get(config)
-    return deserialize_keras_object(config, custom_objects, module_objects=_BY_NAME)
+    return serialization.deserialize_keras_object(config, custom_objects, module_objects=_BY_NAME)
 
 
 def get(identifier):
@@ -572,21 +555,5 @@ def get(identifier):
         >>> ks.activations.get("relu") is ks.activations.relu, ks.activations.get(None).__name__
         (True, 'linear')
     """
-    if identifier is None:
-        return linear
-    if isinstance(identifier, dict):
-        return deserialize(identifier)
-    if isinstance(identifier, str):
-        from kerasish.saving import get_registered_object
-
-        custom = get_registered_object(identifier)
-        if identifier not in _BY_NAME and custom is not None:
-            return custom
-        if identifier not in _BY_NAME:
-            raise InvalidArgumentError(
-                f"unknown activation {identifier!r}; choose one of: {', '.join(sorted(_BY_NAME))}"
-            )
-        return _BY_NAME[identifier]
-    if callable(identifier):
-        return identifier
-    raise InvalidArgumentError(f"cannot interpret {identifier!r} as an activation")
+    return serialization.resolve_callable(identifier, "activation", _BY_NAME, _BY_NAME,
+                                          none=linear, instantiate=False)

@@ -17,7 +17,11 @@ import warnings
 import numpy as np
 from tqdm.auto import tqdm
 
-from kerasish.core import settings
+from kerasish import summary
+from kerasish.checkpoint import Checkpoint, CheckpointError
+from kerasish.core import random, settings
+from kerasish.core.backend import device
+from kerasish.core.tensor import Variable
 
 
 class Callback:
@@ -718,8 +722,6 @@ class ModelCheckpoint(Callback):
         elif self.save_weights_only:
             self.model.save_weights(path)
         else:
-            from kerasish.checkpoint import Checkpoint
-
             Checkpoint(model=self.model, optimizer=self.model.optimizer).write(path)
         if self.verbose:
             print(f"Epoch {epoch + 1}: saved {path}")
@@ -775,8 +777,6 @@ class TensorBoard(Callback):
         self._batches = 0
 
     def _writer(self, run: str):
-        from kerasish import summary
-
         if run not in self._writers:
             self._writers[run] = summary.create_file_writer(
                 os.path.join(self.log_dir, run), purge_step=self.purge_step
@@ -784,8 +784,6 @@ class TensorBoard(Callback):
         return self._writers[run]
 
     def _write(self, run: str, values: dict, step: int, prefix: str = "") -> None:
-        from kerasish import summary
-
         with self._writer(run).as_default(), summary.record_if(True):
             for key, value in values.items():
                 summary.scalar(prefix + key, value, step=step)
@@ -801,8 +799,6 @@ class TensorBoard(Callback):
             self._write("train", logs or {}, step, prefix="batch_")
 
     def on_epoch_end(self, epoch, logs=None):
-        from kerasish import summary
-
         logs = dict(logs or {})
         train = {f"epoch_{k}": v for k, v in logs.items() if not k.startswith("val_")}
         validation = {f"epoch_{k[4:]}": v for k, v in logs.items() if k.startswith("val_")}
@@ -1088,9 +1084,6 @@ class BackupAndRestore(Callback):
         self.path = os.path.join(self.backup_dir, "backup.h5")
         self.previous_path = os.path.join(self.backup_dir, "backup.previous.h5")
         self.wants_batch_logs = False
-        from kerasish.core.backend import device
-        from kerasish.core.tensor import Variable
-
         with device("/cpu:0"):
             # where to continue: the next epoch and the next batch within it
             self._epoch = Variable(0, dtype=np.int64, trainable=False, name="epoch")
@@ -1106,9 +1099,6 @@ class BackupAndRestore(Callback):
         self._current_epoch = 0
 
     def _checkpoint(self):
-        from kerasish.checkpoint import Checkpoint
-        from kerasish.core import random
-
         return Checkpoint(model=self.model, optimizer=self.model.optimizer,
                           rng=random.get_global_generator(), epoch=self._epoch, step=self._step,
                           batches=self._batches, stream_rng=self._stream_rng,
@@ -1116,8 +1106,6 @@ class BackupAndRestore(Callback):
 
     def _restore(self) -> bool:
         """Restore the latest readable backup; False if there is none."""
-        from kerasish.checkpoint import CheckpointError
-
         candidates = [self.path] + ([self.previous_path] if self.double_checkpoint else [])
         for path in [p for p in candidates if os.path.exists(p)]:
             try:
@@ -1133,9 +1121,6 @@ class BackupAndRestore(Callback):
         return False
 
     def on_train_begin(self, logs=None):
-        from kerasish.core.backend import device
-        from kerasish.core.tensor import Variable
-
         counters = len(self.model._fit_batches.counters)
         with device("/cpu:0"):
             self._stream_passes = Variable(np.zeros(counters, np.int64), trainable=False,

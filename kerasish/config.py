@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from kerasish.core import backend as core_backend
+from kerasish.core.serialization import enable_unsafe_deserialization
 from kerasish.core.settings import (
     disable_interactive_logging,
     enable_interactive_logging,
@@ -26,7 +27,6 @@ from kerasish.core.settings import (
     set_max_epochs,
     set_max_steps_per_epoch,
 )
-from kerasish.saving.serialization import enable_unsafe_deserialization
 
 __all__ = [
     "PhysicalDevice", "backend", "disable_flash_attention", "disable_interactive_logging",

@@ -21,6 +21,7 @@ Example:
 
 from __future__ import annotations
 
+from kerasish.core import serialization
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.ops import array_ops, math_ops
 from kerasish.core.tensor import Tensor, convert_to_tensor
@@ -239,9 +240,7 @@ def serialize(constraint) -> dict:
         >>> ks.constraints.serialize(ks.constraints.MaxNorm(3.0))["config"]
         {'max_value': 3.0, 'axis': 0}
     """
-    from kerasish.saving import serialize_keras_object
-
-    return serialize_keras_object(constraint)
+    return serialization.serialize_keras_object(constraint)
 
 
 def deserialize(config: dict, custom_objects: dict | None = None):
@@ -259,9 +258,7 @@ def deserialize(config: dict, custom_objects: dict | None = None):
         >>> ks.constraints.deserialize({"class_name": "MaxNorm", "config": {"max_value": 3.0}})
         MaxNorm(max_value=3.0, axis=0)
     """
-    from kerasish.saving import deserialize_keras_object
-
-    return deserialize_keras_object(config, custom_objects, module_objects=_CLASSES)
+    return serialization.deserialize_keras_object(config, custom_objects, module_objects=_CLASSES)
 
 
 def get(identifier):
@@ -283,25 +280,7 @@ def get(identifier):
         >>> ks.constraints.get("unit_norm")
         UnitNorm(axis=0)
     """
-    if identifier is None:
-        return None
-    if isinstance(identifier, dict):
-        return deserialize(identifier)
-    if isinstance(identifier, str):
-        from kerasish.saving import get_registered_object
-
-        found = _NAMES.get(identifier) or get_registered_object(identifier)
-        if found is None:
-            raise InvalidArgumentError(
-                f"unknown constraint {identifier!r}; choose one of: "
-                f"{', '.join(sorted(_NAMES))}, or pass a callable w -> w"
-            )
-        return found()
-    if isinstance(identifier, type):
-        return identifier()
-    if callable(identifier):
-        return identifier
-    raise InvalidArgumentError(
-        f"cannot interpret {identifier!r} as a constraint; pass a name such as 'max_norm', a "
-        "ks.constraints.Constraint, or a callable w -> w"
+    return serialization.resolve_callable(
+        identifier, "constraint", _NAMES, _CLASSES,
+        hint="; pass a name such as 'max_norm', a ks.constraints.Constraint, or a callable w -> w",
     )

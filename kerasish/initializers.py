@@ -11,6 +11,7 @@ import math
 import numpy as np
 
 from kerasish.core import random as ks_random
+from kerasish.core import serialization
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.ops import array_ops
 from kerasish.core.tensor import as_dtype, convert_to_tensor
@@ -437,6 +438,8 @@ _BY_NAME = {
     "orthogonal": Orthogonal,
     "identity": Identity,
 }
+_CLASSES = {cls.__name__: cls for cls in set(_BY_NAME.values())}
+_NAMES = {**_CLASSES, **_BY_NAME}
 
 zeros, ones = Zeros, Ones
 glorot_uniform, glorot_normal = GlorotUniform, GlorotNormal
@@ -461,9 +464,7 @@ def serialize(initializer) -> dict:
         >>> ks.initializers.serialize(ks.initializers.HeNormal(seed=1))["config"]
         {'seed': 1}
     """
-    from kerasish.saving import serialize_keras_object
-
-    return serialize_keras_object(initializer)
+    return serialization.serialize_keras_object(initializer)
 
 
 def deserialize(config: dict, custom_objects: dict | None = None):
@@ -482,10 +483,7 @@ def deserialize(config: dict, custom_objects: dict | None = None):
         >>> ks.initializers.deserialize(config).get_config()
         {'mean': 0.0, 'stddev': 1.0, 'seed': None}
     """
-    from kerasish.saving import deserialize_keras_object
-
-    classes = {cls.__name__: cls for cls in set(_BY_NAME.values())}
-    return deserialize_keras_object(config, custom_objects, module_objects=classes)
+    return serialization.deserialize_keras_object(config, custom_objects, module_objects=_CLASSES)
 
 
 def get(identifier):
@@ -507,21 +505,4 @@ def get(identifier):
         >>> type(ks.initializers.get("he_normal")).__name__
         'HeNormal'
     """
-    if identifier is None:
-        return None
-    if isinstance(identifier, dict):
-        return deserialize(identifier)
-    if isinstance(identifier, str):
-        from kerasish.saving import get_registered_object
-
-        key = identifier.lower()
-        classes = {cls.__name__: cls for cls in set(_BY_NAME.values())}
-        found = _BY_NAME.get(key) or classes.get(identifier) or get_registered_object(identifier)
-        if found is None:
-            raise InvalidArgumentError(
-                f"unknown initializer {identifier!r}; choose one of: {', '.join(sorted(_BY_NAME))}"
-            )
-        return found()
-    if callable(identifier):
-        return identifier
-    raise InvalidArgumentError(f"cannot interpret {identifier!r} as an initializer")
+    return serialization.resolve_callable(identifier, "initializer", _NAMES, _CLASSES)

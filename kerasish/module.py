@@ -17,15 +17,15 @@ from __future__ import annotations
 import functools
 import re
 
+from kerasish.core.naming import snake_case
 from kerasish.core.tensor import Variable, name_scope
 from kerasish.core.tracking import Trackable
+from kerasish.layers.base import Layer
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*")
 
 
 def _is_module(value) -> bool:
-    from kerasish.layers.base import Layer
-
     return isinstance(value, (Module, Layer))
 
 
@@ -61,8 +61,6 @@ class Module(Trackable):
 
     def __init__(self, name: str | None = None):
         if name is None:
-            from kerasish.core.naming import snake_case  # Keras's default layer names
-
             name = snake_case(type(self).__name__)
         if not isinstance(name, str) or _NAME.fullmatch(name) is None:
             raise ValueError(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+from kerasish.core import serialization
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.ops import array_ops, math_ops, nn_ops
 from kerasish.core.tensor import convert_to_tensor
@@ -224,6 +225,10 @@ orthogonal_regularizer = OrthogonalRegularizer
 _CLASSES = {
     "L1L2": L1L2, "L1": L1, "L2": L2, "OrthogonalRegularizer": OrthogonalRegularizer,
 }
+_NAMES = {
+    "l1": l1, "l2": l2, "l1_l2": l1_l2, "orthogonal_regularizer": orthogonal_regularizer,
+    **_CLASSES,
+}
 
 
 def serialize(regularizer) -> dict:
@@ -240,9 +245,7 @@ def serialize(regularizer) -> dict:
         >>> ks.regularizers.serialize(ks.regularizers.L2(0.1))["config"]
         {'l2': 0.1}
     """
-    from kerasish.saving import serialize_keras_object
-
-    return serialize_keras_object(regularizer)
+    return serialization.serialize_keras_object(regularizer)
 
 
 def deserialize(config: dict, custom_objects: dict | None = None):
@@ -261,9 +264,7 @@ def deserialize(config: dict, custom_objects: dict | None = None):
         >>> ks.regularizers.deserialize(config).get_config()
         {'l1': 0.2}
     """
-    from kerasish.saving import deserialize_keras_object
-
-    return deserialize_keras_object(config, custom_objects, module_objects=_CLASSES)
+    return serialization.deserialize_keras_object(config, custom_objects, module_objects=_CLASSES)
 
 
 def get(identifier):
@@ -284,24 +285,4 @@ def get(identifier):
         >>> ks.regularizers.get("l2").get_config()
         {'l2': 0.01}
     """
-    if identifier is None:
-        return None
-    if isinstance(identifier, dict):
-        return deserialize(identifier)
-    if isinstance(identifier, str):
-        from kerasish.saving import get_registered_object
-
-        factories = {
-            "l1": l1, "l2": l2, "l1_l2": l1_l2,
-            "orthogonal_regularizer": orthogonal_regularizer, **_CLASSES,
-        }
-        found = factories.get(identifier) or get_registered_object(identifier)
-        if found is None:
-            raise InvalidArgumentError(
-                f"unknown regularizer {identifier!r}; choose one of: l1, l2, l1_l2, "
-                "orthogonal_regularizer"
-            )
-        return found()
-    if callable(identifier):
-        return identifier
-    raise InvalidArgumentError(f"cannot interpret {identifier!r} as a regularizer")
+    return serialization.resolve_callable(identifier, "regularizer", _NAMES, _CLASSES)

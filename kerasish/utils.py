@@ -20,6 +20,16 @@ from kerasish.backend import clear_session, is_keras_tensor, standardize_dtype  
 from kerasish.core import random as ks_random
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.ops import array_ops, math_ops, nn_ops
+from kerasish.core.serialization import (  # noqa: F401 - Keras 3 exports them here too
+    CustomObjectScope,
+    custom_object_scope,
+    deserialize_keras_object,
+    get_custom_objects,
+    get_registered_name,
+    get_registered_object,
+    register_keras_serializable,
+    serialize_keras_object,
+)
 from kerasish.core.settings import (  # noqa: F401 - Keras 3 exports them here too
     disable_interactive_logging,
     enable_interactive_logging,
@@ -33,76 +43,10 @@ from kerasish.data._directory import (  # noqa: F401
 )
 from kerasish.data._pydataset import PyDataset, Sequence  # noqa: F401
 from kerasish.data._timeseries import timeseries_dataset_from_array  # noqa: F401
-from kerasish.saving.serialization import (  # noqa: F401 - Keras 3 exports them here too
-    CustomObjectScope,
-    custom_object_scope,
-    deserialize_keras_object,
-    get_custom_objects,
-    get_registered_name,
-    get_registered_object,
-    register_keras_serializable,
-    serialize_keras_object,
+from kerasish.models.data_adapter import (  # noqa: F401
+    pack_x_y_sample_weight,
+    unpack_x_y_sample_weight,
 )
-
-
-def unpack_x_y_sample_weight(data):
-    """Split what a dataset yields into `(x, y, sample_weight)`, None where absent.
-
-    `x`, `(x,)`, `(x, y)` and `(x, y, sample_weight)` are understood (a list like a
-    tuple); anything that is not a tuple or list is `x` alone.
-
-    Args:
-        data: one element of a dataset, or a batch.
-
-    Returns:
-        The tuple `(x, y, sample_weight)`.
-
-    Raises:
-        InvalidArgumentError: for a tuple or list of more than three parts.
-
-    Example:
-        >>> import kerasish as ks
-        >>> ks.utils.unpack_x_y_sample_weight((1, 2))
-        (1, 2, None)
-        >>> ks.utils.unpack_x_y_sample_weight({"image": 1})
-        ({'image': 1}, None, None)
-    """
-    if isinstance(data, list):
-        data = tuple(data)
-    if not isinstance(data, tuple):
-        return data, None, None
-    if 1 <= len(data) <= 3:
-        return tuple(data) + (None,) * (3 - len(data))
-    raise InvalidArgumentError(
-        f"unpack_x_y_sample_weight: expected x, (x,), (x, y) or (x, y, sample_weight), "
-        f"got a {type(data).__name__} of {len(data)} items"
-    )
-
-
-def pack_x_y_sample_weight(x, y=None, sample_weight=None):
-    """The inverse of `unpack_x_y_sample_weight`: the shortest form that keeps the parts.
-
-    `x` alone is returned as is, unless it is a tuple or list (several inputs), which
-    becomes `(x,)` so that it is not mistaken for `(x, y)`.
-
-    Args:
-        x: the inputs.
-        y: the targets, or None.
-        sample_weight: the weights, or None (kept only with `y`).
-
-    Returns:
-        `x`, `(x,)`, `(x, y)` or `(x, y, sample_weight)`.
-
-    Example:
-        >>> import kerasish as ks
-        >>> ks.utils.pack_x_y_sample_weight(1), ks.utils.pack_x_y_sample_weight(1, 2)
-        (1, (1, 2))
-    """
-    if y is None:
-        return (x,) if isinstance(x, (tuple, list)) else x
-    if sample_weight is None:
-        return x, y
-    return x, y, sample_weight
 
 
 def to_categorical(x, num_classes=None):

@@ -1,5 +1,5 @@
-"""The process-wide step counter of TF1-style code, below both its users: the optimizers
-count it up and `ks.summary` reads it as the default step."""
+"""The process-wide step counter of TF1-style code, in the core so that both the optimizers
+(which count it up) and `ks.summary` (whose default step it is) can reach it."""
 
 from __future__ import annotations
 
@@ -29,6 +29,7 @@ def get_or_create_global_step() -> Variable:
     global _global_step
     with _global_step_lock:
         if _global_step is None:
-            _global_step = Variable(Tensor(np.asarray(0, dtype=np.int64)), name="global_step",
+            # in host memory: read every step without a device sync
+            _global_step = Variable(Tensor(np.asarray(0, np.int64)), name="global_step",
                                     trainable=False)
         return _global_step

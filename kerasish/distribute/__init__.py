@@ -21,6 +21,7 @@ Example:
     (1, True)
 """
 
+from kerasish.distribute import training
 from kerasish.distribute.communicator import (
     CollectiveTimeoutError,
     init,
@@ -33,6 +34,9 @@ from kerasish.distribute.communicator import (
 from kerasish.distribute.optimizer import DistributedOptimizer, GradientExchange
 from kerasish.distribute.state import BroadcastVariablesCallback, broadcast_variables, sync
 from kerasish.distribute.training import compute_average_loss, shard_batch
+from kerasish.models import training_hooks
+
+training_hooks.install(training.DistributedHooks())  # fit and evaluate consult them from now on
 
 __all__ = [
     "BroadcastVariablesCallback",

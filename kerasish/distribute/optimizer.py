@@ -67,7 +67,7 @@ from kerasish.core import backend
 from kerasish.core.ops import math_ops
 from kerasish.core.tensor import Variable
 from kerasish.distribute import communicator, handover
-from kerasish.optimizers.optimizer import Optimizer, _SparseGrad
+from kerasish.optimizers.optimizer import Optimizer, SparseGrad
 
 DEFAULT_BUCKET_BYTES = 4 << 20
 DEFAULT_SPARSE_AS_DENSE_ABOVE = 0.5
@@ -218,7 +218,7 @@ class GradientExchange:
         start = time.perf_counter()
         dense, sparse = [], []
         for i, (grad, _) in enumerate(prepared):
-            (sparse if grad.__class__ is _SparseGrad else dense).append(i)
+            (sparse if grad.__class__ is SparseGrad else dense).append(i)
         result = list(prepared)
         if dense:
             self._exchange_dense(prepared, dense, result)
@@ -333,7 +333,7 @@ class GradientExchange:
         if gathered:
             self._gather_rows(prepared, gathered, counts, scales, result)
 
-    def _densified(self, grad: _SparseGrad, var, scale: float) -> _SparseGrad:
+    def _densified(self, grad: SparseGrad, var, scale: float) -> SparseGrad:
         """One dense allreduce, and one of a mask of the rows any rank touched: the result is
         still sparse, so the update stays lazy (untouched rows keep their slots)."""
         values, indices = grad.values, grad.indices
@@ -345,7 +345,7 @@ class GradientExchange:
         communicator.sum_arrays([dense, touched], f"the allreduce of the gradient of '{var.name}'")
         self.bytes += dense.nbytes + touched.nbytes
         rows = xp.flatnonzero(touched)
-        return _SparseGrad(dense.take(rows, axis=0), rows)
+        return SparseGrad(dense.take(rows, axis=0), rows)
 
     def _gather_rows(self, prepared, gathered, counts, scales, result) -> None:
         """Every rank's rows and indices of these sparse gradients, in one allgather of bytes;
@@ -384,7 +384,7 @@ class GradientExchange:
                 indices = backend.to_device(indices, where)
                 values = backend.to_device(values, where)
             unique, summed = backend.unique_sum_rows(indices, values, backend.RowGroups(indices))
-            result[i] = (_SparseGrad(summed, unique), var)
+            result[i] = (SparseGrad(summed, unique), var)
 
 
 def _check_same_layout(layout, names: list) -> None:

@@ -37,7 +37,7 @@ from kerasish.core.ops import math_ops
 from kerasish.core.tensor import Tensor, convert_to_tensor
 from kerasish.distribute import communicator, state
 from kerasish.distribute.optimizer import DistributedOptimizer
-from kerasish.models import data_adapter
+from kerasish.models import data_adapter, training_hooks
 from kerasish.models.model import Model
 
 # callbacks that print or write files: the chief runs them, the other ranks leave them out
@@ -88,6 +88,20 @@ def sync_metrics(metrics) -> None:
     """Sum the metrics over the ranks (nothing when running alone)."""
     if active():
         state.sync_all(metrics)
+
+
+class DistributedHooks(training_hooks.TrainingHooks):
+    """`fit` and `evaluate` in an MPI job: this module's `prepare_fit`, `prepare_evaluation`
+    and `sync_metrics` (each unchanged when running alone)."""
+
+    def prepare_fit(self, model, data, validation, callbacks, verbose: int):
+        return prepare_fit(model, data, validation, callbacks, verbose)
+
+    def prepare_evaluation(self, data):
+        return prepare_evaluation(data)
+
+    def sync_metrics(self, metrics) -> None:
+        sync_metrics(metrics)
 
 
 def shard_bounds(batch: int, rank: int, size: int) -> tuple[int, int]:

@@ -29,14 +29,6 @@ _context = _CallContext()
 _warned_inference_in_tape: set = set()
 
 
-class _Building(threading.local):
-    depth = 0  # > 0 while `Model.build` runs a model on a probe batch to create its weights
-
-
-# layers whose state arrives after their weights exist (an adapted Normalization, whose
-# statistics are read from a file after the probe) allow the probe through
-building = _Building()
-
 
 def in_training_mode(layer, training) -> bool:
     """Resolve `training` for layers whose behaviour depends on it (Dropout, BatchNormalization).

@@ -11,6 +11,7 @@ from kerasish.core import arguments, nest
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.keras_tensor import KerasTensor
 from kerasish.core.ops import array_ops, math_ops, nn_ops
+from kerasish.core.serialization import deserialize_keras_object
 from kerasish.core.symbolic import SENTINEL_SIZES, infer_output_specs
 from kerasish.initializers import RandomUniform
 from kerasish.layers.base import Layer, in_training_mode
@@ -627,8 +628,6 @@ class Lambda(Layer):
             >>> again(ks.constant([[-1.0, 2.0, 0.5]])).numpy()
             array([[0. , 2. , 0.5]], dtype=float32)
         """
-        from kerasish.saving import deserialize_keras_object
-
         config = dict(config)
         for key in ("function", "output_shape", "mask", "arguments"):
             if isinstance(config.get(key), dict):

@@ -26,6 +26,7 @@ from kerasish import activations, constraints, initializers, regularizers
 from kerasish.core import arguments, nest
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.ops import array_ops, math_ops, nn_ops, rnn_ops
+from kerasish.core.serialization import deserialize_keras_object
 from kerasish.core.tensor import Tensor, convert_to_tensor
 from kerasish.layers.base import Layer, in_training_mode
 
@@ -65,8 +66,6 @@ def _build_child(layer: Layer, input_shape) -> None:
 def _nested_layer(value) -> Layer:
     """A config's nested layer: a serialized dict is deserialized, a Layer object cloned."""
     if isinstance(value, dict):
-        from kerasish.saving import deserialize_keras_object
-
         return deserialize_keras_object(value)
     return _clone(value) if isinstance(value, Layer) else value
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 
 from kerasish.core.errors import InvalidArgumentError
+from kerasish.core.serialization import deserialize_keras_object
 from kerasish.losses.base import Loss, LossFunctionWrapper
 from kerasish.losses.hinge import (
     CategoricalHinge,
@@ -182,8 +183,6 @@ name='sparse_categorical_crossentropy', from_logits=False, ignore_class=None)
             )
         return cls()
     if isinstance(identifier, dict):  # `serialize`'s form, or Keras 3's (through the registry)
-        from kerasish.saving import deserialize_keras_object
-
         return get(deserialize_keras_object(identifier, module_objects=_CLASSES))
     if isinstance(identifier, type) and issubclass(identifier, Loss):
         return identifier()
@@ -237,6 +236,4 @@ def deserialize(name, custom_objects: dict | None = None) -> Loss:
         >>> ks.losses.deserialize({"class_name": "Dice", "config": {"axis": [1, 2]}})
         Dice(reduction='sum_over_batch_size', name='dice', axis=[1, 2])
     """
-    from kerasish.saving import deserialize_keras_object
-
     return deserialize_keras_object(name, custom_objects, module_objects=_CLASSES)

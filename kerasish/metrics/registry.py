@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import difflib
 
+from kerasish import losses
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.naming import snake_case
+from kerasish.core.serialization import deserialize_keras_object
 from kerasish.metrics.base import Metric
 from kerasish.metrics.classification import (
     Accuracy,
@@ -155,8 +157,6 @@ def get(identifier):
     if isinstance(identifier, type) and issubclass(identifier, Metric):
         return identifier()
     if isinstance(identifier, dict):  # `serialize`'s form, or Keras 3's (through the registry)
-        from kerasish.saving import deserialize_keras_object
-
         return get(deserialize_keras_object(identifier, module_objects=_BY_CLASS_NAME))
     if isinstance(identifier, str):
         key = identifier.strip()
@@ -187,10 +187,6 @@ def get(identifier):
 def _loss_function(name: str):
     """The per-example form of the loss `ks.losses.get(name)` knows, or None."""
     try:
-        from kerasish import losses
-    except ImportError:
-        return None
-    try:
         loss = losses.get(name)
     except (ValueError, KeyError, TypeError):
         return None
@@ -204,11 +200,7 @@ def _per_example(loss):
 
 
 def _is_loss_object(identifier) -> bool:
-    try:
-        from kerasish.losses import Loss
-    except ImportError:
-        return False
-    return isinstance(identifier, Loss)
+    return isinstance(identifier, losses.Loss)
 
 
 def serialize(metric: Metric) -> dict:
@@ -246,8 +238,6 @@ def deserialize(config, custom_objects: dict | None = None) -> Metric:
         >>> m.target_class_ids
         [0, 2]
     """
-    from kerasish.saving import deserialize_keras_object
-
     return deserialize_keras_object(config, custom_objects, module_objects=_BY_CLASS_NAME)
 
 

@@ -224,3 +224,63 @@ def batches(x, y=None, sample_weight=None, batch_size=None, shuffle=False, where
             "dataset.batch(n), or pass arrays to use batch_size)"
         )
     return IterableBatches(PyDatasetEpochs(x) if isinstance(x, PyDataset) else x)
+
+
+def unpack_x_y_sample_weight(data):
+    """Split what a dataset yields into `(x, y, sample_weight)`, None where absent.
+
+    `x`, `(x,)`, `(x, y)` and `(x, y, sample_weight)` are understood (a list like a
+    tuple); anything that is not a tuple or list is `x` alone.
+
+    Args:
+        data: one element of a dataset, or a batch.
+
+    Returns:
+        The tuple `(x, y, sample_weight)`.
+
+    Raises:
+        InvalidArgumentError: for a tuple or list of more than three parts.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.utils.unpack_x_y_sample_weight((1, 2))
+        (1, 2, None)
+        >>> ks.utils.unpack_x_y_sample_weight({"image": 1})
+        ({'image': 1}, None, None)
+    """
+    if isinstance(data, list):
+        data = tuple(data)
+    if not isinstance(data, tuple):
+        return data, None, None
+    if 1 <= len(data) <= 3:
+        return tuple(data) + (None,) * (3 - len(data))
+    raise InvalidArgumentError(
+        f"unpack_x_y_sample_weight: expected x, (x,), (x, y) or (x, y, sample_weight), "
+        f"got a {type(data).__name__} of {len(data)} items"
+    )
+
+
+def pack_x_y_sample_weight(x, y=None, sample_weight=None):
+    """The inverse of `unpack_x_y_sample_weight`: the shortest form that keeps the parts.
+
+    `x` alone is returned as is, unless it is a tuple or list (several inputs), which
+    becomes `(x,)` so that it is not mistaken for `(x, y)`.
+
+    Args:
+        x: the inputs.
+        y: the targets, or None.
+        sample_weight: the weights, or None (kept only with `y`).
+
+    Returns:
+        `x`, `(x,)`, `(x, y)` or `(x, y, sample_weight)`.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.utils.pack_x_y_sample_weight(1), ks.utils.pack_x_y_sample_weight(1, 2)
+        (1, (1, 2))
+    """
+    if y is None:
+        return (x,) if isinstance(x, (tuple, list)) else x
+    if sample_weight is None:
+        return x, y
+    return x, y, sample_weight

@@ -31,6 +31,7 @@ from kerasish.core import nest
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.keras_tensor import KerasTensor, inbound_nodes, producing_node
 from kerasish.core.ops import array_ops, math_ops
+from kerasish.core.serialization import deserialize_keras_object, serialize_keras_object
 from kerasish.core.symbolic import KerasOp, PrimitiveOp, keras_op_form
 from kerasish.core.tensor import Tensor, dtype_name
 from kerasish.layers.base import Layer
@@ -445,8 +446,6 @@ class Functional(Model, functional=True):
         "dtype", "keras_history": [layer name, node index, tensor index]}}`, with node
         indices counted over this model's nodes only (a shared layer may have others).
         """
-        from kerasish.saving import serialize_keras_object
-
         own = {id(node) for node in self._nodes}
         own.update(id(producing_node(t)) for t in self._flat_inputs)
 
@@ -580,8 +579,6 @@ class Functional(Model, functional=True):
 def rebuild_from_config(cls, config: dict, custom_objects=None):
     """A `cls` model (Model, Functional or a subclass) rebuilt from a functional config
     (ours or Keras 3's): new layers called on each other in the recorded order."""
-    from kerasish.saving import deserialize_keras_object
-
     created: dict = {}
     pending: dict = {}
     for layer_config in config["layers"]:

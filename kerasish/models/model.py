@@ -13,16 +13,24 @@ from kerasish import callbacks as callbacks_module
 from kerasish import metrics as metrics_module
 from kerasish import optimizers as optimizers_module
 from kerasish import summary
-from kerasish.core import arguments, nest, recording, settings
+from kerasish.checkpoint import Checkpoint
+from kerasish.core import arguments, nest, random, recording, settings
 from kerasish.core.errors import InvalidArgumentError
+from kerasish.core.function import function
 from kerasish.core.keras_tensor import any_symbolic
 from kerasish.core.ops import array_ops, math_ops
+from kerasish.core.serialization import deserialize_keras_object, serialize_keras_object
 from kerasish.core.tape import GradientTape
 from kerasish.core.tensor import Tensor, Variable, convert_to_tensor
-from kerasish.layers.base import Layer, building, losses_of
-from kerasish.models import data_adapter
+from kerasish.layers import build_probe
+from kerasish.layers.base import Layer, losses_of
+from kerasish.models import data_adapter, training_hooks
 from kerasish.models.compile_utils import CompiledLoss, CompiledMetrics, OutputMetric
-from kerasish.utils import pack_x_y_sample_weight, unpack_x_y_sample_weight
+from kerasish.models.data_adapter import pack_x_y_sample_weight, unpack_x_y_sample_weight
+from kerasish.saving import keras_file
+
+# compile() arguments of Keras that only tune how Keras runs a step; kerasish runs eagerly.
+_KERAS_RUN_SETTINGS = ("steps_per_execution", "jit_compile", "auto_scale_loss")
 
 
 class Model(Layer):
@@ -195,14 +203,12 @@ class Model(Layer):
         # probed with empty strings
         strings = np.dtype(getattr(self, "input_dtype", None) or self.dtype).kind == "U"
         probe = np.zeros(shape, str) if strings else array_ops.zeros(shape, self.dtype)
-        building.depth += 1
         try:
-            self(probe, training=False)
+            with build_probe.running():
+                self(probe, training=False)
         except Exception:
             self.built = False
             raise
-        finally:
-            building.depth -= 1
 
     def _build_from(self, inputs) -> None:
         self._build_input_shape = nest.pack_sequence_as(
@@ -295,16 +301,15 @@ class Model(Layer):
             >>> os.path.basename(path), ks.models.load_model(path).count_params()
             ('tiny.keras', 3)
         """
-        from kerasish.saving import keras_file
-
         return keras_file.save_model(self, filepath, overwrite, include_optimizer)
 
     def get_compile_config(self) -> dict | None:
-        """The arguments of `compile`, serialized, as `save` writes them (None if not
-        compiled). Override it with `compile_from_config` when `compile` is your own."""
-        from kerasish.saving import keras_file
-
-        return keras_file.get_compile_config(self)
+        """The arguments of `compile`, serialized, as `save` writes them: Keras 3's
+        `compile_config`, the optimizer as it is now (None if not compiled). Override it
+        with `compile_from_config` when `compile` is your own."""
+        if not self.compiled or self._compile_config is None:
+            return None
+        return serialize_keras_object({**self._compile_config, "optimizer": self.optimizer})
 
     def compile_from_config(self, config: dict) -> None:
         """Compile from `get_compile_config()`'s dict (what `load_model` calls).
@@ -321,9 +326,18 @@ class Model(Layer):
             >>> type(copy.optimizer).__name__
             'Adam'
         """
-        from kerasish.saving import keras_file
-
-        keras_file.compile_from_config(self, config)
+        if type(self).compile is not Model.compile:
+            warnings.warn(
+                f"{type(self).__name__} overrides compile() but not compile_from_config(), so "
+                "load_model did not compile it and its optimizer state was not restored; call "
+                "compile() yourself after loading, or override get_compile_config() and "
+                "compile_from_config(config)",
+                stacklevel=4,
+            )
+            return
+        arguments = {key: value for key, value in config.items()
+                     if key not in _KERAS_RUN_SETTINGS}
+        self.compile(**deserialize_keras_object(arguments))
 
     def to_json(self, **kwargs) -> str:
         """The architecture (Keras 3 config, no weights) as JSON (`ks.models.model_from_json`).
@@ -341,8 +355,6 @@ class Model(Layer):
             >>> json.loads(model.to_json())["class_name"]
             'Sequential'
         """
-        from kerasish.saving import keras_file
-
         return keras_file.model_to_json(self, **kwargs)
 
     # -- weights files --------------------------------------------------------
@@ -372,11 +384,7 @@ class Model(Layer):
             True
         """
         if str(filepath).endswith(".weights.h5"):
-            from kerasish.saving import keras_file
-
-            return keras_file.save_weights(self, filepath, overwrite)
-        from kerasish.checkpoint import Checkpoint
-
+                return keras_file.save_weights(self, filepath, overwrite)
         return Checkpoint(model=self).write(filepath)
 
     def load_weights(self, filepath):
@@ -404,11 +412,7 @@ class Model(Layer):
             array([[2.]], dtype=float32)
         """
         if str(filepath).endswith(".weights.h5"):
-            from kerasish.saving import keras_file
-
-            return keras_file.load_weights(self, filepath)
-        from kerasish.checkpoint import Checkpoint
-
+                return keras_file.load_weights(self, filepath)
         return Checkpoint(model=self).read(filepath).expect_partial()
 
     # -- compile ------------------------------------------------------------
@@ -734,8 +738,6 @@ class Model(Layer):
             return getattr(self, name)
         compiled = self._step_functions.get(name)
         if compiled is None or compiled.owner() is not self:  # (a copy of the model: its own)
-            from kerasish.core.function import function
-
             compiled = function(getattr(self, name))
             compiled.function = compiled
             compiled.owner = weakref.ref(self)
@@ -745,9 +747,7 @@ class Model(Layer):
     def _epoch_logs(self, step_logs) -> dict:
         """Keras's rule: the metrics' results, unless the last step returned other names
         (a custom step's own logs), which are then taken as they are."""
-        from kerasish.distribute import training as distributed
-
-        distributed.sync_metrics(self.metrics)  # in an MPI job: the figures of all ranks
+        training_hooks.current().sync_metrics(self.metrics)  # in an MPI job: of all ranks
         metric_logs = self.get_metrics_result()
         if step_logs is None or (isinstance(step_logs, dict)
                                  and set(step_logs) == set(metric_logs)):
@@ -840,10 +840,8 @@ class Model(Layer):
                 validation_data, validation_batch_size or batch_size
             )
 
-        from kerasish.distribute import training as distributed
-
         # in an MPI job: this rank's share of each batch, the chief's callbacks on the chief
-        data, validation, callbacks, verbose = distributed.prepare_fit(
+        data, validation, callbacks, verbose = training_hooks.current().prepare_fit(
             self, data, validation, callbacks, verbose
         )
         history = callbacks_module.History()
@@ -974,9 +972,7 @@ class Model(Layer):
         self._require_compiled("evaluate")
         data = data_adapter.batches(x, y, sample_weight, batch_size, shuffle=False,
                                     where="evaluate")
-        from kerasish.distribute import training as distributed
-
-        data = distributed.prepare_evaluation(data)  # in an MPI job: this rank's share
+        data = training_hooks.current().prepare_evaluation(data)  # in an MPI job: its share
         callback_list = callbacks_module.CallbackList(callbacks or [], self, {"verbose": verbose})
         callback_list.on_test_begin()
         logs = self._run_evaluation(data, callback_list)
@@ -1283,8 +1279,6 @@ class _EpochBatches:
 
 
 def _host_random_state() -> Variable:
-    from kerasish.core import random
-
     return random.get_global_generator().state
 
 

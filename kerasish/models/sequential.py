@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.keras_tensor import KerasTensor
+from kerasish.core.serialization import deserialize_keras_object, serialize_keras_object
 from kerasish.layers.base import Layer
 from kerasish.layers.input_layer import InputLayer
 from kerasish.models.functional import conform_input
@@ -142,8 +143,6 @@ class Sequential(Model):
     def get_config(self) -> dict:
         """Keras 3's Sequential config: the layers' serialized configs (an InputLayer first when
         the model starts with ks.Input) and `build_input_shape` once it is known."""
-        from kerasish.saving import serialize_keras_object
-
         layers = ([self._input_layer] if self._input_layer is not None else []) + self._layers
         config = {
             **super().get_config(),
@@ -179,8 +178,6 @@ class Sequential(Model):
             >>> ks.Sequential.from_config(model.get_config()).count_params()
             8
         """
-        from kerasish.saving import deserialize_keras_object
-
         model = cls(name=config.get("name"))
         for layer_config in config.get("layers", []):
             model.add(deserialize_keras_object(layer_config, custom_objects))

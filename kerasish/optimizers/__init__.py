@@ -9,6 +9,7 @@ Example:
 from __future__ import annotations
 
 from kerasish.core.global_step import get_or_create_global_step  # noqa: F401
+from kerasish.core.serialization import deserialize_keras_object, serialize_keras_object
 from kerasish.optimizers import schedules  # noqa: F401
 from kerasish.optimizers.adadelta import Adadelta
 from kerasish.optimizers.adafactor import Adafactor
@@ -20,7 +21,7 @@ from kerasish.optimizers.lamb import Lamb
 from kerasish.optimizers.lion import Lion
 from kerasish.optimizers.loss_scale_optimizer import LossScaleOptimizer
 from kerasish.optimizers.nadam import Nadam
-from kerasish.optimizers.optimizer import Optimizer  # noqa: F401
+from kerasish.optimizers.optimizer import Optimizer
 from kerasish.optimizers.rmsprop import RMSprop
 from kerasish.optimizers.schedules import (  # noqa: F401
     CosineDecay,
@@ -54,8 +55,6 @@ def serialize(optimizer: Optimizer) -> dict:
         >>> config["class_name"], config["config"]["momentum"]
         ('SGD', 0.9)
     """
-    from kerasish.saving import serialize_keras_object
-
     return serialize_keras_object(optimizer)
 
 
@@ -75,8 +74,6 @@ def deserialize(config: dict, custom_objects: dict | None = None) -> Optimizer:
         >>> type(sgd).__name__, float(sgd.learning_rate)
         ('SGD', 0.5)
     """
-    from kerasish.saving import deserialize_keras_object
-
     classes = {cls.__name__: cls for cls in (*_BY_NAME.values(), LossScaleOptimizer)}
     return deserialize_keras_object(config, custom_objects, module_objects=classes)
 

@@ -5,6 +5,11 @@ from __future__ import annotations
 import numpy as np
 
 from kerasish.core import backend
+from kerasish.core.serialization import (
+    deserialize_keras_object,
+    family_objects,
+    serialize_keras_object,
+)
 from kerasish.core.tensor import IndexedSlices, Tensor, convert_to_tensor
 from kerasish.optimizers.optimizer import Optimizer, _host_variable
 
@@ -165,19 +170,16 @@ class LossScaleOptimizer(Optimizer):
 
     # -- configuration ----------------------------------------------------------------
     def get_config(self) -> dict:
-        from kerasish.optimizers import serialize
-
         return {
             "name": self.name,
-            "inner_optimizer": serialize(self.inner_optimizer),
+            "inner_optimizer": serialize_keras_object(self.inner_optimizer),
             "initial_scale": self.initial_scale,
             "dynamic_growth_steps": self.dynamic_growth_steps,
         }
 
     @classmethod
     def from_config(cls, config: dict, custom_objects: dict | None = None):
-        from kerasish.optimizers import deserialize
-
         config = dict(config)
-        inner = deserialize(config.pop("inner_optimizer"), custom_objects)
+        inner = deserialize_keras_object(config.pop("inner_optimizer"), custom_objects,
+                                         module_objects=family_objects("optimizers"))
         return cls(inner, **config)

@@ -42,8 +42,9 @@ def _host_variable(value, dtype, name: str) -> Variable:
     return Variable(Tensor(np.asarray(value, dtype=dtype)), name=name, trainable=False)
 
 
-class _SparseGrad:
-    """An IndexedSlices gradient as raw arrays, with unique indices (duplicates summed)."""
+class SparseGrad:
+    """An IndexedSlices gradient as raw arrays, with unique indices (duplicates summed): the
+    form `apply` hands the update rules and a gradient exchange (`ks.distribute`) sums."""
 
     __slots__ = ("values", "indices")
 
@@ -536,7 +537,7 @@ class Optimizer(Trackable):
             for grad, var in prepared:
                 if id(var) not in self._built:
                     self._create_slots(var)
-                if isinstance(grad, _SparseGrad):
+                if isinstance(grad, SparseGrad):
                     self.sparse_update_step(grad.values, grad.indices, var, lr)
                 else:
                     self.update_step(grad, var, lr)
@@ -700,7 +701,7 @@ class Optimizer(Trackable):
 
     # -- gradient preparation and clipping ------------------------------------------
     def _prepare_gradient(self, grad, var: Variable, groups: dict):
-        """The gradient as a raw array on the variable's device and dtype (or a _SparseGrad)."""
+        """The gradient as a raw array on the variable's device and dtype (or a SparseGrad)."""
         kind = type(self).__name__
         if var.dtype.kind != "f":
             raise InvalidArgumentError(
@@ -724,7 +725,7 @@ class Optimizer(Trackable):
         return array
 
     def _prepare_sparse(self, grad: IndexedSlices, var: Variable, where, groups: dict):
-        """A _SparseGrad with distinct rows (repeats summed); `groups` caches the index sorts."""
+        """A SparseGrad with distinct rows (repeats summed); `groups` caches the index sorts."""
         kind = type(self).__name__
         values = convert_to_tensor(grad.values)._value
         indices = grad.indices._value if isinstance(grad.indices, Tensor) else grad.indices
@@ -766,7 +767,7 @@ class Optimizer(Trackable):
                 f"{kind}: the sparse gradient for variable '{var.name}' has index {bad}, which is "
                 f"not in [0, {var.shape[0]})"
             )
-        return _SparseGrad(summed, unique)
+        return SparseGrad(summed, unique)
 
     def _clip_gradients(self, prepared: list) -> list:
         """Apply clipvalue / clipnorm / global_clipnorm to raw gradients (new arrays)."""
@@ -940,12 +941,12 @@ def array_passes(optimizer) -> None:
 
 
 def _grad_array(grad):
-    return grad.values if isinstance(grad, _SparseGrad) else grad
+    return grad.values if isinstance(grad, SparseGrad) else grad
 
 
 def _map_grad(grad, fn):
-    if isinstance(grad, _SparseGrad):
-        return _SparseGrad(fn(grad.values), grad.indices)
+    if isinstance(grad, SparseGrad):
+        return SparseGrad(fn(grad.values), grad.indices)
     return fn(grad)
 
 

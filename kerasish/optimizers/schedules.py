@@ -18,6 +18,7 @@ import math
 
 import numpy as np
 
+from kerasish.core.serialization import deserialize_keras_object, serialize_keras_object
 from kerasish.core.tensor import Tensor, constant
 from kerasish.core.tracking import Trackable
 
@@ -409,8 +410,6 @@ def serialize(schedule: LearningRateSchedule) -> dict:
         >>> config["class_name"], config["config"]["decay_steps"]
         ('ExponentialDecay', 10)
     """
-    from kerasish.saving import serialize_keras_object
-
     return serialize_keras_object(schedule)
 
 
@@ -435,6 +434,4 @@ def deserialize(config: dict, custom_objects: dict | None = None) -> LearningRat
         >>> round(float(schedules.deserialize(config)(10)), 6)
         0.05
     """
-    from kerasish.saving import deserialize_keras_object
-
     return deserialize_keras_object(config, custom_objects, module_objects=_SCHEDULES)

@@ -8,14 +8,7 @@ Example:
     ('Dense', 4, 'hidden')
 """
 
-from kerasish.saving.keras_file import (  # noqa: F401
-    KerasFileError,
-    load_model,
-    load_weights,
-    save_model,
-    save_weights,
-)
-from kerasish.saving.serialization import (  # noqa: F401
+from kerasish.core.serialization import (  # noqa: F401
     CustomObjectScope,
     SerializationError,
     custom_object_scope,
@@ -25,5 +18,12 @@ from kerasish.saving.serialization import (  # noqa: F401
     get_registered_object,
     register_keras_serializable,
     serialize_keras_object,
+)
+from kerasish.saving.keras_file import (  # noqa: F401
+    KerasFileError,
+    load_model,
+    load_weights,
+    save_model,
+    save_weights,
 )
 from kerasish.saving.weights_layout import WeightsFileError  # noqa: F401

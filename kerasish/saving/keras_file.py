@@ -25,29 +25,27 @@ import json
 import math
 import os
 import tempfile
-import warnings
 import zipfile
 
 import h5py
+import numpy as np
 
 from kerasish.checkpoint import atomic_write
-from kerasish.core import limits
+from kerasish.core import limits, nest
 from kerasish.core.errors import KerasishError
-from kerasish.layers.base import Layer
-from kerasish.saving import weights_layout
-from kerasish.saving.serialization import (
+from kerasish.core.serialization import (
     SerializationError,
     deserialization_scope,
     deserialize_keras_object,
     serialize_keras_object,
 )
+from kerasish.core.version import __version__
+from kerasish.layers.base import Layer
+from kerasish.saving import weights_layout
 
 CONFIG_NAME = "config.json"
 WEIGHTS_NAME = "model.weights.h5"
 METADATA_NAME = "metadata.json"
-
-# compile() arguments of Keras that only tune how Keras runs a step; kerasish runs eagerly.
-_KERAS_RUN_SETTINGS = ("steps_per_execution", "jit_compile", "auto_scale_loss")
 
 
 class KerasFileError(KerasishError, ValueError):
@@ -57,13 +55,12 @@ class KerasFileError(KerasishError, ValueError):
 # ---------------------------------------------------------------- configs
 
 def _check_model_has_config(model) -> None:
-    from kerasish.models.model import Model
-
+    """Refuse a subclassed model (a layer with `compile`) whose `get_config` is still the
+    one every layer inherits: its config could not rebuild it."""
     cls = type(model)
-    if not isinstance(model, Model) or weights_layout.is_container_model(model):
+    if not hasattr(model, "compile") or weights_layout.is_container_model(model):
         return
-    if "get_config" in {name for klass in cls.__mro__[:cls.__mro__.index(Model)]
-                        for name in vars(klass)}:
+    if cls.get_config is not Layer.get_config:
         return
     parameters = [
         p for p in list(inspect.signature(cls.__init__).parameters.values())[1:]
@@ -92,38 +89,6 @@ def model_config(model, include_compile: bool = True) -> dict:
         if compile_config is not None:
             config["compile_config"] = compile_config
     return config
-
-
-def get_compile_config(model) -> dict | None:
-    """Keras 3's `compile_config`: the arguments of `compile`, serialized (the optimizer as
-    it is now, with its current hyperparameters); None if the model is not compiled.
-
-    `Model.get_compile_config` returns this; a model whose `compile` takes other
-    arguments overrides both it and `Model.compile_from_config`.
-    """
-    raw = getattr(model, "_compile_config", None)
-    if not getattr(model, "compiled", False) or raw is None:
-        return None
-    return serialize_keras_object({**raw, "optimizer": model.optimizer})
-
-
-def compile_from_config(model, config: dict) -> None:
-    """`model.compile(...)` from `get_compile_config`'s dict (or Keras's); what
-    `Model.compile_from_config` does. A model with its own `compile` (and no
-    `compile_from_config` of its own) is left uncompiled, with a warning."""
-    from kerasish.models.model import Model
-
-    if type(model).compile is not Model.compile:
-        warnings.warn(
-            f"{type(model).__name__} overrides compile() but not compile_from_config(), so "
-            "load_model did not compile it and its optimizer state was not restored; call "
-            "compile() yourself after loading, or override get_compile_config() and "
-            "compile_from_config(config)",
-            stacklevel=4,
-        )
-        return
-    arguments = {key: value for key, value in config.items() if key not in _KERAS_RUN_SETTINGS}
-    model.compile(**deserialize_keras_object(arguments))
 
 
 # ---------------------------------------------------------------- .keras files
@@ -160,8 +125,6 @@ def save_model(model, filepath, overwrite: bool = True, include_optimizer: bool 
     weights = io.BytesIO()
     with h5py.File(weights, "w") as h5file:
         weights_layout.write_weights(h5file, model, include_optimizers=include_optimizer)
-    from kerasish import __version__
-
     metadata = {
         "kerasish_version": __version__,
         "date_saved": datetime.datetime.now().strftime("%Y-%m-%d@%H:%M:%S"),
@@ -323,10 +286,6 @@ def _load_assets(path: str, model) -> None:
 def _create_lazy_weights(model) -> None:
     """Run a model with symbolic inputs once on zeros (inference mode), so layers that create
     weights only when first called on data (e.g. MultiHeadAttention) have them."""
-    import numpy as np
-
-    from kerasish.core import nest
-
     try:
         inputs = model.inputs
     except AttributeError:

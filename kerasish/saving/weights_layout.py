@@ -56,20 +56,22 @@ def own_variables(layer: Layer) -> list:
     return result
 
 
+def _kerasish_base(layer, names: tuple):
+    """The first class of `layer`'s MRO that is one of kerasish's classes `names` (found by
+    name, as saving sits below `models`), or None."""
+    return next((cls for cls in type(layer).__mro__
+                 if cls.__name__ in names and cls.__module__.startswith("kerasish.")), None)
+
+
 def is_container_model(layer) -> bool:
     """Whether `layer` is a kerasish Sequential or functional model (or derives from one):
     those list their `layers` first when saved, as in Keras."""
-    return any(
-        cls.__name__ in ("Sequential", "Functional") and cls.__module__.startswith("kerasish.")
-        for cls in type(layer).__mro__
-    )
+    return _kerasish_base(layer, ("Sequential", "Functional")) is not None
 
 
 def _base_attributes(layer: Layer) -> set:
     """Names every layer (or model) has: never walked for sublayers (Keras's skip set)."""
-    from kerasish.models.model import Model
-
-    return set(dir(Model if isinstance(layer, Model) else Layer))
+    return set(dir(_kerasish_base(layer, ("Model",)) or Layer))
 
 
 def _children(layer) -> list:

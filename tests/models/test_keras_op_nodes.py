@@ -282,7 +282,7 @@ def test_a_tf_named_composite_records_one_node_named_by_module_and_function():
 
 
 @pytest.mark.parametrize("name", [
-    "os.system", "kerasish.saving.serialization.deserialize_keras_object",
+    "os.system", "kerasish.core.serialization.deserialize_keras_object",
     "kerasish.core.ops.math_ops._extreme", "kerasish.core.ops.math_ops.np",
     "kerasish.nn.backend", "builtins.eval", "kerasish.core.ops.not_a_module.f",
 ])

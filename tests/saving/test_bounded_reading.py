@@ -17,8 +17,8 @@ import pytest
 
 import kerasish as ks
 from kerasish.core import limits
+from kerasish.core.serialization import SerializationError
 from kerasish.saving.keras_file import KerasFileError
-from kerasish.saving.serialization import SerializationError
 from kerasish.saving.weights_layout import WeightsFileError
 
 

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 import kerasish as keras
-from kerasish.saving import SerializationError, serialization
+from kerasish.core import serialization
+from kerasish.saving import SerializationError
 
 
 @pytest.fixture

@@ -23,7 +23,8 @@ from kerasish.core.errors import InvalidArgumentError, KerasishError
 from kerasish.core.keras_tensor import KerasTensor
 from kerasish.core.ops.array_ops import integer_ids
 from kerasish.core.tensor import Tensor, convert_to_tensor
-from kerasish.layers.base import Layer, building
+from kerasish.layers import build_probe
+from kerasish.layers.base import Layer
 
 OUTPUT_MODES = ("int", "one_hot", "multi_hot", "count", "tf_idf")
 _KERAS_MODE_ALIASES = {"binary": "multi_hot", "tf-idf": "tf_idf"}
@@ -336,7 +337,7 @@ class IndexLookup(Layer):
     # -- lookups ------------------------------------------------------------------
     def _check_ready(self) -> None:
         # a model's build probe runs before a vocabulary kept in a file's assets is read
-        if self._tokens is None and not building.depth:
+        if self._tokens is None and not build_probe.active():
             raise InvalidArgumentError(
                 "there is no vocabulary yet: call layer.adapt(data) first, or pass "
                 "vocabulary= (or call set_vocabulary)"

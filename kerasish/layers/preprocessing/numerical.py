@@ -8,7 +8,9 @@ from kerasish.core import backend
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.ops import array_ops, math_ops
 from kerasish.core.tensor import Tensor, convert_to_tensor
-from kerasish.layers.base import Layer, building
+from kerasish.data import Dataset
+from kerasish.layers import build_probe
+from kerasish.layers.base import Layer
 
 _EPSILON = 1e-7  # Keras's backend epsilon: the smallest standard deviation divided by
 
@@ -190,8 +192,6 @@ class Normalization(Layer):
             >>> norm(np.array([[3., 10.]])).numpy()
             array([[ 1., -1.]], dtype=float32)
         """
-        from kerasish.data import Dataset
-
         if self.input_mean is not None:
             raise InvalidArgumentError(
                 f"Normalization '{self.name}' was given mean and variance; it cannot adapt"
@@ -253,7 +253,7 @@ class Normalization(Layer):
         if self._fixed is not None:
             return tuple(convert_to_tensor(v) for v in self._fixed)
         unset = self.adapt_mean._version == 0 and self.adapt_variance._version == 0
-        if unset and not building.depth:  # a model's build probe runs before weights load
+        if unset and not build_probe.active():  # a model's build probe runs before weights load
             raise InvalidArgumentError(
                 f"Normalization '{self.name}' has no mean and variance yet: call "
                 "layer.adapt(data) first, or pass mean= and variance="

@@ -15,6 +15,7 @@ import string
 import numpy as np
 
 from kerasish.core.errors import InvalidArgumentError
+from kerasish.core.serialization import deserialize_keras_object
 from kerasish.core.tensor import Tensor, convert_to_tensor
 from kerasish.layers.preprocessing.lookup import (
     OUTPUT_MODES,
@@ -349,8 +350,6 @@ class TextVectorization(EagerStringLayer):
         config = dict(config)
         for key in ("standardize", "split"):
             if isinstance(config.get(key), dict):
-                from kerasish.saving import deserialize_keras_object
-
                 config[key] = deserialize_keras_object(config[key])
         return cls(**config)
 

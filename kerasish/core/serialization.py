@@ -27,7 +27,8 @@ import types
 import numpy as np
 
 from kerasish.core import limits
-from kerasish.core.errors import KerasishError
+from kerasish.core.errors import InvalidArgumentError, KerasishError
+from kerasish.core.tensor import Tensor, constant
 
 
 class SerializationError(KerasishError, ValueError):
@@ -257,12 +258,33 @@ def _builtin_family(cls) -> str | None:
     return None
 
 
+# ---------------------------------------------------------------- built-in functions
+
+_BUILTIN_FUNCTIONS: dict[str, object] = {}  # name written in configs -> built-in function
+_BUILTIN_FUNCTION_NAMES: dict[object, str] = {}  # built-in function -> that name
+
+
+def register_builtin_functions(by_name: dict, name_of: dict) -> None:
+    """Make built-in functions (the activations) serialize as their bare name ('relu') and
+    a bare name in a function config resolve to them. `ks.activations` calls this when it is
+    imported, so the registry needs no import of it.
+
+    Args:
+        by_name: {name: function}, every name a config may hold ('swish' and 'silu').
+        name_of: {function: the one name to write for it}.
+    """
+    _BUILTIN_FUNCTIONS.update(by_name)
+    _BUILTIN_FUNCTION_NAMES.update(name_of)
+
+
+def _builtin_function_name(fn) -> str | None:
+    try:
+        return _BUILTIN_FUNCTION_NAMES.get(fn)
+    except TypeError:  # an unhashable callable
+        return None
+
+
 # ---------------------------------------------------------------- serialize
-
-def _activation_name(fn) -> str | None:
-    from kerasish import activations
-
-    return activations.builtin_name(fn)
 
 
 def serialize_keras_object(obj):
@@ -299,8 +321,6 @@ def serialize_keras_object(obj):
         return {key: serialize_keras_object(value) for key, value in obj.items()}
     if isinstance(obj, bytes):
         return {"class_name": "__bytes__", "config": {"value": obj.decode("utf-8")}}
-    from kerasish.core.tensor import Tensor
-
     if isinstance(obj, (np.ndarray, Tensor)):
         array = np.asarray(obj.numpy() if isinstance(obj, Tensor) else obj)
         return {"class_name": "__numpy__", "config": {"value": array.tolist(),
@@ -321,7 +341,7 @@ def serialize_keras_object(obj):
 
 
 def _serialize_function(fn) -> object:
-    name = _activation_name(fn)
+    name = _builtin_function_name(fn)
     if name is not None and fn not in _REGISTERED_NAMES:
         return name
     if fn.__name__ == "<lambda>":
@@ -361,12 +381,11 @@ _KERASISH_ONLY_DEFAULTS = {"metrics": {"from_logits": False}}
 
 
 def _serialize_object(obj, config) -> dict:
-    from kerasish.layers.base import Layer
-
     cls = type(obj)
     family = _builtin_family(cls)
     config = serialize_keras_object(config)
-    if isinstance(obj, Layer) and isinstance(config, dict) and isinstance(config.get("dtype"), str):
+    layer = hasattr(obj, "get_build_config")  # layers (and models): the objects built from shapes
+    if layer and isinstance(config, dict) and isinstance(config.get("dtype"), str):
         if cls.__name__ != "InputLayer":  # Keras writes a dtype policy, InputLayer a plain name
             config["dtype"] = {"module": "keras", "class_name": "DTypePolicy",
                                "config": {"name": config["dtype"]}, "registered_name": None}
@@ -382,11 +401,62 @@ def _serialize_object(obj, config) -> dict:
         module, registered = cls.__module__, get_registered_name(cls)
     result = {"module": module, "class_name": cls.__name__, "config": config,
               "registered_name": registered}
-    if isinstance(obj, Layer):
+    if layer:
         build_config = obj.get_build_config()
         if build_config:
             result["build_config"] = serialize_keras_object(build_config)
     return result
+
+
+# ---------------------------------------------------------------- the small callables' get
+
+def resolve_callable(identifier, what: str, names: dict, module_objects: dict, *,
+                     none=None, instantiate: bool = True, hint: str = ""):
+    """The shared `get` of activations, initializers, regularizers and constraints: turn
+    what a user passed (a name, a serialized dict, a class, an instance, a callable) into
+    the callable itself.
+
+    Args:
+        identifier: None (gives `none`), a name (looked up in `names`, then the registry
+            and custom-object scopes, then `names` in lower case), a dict (deserialized
+            with `module_objects`), a class (instantiated when `instantiate`), or any
+            callable (returned as it is).
+        what: the family's singular, for error messages ('initializer').
+        names: {name: class or function} of the built-ins.
+        module_objects: {class name: class} resolving a dict without `module`.
+        none: what None stands for (None, or `linear` for activations).
+        instantiate: call the class a name or identifier gives (False for activations,
+            which are functions).
+        hint: appended to the "unknown name" and "cannot interpret" errors.
+
+    Returns:
+        The callable.
+
+    Raises:
+        InvalidArgumentError: an unknown name (the known ones are listed) or a value that is
+            not callable.
+    """
+    if identifier is None:
+        return none
+    if isinstance(identifier, dict):
+        return deserialize_keras_object(identifier, module_objects=module_objects)
+    if isinstance(identifier, str):
+        found = (names.get(identifier) or get_registered_object(identifier)
+                 or names.get(identifier.lower()))
+        if found is None:
+            raise InvalidArgumentError(
+                f"unknown {what} {identifier!r}; choose one of: {', '.join(sorted(names))}{hint}"
+            )
+        return found() if instantiate else found
+    if instantiate and inspect.isclass(identifier):
+        return identifier()
+    if callable(identifier):
+        return identifier
+    raise InvalidArgumentError(f"cannot interpret {identifier!r} as {_article(what)} {what}{hint}")
+
+
+def _article(word: str) -> str:
+    return "an" if word[0] in "aeiou" else "a"
 
 
 # ---------------------------------------------------------------- deserialize
@@ -529,8 +599,6 @@ def _deserialize_marker(class_name, inner):
     if class_name == "__numpy__":
         return _config_array(class_name, inner)
     if class_name == "__tensor__":
-        from kerasish.core.tensor import constant
-
         return constant(_config_array(class_name, inner))
     if class_name == "__tuple__":
         return tuple(_deserialize(v, None) for v in inner["value"])
@@ -576,9 +644,7 @@ def _resolve_function(name, module, module_objects):
         found = module_objects.get(name)
     family = _family_of_module(module)
     if found is None and family in ("activations", None):
-        from kerasish import activations
-
-        found = activations.builtin(name)
+        found = _BUILTIN_FUNCTIONS.get(name)
     if found is None and family in ("losses", "metrics"):
         candidate = family_objects(family).get(name)
         found = candidate if _is_loss_function(candidate) else None
