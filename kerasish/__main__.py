@@ -5,10 +5,10 @@ from __future__ import annotations
 import importlib
 import sys
 
+from kerasish.recipes import NAMES
+
 
 def main(argv=None) -> None:
-    from kerasish.recipes import NAMES
-
     argv = sys.argv[1:] if argv is None else list(argv)
     if not argv or argv[0] in ("-h", "--help"):
         print("usage: kerasish <recipe> [options]\n\nrecipes: " + ", ".join(NAMES))
