@@ -44,7 +44,7 @@ import zlib
 
 import numpy as np
 
-from kerasish.checkpoint import atomic_write
+from kerasish import checkpoint
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.function.effects import host_effect
 from kerasish.core.global_step import get_or_create_global_step
@@ -688,7 +688,7 @@ def _write_file(path: str, data) -> None:
         with open(temporary, "wb") as handle:
             handle.write(data)
 
-    atomic_write(path, write)
+    checkpoint.atomic_write(path, write)
 
 
 def _update_projector_config(logdir: str, name: str, entry: str) -> None:
