@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import base64
 import contextlib
-import importlib
 import inspect
 import marshal
+import sys
 import threading
 import types
 
@@ -211,8 +211,12 @@ _FAMILIES = {
 
 def family_objects(family: str) -> dict:
     """{public name: class or function} of one built-in family (read from its namespace now,
-    so classes added to the package later are included)."""
-    module = importlib.import_module(_FAMILIES[family][0])
+    so classes added to the package later are included).
+
+    The namespace is looked up in `sys.modules`, not imported: the families stand on floors
+    above this one, and importing any part of kerasish runs the package root, which imports
+    every family before a config can be read."""
+    module = sys.modules[_FAMILIES[family][0]]
     objects = {}
     for name, value in vars(module).items():
         if name.startswith("_"):
