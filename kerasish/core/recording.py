@@ -3,8 +3,9 @@
 With nothing recording, an op checks one thread-local tuple and does nothing else.
 Recorders are reported each op they see (`recorder._record(prim, inputs, output,
 attrs)`, called by `primitive.apply`) and each tensor that leaves for NumPy
-(`note_escape`). This module sits below the ops and `GradientTape` (core/tape.py),
-so that tensors and primitives can ask who records without importing either.
+(`recorder._note_escape(tensor)`, through `note_escape`). This module sits below
+the ops and `GradientTape` (core/tape.py), so that tensors and primitives can ask
+who records without importing either.
 """
 
 from __future__ import annotations
@@ -99,4 +100,4 @@ def note_escape(tensor) -> None:
         if tape is tracer:
             tracer.guard(tensor)
         else:
-            tape.note_escape(tensor)
+            tape._note_escape(tensor)

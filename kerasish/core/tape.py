@@ -167,7 +167,7 @@ class GradientTape:
                 self._variables.append(item)
                 self._variable_versions[id(item)] = (item, item._version)
 
-    def note_escape(self, tensor) -> None:
+    def _note_escape(self, tensor) -> None:
         """Remember that `tensor`, if watched, left for NumPy (see `recording.note_escape`)."""
         if id(tensor) in self._watched:
             self._escaped[id(tensor)] = tensor

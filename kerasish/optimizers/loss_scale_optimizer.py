@@ -141,7 +141,19 @@ class LossScaleOptimizer(Optimizer):
     def apply_eagerly(self, pairs) -> None:
         """Skip the step and halve the scale on non-finite gradients; else unscale them,
         apply them with the inner optimizer and grow the scale every
-        `dynamic_growth_steps` steps."""
+        `dynamic_growth_steps` steps.
+
+        Args:
+            pairs: `(gradient, variable)` pairs of scaled gradients.
+
+        Example:
+            >>> import kerasish as ks
+            >>> var = ks.Variable([1.0])
+            >>> opt = ks.optimizers.LossScaleOptimizer(ks.optimizers.SGD(1.0), initial_scale=4.0)
+            >>> opt.apply_eagerly([(ks.constant([float("inf")]), var)])
+            >>> var.numpy(), float(opt.dynamic_scale)
+            (array([1.], dtype=float32), 2.0)
+        """
         if self.gradient_exchange is not None:
             raise NotImplementedError(
                 "LossScaleOptimizer does not exchange gradients across processes "
@@ -165,8 +177,7 @@ class LossScaleOptimizer(Optimizer):
             self.step_counter.assign_add(1)
 
     def replay_plan(self, variables: list):
-        """None: each step decides on the host whether the gradients are finite."""
-        return None
+        return None  # each step decides on the host whether the gradients are finite
 
     # -- configuration ----------------------------------------------------------------
     def get_config(self) -> dict:

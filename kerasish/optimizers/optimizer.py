@@ -524,6 +524,16 @@ class Optimizer(Trackable):
         `apply_gradients` ends here outside ks.function. Inside, ks.function's tracer
         records the update as one effect and calls this on every replay with that call's
         gradients, unless `replay_plan` gives a faster plan.
+
+        Args:
+            pairs: `(gradient, variable)` pairs, gradients dense or `ks.IndexedSlices`.
+
+        Example:
+            >>> import kerasish as ks
+            >>> var = ks.Variable([1.0, 2.0])
+            >>> ks.optimizers.SGD(0.5).apply_eagerly([(ks.constant([2.0, 2.0]), var)])
+            >>> var.numpy()
+            array([0., 1.], dtype=float32)
         """
         groups: dict = {}  # id(indices) -> backend.RowGroups, shared by sparse gradients
         prepared = [(self._prepare_gradient(grad, var, groups), var) for grad, var in pairs]
@@ -554,6 +564,20 @@ class Optimizer(Trackable):
         ks.function's tracer asks for it once the update it records has run (the slots
         exist) and replays `run` in place of `apply_eagerly` on every call; `run.graph_state`
         names the arrays a captured CUDA graph updates.
+
+        Args:
+            variables: the variables the gradients are for, in the order `run` takes them.
+
+        Returns:
+            `run`, or None.
+
+        Example:
+            >>> import numpy as np, kerasish as ks
+            >>> var, sgd = ks.Variable([1.0, 2.0]), ks.optimizers.SGD(0.5)
+            >>> sgd.build([var])
+            >>> sgd.replay_plan([var])(np.array([2.0, 2.0], np.float32))
+            >>> var.numpy()
+            array([0., 1.], dtype=float32)
         """
         if (self.gradient_exchange is not None or self.weight_decay
                 or any(getattr(self, c) is not None for c in _CLIP_ARGS)
