@@ -8,13 +8,14 @@ output, a list of tuples) is taken as already batched.
 from __future__ import annotations
 
 import reprlib
+import warnings
 
 import numpy as np
 
 from kerasish.core import arguments, backend, nest
 from kerasish.core import random as ks_random
 from kerasish.core.errors import InvalidArgumentError
-from kerasish.core.tensor import Tensor, convert_to_tensor
+from kerasish.core.tensor import Tensor, Variable, convert_to_tensor
 from kerasish.core.tracking import variables_depth_first
 from kerasish.data import Dataset
 from kerasish.data._pydataset import PyDataset, PyDatasetEpochs
@@ -284,3 +285,116 @@ def pack_x_y_sample_weight(x, y=None, sample_weight=None):
     if sample_weight is None:
         return x, y
     return x, y, sample_weight
+
+
+class EpochBatches:
+    """One epoch of batches: a full pass, or `steps` batches from an iterator kept across
+    epochs (started again when a finite source runs out).
+
+    It also knows where the stream stands, which is what `BackupAndRestore` saves: the
+    host's random state and the data's pass counters when the open iterator started, and
+    how many batches it has given. `seek` puts a new process's stream back there.
+    """
+
+    def __init__(self, data, steps=None):
+        self.data, self.steps, self.iterator = data, steps, None
+        self.counters = pass_counters(data)
+        self.started = None  # (random state, pass counters) when the open iterator started
+        self.drawn = 0  # batches the open iterator has given
+        self.positioned = False  # the open iterator was placed by seek: the next epoch goes on
+        self.ran_out = False  # a source started again gave no batch (Keras: training stops)
+
+    def position(self) -> tuple:
+        """(random state, pass counters, batches drawn) to `seek` to: the open iterator's
+        start and progress, or now when none is open (the next epoch starts one)."""
+        if self.iterator is None:
+            return host_random_state().numpy().copy(), self._counter_values(), 0
+        return (*self.started, self.drawn)
+
+    def seek(self, random_state, counters, drawn: int) -> None:
+        """Start an iterator from a saved `position()` and draw its `drawn` batches again
+        (untrained), leaving the host's random stream as it was before the call."""
+        state = host_random_state()
+        now = state.numpy().copy()
+        state.assign(random_state)
+        for variable, value in zip(self.counters, counters, strict=True):
+            variable.assign(value)
+        self._open()
+        for _ in range(drawn):
+            if next(self.iterator, None) is None:
+                raise InvalidArgumentError(
+                    f"fit: resuming after batch {drawn} of a pass over the data, but the data "
+                    f"gives only {self.drawn} batches; resume with the data of the "
+                    "interrupted run (or remove its backup to start again)")
+            self.drawn += 1
+        self.positioned = True
+        state.assign(now)
+
+    def _counter_values(self):
+        return np.array([int(v) for v in self.counters], dtype=np.int64)
+
+    def _open(self) -> None:
+        self.close()
+        self.started = (host_random_state().numpy().copy(), self._counter_values())
+        self.iterator, self.drawn = iter(self.data), 0
+
+    def close(self) -> None:
+        """Stop the open iterator (a prefetching dataset's thread)."""
+        iterator, self.iterator = self.iterator, None
+        close = getattr(iterator, "close", None)
+        if close is not None:
+            close()
+
+    def epoch(self, first_step: int = 0):
+        """The batches of an epoch, from batch `first_step` on (a resumed epoch)."""
+        if not self.steps and not self.positioned:
+            self.close()  # an epoch left early (stop_training) does not continue its pass
+        self.positioned = False
+        count = self.steps - first_step if self.steps else None
+        while count is None or count > 0:
+            if self.iterator is None:
+                self._open()
+            try:
+                batch = next(self.iterator)
+            except StopIteration:
+                empty, self.iterator = self.drawn == 0, None
+                if not self.steps:
+                    return
+                if empty:  # started again and gave nothing: a used-up generator, or no data
+                    self.ran_out = True
+                    warnings.warn(
+                        f"fit: the data ran out before the epoch's {self.steps} steps "
+                        "(steps_per_epoch); training stops. Give data that can be iterated "
+                        "again for every epoch (a ks.data.Dataset, dataset.repeat()) or "
+                        "lower steps_per_epoch", stacklevel=4)
+                    return
+                continue
+            self.drawn += 1
+            if count is not None:
+                count -= 1
+            yield batch
+
+
+def host_random_state() -> Variable:
+    """The host's random stream state: what shuffles arrays in `fit`, saved by
+    `BackupAndRestore` to resume a pass over the data."""
+    return ks_random.get_global_generator().state
+
+
+def apply_class_weight(class_weight, y, sample_weight):
+    """Per-example weights from `class_weight` (sparse or one-hot labels), times sample_weight."""
+    if not class_weight:
+        return sample_weight
+    if not isinstance(y, Tensor):
+        raise InvalidArgumentError(
+            "class_weight needs one target array; for several outputs, pass per-example "
+            "weights with sample_weight (a dict by output name) instead"
+        )
+    labels = np.asarray(y.numpy())
+    if labels.ndim == 2 and labels.shape[1] > 1:
+        labels = labels.argmax(axis=1)
+    labels = labels.reshape(len(labels)).astype(np.int64)
+    weights = np.array([class_weight.get(int(c), 1.0) for c in labels], dtype=np.float32)
+    if sample_weight is not None:
+        weights = weights * np.asarray(sample_weight.numpy(), dtype=np.float32)
+    return convert_to_tensor(weights)

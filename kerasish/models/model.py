@@ -14,7 +14,7 @@ from kerasish import metrics as metrics_module
 from kerasish import optimizers as optimizers_module
 from kerasish import summary
 from kerasish.checkpoint import Checkpoint
-from kerasish.core import arguments, nest, random, recording, settings
+from kerasish.core import arguments, nest, recording, settings
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.function import function
 from kerasish.core.keras_tensor import any_symbolic
@@ -857,7 +857,7 @@ class Model(Layer):
         callback_list = callbacks_module.CallbackList(
             items, self, {"epochs": epochs, "steps": steps, "verbose": verbose}
         )
-        batches = _EpochBatches(data, steps_per_epoch)
+        batches = data_adapter.EpochBatches(data, steps_per_epoch)
         self.history = history
         self.stop_training = False
         # set by BackupAndRestore: (epoch, batch, stream position) to continue from
@@ -890,7 +890,7 @@ class Model(Layer):
                 if self._resume_at is not None:
                     self._build_before_resuming(xb)
                 callback_list.on_train_batch_begin(step)
-                wb = _apply_class_weight(class_weight, yb, wb)
+                wb = data_adapter.apply_class_weight(class_weight, yb, wb)
                 step_logs = self._run_step("train_step", xb, yb, wb)
                 callback_list.on_train_batch_end(
                     step, _pythonify_logs(step_logs) if batch_logs else {}
@@ -918,7 +918,7 @@ class Model(Layer):
         shuffling) away from the uninterrupted run's.
         """
         if not self.built:
-            state = _host_random_state()
+            state = data_adapter.host_random_state()
             saved = state.numpy().copy()
             self(x, training=False)
             state.assign(saved)
@@ -1061,7 +1061,7 @@ class Model(Layer):
         """
         self._require_compiled("train_on_batch")
         x, y, sample_weight = _as_tensors(x), _as_tensors(y), _as_tensors(sample_weight)
-        sample_weight = _apply_class_weight(class_weight, y, sample_weight)
+        sample_weight = data_adapter.apply_class_weight(class_weight, y, sample_weight)
         logs = self._epoch_logs(self._run_step("train_step", x, y, sample_weight))
         return logs if return_dict else self._logs_as_list(logs)
 
@@ -1188,114 +1188,3 @@ def _functional_arguments(args: tuple, kwargs: dict) -> bool:
         return False
     inputs = args[0] if args else kwargs.get("inputs")
     return inputs is not None and any_symbolic(inputs)
-
-
-class _EpochBatches:
-    """One epoch of batches: a full pass, or `steps` batches from an iterator kept across
-    epochs (started again when a finite source runs out).
-
-    It also knows where the stream stands, which is what `BackupAndRestore` saves: the
-    host's random state and the data's pass counters when the open iterator started, and
-    how many batches it has given. `seek` puts a new process's stream back there.
-    """
-
-    def __init__(self, data, steps=None):
-        self.data, self.steps, self.iterator = data, steps, None
-        self.counters = data_adapter.pass_counters(data)
-        self.started = None  # (random state, pass counters) when the open iterator started
-        self.drawn = 0  # batches the open iterator has given
-        self.positioned = False  # the open iterator was placed by seek: the next epoch goes on
-        self.ran_out = False  # a source started again gave no batch (Keras: training stops)
-
-    def position(self) -> tuple:
-        """(random state, pass counters, batches drawn) to `seek` to: the open iterator's
-        start and progress, or now when none is open (the next epoch starts one)."""
-        if self.iterator is None:
-            return _host_random_state().numpy().copy(), self._counter_values(), 0
-        return (*self.started, self.drawn)
-
-    def seek(self, random_state, counters, drawn: int) -> None:
-        """Start an iterator from a saved `position()` and draw its `drawn` batches again
-        (untrained), leaving the host's random stream as it was before the call."""
-        state = _host_random_state()
-        now = state.numpy().copy()
-        state.assign(random_state)
-        for variable, value in zip(self.counters, counters, strict=True):
-            variable.assign(value)
-        self._open()
-        for _ in range(drawn):
-            if next(self.iterator, None) is None:
-                raise InvalidArgumentError(
-                    f"fit: resuming after batch {drawn} of a pass over the data, but the data "
-                    f"gives only {self.drawn} batches; resume with the data of the "
-                    "interrupted run (or remove its backup to start again)")
-            self.drawn += 1
-        self.positioned = True
-        state.assign(now)
-
-    def _counter_values(self):
-        return np.array([int(v) for v in self.counters], dtype=np.int64)
-
-    def _open(self) -> None:
-        self.close()
-        self.started = (_host_random_state().numpy().copy(), self._counter_values())
-        self.iterator, self.drawn = iter(self.data), 0
-
-    def close(self) -> None:
-        """Stop the open iterator (a prefetching dataset's thread)."""
-        iterator, self.iterator = self.iterator, None
-        close = getattr(iterator, "close", None)
-        if close is not None:
-            close()
-
-    def epoch(self, first_step: int = 0):
-        """The batches of an epoch, from batch `first_step` on (a resumed epoch)."""
-        if not self.steps and not self.positioned:
-            self.close()  # an epoch left early (stop_training) does not continue its pass
-        self.positioned = False
-        count = self.steps - first_step if self.steps else None
-        while count is None or count > 0:
-            if self.iterator is None:
-                self._open()
-            try:
-                batch = next(self.iterator)
-            except StopIteration:
-                empty, self.iterator = self.drawn == 0, None
-                if not self.steps:
-                    return
-                if empty:  # started again and gave nothing: a used-up generator, or no data
-                    self.ran_out = True
-                    warnings.warn(
-                        f"fit: the data ran out before the epoch's {self.steps} steps "
-                        "(steps_per_epoch); training stops. Give data that can be iterated "
-                        "again for every epoch (a ks.data.Dataset, dataset.repeat()) or "
-                        "lower steps_per_epoch", stacklevel=4)
-                    return
-                continue
-            self.drawn += 1
-            if count is not None:
-                count -= 1
-            yield batch
-
-
-def _host_random_state() -> Variable:
-    return random.get_global_generator().state
-
-
-def _apply_class_weight(class_weight, y, sample_weight):
-    """Per-example weights from `class_weight` (sparse or one-hot labels), times sample_weight."""
-    if not class_weight:
-        return sample_weight
-    if not isinstance(y, Tensor):
-        raise InvalidArgumentError(
-            "class_weight needs one target array; for several outputs, pass per-example "
-            "weights with sample_weight (a dict by output name) instead"
-        )
-    labels = np.asarray(y.numpy())
-    if labels.ndim == 2 and labels.shape[1] > 1:
-        labels = labels.argmax(axis=1)
-    labels = labels.reshape(len(labels)).astype(np.int64)
-    weights = np.array([class_weight.get(int(c), 1.0) for c in labels], dtype=np.float32)
-    if sample_weight is not None:
-        weights = weights * np.asarray(sample_weight.numpy(), dtype=np.float32)
-    return convert_to_tensor(weights)
