@@ -8,6 +8,7 @@ import math
 import numpy as np
 
 from kerasish.core.ops.math_ops import (
+    abs,
     erfc,
     greater,
     less,
