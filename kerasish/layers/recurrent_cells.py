@@ -245,6 +245,28 @@ class BuiltinCell(Layer):
             projected = projected + bias
         return shape_ops.reshape(projected, inputs.shape[:-1] + (projected.shape[-1],))
 
+    def stepper(self, training: bool):
+        """The step function of one sequence, with what is fixed for the whole sequence
+        (dropout masks, kernel pieces) prepared once; each cell defines its own.
+
+        Args:
+            training: whether to apply the recurrent dropout.
+
+        Returns:
+            `step(projected_input, states) -> (output, new_states)`, taking one step of
+            `project`'s output and the list of states.
+
+        Example:
+            >>> import kerasish as ks
+            >>> cell = ks.layers.SimpleRNNCell(2)
+            >>> cell.build((None, 3))
+            >>> step = cell.stepper(training=False)
+            >>> output, states = step(cell.project(ks.ones([1, 3])), [ks.zeros([1, 2])])
+            >>> output.shape
+            (1, 2)
+        """
+        raise NotImplementedError(f"{type(self).__name__} defines no stepper")
+
     def _recurrent_input(self, state, training):
         """The state as the recurrent matmul sees it: with recurrent dropout when training."""
         if self.recurrent_dropout and training:
@@ -401,9 +423,28 @@ class LSTMCell(BuiltinCell):
         return forget_ones
 
     def run_sequence(self, sequences, states, training: bool, go_backwards: bool):
-        """The whole sequence as one op (`rnn_ops.lstm_sequence`, time-major): (outputs
-        (batch, time, units), [h, c]), or None where the step-by-step path is needed (other
-        activations, recurrent dropout when training)."""
+        """The whole sequence as one op (`rnn_ops.lstm_sequence`), or None where the
+        step-by-step path is needed (other activations, recurrent dropout when training).
+
+        Args:
+            sequences: the inputs (batch, time, features).
+            states: the initial [h, c].
+            training: whether dropout applies.
+            go_backwards: run the sequence from its last step.
+
+        Returns:
+            (outputs (batch, time, units), [h, c]), or None.
+
+        Example:
+            >>> import kerasish as ks
+            >>> cell = ks.layers.LSTMCell(2)
+            >>> cell.build((None, 3))
+            >>> outputs, (h, c) = cell.run_sequence(
+            ...     ks.ones([1, 5, 3]), [ks.zeros([1, 2])] * 2, training=False,
+            ...     go_backwards=False)
+            >>> outputs.shape, h.shape
+            ((1, 5, 2), (1, 2))
+        """
         if (self.activation is not activations.tanh
                 or self.recurrent_activation is not activations.sigmoid
                 or (self.recurrent_dropout and training)):
