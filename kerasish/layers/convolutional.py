@@ -13,7 +13,7 @@ from __future__ import annotations
 from kerasish import activations, constraints, initializers, regularizers
 from kerasish.core import arguments
 from kerasish.core.errors import InvalidArgumentError
-from kerasish.core.ops import array_ops, conv_ops
+from kerasish.core.ops import conv_ops, shape_ops
 from kerasish.layers.base import Layer
 from kerasish.layers.core import _floating_input
 
@@ -65,13 +65,13 @@ def to_channels_last(x, data_format: str):
     """x with its channel axis moved from 1 to the end when channels first."""
     if data_format == "channels_last":
         return x
-    return array_ops.transpose(x, (0,) + tuple(range(2, x.ndim)) + (1,))
+    return shape_ops.transpose(x, (0,) + tuple(range(2, x.ndim)) + (1,))
 
 
 def from_channels_last(x, data_format: str):
     if data_format == "channels_last":
         return x
-    return array_ops.transpose(x, (0, x.ndim - 1) + tuple(range(1, x.ndim - 1)))
+    return shape_ops.transpose(x, (0, x.ndim - 1) + tuple(range(1, x.ndim - 1)))
 
 
 def channels_of(input_shape, data_format: str, rank: int, layer: str):
@@ -310,7 +310,7 @@ class Conv1D(_Conv):
         padding = self.padding
         if padding == "causal":
             left = self.dilation_rate[0] * (self.kernel_size[0] - 1)
-            x = array_ops.pad(x, [[0, 0], [left, 0], [0, 0]])
+            x = shape_ops.pad(x, [[0, 0], [left, 0], [0, 0]])
             padding = "valid"
         return conv_ops.conv1d(
             x, self.kernel, self.strides[0], padding.upper(), self.dilation_rate[0]

@@ -8,7 +8,7 @@ import warnings
 from kerasish import constraints, initializers, regularizers
 from kerasish.core import arguments
 from kerasish.core.errors import InvalidArgumentError
-from kerasish.core.ops import array_ops, math_ops, nn_ops
+from kerasish.core.ops import creation_ops, math_ops, nn_ops, shape_ops
 from kerasish.layers.base import Layer, in_training_mode
 
 
@@ -91,19 +91,19 @@ class BatchNormalization(Layer):
         if self.trainable and in_training_mode(self, training):
             mean, variance = nn_ops.moments(inputs, reduce_axes)
             keep = self.momentum
-            batch_mean = array_ops.stop_gradient(mean)
-            batch_variance = array_ops.stop_gradient(variance)
+            batch_mean = creation_ops.stop_gradient(mean)
+            batch_variance = creation_ops.stop_gradient(variance)
             self.moving_mean.assign(self.moving_mean * keep + batch_mean * (1 - keep))
             self.moving_variance.assign(self.moving_variance * keep + batch_variance * (1 - keep))
         else:
             mean, variance = self.moving_mean, self.moving_variance
-        outputs = (inputs - array_ops.reshape(mean, shape)) * array_ops.reshape(
+        outputs = (inputs - shape_ops.reshape(mean, shape)) * shape_ops.reshape(
             math_ops.rsqrt(variance + self.epsilon), shape
         )
         if self.gamma is not None:
-            outputs = outputs * array_ops.reshape(self.gamma, shape)
+            outputs = outputs * shape_ops.reshape(self.gamma, shape)
         if self.beta is not None:
-            outputs = outputs + array_ops.reshape(self.beta, shape)
+            outputs = outputs + shape_ops.reshape(self.beta, shape)
         return outputs
 
     def compute_output_shape(self, input_shape):
@@ -267,7 +267,7 @@ class LayerNormalization(Layer):
         def spread(weight):
             if weight is None or self._axes == [rank - 1]:
                 return weight
-            return array_ops.reshape(weight, broadcast)
+            return shape_ops.reshape(weight, broadcast)
 
         mean, variance = nn_ops.moments(inputs, tuple(self._axes), keepdims=True)
         if self.rms_scaling:  # Keras's (deprecated) form: no centering, no beta
@@ -391,19 +391,19 @@ class GroupNormalization(Layer):
         axis, groups = self._check(inputs.shape)
         shape = inputs.shape
         grouped_shape = shape[:axis] + (groups, shape[axis] // groups) + shape[axis + 1:]
-        grouped = array_ops.reshape(inputs, grouped_shape)
+        grouped = shape_ops.reshape(inputs, grouped_shape)
         reduce_axes = tuple(a for a in range(1, len(grouped_shape)) if a != axis)
         mean, variance = nn_ops.moments(grouped, reduce_axes, keepdims=True)
         weight_shape = [1] * len(grouped_shape)
         weight_shape[axis], weight_shape[axis + 1] = groups, shape[axis] // groups
 
         def spread(weight):
-            return None if weight is None else array_ops.reshape(weight, weight_shape)
+            return None if weight is None else shape_ops.reshape(weight, weight_shape)
 
         outputs = _affine_normalize(
             grouped, mean, variance, self.epsilon, spread(self.gamma), spread(self.beta)
         )
-        return array_ops.reshape(outputs, shape)
+        return shape_ops.reshape(outputs, shape)
 
     def compute_output_shape(self, input_shape):
         """The output's shape for inputs of `input_shape`, found without running the layer.

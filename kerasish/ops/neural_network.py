@@ -7,19 +7,17 @@ import numpy as np
 
 from kerasish import activations, losses
 from kerasish.core.errors import InvalidArgumentError
-from kerasish.core.ops import array_ops, conv_ops, math_ops, nn_ops
-from kerasish.core.ops.array_ops import (
-    expand_dims,
-    reshape,
-    squeeze,
+from kerasish.core.ops import (
+    activation_ops,
+    clip_ops,
+    conv_ops,
+    indexing_ops,
+    math_ops,
+    nn_ops,
+    reduction_ops,
 )
-from kerasish.core.ops.math_ops import (
-    greater,
-    minimum,
-    multiply,
-    negative,
-    where,
-)
+from kerasish.core.ops.math_ops import greater, minimum, multiply, negative, where
+from kerasish.core.ops.shape_ops import expand_dims, reshape, squeeze
 from kerasish.core.tensor import Tensor, convert_to_tensor
 from kerasish.ops.elementwise import expm1
 from kerasish.ops.keras_dtypes import floating, on_floats
@@ -54,8 +52,8 @@ __all__ = [
 
 
 sigmoid, log_sigmoid, softplus, softsign, silu, selu, gelu = map(on_floats, (
-    math_ops.sigmoid, math_ops.log_sigmoid, math_ops.softplus, math_ops.softsign, math_ops.silu,
-    math_ops.selu, math_ops.gelu))
+    activation_ops.sigmoid, activation_ops.log_sigmoid, activation_ops.softplus,
+    activation_ops.softsign, activation_ops.silu, activation_ops.selu, activation_ops.gelu))
 softmax, log_softmax = map(on_floats, (nn_ops.softmax, nn_ops.log_softmax))
 hard_sigmoid = on_floats(activations.hard_sigmoid)
 swish = silu
@@ -81,7 +79,7 @@ def one_hot(x, num_classes: int, axis: int = -1, dtype=None) -> Tensor:
         >>> ops.convert_to_numpy(ops.one_hot([1, 0], 3)).tolist()
         [[0.0, 1.0, 0.0], [1.0, 0.0, 0.0]]
     """
-    return array_ops.one_hot(x, num_classes, axis=axis, dtype=dtype or np.float32)
+    return indexing_ops.one_hot(x, num_classes, axis=axis, dtype=dtype or np.float32)
 
 
 
@@ -103,7 +101,7 @@ def elu(x, alpha: float = 1.0) -> Tensor:
     """
     x = floating(x)
     if alpha == 1.0:
-        return math_ops.elu(x)
+        return activation_ops.elu(x)
     return where(greater(x, 0), x, multiply(alpha, expm1(minimum(x, 0))))
 
 
@@ -122,7 +120,7 @@ def leaky_relu(x, negative_slope: float = 0.2) -> Tensor:
         >>> ops.leaky_relu([-1.0, 1.0], negative_slope=0.5)
         <ks.Tensor: shape=(2,), dtype=float32, numpy=[-0.5,  1. ]>
     """
-    return math_ops.leaky_relu(x, alpha=negative_slope)
+    return activation_ops.leaky_relu(x, alpha=negative_slope)
 
 
 def normalize(x, axis: int = -1, order: int = 2) -> Tensor:
@@ -179,7 +177,7 @@ def binary_crossentropy(target, output, from_logits: bool = False) -> Tensor:
             f"{output.shape} must have the same shape")
     if from_logits:
         return nn_ops.sigmoid_cross_entropy_with_logits(target, output)
-    p = array_ops.clip_by_value(output, losses.EPSILON, 1.0 - losses.EPSILON)
+    p = clip_ops.clip_by_value(output, losses.EPSILON, 1.0 - losses.EPSILON)
     return negative(target * math_ops.log(p) + (1.0 - target) * math_ops.log(1.0 - p))
 
 
@@ -429,7 +427,7 @@ def batch_normalization(x, mean, variance, axis: int, offset=None, scale=None,
         <ks.Tensor: shape=(1, 2), dtype=float32, numpy=[[0., 2.]]>
     """
     x = floating(x)
-    axis = math_ops.normalize_axis(axis, x.ndim, "batch_normalization")[0]
+    axis = reduction_ops.normalize_axis(axis, x.ndim, "batch_normalization")[0]
     shape = [-1 if a == axis else 1 for a in range(x.ndim)]
 
     def along(v):

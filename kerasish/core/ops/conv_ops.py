@@ -19,7 +19,7 @@ import numpy as np
 
 from kerasish.core import backend
 from kerasish.core.errors import InvalidArgumentError
-from kerasish.core.ops import array_ops, math_ops
+from kerasish.core.ops import creation_ops, math_ops, reduction_ops, shape_ops
 from kerasish.core.primitive import apply, primitive
 from kerasish.core.tensor import Tensor, convert_to_tensor
 
@@ -263,37 +263,37 @@ def conv2d(input, filters, strides=1, padding: str = "VALID", dilations=1):  # n
     if (kh, kw) == (1, 1) and _pair(strides, "conv2d") == (1, 1) and groups == 1:
         # a 1x1 convolution is a matmul over the channels (no patch copy)
         n, h, wd = x.shape[:3]
-        flat = math_ops.matmul(array_ops.reshape(x, (n * h * wd, cin)),
-                               array_ops.reshape(w, (cin, cout)))
-        return array_ops.reshape(flat, (n, h, wd, cout))
+        flat = math_ops.matmul(shape_ops.reshape(x, (n * h * wd, cin)),
+                               shape_ops.reshape(w, (cin, cout)))
+        return shape_ops.reshape(flat, (n, h, wd, cout))
     patches = extract_patches(x, (kh, kw), strides, padding, dilations=dilations)
     n, ho, wo = patches.shape[:3]
     if groups == 1:
-        columns = array_ops.reshape(patches, (n * ho * wo, kh * kw * cin))
-        out = math_ops.matmul(columns, array_ops.reshape(w, (kh * kw * cin, cout)))
-        return array_ops.reshape(out, (n, ho, wo, cout))
+        columns = shape_ops.reshape(patches, (n * ho * wo, kh * kw * cin))
+        out = math_ops.matmul(columns, shape_ops.reshape(w, (kh * kw * cin, cout)))
+        return shape_ops.reshape(out, (n, ho, wo, cout))
     per_group = cout // groups
     if cin == 1:  # depthwise: for each of the per_group filters of a channel, a product and
         # a sum over the window, with the channels as the last, contiguous axis (a batched
         # matmul of inner size kh*kw spends its time in strided copies)
-        columns = array_ops.reshape(patches, (n * ho * wo, kh * kw, groups))
-        kernels = array_ops.reshape(w, (kh * kw, groups, per_group))
+        columns = shape_ops.reshape(patches, (n * ho * wo, kh * kw, groups))
+        kernels = shape_ops.reshape(w, (kh * kw, groups, per_group))
         outs = [
-            math_ops.reduce_sum(columns * kernels[:, :, j], axis=1) for j in range(per_group)
+            reduction_ops.reduce_sum(columns * kernels[:, :, j], axis=1) for j in range(per_group)
         ]
-        out = outs[0] if per_group == 1 else array_ops.stack(outs, axis=-1)
-        return array_ops.reshape(out, (n, ho, wo, cout))
+        out = outs[0] if per_group == 1 else shape_ops.stack(outs, axis=-1)
+        return shape_ops.reshape(out, (n, ho, wo, cout))
     # per group g: (windows, kh*kw*cin) @ (kh*kw*cin, cout / groups), as one batched matmul
-    columns = array_ops.reshape(patches, (n * ho * wo, kh * kw, groups, cin))
-    columns = array_ops.reshape(
-        array_ops.transpose(columns, (2, 0, 1, 3)), (groups, n * ho * wo, kh * kw * cin)
+    columns = shape_ops.reshape(patches, (n * ho * wo, kh * kw, groups, cin))
+    columns = shape_ops.reshape(
+        shape_ops.transpose(columns, (2, 0, 1, 3)), (groups, n * ho * wo, kh * kw * cin)
     )
-    kernels = array_ops.reshape(w, (kh * kw, cin, groups, per_group))
-    kernels = array_ops.reshape(
-        array_ops.transpose(kernels, (2, 0, 1, 3)), (groups, kh * kw * cin, per_group)
+    kernels = shape_ops.reshape(w, (kh * kw, cin, groups, per_group))
+    kernels = shape_ops.reshape(
+        shape_ops.transpose(kernels, (2, 0, 1, 3)), (groups, kh * kw * cin, per_group)
     )
-    out = array_ops.transpose(math_ops.matmul(columns, kernels), (1, 0, 2))
-    return array_ops.reshape(out, (n, ho, wo, cout))
+    out = shape_ops.transpose(math_ops.matmul(columns, kernels), (1, 0, 2))
+    return shape_ops.reshape(out, (n, ho, wo, cout))
 
 
 def conv2d_transpose(
@@ -385,14 +385,14 @@ def _(op, dy):
     n, h, wd = y.shape[:3]
     patches = extract_patches(dy, (kh, kw), attrs["strides"], attrs["padding"],
                               dilations=attrs["dilations"])
-    columns = array_ops.reshape(patches, (n * h * wd, kh * kw * cout))
+    columns = shape_ops.reshape(patches, (n * h * wd, kh * kw * cout))
     dy_input = dw = None
     if op.needs[0]:
-        dy_input = array_ops.reshape(
-            math_ops.matmul(columns, array_ops.reshape(w, (kh * kw * cout, cin))), y.shape)
+        dy_input = shape_ops.reshape(
+            math_ops.matmul(columns, shape_ops.reshape(w, (kh * kw * cout, cin))), y.shape)
     if op.needs[1]:
-        dw = array_ops.reshape(
-            math_ops.matmul(columns, array_ops.reshape(y, (n * h * wd, cin)), transpose_a=True),
+        dw = shape_ops.reshape(
+            math_ops.matmul(columns, shape_ops.reshape(y, (n * h * wd, cin)), transpose_a=True),
             w.shape)
     return dy_input, dw
 
@@ -429,7 +429,7 @@ def depthwise_conv2d(input, filter, strides=1, padding: str = "VALID", dilations
             f"depthwise_conv2d: input shape {x.shape} (NHWC) must have the {cin} channels "
             f"of filter shape {w.shape} (height, width, in, multiplier)"
         )
-    grouped = array_ops.reshape(w, (kh, kw, 1, cin * multiplier))  # one group per channel
+    grouped = shape_ops.reshape(w, (kh, kw, 1, cin * multiplier))  # one group per channel
     return conv2d(x, grouped, strides, padding, dilations)
 
 
@@ -496,10 +496,10 @@ def conv1d(input, filters, stride=1, padding: str = "VALID", dilations=1):  # no
             f"shapes {x.shape} and {w.shape}"
         )
     out = conv2d(
-        array_ops.expand_dims(x, 1), array_ops.expand_dims(w, 0), (1, _single(stride)),
+        shape_ops.expand_dims(x, 1), shape_ops.expand_dims(w, 0), (1, _single(stride)),
         padding, (1, _single(dilations)),
     )
-    return array_ops.squeeze(out, 1)
+    return shape_ops.squeeze(out, 1)
 
 
 def _single(value) -> int:
@@ -679,7 +679,7 @@ def max_pool2d(input, ksize, strides, padding: str = "VALID"):  # noqa: A002
     if tiles:
         return apply(_max_pool_blocks, (x,), {"ksize": ksize, "padding": padding})
     patches = extract_patches(x, ksize, strides, padding, pad_value=-np.inf)
-    return math_ops.reduce_max(patches, axis=(3, 4))
+    return reduction_ops.reduce_max(patches, axis=(3, 4))
 
 
 def avg_pool2d(input, ksize, strides, padding: str = "VALID"):  # noqa: A002
@@ -712,6 +712,6 @@ def avg_pool2d(input, ksize, strides, padding: str = "VALID"):  # noqa: A002
             return total * (1.0 / (ksize[0] * ksize[1]))
         ones = backend.array_module(x._value).ones((1,) + x.shape[1:3] + (1,), x.dtype)
         return total / Tensor(_block_sum.forward(ones, ksize, padding))
-    total = math_ops.reduce_sum(extract_patches(x, ksize, strides, padding), axis=(3, 4))
-    counts = extract_patches(array_ops.ones_like(x[:1, :, :, :1]), ksize, strides, padding)
-    return total / math_ops.reduce_sum(counts, axis=(3, 4))
+    total = reduction_ops.reduce_sum(extract_patches(x, ksize, strides, padding), axis=(3, 4))
+    counts = extract_patches(creation_ops.ones_like(x[:1, :, :, :1]), ksize, strides, padding)
+    return total / reduction_ops.reduce_sum(counts, axis=(3, 4))
