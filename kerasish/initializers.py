@@ -332,8 +332,8 @@ class HeNormal(_FixedVarianceScaling):
     Example:
         >>> import kerasish as ks
         >>> w = ks.initializers.HeNormal(seed=1)((400, 100))
-        >>> round(float(ks.reduce_std(w)), 3)
-        0.071
+        >>> abs(float(ks.reduce_std(w)) - (2 / 400) ** 0.5) < 0.002  # the stream's place varies
+        True
     """
 
     _setting = (2.0, "fan_in", "truncated_normal")
