@@ -1,6 +1,7 @@
 """The image augmentation layers (Keras 3's RandomRotation, RandomZoom, ..., MixUp): identity
 at inference, seeded reproducibility, the statistics of their draws, gradients, use inside
-`Dataset.map` and `fit`, configs and error messages. Keras parity: test_augmentation_keras_parity."""
+`Dataset.map` and `fit`, configs and error messages. Keras parity: in
+test_augmentation_keras_parity.py."""
 
 import numpy as np
 import pytest
