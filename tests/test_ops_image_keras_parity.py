@@ -68,3 +68,19 @@ def test_gaussian_blur_matches_keras():
         want = keras.ops.image.gaussian_blur(x, size, sigma)
         got = image.gaussian_blur(x, size, sigma).numpy()
         np.testing.assert_allclose(got, np.asarray(want), atol=1e-5)
+
+
+def test_sobel_edges_match_keras():
+    x = _images(2, 6, 7, 3)
+    np.testing.assert_allclose(image.sobel_edges(x).numpy(),
+                               np.asarray(keras.ops.image.sobel_edges(x)), atol=1e-5)
+
+
+def test_elastic_transform_displaces_as_much_as_kerass():
+    ramp = np.broadcast_to(np.arange(32.0, dtype=np.float32)[None, :, None],
+                           (16, 32, 32, 1)).copy()  # value = x, so |out - in| = |dx|
+    ours = np.abs(image.elastic_transform(ramp, 20.0, 3.0, seed=4).numpy() - ramp)
+    theirs = np.abs(np.asarray(keras.ops.image.elastic_transform(ramp, 20.0, 3.0, seed=4))
+                    - ramp)
+    inner = (slice(None), slice(4, -4), slice(4, -4))  # away from the reflected edges
+    assert 0.8 < ours[inner].mean() / theirs[inner].mean() < 1.25

@@ -50,6 +50,28 @@ def test_perspective_transform_and_gaussian_blur_gradients():
                     [_images(1, 5, 4, 2), np.array(1.2)], order=1)
 
 
+def test_sobel_edges_and_elastic_transform():
+    ramp = np.broadcast_to(np.arange(5.0)[None, None, :, None], (1, 4, 5, 1))
+    edges = image.sobel_edges(ramp).numpy()
+    assert edges.shape == (1, 4, 5, 1, 2) and (edges[..., 0] == 0).all()
+    assert (edges[0, :, 1:-1, 0, 1] == 8.0).all()  # 2 * (1 + 2 + 1) per unit step
+    check_gradients(image.sobel_edges, [_images(1, 4, 5, 2)], order=1)
+    x = _images(2, 9, 9, 1)
+    np.testing.assert_allclose(image.elastic_transform(x, alpha=0.0, seed=1).numpy(), x)
+    ks.random.set_seed(3)
+    a = image.elastic_transform(x, 5.0, 2.0, seed=7).numpy()
+    ks.random.set_seed(3)
+    np.testing.assert_array_equal(image.elastic_transform(x, 5.0, 2.0, seed=7).numpy(), a)
+    assert not np.allclose(a, x)
+
+    def warp(t):
+        ks.random.set_seed(0)
+        return image.elastic_transform(t, 3.0, 1.5, fill_mode="constant", seed=2)
+    check_gradients(warp, [x], order=1)
+    with pytest.raises(ks.InvalidArgumentError, match="expects a batch of images"):
+        image.sobel_edges(x[0])
+
+
 def test_gaussian_blur_keeps_the_mass_inside_and_the_channels_first_layout():
     x = _images(1, 9, 9, 2, dtype=np.float32) * 0
     x[0, 4, 4] = 1.0

@@ -83,6 +83,7 @@ from kerasish.layers.preprocessing import (  # noqa: F401
     RandomColorJitter,
     RandomContrast,
     RandomCrop,
+    RandomElasticTransform,
     RandomErasing,
     RandomFlip,
     RandomGaussianBlur,

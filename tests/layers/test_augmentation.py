@@ -21,6 +21,7 @@ ALL = {
     "RandomSharpness": (0.3,), "RandomPosterization": (5,), "RandomInvert": (0.5,),
     "Solarization": (0.2, 0.5), "RandomErasing": (), "RandomGaussianBlur": (),
     "RandomPerspective": (0.8, 0.3), "MixUp": (), "CutMix": (),
+    "RandomElasticTransform": (0.9, 0.8),
 }
 
 

@@ -86,7 +86,9 @@ NAMES_AND_ARGS = {
     "RandomGrayscale": (), "RandomHue": (0.1,), "RandomSaturation": (0.1,),
     "RandomColorJitter": (), "RandomColorDegeneration": (0.1,), "RandomSharpness": (0.1,),
     "RandomPosterization": (4,), "RandomInvert": (), "Solarization": (), "AutoContrast": (),
-    "Equalization": (),
+    "Equalization": (), "RandomErasing": (), "RandomGaussianBlur": (),
+    "RandomPerspective": (), "RandomElasticTransform": (), "MixUp": (), "CutMix": (),
+    "MaxNumBoundingBoxes": (3,),
 }
 
 

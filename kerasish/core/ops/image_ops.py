@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from kerasish.core import backend
+from kerasish.core import random as ks_random
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.ops import array_ops, conv_ops, linalg_ops, math_ops
 from kerasish.core.tensor import Tensor, convert_to_tensor
@@ -669,3 +670,98 @@ def gaussian_blur(images, kernel_size=(3, 3), sigma=(1.0, 1.0), data_format=None
     padded = array_ops.pad(x, [(0, 0), ((kh - 1) // 2, kh - 1 - (kh - 1) // 2),
                                ((kw - 1) // 2, kw - 1 - (kw - 1) // 2), (0, 0)])
     return restore(conv_ops.depthwise_conv2d(padded, kernel, padding="VALID"))
+
+
+def elastic_transform(images, alpha=20.0, sigma=5.0, interpolation="bilinear",
+                      fill_mode="reflect", fill_value=0.0, seed=None, data_format=None):
+    """Warp images by a smooth random displacement field (Keras 3's
+    `ops.image.elastic_transform`).
+
+    Each image draws two Gaussian fields (x and y), times `sigma`, blurred by a Gaussian of
+    that sigma (kernel int(6 sigma) | 1), scaled by `alpha`; output pixel (x, y) reads the
+    input at (x + alpha dx, y + alpha dy). The draws come from `ks.random` (`seed`: an
+    integer stream, a SeedGenerator or None), so they repeat after `ks.random.set_seed`.
+
+    Args:
+        images: an image or a batch of images.
+        alpha: the displacement's scale (pixels).
+        sigma: the field's smoothness (pixels).
+        interpolation: 'bilinear' (default) or 'nearest'.
+        fill_mode: 'reflect' (default), 'constant', 'nearest', 'wrap' or 'mirror'.
+        fill_value: the value outside for 'constant'.
+        seed: the random stream.
+        data_format: 'channels_last' (default) or 'channels_first'.
+
+    Returns:
+        The warped images, float; differentiable with respect to the images.
+
+    Raises:
+        InvalidArgumentError: an unknown interpolation or fill_mode, a rank other than 3 or 4.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.ops.image.elastic_transform(ks.ones([8, 8, 1]), seed=1).shape
+        (8, 8, 1)
+    """
+    data_format = _data_format(data_format, "elastic_transform")
+    _check_interpolation("elastic_transform", interpolation)
+    _check_fill("elastic_transform", fill_mode)
+    x, restore = _batched(_float_images(images), data_format, "elastic_transform")
+    n, height, width, _ = x.shape
+    size = int(6 * float(sigma)) | 1
+    fields = ks_random.normal((n, height, width, 2), dtype=x.dtype, seed=seed) * sigma
+    fields = gaussian_blur(fields, (size, size), (sigma, sigma)) * alpha
+    rows, cols = np.meshgrid(np.arange(height), np.arange(width), indexing="ij")
+    device = backend.device_of(x._value)
+    grid_y, grid_x = (Tensor(backend.to_device(g.astype(x.dtype)[None], device))
+                      for g in (rows, cols))
+    base = Tensor(backend.to_device(
+        np.broadcast_to((np.arange(n) * height * width)[:, None, None],
+                        (n, height, width)).astype(np.int64), device))
+    params = array_ops.reshape(x, (n * height * width, x.shape[3]))
+    out = _interpolate(params, [grid_y + fields[..., 1], grid_x + fields[..., 0]],
+                       (height, width), AFFINE_INTERPOLATIONS[interpolation], fill_mode,
+                       fill_value, base)
+    return restore(out)
+
+
+def sobel_edges(images, data_format=None):
+    """The Sobel derivatives of each channel: (..., channels, 2), [..., 0] along the height
+    (y) and [..., 1] along the width (x), the edges reflected (Keras 3's
+    `ops.image.sobel_edges`, SciPy's `ndimage.sobel`).
+
+    Args:
+        images: a batch of images (rank 4).
+        data_format: 'channels_last' (default) or 'channels_first'.
+
+    Returns:
+        Shape (batch, height, width, channels, 2) (channels_first: (batch, channels,
+        height, width, 2)); differentiable.
+
+    Raises:
+        InvalidArgumentError: images not of rank 4.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ramp = ks.reshape(ks.range(4.0), [1, 1, 4, 1]) * ks.ones([1, 3, 1, 1])
+        >>> ks.ops.image.sobel_edges(ramp)[0, 1, 1, 0].numpy().tolist()
+        [0.0, 8.0]
+    """
+    data_format = _data_format(data_format, "sobel_edges")
+    x = _float_images(images)
+    if x.ndim != 4:
+        raise InvalidArgumentError(f"sobel_edges: expects a batch of images (rank 4), got "
+                                   f"shape {tuple(x.shape)}")
+    if data_format == "channels_first":
+        x = array_ops.transpose(x, (0, 2, 3, 1))
+    channels = x.shape[3]
+    padded = array_ops.pad(x, [(0, 0), (1, 1), (1, 1), (0, 0)], mode="SYMMETRIC")
+    smooth, slope = np.array([1.0, 2.0, 1.0]), np.array([-1.0, 0.0, 1.0])
+    edges = []
+    for kernel in (np.outer(slope, smooth), np.outer(smooth, slope)):  # d/dy, d/dx
+        weights = np.tile(kernel.astype(x.dtype)[:, :, None, None], (1, 1, channels, 1))
+        edges.append(conv_ops.depthwise_conv2d(padded, weights, padding="VALID"))
+    out = array_ops.stack(edges, axis=-1)
+    if data_format == "channels_first":
+        out = array_ops.transpose(out, (0, 3, 1, 2, 4))
+    return out

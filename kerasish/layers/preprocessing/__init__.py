@@ -9,6 +9,7 @@ NumPy arrays of strings; see `kerasish.layers.preprocessing.lookup`.
 
 from kerasish.layers.preprocessing.augmentation import (
     BaseImagePreprocessingLayer,
+    RandomElasticTransform,
     RandomRotation,
     RandomShear,
     RandomTranslation,
@@ -58,6 +59,7 @@ __all__ = [
     "RandomColorDegeneration",
     "RandomColorJitter",
     "RandomContrast",
+    "RandomElasticTransform",
     "RandomCrop",
     "RandomErasing",
     "RandomFlip",

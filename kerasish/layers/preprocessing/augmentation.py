@@ -433,3 +433,67 @@ class RandomShear(_GeometricLayer):
 
     def get_config(self) -> dict:
         return {**super().get_config(), "x_factor": self.x_factor, "y_factor": self.y_factor}
+
+
+class RandomElasticTransform(BaseImagePreprocessingLayer):
+    """Warp each image by a smooth random displacement field (`ks.ops.image.elastic_transform`),
+    with probability drawn from `factor`, when training.
+
+    A distortion d is drawn once per call from `scale`; the field has alpha = 0.1 d
+    max(height, width) and sigma = 0.05 d min(height, width), as in Keras.
+
+    Args:
+        factor: the probability is drawn from [0, f] (or [a, b]); default 1.0.
+        scale: d is drawn from [0, s] (or [a, b]); default 1.0.
+        interpolation: 'bilinear' (default) or 'nearest'.
+        fill_mode: 'reflect' (default), 'wrap', 'constant' or 'nearest'.
+        fill_value: the value outside for 'constant'.
+        value_range: the range of the pixel values (default (0, 255)), for the clip.
+        seed, data_format, **kwargs: as in the other layers.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.layers.RandomElasticTransform(seed=1)(ks.ones([2, 16, 16, 3])).shape
+        (2, 16, 16, 3)
+    """
+
+    _USE_BASE_FACTOR = False
+    _FACTOR_BOUNDS = (0, 1)
+
+    def __init__(self, factor=1.0, scale=1.0, interpolation="bilinear", fill_mode="reflect",
+                 fill_value=0.0, value_range=(0, 255), seed=None, data_format=None, **kwargs):
+        super().__init__(data_format=data_format, **kwargs)
+        name = "RandomElasticTransform"
+        self._set_factor(factor)
+        factor = self.factor
+        self._set_factor(scale)
+        self.scale, self.factor = self.factor, factor
+        _check_choice(name, "interpolation", interpolation, _INTERPOLATIONS)
+        _check_choice(name, "fill_mode", fill_mode, _GEOMETRIC_FILL_MODES)
+        self.interpolation = interpolation
+        self.fill_mode = fill_mode
+        self.fill_value = fill_value
+        self.value_range = value_range
+        self.seed = seed
+
+    def augment(self, images, batch: int):
+        if self.scale[1] == 0 or self.factor[1] == 0:
+            return images
+        probability = self._uniform((batch,), *self.factor)
+        apply = self._uniform((batch,), 0.0, 1.0) < probability
+        distortion = float(self._uniform((), *self.scale))  # sets the kernel's size
+        height, width = images.shape[1], images.shape[2]
+        alpha = max(height, width) * 0.1 * distortion
+        sigma = min(height, width) * 0.05 * distortion
+        if sigma <= 0:
+            return images
+        warped = image_ops.elastic_transform(images, alpha, sigma, self.interpolation,
+                                             self.fill_mode, self.fill_value, self.seed)
+        out = math_ops.where(array_ops.reshape(apply, (batch, 1, 1, 1)), warped, images)
+        return array_ops.clip_by_value(out, self.value_range[0], self.value_range[1])
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "factor": self.factor, "scale": self.scale,
+                "interpolation": self.interpolation, "fill_mode": self.fill_mode,
+                "fill_value": self.fill_value, "value_range": self.value_range,
+                "seed": self.seed}
