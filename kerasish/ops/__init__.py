@@ -121,6 +121,7 @@ nn = types.SimpleNamespace(**{name: globals()[name] for name in _KERAS_NN
                               if name in globals()})
 """Keras's `ops.nn` names: the same functions as `ops.relu`, `ops.softmax`, ..."""
 image = types.SimpleNamespace(**{name: getattr(image_ops, name) for name in (
-    "crop_images", "extract_patches", "hsv_to_rgb", "pad_images", "resize", "rgb_to_grayscale",
-    "rgb_to_hsv")})
+    "affine_transform", "crop_images", "elastic_transform", "extract_patches", "gaussian_blur",
+    "hsv_to_rgb", "map_coordinates", "pad_images", "perspective_transform", "resize",
+    "rgb_to_grayscale", "rgb_to_hsv", "sobel_edges")})
 """Keras's `ops.image` names (those kerasish has): resizing, crops, pads, colour spaces."""

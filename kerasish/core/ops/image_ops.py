@@ -13,8 +13,18 @@ from __future__ import annotations
 import numpy as np
 
 from kerasish.core import backend
+from kerasish.core import random as ks_random
 from kerasish.core.errors import InvalidArgumentError
-from kerasish.core.ops import clip_ops, conv_ops, creation_ops, math_ops, shape_ops
+from kerasish.core.ops import (
+    clip_ops,
+    conv_ops,
+    creation_ops,
+    indexing_ops,
+    linalg_ops,
+    math_ops,
+    reduction_ops,
+    shape_ops,
+)
 from kerasish.core.tensor import Tensor, convert_to_tensor
 
 INTERPOLATIONS = ("bilinear", "nearest")
@@ -321,3 +331,446 @@ def extract_patches(images, size, strides=None, dilation_rate=1, padding: str = 
     if data_format == "channels_first":
         out = shape_ops.transpose(out, (0, 3, 1, 2))
     return out[0] if single else out
+
+
+# ------------------------------------------------------------ sampling at coordinates
+
+FILL_MODES = ("constant", "nearest", "wrap", "mirror", "reflect")
+AFFINE_INTERPOLATIONS = {"nearest": 0, "bilinear": 1}
+
+
+def _fold(index: Tensor, size: int, fill_mode: str):
+    """(in-range integer index, mask of the indices inside or None) for float `index`.
+
+    The modes are NumPy's padding modes: 'nearest' repeats the edge (`edge`), 'wrap'
+    repeats the image, 'mirror' reflects about the edge pixel (d c b | a b c d | c b a,
+    np.pad's 'reflect'), 'reflect' reflects about the edge (d c b a | a b c d | d c b a,
+    'symmetric'); 'constant' marks the outside so the caller puts `fill_value` there.
+    """
+    last = float(size - 1)
+    valid = None
+    if fill_mode == "constant":
+        valid = math_ops.logical_and(math_ops.greater_equal(index, 0.0),
+                                     math_ops.less_equal(index, last))
+        index = clip_ops.clip_by_value(index, 0.0, last)
+    elif fill_mode == "nearest":
+        index = clip_ops.clip_by_value(index, 0.0, last)
+    elif fill_mode == "wrap":
+        index = math_ops.floormod(index, float(size))
+    elif fill_mode == "mirror":
+        if size == 1:
+            index = creation_ops.zeros_like(index)
+        else:
+            period = 2.0 * last
+            index = math_ops.floormod(index, period)
+            index = math_ops.where(index > last, period - index, index)
+    else:  # reflect
+        period = 2.0 * size
+        index = math_ops.floormod(index, period)
+        index = math_ops.where(index > last, period - 1.0 - index, index)
+    return math_ops.cast(index, np.int64), valid
+
+
+def _interpolate(params: Tensor, coordinates: list, sizes: tuple, order: int, fill_mode: str,
+                 fill_value, base=None) -> Tensor:
+    """Sample `params` (prod(sizes) rows of shape `params.shape[1:]`) at fractional
+    `coordinates` (one float tensor per axis of `sizes`, all of one shape S).
+
+    Order 0 takes the nearest cell, order 1 mixes the 2**d neighbouring cells (multilinear);
+    `base` (integers of shape S) is added to the flat row index (a batch's offset). The
+    result has shape S + params.shape[1:]. Every step is a recorded op, so gradients reach
+    `params` and, through the mixing weights, the coordinates.
+    """
+    strides = [int(np.prod(sizes[k + 1:])) for k in range(len(sizes))]
+    shape = tuple(coordinates[0].shape)
+    trailing = tuple(params.shape[1:])
+    if order == 0:
+        corners = [[(math_ops.floor(c + 0.5), None) for c in coordinates]]
+    else:
+        lows = [creation_ops.stop_gradient(math_ops.floor(c)) for c in coordinates]
+        fractions = [c - low for c, low in zip(coordinates, lows)]
+        corners = [[]]
+        for low, fraction in zip(lows, fractions):
+            corners = [corner + [choice] for corner in corners for choice in (
+                (low, 1.0 - fraction), (low + 1.0, fraction))]
+    total = None
+    for corner in corners:
+        flat = base
+        weight = None
+        valid = None
+        for (index, w), size, stride in zip(corner, sizes, strides):
+            folded, inside = _fold(index, size, fill_mode)
+            term = folded * stride if stride != 1 else folded
+            flat = term if flat is None else flat + term
+            if w is not None:
+                weight = w if weight is None else weight * w
+            if inside is not None:
+                valid = inside if valid is None else math_ops.logical_and(valid, inside)
+        values = shape_ops.reshape(indexing_ops.gather(params, shape_ops.reshape(flat, (-1,))),
+                                   shape + trailing)
+        if valid is not None:
+            mask = shape_ops.reshape(valid, shape + (1,) * len(trailing))
+            values = math_ops.where(mask, values, math_ops.cast(fill_value, values.dtype))
+        if weight is not None:
+            values = values * shape_ops.reshape(weight, shape + (1,) * len(trailing))
+        total = values if total is None else total + values
+    return total
+
+
+def _check_fill(name: str, fill_mode: str, modes=FILL_MODES) -> None:
+    if fill_mode not in modes:
+        raise InvalidArgumentError(f"{name}: fill_mode must be one of {modes}, got "
+                                   f"{fill_mode!r}")
+
+
+def map_coordinates(inputs, coordinates, order, fill_mode="constant", fill_value=0):
+    """The values of `inputs` at fractional `coordinates` (Keras 3's `ops.image.map_coordinates`,
+    SciPy's `ndimage.map_coordinates` with order 0 or 1).
+
+    Args:
+        inputs: an array of any rank d.
+        coordinates: shape (d, ...): coordinates[k] is the position along axis k of each
+            output point.
+        order: 0 (the nearest cell) or 1 (linear mixing of the neighbouring cells).
+        fill_mode: how points outside are read: 'constant' (`fill_value`), 'nearest' (the
+            edge), 'wrap', 'mirror' (about the edge cell) or 'reflect' (about the edge).
+        fill_value: the value outside for 'constant'.
+
+    Returns:
+        Shape coordinates.shape[1:], in the float dtype of `inputs` (float32 for integers).
+        Differentiable with respect to `inputs` and (for order 1) `coordinates`.
+
+    Raises:
+        InvalidArgumentError: coordinates whose first axis is not the rank of `inputs`, an
+            order other than 0 or 1, an unknown fill_mode.
+
+    Example:
+        >>> import kerasish as ks
+        >>> x = ks.constant([[0.0, 1.0], [2.0, 3.0]])
+        >>> ks.ops.image.map_coordinates(x, [[0.5], [0.5]], order=1).numpy().tolist()
+        [1.5]
+    """
+    x = convert_to_tensor(inputs)
+    if x.dtype.kind != "f":
+        x = math_ops.cast(x, np.float32)
+    coords = convert_to_tensor(coordinates)
+    if coords.ndim < 2 or coords.shape[0] != x.ndim:
+        raise InvalidArgumentError(
+            f"map_coordinates: coordinates must have shape (rank of inputs = {x.ndim}, ...), "
+            f"got {tuple(coords.shape)}")
+    if order not in (0, 1):
+        raise InvalidArgumentError(f"map_coordinates: order must be 0 or 1, got {order!r}")
+    _check_fill("map_coordinates", fill_mode)
+    coords = math_ops.cast(coords, x.dtype)
+    axes = [coords[k] for k in range(x.ndim)]
+    return _interpolate(shape_ops.reshape(x, (-1,)), axes, tuple(x.shape), order, fill_mode,
+                        fill_value)
+
+
+def _batched(x: Tensor, data_format: str, name: str):
+    """(images as a (batch, height, width, channels) tensor, function undoing that)."""
+    image_axes(x.shape, data_format, name)
+    single = x.ndim == 3
+    if single:
+        x = shape_ops.expand_dims(x, 0)
+    if data_format == "channels_first":
+        x = shape_ops.transpose(x, (0, 2, 3, 1))
+
+    def restore(y):
+        if data_format == "channels_first":
+            y = shape_ops.transpose(y, (0, 3, 1, 2))
+        return y[0] if single else y
+    return x, restore
+
+
+def _float_images(images):
+    x = convert_to_tensor(images)
+    return x if x.dtype.kind == "f" else math_ops.cast(x, np.float32)
+
+
+def _projective_sample(x: Tensor, transform: Tensor, interpolation: str, fill_mode: str,
+                       fill_value) -> Tensor:
+    """Output pixel (y, x) of each image n of `x` (NHWC) read at ((a0 x + a1 y + a2) / k,
+    (b0 x + b1 y + b2) / k), k = c0 x + c1 y + 1, from its row [a0 a1 a2 b0 b1 b2 c0 c1]."""
+    n, height, width, _ = x.shape
+    transform = math_ops.cast(transform, x.dtype)
+    if transform.ndim == 1:
+        transform = shape_ops.expand_dims(transform, 0)
+    if transform.shape[0] == 1 and n > 1:
+        transform = shape_ops.tile(transform, (n, 1))
+    rows, cols = np.meshgrid(np.arange(height), np.arange(width), indexing="ij")
+    device = backend.device_of(x._value)
+    grid_x, grid_y = (Tensor(backend.to_device(g.astype(x.dtype)[None], device))
+                      for g in (cols, rows))
+    a0, a1, a2, b0, b1, b2, c0, c1 = (shape_ops.reshape(t, (n, 1, 1))
+                                      for t in shape_ops.split(transform, 8, axis=1))
+    k = c0 * grid_x + c1 * grid_y + 1.0
+    source_x = (a0 * grid_x + a1 * grid_y + a2) / k
+    source_y = (b0 * grid_x + b1 * grid_y + b2) / k
+    base = Tensor(backend.to_device(
+        np.broadcast_to((np.arange(n) * height * width)[:, None, None],
+                        (n, height, width)).astype(np.int64), device))
+    params = shape_ops.reshape(x, (n * height * width, x.shape[3]))
+    return _interpolate(params, [source_y, source_x], (height, width),
+                        AFFINE_INTERPOLATIONS[interpolation], fill_mode, fill_value, base)
+
+
+def _check_interpolation(name: str, interpolation: str) -> None:
+    if interpolation not in AFFINE_INTERPOLATIONS:
+        raise InvalidArgumentError(f"{name}: interpolation must be one of "
+                                   f"{tuple(AFFINE_INTERPOLATIONS)}, got {interpolation!r}")
+
+
+def affine_transform(images, transform, interpolation="bilinear", fill_mode="constant",
+                     fill_value=0, data_format=None):
+    """Images resampled through projective transforms (Keras 3's `ops.image.affine_transform`).
+
+    Output pixel (x, y) reads the input at ((a0 x + a1 y + a2) / k, (b0 x + b1 y + b2) / k),
+    k = c0 x + c1 y + 1, where a transform is [a0, a1, a2, b0, b1, b2, c0, c1] (the
+    convention of TF's `ImageProjectiveTransform` and Keras). The random rotation, zoom,
+    translation and shear layers build such transforms.
+
+    Args:
+        images: an image (height, width, channels) or a batch of them.
+        transform: one transform (8 numbers) for all images, or one per image (batch, 8).
+        interpolation: 'bilinear' (default) or 'nearest'.
+        fill_mode: 'constant' (default), 'nearest', 'wrap', 'mirror' or 'reflect' (see
+            `map_coordinates`).
+        fill_value: the value outside the image for 'constant'.
+        data_format: 'channels_last' (default) or 'channels_first'.
+
+    Returns:
+        The transformed images, float (integer images become float32). Differentiable with
+        respect to the images and the transform.
+
+    Raises:
+        InvalidArgumentError: an unknown interpolation or fill_mode, images not of rank 3
+            or 4, a transform not of shape (8,) or (batch, 8).
+
+    Example:
+        >>> import kerasish as ks
+        >>> shift = [1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 0.0, 0.0]  # read one pixel to the right
+        >>> x = ks.constant([[[1.0], [2.0], [3.0]]])
+        >>> ks.ops.image.affine_transform(x, shift)[..., 0].numpy().tolist()
+        [[2.0, 3.0, 0.0]]
+    """
+    data_format = _data_format(data_format, "affine_transform")
+    _check_interpolation("affine_transform", interpolation)
+    _check_fill("affine_transform", fill_mode)
+    x, restore = _batched(_float_images(images), data_format, "affine_transform")
+    transform = convert_to_tensor(transform)
+    if transform.ndim not in (1, 2) or transform.shape[-1] != 8 or (
+            transform.ndim == 2 and transform.shape[0] not in (1, x.shape[0])):
+        raise InvalidArgumentError(
+            f"affine_transform: transform must have shape (8,) or (batch, 8) with batch "
+            f"{x.shape[0]}, got {tuple(transform.shape)}")
+    return restore(_projective_sample(x, transform, interpolation, fill_mode, fill_value))
+
+
+def _homography(start_points, end_points, dtype) -> Tensor:
+    """The transforms (batch, 8) taking each end point to its start point (solved exactly)."""
+    start = math_ops.cast(convert_to_tensor(start_points), dtype)
+    end = math_ops.cast(convert_to_tensor(end_points), dtype)
+    zeros = creation_ops.zeros_like(end[:, 0, 0])
+    ones = creation_ops.ones_like(zeros)
+    rows, targets = [], []
+    for i in range(4):
+        ex, ey, sx, sy = end[:, i, 0], end[:, i, 1], start[:, i, 0], start[:, i, 1]
+        rows.append(shape_ops.stack([ex, ey, ones, zeros, zeros, zeros, -sx * ex, -sx * ey], 1))
+        rows.append(shape_ops.stack([zeros, zeros, zeros, ex, ey, ones, -sy * ex, -sy * ey], 1))
+        targets += [sx, sy]
+    matrix = shape_ops.stack(rows, 1)
+    target = shape_ops.expand_dims(shape_ops.stack(targets, 1), -1)
+    return shape_ops.reshape(linalg_ops.solve(matrix, target), (-1, 8))
+
+
+def perspective_transform(images, start_points, end_points, interpolation="bilinear",
+                          fill_value=0, data_format=None):
+    """Warp images so that the four `start_points` move to the four `end_points`
+    (Keras 3's `ops.image.perspective_transform`).
+
+    Args:
+        images: an image or a batch of images.
+        start_points: (4, 2) or (batch, 4, 2) (x, y) corners in the input.
+        end_points: where those corners land in the output, of the same shape.
+        interpolation: 'bilinear' (default) or 'nearest'.
+        fill_value: the value where the output reads outside the input.
+        data_format: 'channels_last' (default) or 'channels_first'.
+
+    Returns:
+        The warped images, float. Differentiable with respect to images and points.
+
+    Raises:
+        InvalidArgumentError: points not of shape (4, 2) or (batch, 4, 2), or of different
+            shapes; an unknown interpolation.
+
+    Example:
+        >>> import kerasish as ks
+        >>> corners = [[0.0, 0.0], [3.0, 0.0], [0.0, 3.0], [3.0, 3.0]]
+        >>> out = ks.ops.image.perspective_transform(ks.ones([4, 4, 1]), corners, corners)
+        >>> float(out.numpy().min())
+        1.0
+    """
+    data_format = _data_format(data_format, "perspective_transform")
+    _check_interpolation("perspective_transform", interpolation)
+    x, restore = _batched(_float_images(images), data_format, "perspective_transform")
+    start, end = convert_to_tensor(start_points), convert_to_tensor(end_points)
+    for what, points in (("start_points", start), ("end_points", end)):
+        if points.ndim not in (2, 3) or tuple(points.shape[-2:]) != (4, 2):
+            raise InvalidArgumentError(
+                f"perspective_transform: {what} must have shape (4, 2) or (batch, 4, 2), got "
+                f"{tuple(points.shape)}")
+    if tuple(start.shape) != tuple(end.shape):
+        raise InvalidArgumentError(
+            f"perspective_transform: start_points and end_points must have one shape, got "
+            f"{tuple(start.shape)} and {tuple(end.shape)}")
+    if start.ndim == 2:
+        start, end = shape_ops.expand_dims(start, 0), shape_ops.expand_dims(end, 0)
+    transform = _homography(start, end, np.float64 if x.dtype == np.float64 else np.float32)
+    return restore(_projective_sample(x, transform, interpolation, "constant", fill_value))
+
+
+def _gaussian_kernel(size: int, sigma, dtype) -> Tensor:
+    position = convert_to_tensor(np.arange(size, dtype=dtype) - (size - 1) / 2)
+    weights = math_ops.exp(-0.5 * math_ops.square(position / math_ops.cast(sigma, dtype)))
+    return weights / reduction_ops.reduce_sum(weights)
+
+
+def gaussian_blur(images, kernel_size=(3, 3), sigma=(1.0, 1.0), data_format=None):
+    """Blur images with a Gaussian kernel, zeros outside (Keras 3's `ops.image.gaussian_blur`).
+
+    As in Keras, the kernel's width comes from kernel_size[0] and sigma[0], its height
+    from kernel_size[1] and sigma[1].
+
+    Args:
+        images: an image or a batch of images.
+        kernel_size: (two) odd or even positive integers.
+        sigma: the two standard deviations (numbers or scalar tensors).
+        data_format: 'channels_last' (default) or 'channels_first'.
+
+    Returns:
+        The blurred images, float. Differentiable with respect to images and sigma.
+
+    Raises:
+        InvalidArgumentError: kernel_size or sigma not two values.
+
+    Example:
+        >>> import kerasish as ks
+        >>> out = ks.ops.image.gaussian_blur(ks.ones([5, 5, 1]))
+        >>> round(float(out[2, 2, 0]), 4)
+        1.0
+    """
+    data_format = _data_format(data_format, "gaussian_blur")
+    x, restore = _batched(_float_images(images), data_format, "gaussian_blur")
+    sizes = [int(s) for s in np.ravel(kernel_size)]
+    sigmas = sigma if isinstance(sigma, (list, tuple)) else [sigma[i] for i in range(2)] \
+        if isinstance(sigma, Tensor) and sigma.ndim == 1 else None
+    if len(sizes) != 2 or min(sizes) < 1 or sigmas is None or len(sigmas) != 2:
+        raise InvalidArgumentError(
+            f"gaussian_blur: kernel_size and sigma must be two values each, got "
+            f"{kernel_size!r} and {sigma!r}")
+    across = _gaussian_kernel(sizes[0], sigmas[0], x.dtype)
+    down = _gaussian_kernel(sizes[1], sigmas[1], x.dtype)
+    kernel = shape_ops.expand_dims(down, 1) * shape_ops.expand_dims(across, 0)
+    channels = x.shape[3]
+    kernel = shape_ops.tile(shape_ops.reshape(kernel, (sizes[1], sizes[0], 1, 1)),
+                            (1, 1, channels, 1))
+    kh, kw = sizes[1], sizes[0]
+    padded = shape_ops.pad(x, [(0, 0), ((kh - 1) // 2, kh - 1 - (kh - 1) // 2),
+                               ((kw - 1) // 2, kw - 1 - (kw - 1) // 2), (0, 0)])
+    return restore(conv_ops.depthwise_conv2d(padded, kernel, padding="VALID"))
+
+
+def elastic_transform(images, alpha=20.0, sigma=5.0, interpolation="bilinear",
+                      fill_mode="reflect", fill_value=0.0, seed=None, data_format=None):
+    """Warp images by a smooth random displacement field (Keras 3's
+    `ops.image.elastic_transform`).
+
+    Each image draws two Gaussian fields (x and y), times `sigma`, blurred by a Gaussian of
+    that sigma (kernel int(6 sigma) | 1), scaled by `alpha`; output pixel (x, y) reads the
+    input at (x + alpha dx, y + alpha dy). The draws come from `ks.random` (`seed`: an
+    integer stream, a SeedGenerator or None), so they repeat after `ks.random.set_seed`.
+
+    Args:
+        images: an image or a batch of images.
+        alpha: the displacement's scale (pixels).
+        sigma: the field's smoothness (pixels).
+        interpolation: 'bilinear' (default) or 'nearest'.
+        fill_mode: 'reflect' (default), 'constant', 'nearest', 'wrap' or 'mirror'.
+        fill_value: the value outside for 'constant'.
+        seed: the random stream.
+        data_format: 'channels_last' (default) or 'channels_first'.
+
+    Returns:
+        The warped images, float; differentiable with respect to the images.
+
+    Raises:
+        InvalidArgumentError: an unknown interpolation or fill_mode, a rank other than 3 or 4.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.ops.image.elastic_transform(ks.ones([8, 8, 1]), seed=1).shape
+        (8, 8, 1)
+    """
+    data_format = _data_format(data_format, "elastic_transform")
+    _check_interpolation("elastic_transform", interpolation)
+    _check_fill("elastic_transform", fill_mode)
+    x, restore = _batched(_float_images(images), data_format, "elastic_transform")
+    n, height, width, _ = x.shape
+    size = int(6 * float(sigma)) | 1
+    fields = ks_random.normal((n, height, width, 2), dtype=x.dtype, seed=seed) * sigma
+    fields = gaussian_blur(fields, (size, size), (sigma, sigma)) * alpha
+    rows, cols = np.meshgrid(np.arange(height), np.arange(width), indexing="ij")
+    device = backend.device_of(x._value)
+    grid_y, grid_x = (Tensor(backend.to_device(g.astype(x.dtype)[None], device))
+                      for g in (rows, cols))
+    base = Tensor(backend.to_device(
+        np.broadcast_to((np.arange(n) * height * width)[:, None, None],
+                        (n, height, width)).astype(np.int64), device))
+    params = shape_ops.reshape(x, (n * height * width, x.shape[3]))
+    out = _interpolate(params, [grid_y + fields[..., 1], grid_x + fields[..., 0]],
+                       (height, width), AFFINE_INTERPOLATIONS[interpolation], fill_mode,
+                       fill_value, base)
+    return restore(out)
+
+
+def sobel_edges(images, data_format=None):
+    """The Sobel derivatives of each channel: (..., channels, 2), [..., 0] along the height
+    (y) and [..., 1] along the width (x), the edges reflected (Keras 3's
+    `ops.image.sobel_edges`, SciPy's `ndimage.sobel`).
+
+    Args:
+        images: a batch of images (rank 4).
+        data_format: 'channels_last' (default) or 'channels_first'.
+
+    Returns:
+        Shape (batch, height, width, channels, 2) (channels_first: (batch, channels,
+        height, width, 2)); differentiable.
+
+    Raises:
+        InvalidArgumentError: images not of rank 4.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ramp = ks.reshape(ks.range(4.0), [1, 1, 4, 1]) * ks.ones([1, 3, 1, 1])
+        >>> ks.ops.image.sobel_edges(ramp)[0, 1, 1, 0].numpy().tolist()
+        [0.0, 8.0]
+    """
+    data_format = _data_format(data_format, "sobel_edges")
+    x = _float_images(images)
+    if x.ndim != 4:
+        raise InvalidArgumentError(f"sobel_edges: expects a batch of images (rank 4), got "
+                                   f"shape {tuple(x.shape)}")
+    if data_format == "channels_first":
+        x = shape_ops.transpose(x, (0, 2, 3, 1))
+    channels = x.shape[3]
+    padded = shape_ops.pad(x, [(0, 0), (1, 1), (1, 1), (0, 0)], mode="SYMMETRIC")
+    smooth, slope = np.array([1.0, 2.0, 1.0]), np.array([-1.0, 0.0, 1.0])
+    edges = []
+    for kernel in (np.outer(slope, smooth), np.outer(smooth, slope)):  # d/dy, d/dx
+        weights = np.tile(kernel.astype(x.dtype)[:, :, None, None], (1, 1, channels, 1))
+        edges.append(conv_ops.depthwise_conv2d(padded, weights, padding="VALID"))
+    out = shape_ops.stack(edges, axis=-1)
+    if data_format == "channels_first":
+        out = shape_ops.transpose(out, (0, 3, 1, 2, 4))
+    return out
