@@ -3,6 +3,7 @@
 from kerasish.layers.activation import ELU, LeakyReLU, PReLU, ReLU, Softmax  # noqa: F401
 from kerasish.layers.attention import AdditiveAttention, Attention, MultiHeadAttention  # noqa: F401
 from kerasish.layers.base import Layer  # noqa: F401
+from kerasish.layers.input_spec import InputSpec  # noqa: F401
 from kerasish.layers.convolutional import (  # noqa: F401
     Conv1D,
     Conv2D,
