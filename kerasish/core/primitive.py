@@ -225,6 +225,8 @@ def apply1(prim: Primitive, x, attrs: dict = _EMPTY):
 
 def apply2(prim: Primitive, x, y, attrs: dict = _EMPTY):
     """`apply` for an elementwise two-input primitive, with scalar promotion."""
+    if autocast_state.dtype is not None and Variable in (x.__class__, y.__class__):
+        x, y = _autocast_variables((x, y), autocast_state.dtype)  # before a scalar's dtype
     if x.__class__ not in _TENSOR_CLASSES or y.__class__ not in _TENSOR_CLASSES:
         x, y = binary_args(x, y)
     return apply(prim, (x, y), attrs)
