@@ -30,7 +30,8 @@ from kerasish.core.settings import (
 )
 
 __all__ = [
-    "PhysicalDevice", "backend", "dtype_policy", "set_dtype_policy", "disable_flash_attention", "disable_interactive_logging",
+    "PhysicalDevice", "backend", "disable_flash_attention", "disable_interactive_logging",
+    "dtype_policy", "set_dtype_policy",
     "disable_traceback_filtering", "enable_flash_attention", "enable_interactive_logging",
     "experimental",
     "enable_traceback_filtering", "enable_unsafe_deserialization", "epsilon", "floatx",

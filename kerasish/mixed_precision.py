@@ -12,7 +12,7 @@ Example:
     >>> layer = ks.layers.Dense(2)
     >>> layer(ks.ones([1, 3])).dtype, layer.variable_dtype
     (dtype('float16'), 'float32')
-    >>> ks.mixed_precision.set_global_policy("float32")
+    >>> ks.config.set_floatx("float32")  # back to the default (drops the policy)
 """
 
 from kerasish.core.dtype_policy import (

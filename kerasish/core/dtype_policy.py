@@ -17,8 +17,6 @@ is the policy of `ks.config.floatx()`.
 
 from __future__ import annotations
 
-import threading
-
 import numpy as np
 
 from kerasish.core import primitive, settings
@@ -165,13 +163,6 @@ def _parse_name(name) -> tuple[str, str]:
     return (name, name) if name == "string" else (dtype.name, dtype.name)
 
 
-class _Global(threading.local):
-    policy = None  # set by set_dtype_policy; None: the policy of floatx()
-
-
-_global = _Global()
-
-
 def set_dtype_policy(policy) -> None:
     """Set the policy that layers made without `dtype=` take (Keras's `set_global_policy`).
 
@@ -187,7 +178,7 @@ def set_dtype_policy(policy) -> None:
         >>> ks.mixed_precision.set_global_policy("mixed_float16")
         >>> ks.layers.Dense(2).dtype_policy
         <DTypePolicy "mixed_float16">
-        >>> ks.mixed_precision.set_global_policy("float32")
+        >>> ks.config.set_floatx("float32")  # back to the default (drops the policy)
     """
     if isinstance(policy, str):
         policy = DTypePolicy(policy)
@@ -195,18 +186,19 @@ def set_dtype_policy(policy) -> None:
         raise ValueError(
             f"set_dtype_policy: expected the name of a policy (such as 'mixed_float16') or a "
             f"DTypePolicy, got {policy!r} (of type {type(policy).__name__})")
-    _global.policy = policy
+    settings._state["dtype_policy"] = policy
 
 
 def dtype_policy() -> DTypePolicy:
-    """The global dtype policy: the one set last, else the policy of `ks.config.floatx()`.
+    """The global dtype policy: the one set last (until `ks.config.set_floatx`), else the
+    policy of `ks.config.floatx()`.
 
     Example:
         >>> import kerasish as ks
         >>> ks.mixed_precision.global_policy()
         <DTypePolicy "float32">
     """
-    policy = _global.policy
+    policy = settings._state["dtype_policy"]
     return DTypePolicy(settings.floatx()) if policy is None else policy
 
 

@@ -3,7 +3,6 @@
 from kerasish.layers.activation import ELU, LeakyReLU, PReLU, ReLU, Softmax  # noqa: F401
 from kerasish.layers.attention import AdditiveAttention, Attention, MultiHeadAttention  # noqa: F401
 from kerasish.layers.base import Layer  # noqa: F401
-from kerasish.layers.input_spec import InputSpec  # noqa: F401
 from kerasish.layers.convolutional import (  # noqa: F401
     Conv1D,
     Conv2D,
@@ -26,6 +25,7 @@ from kerasish.layers.core import (  # noqa: F401
     Reshape,
 )
 from kerasish.layers.input_layer import Input, InputLayer  # noqa: F401
+from kerasish.layers.input_spec import InputSpec  # noqa: F401
 from kerasish.layers.masking import Masking  # noqa: F401
 from kerasish.layers.merging import (  # noqa: F401
     Add,

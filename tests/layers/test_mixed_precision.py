@@ -12,7 +12,7 @@ from kerasish.testing import check_gradients
 @pytest.fixture(autouse=True)
 def _float32_policy_after():
     yield
-    ks.mixed_precision.set_global_policy("float32")
+    ks.config.set_floatx("float32")  # (also drops the global policy set by a test)
 
 
 def test_policy_names_and_dtypes():
@@ -38,6 +38,14 @@ def test_policy_errors_name_the_value():
         ks.mixed_precision.set_global_policy(3.5)
     with pytest.raises(ValueError, match="floating point"):
         AutocastScope("int32")
+
+
+def test_set_floatx_drops_a_global_policy():
+    ks.mixed_precision.set_global_policy("mixed_float16")
+    ks.config.set_floatx("float64")
+    assert ks.layers.Dense(2).dtype_policy.name == "float64"
+    ks.config.set_floatx("float32")
+    assert ks.mixed_precision.global_policy().name == "float32"
 
 
 def test_global_policy_reaches_new_layers_only():

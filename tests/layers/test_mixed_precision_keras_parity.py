@@ -14,7 +14,7 @@ import kerasish as ks  # noqa: E402
 def _float32_policies_after():
     yield
     keras.mixed_precision.set_global_policy("float32")
-    ks.mixed_precision.set_global_policy("float32")
+    ks.config.set_floatx("float32")  # (also drops the global policy set by a test)
 
 
 def _keras_mixed_model():
