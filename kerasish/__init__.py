@@ -24,6 +24,7 @@ from kerasish import (  # noqa: F401 - the submodules, as ks.layers etc.
     losses,
     math,
     metrics,
+    mixed_precision,
     nn,
     ops,
     optimizers,
@@ -49,6 +50,7 @@ from kerasish.core.autodiff import (  # noqa: F401
     value_and_gradients_function,
 )
 from kerasish.core.backend import device, num_gpus  # noqa: F401
+from kerasish.core.dtype_policy import DTypePolicy, FloatDTypePolicy  # noqa: F401
 from kerasish.core.errors import DeviceError, InvalidArgumentError, KerasishError  # noqa: F401
 from kerasish.core.function import defun, function  # noqa: F401
 from kerasish.core.keras_tensor import KerasTensor  # noqa: F401
@@ -67,6 +69,7 @@ from kerasish.core.version import __version__  # noqa: F401
 from kerasish.initializers import Initializer  # noqa: F401
 from kerasish.layers.base import Layer  # noqa: F401
 from kerasish.layers.input_layer import Input  # noqa: F401
+from kerasish.layers.input_spec import InputSpec  # noqa: F401
 from kerasish.losses import Loss  # noqa: F401
 from kerasish.metrics import Metric  # noqa: F401
 from kerasish.models import Model, Sequential  # noqa: F401

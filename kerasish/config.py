@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from kerasish.core import backend as core_backend
+from kerasish.core.dtype_policy import dtype_policy, set_dtype_policy  # noqa: F401
 from kerasish.core.serialization import enable_unsafe_deserialization
 from kerasish.core.settings import (
     disable_interactive_logging,
@@ -30,6 +31,7 @@ from kerasish.core.settings import (
 
 __all__ = [
     "PhysicalDevice", "backend", "disable_flash_attention", "disable_interactive_logging",
+    "dtype_policy", "set_dtype_policy",
     "disable_traceback_filtering", "enable_flash_attention", "enable_interactive_logging",
     "experimental",
     "enable_traceback_filtering", "enable_unsafe_deserialization", "epsilon", "floatx",

@@ -22,6 +22,8 @@ gradient by design (comparisons, integer results, random draws).
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 from kerasish.core import backend, symbolic
@@ -34,6 +36,16 @@ REGISTRY: dict[str, "Primitive"] = {}
 _TENSOR_CLASSES = frozenset({Tensor, Variable})
 NONDIFFERENTIABLE: set[str] = set()
 _EMPTY: dict = {}
+
+
+class _Autocast(threading.local):
+    # inside a layer call whose dtype policy computes in another dtype than its weights
+    # (mixed_float16): the compute dtype, which `apply` reads autocast variables in
+    # (set by `core.dtype_policy.AutocastScope`)
+    dtype = None
+
+
+autocast_state = _Autocast()
 
 
 class Primitive:
@@ -158,6 +170,8 @@ def apply(prim: Primitive, inputs: tuple, attrs: dict = _EMPTY):
         >>> float(y), float(tape.gradient(y, x))
         (8.0, 12.0)
     """
+    if autocast_state.dtype is not None and Variable in map(type, inputs):
+        inputs = _autocast_variables(inputs, autocast_state.dtype)
     try:
         if attrs:
             out = prim.forward(*[t._value for t in inputs], **attrs)
@@ -188,6 +202,20 @@ def apply(prim: Primitive, inputs: tuple, attrs: dict = _EMPTY):
     return result
 
 
+def _autocast_variables(inputs: tuple, dtype) -> tuple:
+    """`inputs` with each floating autocast variable of another dtype read as `dtype`."""
+    cast = REGISTRY["cast"]
+    autocast_state.dtype = None  # (the casts below are ops too)
+    try:
+        return tuple(
+            apply(cast, (t,), {"dtype": dtype})
+            if (t.__class__ is Variable and t._autocast and t._value.dtype.kind == "f"
+                and t._value.dtype != dtype) else t
+            for t in inputs)
+    finally:
+        autocast_state.dtype = dtype
+
+
 def apply1(prim: Primitive, x, attrs: dict = _EMPTY):
     """`apply` for a one-input primitive, converting the input."""
     if not isinstance(x, Tensor):
@@ -197,6 +225,8 @@ def apply1(prim: Primitive, x, attrs: dict = _EMPTY):
 
 def apply2(prim: Primitive, x, y, attrs: dict = _EMPTY):
     """`apply` for an elementwise two-input primitive, with scalar promotion."""
+    if autocast_state.dtype is not None and Variable in (x.__class__, y.__class__):
+        x, y = _autocast_variables((x, y), autocast_state.dtype)  # before a scalar's dtype
     if x.__class__ not in _TENSOR_CLASSES or y.__class__ not in _TENSOR_CLASSES:
         x, y = binary_args(x, y)
     return apply(prim, (x, y), attrs)

@@ -11,7 +11,8 @@ import numpy as np
 
 _FLOATS = ("float16", "float32", "float64")
 _state = {"floatx": "float32", "interactive_logging": True, "max_epochs": None,
-          "max_steps_per_epoch": None}
+          "max_steps_per_epoch": None,
+          "dtype_policy": None}  # the global DTypePolicy once set (core/dtype_policy.py)
 
 
 def floatx() -> str:
@@ -27,6 +28,9 @@ def floatx() -> str:
 
 def set_floatx(value) -> None:
     """Set the default float dtype: 'float16', 'float32' or 'float64'.
+
+    A global dtype policy set before (`ks.mixed_precision.set_global_policy`) is dropped,
+    so new layers take the new float dtype.
 
     Args:
         value: the dtype's name (or a NumPy float dtype).
@@ -46,6 +50,7 @@ def set_floatx(value) -> None:
         raise ValueError(f"set_floatx: expected one of {list(_FLOATS)}, got {value!r}"
                          + (" (bfloat16 has no NumPy dtype)" if name == "bfloat16" else ""))
     _state["floatx"] = name
+    _state["dtype_policy"] = None
 
 
 def epsilon() -> float:

@@ -7,6 +7,8 @@ Operators (`+`, `*`, `@`, indexing, comparisons) are attached to `Tensor` by
 from __future__ import annotations
 
 import contextlib
+import inspect
+import sys
 import threading
 
 import numpy as np
@@ -273,6 +275,10 @@ def name_scope(name: str):
 class Variable(Tensor):
     """Mutable, named state read as a tensor by every op.
 
+    Takes TF's arguments (`initial_value`, `name`, `trainable`, `dtype`) and Keras 3's
+    (`initializer` with `shape`, `autocast`, `aggregation`, `synchronization`); in Keras's
+    positional order, `Variable("zeros", (2, 3))` reads the second argument as the shape.
+
     Args:
         initial_value: a tensor, array, Python value, or a callable returning one.
         name: a readable name (default 'Variable').
@@ -280,6 +286,25 @@ class Variable(Tensor):
             floating-point values, False otherwise; asking for a trainable
             integer or boolean variable is an error (it could never get a gradient).
         dtype: cast the initial value to this dtype.
+        initializer: Keras's spelling of the initial value: a value, or an initializer
+            (a name such as 'zeros', an initializer object, or a callable (shape, dtype))
+            called with `shape`.
+        shape: the shape to initialize with (required with an initializer that is not a
+            value).
+        autocast: whether a layer computing in float16 (mixed_float16) reads this
+            variable in float16 (True, Keras's default) or as it is.
+        aggregation: Keras's replica aggregation ('none', 'mean', 'sum',
+            'only_first_replica'); kept as an attribute (`ks.distribute` averages the
+            gradients of trainable variables whatever it is).
+        synchronization: Keras's 'auto', 'none', 'on_write' or 'on_read'; kept as an
+            attribute (a kerasish process holds one copy of each variable).
+        layout: a JAX sharding layout; only None is accepted (kerasish does not shard
+            variables).
+
+    Raises:
+        ValueError: both `initial_value` and `initializer`, neither, an initializer that
+            needs a shape without one, or an unknown aggregation or synchronization.
+        NotImplementedError: a `layout`.
 
     Example:
         >>> import kerasish as ks
@@ -287,14 +312,32 @@ class Variable(Tensor):
         >>> _ = v.assign_add(2.0)
         >>> float(v)
         3.0
+        >>> ks.Variable(initializer="ones", shape=(2,), name="b").numpy()
+        array([1., 1.], dtype=float32)
     """
 
     # `constraint`: None, or a projection w -> w' every optimizer applies after updating this
     # variable (set by `Layer.add_weight(constraint=...)`, as Keras's kernel_constraint)
-    __slots__ = ("_name", "_trainable", "_version", "constraint")
+    __slots__ = ("_name", "_trainable", "_version", "constraint", "_autocast", "_aggregation",
+                 "_synchronization")
     created_count = 0  # variables made so far: lets models cache their variable lists
 
-    def __init__(self, initial_value, name=None, trainable=None, dtype=None):
+    def __init__(self, initial_value=None, name=None, trainable=None, dtype=None, *,
+                 initializer=None, shape=None, autocast=True, aggregation="none",
+                 synchronization="auto", layout=None):
+        if name is not None and not isinstance(name, str) and shape is None:
+            name, shape = None, name  # Keras's order: Variable(initializer, shape)
+        initial_value = _initial_value(initial_value, initializer, shape, dtype, name)
+        if aggregation not in _AGGREGATIONS:
+            raise ValueError(f"Variable '{name}': aggregation must be one of "
+                             f"{list(_AGGREGATIONS)}, got {aggregation!r}")
+        if synchronization not in _SYNCHRONIZATIONS:
+            raise ValueError(f"Variable '{name}': synchronization must be one of "
+                             f"{list(_SYNCHRONIZATIONS)}, got {synchronization!r}")
+        if layout is not None:
+            raise NotImplementedError(
+                f"Variable '{name}': layout={layout!r} is a JAX sharding layout; kerasish "
+                "keeps each variable whole on one device (see COMPATIBILITY.md)")
         if callable(initial_value):
             initial_value = initial_value()
         value = convert_to_tensor(initial_value, dtype=dtype, _allow_cast=True)._value
@@ -311,10 +354,33 @@ class Variable(Tensor):
         self._trainable = floating if trainable is None else bool(trainable)
         self._version = 0
         self.constraint = None
+        self._autocast = bool(autocast)
+        self._aggregation = aggregation
+        self._synchronization = synchronization
         Variable.created_count += 1
         tracer = recording.current_tracer()
         if tracer is not None:  # inside ks.function: only a first trace may make variables
             tracer.created_variable(self, value)
+
+    @property
+    def autocast(self) -> bool:
+        """Whether a mixed-precision layer reads this variable in its compute dtype."""
+        return self._autocast
+
+    @property
+    def aggregation(self) -> str:
+        """Keras's replica aggregation setting, as given ('none' by default)."""
+        return self._aggregation
+
+    @property
+    def synchronization(self) -> str:
+        """Keras's synchronization setting, as given ('auto' by default)."""
+        return self._synchronization
+
+    @property
+    def path(self) -> str:
+        """Keras 3's variable path: the name, which holds the layer's name ('dense/kernel')."""
+        return self._name
 
     @property
     def name(self) -> str:
@@ -465,6 +531,51 @@ class Variable(Tensor):
         )
 
     __str__ = __repr__
+
+
+_AGGREGATIONS = ("none", "mean", "sum", "only_first_replica")
+_SYNCHRONIZATIONS = ("auto", "none", "on_write", "on_read")
+
+
+def _initial_value(initial_value, initializer, shape, dtype, name):
+    """The initial value from TF's `initial_value` or Keras's `initializer` and `shape`."""
+    if initializer is None:
+        if initial_value is None:
+            raise ValueError(f"Variable '{name}': give an initial value (or Keras's "
+                             "initializer= with shape=)")
+        initializer = initial_value
+    elif initial_value is not None:
+        raise ValueError(f"Variable '{name}': got both initial_value and initializer; give "
+                         "one of them")
+    if isinstance(initializer, str) or (callable(initializer) and _takes_shape(initializer)):
+        if shape is None:
+            raise ValueError(f"Variable '{name}': the initializer {initializer!r} needs a "
+                             "shape; pass shape=(...)")
+        if isinstance(initializer, str):
+            family = sys.modules.get("kerasish.initializers")  # (a floor above: by name)
+            if family is None:
+                raise ValueError(f"Variable '{name}': initializer names need kerasish's "
+                                 "initializers (import kerasish)")
+            initializer = family.get(initializer)
+        shape = tuple(int(d) for d in shape)
+        return initializer(shape, dtype=np.dtype(dtype or "float32"))
+    value = initializer() if callable(initializer) else initializer
+    if shape is not None and tuple(np.shape(getattr(value, "_value", value))) != tuple(shape):
+        raise ValueError(f"Variable '{name}': the initial value has shape "
+                         f"{tuple(np.shape(getattr(value, '_value', value)))}, not the "
+                         f"shape {tuple(shape)} given")
+    return value
+
+
+def _takes_shape(fn) -> bool:
+    """Whether `fn` is an initializer (called with a shape) rather than a value factory."""
+    try:
+        parameters = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return False
+    return bool(parameters) and any(
+        p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+        for p in parameters.values())
 
 
 class IndexedSlices:

@@ -25,6 +25,7 @@ from kerasish.layers.core import (  # noqa: F401
     Reshape,
 )
 from kerasish.layers.input_layer import Input, InputLayer  # noqa: F401
+from kerasish.layers.input_spec import InputSpec  # noqa: F401
 from kerasish.layers.masking import Masking  # noqa: F401
 from kerasish.layers.merging import (  # noqa: F401
     Add,

@@ -10,13 +10,14 @@ import warnings
 import numpy as np
 
 from kerasish import constraints, initializers, regularizers
-from kerasish.core import limits, nest, recording, settings, tracking
+from kerasish.core import dtype_policy, limits, nest, recording, tracking
 from kerasish.core.errors import KerasishError
 from kerasish.core.keras_tensor import KerasTensor, any_symbolic
 from kerasish.core.naming import snake_case, unique_name
 from kerasish.core.tensor import Tensor, Variable, as_dtype, convert_to_tensor
 from kerasish.core.tracking import Trackable
 from kerasish.layers import symbolic
+from kerasish.layers.input_spec import InputSpec, assert_input_compatibility
 
 
 class _CallContext(threading.local):
@@ -62,7 +63,13 @@ class Layer(Trackable):
         name: the layer's name, the prefix of its weights' names (default: the class
             name in snake_case, made unique).
         trainable: whether its weights are updated by training.
-        dtype: the dtype of its weights (default `ks.config.floatx()`, float32).
+        dtype: its dtype policy: a policy name ('float32', 'float64', 'mixed_float16'), a
+            `ks.DTypePolicy` or a dtype. Weights are made in the policy's
+            `variable_dtype`; floating inputs are cast to its `compute_dtype` at the call
+            (Keras's autocast). Default: the global policy
+            (`ks.mixed_precision.set_global_policy`), else `ks.config.floatx()`.
+        autocast: whether the call casts floating inputs to the compute dtype and, under a
+            mixed policy, reads the weights in it (True, as Keras).
         input_shape: the shape of one example, without the batch axis; a first layer of a
             `Sequential` given it builds the model at once.
         activity_regularizer: a penalty on the layer's outputs, added to `losses` at each
@@ -101,6 +108,7 @@ class Layer(Trackable):
         dtype=None,
         input_shape=None,
         activity_regularizer=None,
+        autocast: bool = True,
         **kwargs,
     ):
         input_dim = kwargs.pop("input_dim", None)
@@ -112,7 +120,10 @@ class Layer(Trackable):
             input_shape = (input_dim,)
         self._name = name or unique_name(snake_case(type(self).__name__))
         self._trainable = trainable
-        self._dtype = as_dtype(dtype) or np.dtype(settings.floatx())
+        self._dtype_policy = dtype_policy.get(dtype)
+        self._dtype = as_dtype(self._dtype_policy.variable_dtype)
+        self._compute = as_dtype(self._dtype_policy.compute_dtype)
+        self.autocast = bool(autocast)
         self._weights: list[Variable] = []
         self._regularizers: list = []
         self._added_losses: list = []
@@ -129,7 +140,49 @@ class Layer(Trackable):
 
     @property
     def dtype(self):
+        """The dtype of the weights (`variable_dtype`, as a NumPy dtype)."""
         return self._dtype
+
+    @property
+    def dtype_policy(self):
+        """The layer's `ks.DTypePolicy` (assign a name or a policy to change it before the
+        layer is built)."""
+        return self._dtype_policy
+
+    @dtype_policy.setter
+    def dtype_policy(self, value) -> None:
+        self._dtype_policy = dtype_policy.get(value)
+        self._dtype = as_dtype(self._dtype_policy.variable_dtype)
+        self._compute = as_dtype(self._dtype_policy.compute_dtype)
+
+    @property
+    def compute_dtype(self) -> str:
+        """The dtype the layer computes in: its floating inputs are cast to it."""
+        return self._dtype_policy.compute_dtype
+
+    @property
+    def variable_dtype(self) -> str:
+        """The dtype the layer's weights are made in."""
+        return self._dtype_policy.variable_dtype
+
+    @property
+    def input_dtype(self) -> str:
+        """The dtype floating inputs are cast to at the call (the compute dtype)."""
+        return self._dtype_policy.compute_dtype
+
+    @property
+    def input_spec(self):
+        """What the layer accepts (`ks.InputSpec`, or a list of them, or None): checked at
+        every call, with an error naming the layer, the input and the rule broken."""
+        return self.__dict__.get("_input_spec")
+
+    @input_spec.setter
+    def input_spec(self, value) -> None:
+        for spec in nest.flatten(value):
+            if spec is not None and not isinstance(spec, InputSpec):
+                raise TypeError(f"layer '{self.name}': input_spec must be InputSpec objects, "
+                                f"got {spec!r}")
+        self.__dict__["_input_spec"] = value
 
     @property
     def trainable(self) -> bool:
@@ -173,7 +226,8 @@ class Layer(Trackable):
         may be initializers, regularizers, constraints, activations or layers, which
         `kerasish.saving` serializes. Weights are not part of the config.
         """
-        config = {"name": self.name, "trainable": self.trainable, "dtype": self.dtype.name}
+        config = {"name": self.name, "trainable": self.trainable,
+                  "dtype": self._dtype_policy.name}
         if self.activity_regularizer is not None:
             config["activity_regularizer"] = self.activity_regularizer
         return config
@@ -311,8 +365,17 @@ class Layer(Trackable):
             (args or kwargs or not isinstance(inputs, Tensor))  # symbolic later arguments)
             and any_symbolic((inputs, args, kwargs))
         ):
+            if self.__dict__.get("_input_spec") is not None:
+                assert_input_compatibility(self.__dict__["_input_spec"], inputs, self.name)
             return symbolic.layer_call(self, inputs, args, kwargs)  # the functional API
         inputs = _convert_inputs(inputs)
+        if self.autocast and self._compute.kind == "f":
+            if inputs.__class__ is not Tensor or inputs._value.dtype != self._compute:
+                inputs = _cast_floating(inputs, self._compute, self._compute != self._dtype)
+            if args:
+                args = _cast_floating(args, self._compute, self._compute != self._dtype)
+        if self.__dict__.get("_input_spec") is not None:
+            assert_input_compatibility(self.__dict__["_input_spec"], inputs, self.name)
         previous_mask = kwargs.get("mask")  # a mask given explicitly wins over one attached
         if previous_mask is None:
             previous_mask = _mask_of(inputs)
@@ -331,7 +394,12 @@ class Layer(Trackable):
                 self._build_from(inputs)
             if self._accepts_training():
                 kwargs["training"] = training
-            outputs = self.call(inputs, *args, **kwargs)
+            scope = self._autocast_scope()
+            if scope is None:
+                outputs = self.call(inputs, *args, **kwargs)
+            else:
+                with scope:
+                    outputs = self.call(inputs, *args, **kwargs)
             if self.activity_regularizer is not None:
                 self._add_activity_penalty(outputs)
         except KerasishError as exc:
@@ -356,6 +424,20 @@ class Layer(Trackable):
                 stacklevel=2,
             )
         return outputs
+
+    def _autocast_scope(self):
+        """The autocast scope to open around `call` (Keras's rule), or None to keep the
+        current one: a mixed policy reads its autocast weights in its compute dtype; a layer
+        that does not autocast, or computes in a non-float dtype, turns it off inside."""
+        current = dtype_policy.autocast_dtype()
+        compute = self._compute
+        if current is not None:
+            if not self.autocast or compute.kind != "f":
+                return dtype_policy.AutocastScope(None)
+            return None if current == compute else dtype_policy.AutocastScope(compute)
+        if self.autocast and compute != self._dtype and compute.kind == "f":
+            return dtype_policy.AutocastScope(compute)
+        return None
 
     def _build_from(self, inputs) -> None:
         shapes = nest.pack_sequence_as(inputs, [x.shape for x in nest.flatten(inputs)])
@@ -392,6 +474,8 @@ class Layer(Trackable):
         regularizer=None,
         trainable: bool = True,
         constraint=None,
+        autocast: bool = True,
+        aggregation: str = "none",
     ) -> Variable:
         """Create, track and return a weight variable.
 
@@ -410,6 +494,9 @@ class Layer(Trackable):
             trainable: whether optimizers should update it.
             constraint: a name ('non_neg'), a `ks.constraints` object or a callable
                 w -> w' that optimizers apply after each update (`Variable.constraint`).
+            autocast: whether a mixed-precision call reads it in the compute dtype (True);
+                False keeps it in its own dtype (normalization statistics).
+            aggregation: Keras's replica aggregation, kept on the variable.
 
         Returns:
             The variable, named ``"<layer name>/<name>"``.
@@ -442,7 +529,8 @@ class Layer(Trackable):
         init = initializers.get(initializer)
         limits.charge_weight(shape, f"layer '{self.name}'")  # (a file's model: bounded)
         variable = Variable(
-            init(shape, dtype), name=f"{self.name}/{name}", trainable=trainable, dtype=dtype
+            init(shape, dtype), name=f"{self.name}/{name}", trainable=trainable, dtype=dtype,
+            autocast=autocast, aggregation=aggregation,
         )
         self._weights.append(variable)
         regularizer = regularizers.get(regularizer)
@@ -679,6 +767,32 @@ def _attach_masks(outputs, masks) -> None:
         if (isinstance(output, Tensor) and mask is not None
                 and getattr(output, "_keras_mask", None) is None):
             output._keras_mask = mask if isinstance(mask, Tensor) else convert_to_tensor(mask)
+
+
+def _cast_floating(structure, dtype, mixed: bool):
+    """Floating tensors of `structure` cast to `dtype` (Keras's autocast of a layer's
+    inputs), each keeping its mask.
+
+    Under a mixed policy every floating input is cast; otherwise only narrower ones (float16
+    into a float32 layer), so float64 data keeps its precision through layers without
+    weights (kerasish's float64 gradient checks rely on it; Keras would cast it to float32).
+    """
+    def cast(leaf):
+        if not isinstance(leaf, Tensor):
+            return leaf
+        current = leaf._value.dtype
+        if current.kind != "f" or current == dtype or (
+                not mixed and current.itemsize >= dtype.itemsize):
+            return leaf
+        mask = getattr(leaf, "_keras_mask", None)
+        result = dtype_policy.cast_floating(leaf, dtype)
+        if mask is not None:
+            result._keras_mask = mask
+        return result
+
+    if isinstance(structure, Tensor):
+        return cast(structure)
+    return nest.pack_sequence_as(structure, [cast(leaf) for leaf in nest.flatten(structure)])
 
 
 def _convert_inputs(inputs):

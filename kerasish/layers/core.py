@@ -18,8 +18,10 @@ from kerasish.layers.base import Layer, in_training_mode
 
 
 def _floating_input(layer: Layer, inputs):
-    """Cast integer or other-precision inputs to the layer's dtype (Keras autocasting)."""
-    return inputs if inputs.dtype == layer.dtype else math_ops.cast(inputs, layer.dtype)
+    """Cast integer or other-precision inputs to the layer's compute dtype (Keras
+    autocasting; float16 under 'mixed_float16')."""
+    dtype = layer.compute_dtype
+    return inputs if inputs.dtype == dtype else math_ops.cast(inputs, dtype)
 
 
 class Dense(Layer):

@@ -8,7 +8,8 @@ How output shapes are inferred (without running the model on data):
    answers directly; the built-in layers have the latter. Its weights are built
    first, from the symbolic input shape, as Keras does. The output dtype is the
    layer's dtype when the layer has weights (it casts its inputs, as Dense does
-   for integers), else the dtype of its first input.
+   for integers), else the dtype of its first input; a floating one is the layer's
+   compute dtype (float16 under 'mixed_float16').
 2. Any other layer is run once on zeros by `kerasish.core.symbolic.infer_output_specs`,
    under no tape, in inference mode (`training=False`); `add_loss` terms it adds are
    dropped. It costs one call on a few examples, and it builds the layer's weights.
@@ -73,6 +74,9 @@ def _layer_output_specs(layer, inputs, args: tuple, kwargs: dict):
                                                                    inputs, args, kwargs))
         first = nest.flatten(inputs)[0]
         dtype = layer.dtype if layer.weights or not isinstance(first, Tensor) else first.dtype
+        compute = np.dtype(layer.compute_dtype) if layer.compute_dtype != "string" else None
+        if dtype.kind == "f" and layer.autocast and compute is not None and compute.kind == "f":
+            dtype = compute  # floating inputs are cast to the compute dtype (mixed precision)
         return _specs_from_shapes(shapes, dtype)
 
     def run(*call_args, **call_kwargs):
