@@ -450,8 +450,9 @@ class Model(Layer):
             steps_per_execution: 1 (one step per call; other values are refused).
             jit_compile: Keras's XLA switch; accepted, as the steps are compiled with
                 `ks.function` either way (unless `run_eagerly`), with the same results.
-            auto_scale_loss: Keras's loss scaling under a mixed-precision policy; kerasish
-                has no such policy yet, so there is nothing to scale.
+            auto_scale_loss: under the "mixed_float16" policy (the model's), wrap the
+                optimizer in a `LossScaleOptimizer`, as Keras does, so small float16
+                gradients do not underflow; False leaves the optimizer as given.
 
         Raises:
             TypeError: a list of metrics passed third (tf.keras's place for them).
@@ -472,6 +473,10 @@ class Model(Layer):
             raise ValueError(f"compile: steps_per_execution must be 1 in kerasish, got "
                              f"{steps_per_execution!r}")
         self.optimizer = optimizers_module.get(optimizer)
+        if (auto_scale_loss and self.dtype_policy.name == "mixed_float16"
+                and not isinstance(self.optimizer, optimizers_module.LossScaleOptimizer)):
+            self.optimizer = optimizers_module.LossScaleOptimizer(
+                self.optimizer, name="loss_scale_optimizer")
         output_names = getattr(self, "output_names", None)
         self.compiled_loss = (
             None if loss is None else CompiledLoss(loss, loss_weights, output_names)

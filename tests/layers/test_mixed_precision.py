@@ -141,6 +141,23 @@ def test_fit_under_mixed_float16_with_loss_scaling_learns():
     assert model.layers[0].kernel.dtype == np.float32
 
 
+def test_compile_under_mixed_float16_wraps_the_optimizer_in_loss_scaling():
+    ks.mixed_precision.set_global_policy("mixed_float16")
+    model = ks.Sequential([ks.Input((3,)), ks.layers.Dense(2)])
+    model.compile("sgd", "mse")
+    assert isinstance(model.optimizer, ks.mixed_precision.LossScaleOptimizer)
+    assert isinstance(model.optimizer.inner_optimizer, ks.optimizers.SGD)
+    scaled = ks.mixed_precision.LossScaleOptimizer(ks.optimizers.SGD())
+    model.compile(scaled, "mse")
+    assert model.optimizer is scaled  # not wrapped twice
+    model.compile("sgd", "mse", auto_scale_loss=False)
+    assert isinstance(model.optimizer, ks.optimizers.SGD)
+    ks.mixed_precision.set_global_policy("float32")
+    plain = ks.Sequential([ks.Input((3,)), ks.layers.Dense(2)])
+    plain.compile("sgd", "mse")
+    assert isinstance(plain.optimizer, ks.optimizers.SGD)
+
+
 def test_config_is_keras_dtype_policy_form_and_round_trips(tmp_path):
     layer = ks.layers.Dense(2, dtype="mixed_float16")
     assert layer.get_config()["dtype"] == "mixed_float16"
