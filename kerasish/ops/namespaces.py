@@ -71,6 +71,12 @@ conv_ops          extract_patches                           nn
 conv_ops          max_pool2d                                nn nn:max_pool
 conv_ops          patches_to_image                          nn
 conv_ops          separable_conv2d                          nn
+conv_ops          avg_pool3d                                nn
+conv_ops          conv3d                                    nn
+conv_ops          conv3d_transpose                          nn
+conv_ops          extract_volume_patches                    nn
+conv_ops          max_pool3d                                nn
+conv_ops          patches_to_volume                         nn
 cumulative_ops    cumprod                                   ks math
 cumulative_ops    cumsum                                    ks math
 cumulative_ops    reduce_prod                               ks math
