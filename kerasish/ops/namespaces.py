@@ -62,6 +62,7 @@ array_ops         unsorted_segment_sum                      ks math
 array_ops         unstack                                   ks ops
 array_ops         zeros                                     ks
 array_ops         zeros_like                                ks ops
+conv_ops          adaptive_pool                             nn
 conv_ops          avg_pool2d                                nn nn:avg_pool
 conv_ops          conv1d                                    nn
 conv_ops          conv2d                                    nn

@@ -26,6 +26,8 @@ from kerasish.ops.keras_dtypes import floating, on_floats
 from kerasish.ops.shapes import moveaxis
 
 __all__ = [
+    "adaptive_average_pool",
+    "adaptive_max_pool",
     "average_pool",
     "batch_normalization",
     "binary_crossentropy",
@@ -245,9 +247,10 @@ def _layout(data_format, op_name: str) -> bool:
     return data_format == "channels_first"
 
 
-def _spatial(op_name: str, inputs, data_format, padding: str, run2d, *per_axis):
+def _spatial(op_name: str, inputs, data_format, padding: str, run2d, *per_axis, run3d=None):
     """Run the 2-D op `run2d(x, padding, *per_axis)` on a channels-last batch of 1 or 2
-    spatial axes (one of height 1 for 1-D), moving channels first and back as asked.
+    spatial axes (one of height 1 for 1-D), or `run3d` alike on 3 spatial axes where the
+    op has one, moving channels first and back as asked.
 
     `per_axis` holds window-shaped arguments (a kernel, strides, sizes); for 1-D inputs
     each gets a leading 1 (a kernel: a leading axis of length 1)."""
@@ -255,11 +258,16 @@ def _spatial(op_name: str, inputs, data_format, padding: str, run2d, *per_axis):
     first = _layout(data_format, op_name)
     if first:
         x = moveaxis(x, 1, -1)
-    if padding.lower() not in ("valid", "same") or x.ndim not in (3, 4):
+    ranks = (3, 4, 5) if run3d is not None else (3, 4)
+    if padding.lower() not in ("valid", "same") or x.ndim not in ranks:
+        axes = ("1, 2 or 3 spatial axes (rank 3 to 5" if run3d
+                else "1 or 2 spatial axes (rank 3 or 4")
         raise InvalidArgumentError(
-            f"{op_name}: needs inputs with 1 or 2 spatial axes (rank 3 or 4, got shape "
+            f"{op_name}: needs inputs with {axes}, got shape "
             f"{x.shape}) and padding 'valid' or 'same' (got {padding!r})")
-    if x.ndim == 3:
+    if x.ndim == 5:
+        y = run3d(x, padding.upper(), *per_axis)
+    elif x.ndim == 3:
         def widened(value):
             if isinstance(value, Tensor) or hasattr(value, "shape"):
                 return expand_dims(value, 0)
@@ -273,7 +281,7 @@ def _spatial(op_name: str, inputs, data_format, padding: str, run2d, *per_axis):
 
 def conv(inputs, kernel, strides=1, padding: str = "valid", data_format=None,
          dilation_rate=1) -> Tensor:
-    """N-D convolution (cross-correlation) for 1 or 2 spatial axes; `kernel` is (spatial...,
+    """N-D convolution (cross-correlation) for 1 to 3 spatial axes; `kernel` is (spatial...,
     in_channels, out_channels), grouped when the input has a multiple of its in_channels.
 
     Args:
@@ -288,7 +296,7 @@ def conv(inputs, kernel, strides=1, padding: str = "valid", data_format=None,
         The convolved batch, in `data_format`.
 
     Raises:
-        InvalidArgumentError: 3 spatial axes, another padding, or shapes that do not fit.
+        InvalidArgumentError: another padding, or shapes that do not fit.
 
     Example:
         >>> import numpy as np
@@ -298,7 +306,8 @@ def conv(inputs, kernel, strides=1, padding: str = "valid", data_format=None,
     """
     return _spatial("conv", inputs, data_format, padding,
                     lambda x, pad, w, s, d: conv_ops.conv2d(x, w, s, pad, d),
-                    convert_to_tensor(kernel), strides, dilation_rate)
+                    convert_to_tensor(kernel), strides, dilation_rate,
+                    run3d=lambda x, pad, w, s, d: conv_ops.conv3d(x, w, s, pad, d))
 
 
 def depthwise_conv(inputs, kernel, strides=1, padding: str = "valid", data_format=None,
@@ -358,7 +367,7 @@ def separable_conv(inputs, depthwise_kernel, pointwise_kernel, strides=1,
 
 
 def max_pool(inputs, pool_size, strides=None, padding: str = "valid", data_format=None):
-    """The maximum over windows, for 1 or 2 spatial axes (padding never wins).
+    """The maximum over windows, for 1 to 3 spatial axes (padding never wins).
 
     Args:
         inputs: (batch, spatial..., channels) (or channels first).
@@ -378,11 +387,12 @@ def max_pool(inputs, pool_size, strides=None, padding: str = "valid", data_forma
     """
     return _spatial("max_pool", inputs, data_format, padding,
                     lambda x, pad, k, s: conv_ops.max_pool2d(x, k, s, pad),
-                    pool_size, pool_size if strides is None else strides)
+                    pool_size, pool_size if strides is None else strides,
+                    run3d=lambda x, pad, k, s: conv_ops.max_pool3d(x, k, s, pad))
 
 
 def average_pool(inputs, pool_size, strides=None, padding: str = "valid", data_format=None):
-    """The mean over windows, for 1 or 2 spatial axes (with 'same' padding, padded cells are
+    """The mean over windows, for 1 to 3 spatial axes (with 'same' padding, padded cells are
     not counted).
 
     Args:
@@ -403,7 +413,65 @@ def average_pool(inputs, pool_size, strides=None, padding: str = "valid", data_f
     """
     return _spatial("average_pool", inputs, data_format, padding,
                     lambda x, pad, k, s: conv_ops.avg_pool2d(x, k, s, pad),
-                    pool_size, pool_size if strides is None else strides)
+                    pool_size, pool_size if strides is None else strides,
+                    run3d=lambda x, pad, k, s: conv_ops.avg_pool3d(x, k, s, pad))
+
+
+def adaptive_average_pool(inputs, output_size, data_format=None) -> Tensor:
+    """The mean over windows that divide each spatial axis into `output_size` cells (1 to 3
+    spatial axes): output i of an axis of size n pools [floor(i n / out), ceil((i+1) n / out)).
+
+    Args:
+        inputs: (batch, spatial..., channels) (or channels first).
+        output_size: an int, or one per spatial axis.
+        data_format: 'channels_last' (None) or 'channels_first'.
+
+    Returns:
+        The pooled batch, of spatial shape `output_size`.
+
+    Raises:
+        InvalidArgumentError: a rank outside 3..5, or a wrong `output_size`.
+
+    Example:
+        >>> import numpy as np
+        >>> from kerasish import ops
+        >>> x = np.arange(5.0).reshape(1, 5, 1)
+        >>> ops.convert_to_numpy(ops.adaptive_average_pool(x, 2))[0, :, 0]
+        array([1., 3.])
+    """
+    return _adaptive("adaptive_average_pool", inputs, output_size, data_format, "average")
+
+
+def adaptive_max_pool(inputs, output_size, data_format=None) -> Tensor:
+    """The maximum over windows that divide each spatial axis into `output_size` cells (1 to
+    3 spatial axes), placed as `adaptive_average_pool`'s.
+
+    Args:
+        inputs: (batch, spatial..., channels) (or channels first).
+        output_size: an int, or one per spatial axis.
+        data_format: 'channels_last' (None) or 'channels_first'.
+
+    Returns:
+        The pooled batch, of spatial shape `output_size`.
+
+    Raises:
+        InvalidArgumentError: a rank outside 3..5, or a wrong `output_size`.
+
+    Example:
+        >>> import numpy as np
+        >>> from kerasish import ops
+        >>> x = np.arange(5.0).reshape(1, 5, 1)
+        >>> ops.convert_to_numpy(ops.adaptive_max_pool(x, 2))[0, :, 0]
+        array([2., 4.])
+    """
+    return _adaptive("adaptive_max_pool", inputs, output_size, data_format, "max")
+
+
+def _adaptive(op_name, inputs, output_size, data_format, mode) -> Tensor:
+    x = floating(inputs)
+    first = _layout(data_format, op_name)
+    y = conv_ops.adaptive_pool(moveaxis(x, 1, -1) if first else x, output_size, mode)
+    return moveaxis(y, -1, 1) if first else y
 
 
 def batch_normalization(x, mean, variance, axis: int, offset=None, scale=None,

@@ -1093,3 +1093,70 @@ def avg_pool3d(input, ksize, strides, padding: str = "VALID"):  # noqa: A002
     counts = math_ops.reduce_sum(extract_volume_patches(ones, ksize, strides, padding),
                                  axis=(4, 5, 6))
     return total / counts
+
+
+# ---------------------------------------------------------------- adaptive pooling
+
+
+def _adaptive_bounds(size: int, out: int) -> list:
+    """PyTorch's and Keras's windows: output i pools [floor(i * size / out),
+    ceil((i + 1) * size / out))."""
+    return [((i * size) // out, -(-((i + 1) * size) // out)) for i in range(out)]
+
+
+def adaptive_pool(input, output_size, mode: str = "average"):  # noqa: A002
+    """Pool a channels-last batch (1 to 3 spatial axes) down to `output_size` cells per
+    spatial axis, each output cell pooling a window that Keras (and PyTorch) place at
+    [floor(i * size / out), ceil((i + 1) * size / out)).
+
+    Box means and maxima are separable, so it pools one axis at a time: a slice and a
+    reduction per output cell, whose gradients are those of slicing and `reduce_mean` /
+    `reduce_max` (ties in a max share the gradient).
+
+    Args:
+        input: (batch, spatial..., channels).
+        output_size: an int, or one per spatial axis.
+        mode: 'average' or 'max'.
+
+    Returns:
+        (batch, *output_size, channels).
+
+    Raises:
+        InvalidArgumentError: a rank outside 3..5, an output size that is not a positive int
+            per spatial axis, or an unknown mode.
+
+    Example:
+        >>> import kerasish as ks
+        >>> x = ks.reshape(ks.range(5.0), (1, 5, 1))
+        >>> ks.nn.adaptive_pool(x, 2, "max").numpy().reshape(-1).tolist()
+        [2.0, 4.0]
+    """
+    x = convert_to_tensor(input)
+    rank = x.ndim - 2
+    if rank not in (1, 2, 3):
+        raise InvalidArgumentError(
+            f"adaptive_pool: input must have 1 to 3 spatial axes (rank 3 to 5: batch, "
+            f"spatial..., channels), got shape {x.shape}"
+        )
+    sizes = (output_size,) * rank if isinstance(output_size, (int, np.integer)) else tuple(
+        output_size)
+    if len(sizes) != rank or not all(
+        isinstance(v, (int, np.integer)) and not isinstance(v, bool) and v > 0 for v in sizes
+    ):
+        raise InvalidArgumentError(
+            f"adaptive_pool: output_size must be a positive int or {rank} of them for input "
+            f"shape {x.shape}, got {output_size!r}"
+        )
+    reduce = {"average": math_ops.reduce_mean, "max": math_ops.reduce_max}.get(mode)
+    if reduce is None:
+        raise InvalidArgumentError(
+            f"adaptive_pool: mode must be 'average' or 'max', got {mode!r}")
+    for axis, out in enumerate(sizes, start=1):
+        size = x.shape[axis]
+        if size == out:
+            continue
+        lead = (slice(None),) * axis
+        cells = [reduce(x[(*lead, slice(start, end))], axis=axis, keepdims=True)
+                 for start, end in _adaptive_bounds(size, int(out))]
+        x = cells[0] if len(cells) == 1 else array_ops.concat(cells, axis)
+    return x
