@@ -203,6 +203,7 @@ class _Convolution(Layer):
             "bias_initializer": self.bias_initializer,
             "bias_regularizer": self.bias_regularizer,
             "bias_constraint": self.bias_constraint,
+            "activity_regularizer": self.activity_regularizer,  # Keras lists it, None too
         }
 
 
