@@ -116,18 +116,23 @@ from kerasish.layers.recurrent import (  # noqa: F401
 )
 from kerasish.layers.regularization import (  # noqa: F401
     ActivityRegularization,
+    AlphaDropout,
     GaussianDropout,
     GaussianNoise,
     SpatialDropout1D,
     SpatialDropout2D,
+    SpatialDropout3D,
 )
 from kerasish.layers.reshaping import (  # noqa: F401
     Cropping1D,
     Cropping2D,
+    Cropping3D,
     Permute,
     RepeatVector,
     UpSampling1D,
     UpSampling2D,
+    UpSampling3D,
     ZeroPadding1D,
     ZeroPadding2D,
+    ZeroPadding3D,
 )
