@@ -34,7 +34,27 @@ class BatchNormalization(Layer):
             callable.
         moving_variance_initializer: how `moving_variance` starts: a name, an initializer or a
             callable.
+        beta_regularizer: a penalty on `beta`, added to `losses` (None: none).
+        gamma_regularizer: a penalty on `gamma`, added to `losses` (None: none).
+        beta_constraint: applied to `beta` after each optimizer update (None: none).
+        gamma_constraint: applied to `gamma` after each optimizer update (None: none).
+        renorm: Batch Renormalization (Ioffe, 2017), as Keras: in training, the normalized
+            batch is corrected by r = batch std / renorm_stddev and d = (batch mean -
+            renorm_mean) / renorm_stddev (constants for the gradient), and the moving
+            statistics are kept as a mean and a standard deviation (`moving_stddev`,
+            `renorm_mean`, `renorm_stddev` are added, after Keras's four weights).
+            Inference is the same either way.
+        renorm_clipping: with renorm, a dict of optional "rmax", "rmin", "dmax": r is
+            clipped to [rmin, rmax] and d to [-dmax, dmax].
+        renorm_momentum: with renorm, the momentum of `renorm_mean` and `renorm_stddev`.
+        synchronized: batch statistics across devices; Keras allows it only on its
+            TensorFlow backend, and kerasish refuses True as Keras's other backends do
+            (within one process it would change nothing).
         **kwargs: the `Layer` arguments (``name``, ``dtype``, ``input_shape``, ...).
+
+    Raises:
+        ValueError: synchronized=True, or renorm_clipping with unknown keys, rmax < rmin or
+            dmax < 0.
 
     Example:
         >>> import kerasish as ks
@@ -59,9 +79,25 @@ class BatchNormalization(Layer):
         gamma_initializer="ones",
         moving_mean_initializer="zeros",
         moving_variance_initializer="ones",
+        beta_regularizer=None,
+        gamma_regularizer=None,
+        beta_constraint=None,
+        gamma_constraint=None,
+        renorm: bool = False,
+        renorm_clipping=None,
+        renorm_momentum: float = 0.99,
+        synchronized: bool = False,
         **kwargs,
     ):
         super().__init__(**kwargs)
+        if synchronized:
+            raise InvalidArgumentError(
+                "BatchNormalization: synchronized=True (batch statistics gathered across "
+                "devices) is only supported by Keras's TensorFlow backend; kerasish, like "
+                "Keras's other backends, refuses it. Use synchronized=False (in one process "
+                "the statistics are the same)."
+            )
+        self.synchronized = False
         self.axis = axis
         self.momentum = arguments.number(momentum, "momentum", "BatchNormalization", 0, 1)
         self.epsilon = arguments.number(epsilon, "epsilon", "BatchNormalization", 0)
@@ -69,42 +105,112 @@ class BatchNormalization(Layer):
         self.beta_initializer, self.gamma_initializer = beta_initializer, gamma_initializer
         self.moving_mean_initializer = moving_mean_initializer
         self.moving_variance_initializer = moving_variance_initializer
+        self.beta_regularizer = regularizers.get(beta_regularizer)
+        self.gamma_regularizer = regularizers.get(gamma_regularizer)
+        self.beta_constraint = constraints.get(beta_constraint)
+        self.gamma_constraint = constraints.get(gamma_constraint)
+        self.renorm = bool(renorm)
+        if self.renorm:
+            renorm_clipping = dict(renorm_clipping or {})
+            unknown = set(renorm_clipping) - {"rmax", "rmin", "dmax"}
+            if unknown:
+                raise InvalidArgumentError(
+                    f"BatchNormalization: renorm_clipping has unknown keys {sorted(unknown)}; "
+                    "the keys are 'rmax', 'rmin' and 'dmax'"
+                )
+            rmax, rmin = renorm_clipping.get("rmax"), renorm_clipping.get("rmin")
+            dmax = renorm_clipping.get("dmax")
+            if rmax is not None and rmin is not None and rmax < rmin:
+                raise InvalidArgumentError(
+                    f"BatchNormalization: renorm_clipping needs rmax >= rmin, got rmax={rmax}, "
+                    f"rmin={rmin}"
+                )
+            if dmax is not None and dmax < 0:
+                raise InvalidArgumentError(
+                    f"BatchNormalization: renorm_clipping needs dmax >= 0, got dmax={dmax}"
+                )
+        self.renorm_clipping = renorm_clipping
+        self.renorm_momentum = arguments.number(renorm_momentum, "renorm_momentum",
+                                                "BatchNormalization", 0, 1)
 
     def build(self, input_shape):
         self._axis = self.axis % len(input_shape)
         size = (input_shape[self._axis],)
-        self.gamma = (self.add_weight("gamma", size, initializer=self.gamma_initializer)
-                      if self.scale else None)
-        self.beta = (self.add_weight("beta", size, initializer=self.beta_initializer)
-                     if self.center else None)
+        _add_gamma_beta(self, size, self.scale, self.center)
         self.moving_mean = self.add_weight(
             "moving_mean", size, initializer=self.moving_mean_initializer, trainable=False
         )
         self.moving_variance = self.add_weight(
             "moving_variance", size, initializer=self.moving_variance_initializer, trainable=False
         )
+        if self.renorm:
+            variance_init = initializers.get(self.moving_variance_initializer)
+
+            def stddev_init(shape, dtype=None):
+                return math_ops.sqrt(variance_init(shape, dtype=dtype))
+
+            self.moving_stddev = self.add_weight("moving_stddev", size, initializer=stddev_init,
+                                                 trainable=False)
+            self.renorm_mean = self.add_weight(
+                "renorm_mean", size, initializer=self.moving_mean_initializer, trainable=False)
+            self.renorm_stddev = self.add_weight("renorm_stddev", size, initializer=stddev_init,
+                                                 trainable=False)
 
     def call(self, inputs, training=None):
         reduce_axes = tuple(i for i in range(inputs.ndim) if i != self._axis)
         shape = [1] * inputs.ndim
         shape[self._axis] = inputs.shape[self._axis]
+        gamma, beta = self.gamma, self.beta
         if self.trainable and in_training_mode(self, training):
             mean, variance = nn_ops.moments(inputs, reduce_axes)
-            keep = self.momentum
             batch_mean = array_ops.stop_gradient(mean)
             batch_variance = array_ops.stop_gradient(variance)
-            self.moving_mean.assign(self.moving_mean * keep + batch_mean * (1 - keep))
-            self.moving_variance.assign(self.moving_variance * keep + batch_variance * (1 - keep))
+            if self.renorm:
+                gamma, beta = self._renorm_step(batch_mean, batch_variance)
+            else:
+                keep = self.momentum
+                self.moving_mean.assign(self.moving_mean * keep + batch_mean * (1 - keep))
+                self.moving_variance.assign(
+                    self.moving_variance * keep + batch_variance * (1 - keep))
         else:
             mean, variance = self.moving_mean, self.moving_variance
         outputs = (inputs - array_ops.reshape(mean, shape)) * array_ops.reshape(
             math_ops.rsqrt(variance + self.epsilon), shape
         )
-        if self.gamma is not None:
-            outputs = outputs * array_ops.reshape(self.gamma, shape)
-        if self.beta is not None:
-            outputs = outputs + array_ops.reshape(self.beta, shape)
+        if gamma is not None:
+            outputs = outputs * array_ops.reshape(gamma, shape)
+        if beta is not None:
+            outputs = outputs + array_ops.reshape(beta, shape)
         return outputs
+
+    def _renorm_step(self, mean, variance):
+        """Batch renormalization's training step (Keras's rule): the effective gamma and beta
+        x * (r * gamma) + (d * gamma + beta), then the renorm and moving statistics updated.
+        `mean` and `variance` are the batch's, their gradient already stopped."""
+        stddev = math_ops.sqrt(variance + self.epsilon)
+        renorm_stddev = math_ops.maximum(self.renorm_stddev.value(), self.epsilon ** 0.5)
+        r = stddev / renorm_stddev
+        d = (mean - self.renorm_mean.value()) / renorm_stddev
+        clipping = self.renorm_clipping or {}
+        if clipping.get("rmin") is not None:
+            r = math_ops.maximum(r, clipping["rmin"])
+        if clipping.get("rmax") is not None:
+            r = math_ops.minimum(r, clipping["rmax"])
+        if clipping.get("dmax") is not None:
+            d = math_ops.minimum(math_ops.maximum(d, -clipping["dmax"]), clipping["dmax"])
+        gamma, beta = (r, d) if self.gamma is None else (r * self.gamma, d * self.gamma)
+        if self.beta is not None:
+            beta = beta + self.beta
+        keep = self.renorm_momentum
+        self.renorm_mean.assign(self.renorm_mean * keep + mean * (1 - keep))
+        self.renorm_stddev.assign(self.renorm_stddev * keep + stddev * (1 - keep))
+        keep = self.momentum
+        self.moving_mean.assign(self.moving_mean * keep + mean * (1 - keep))
+        moving_stddev = self.moving_stddev * keep + stddev * (1 - keep)
+        self.moving_stddev.assign(moving_stddev)
+        self.moving_variance.assign(
+            math_ops.maximum(moving_stddev * moving_stddev - self.epsilon, 0.0))
+        return gamma, beta
 
     def compute_output_shape(self, input_shape):
         """The output's shape for inputs of `input_shape`, found without running the layer.
@@ -134,6 +240,14 @@ class BatchNormalization(Layer):
             "gamma_initializer": initializers.get(self.gamma_initializer),
             "moving_mean_initializer": initializers.get(self.moving_mean_initializer),
             "moving_variance_initializer": initializers.get(self.moving_variance_initializer),
+            "beta_regularizer": self.beta_regularizer,
+            "gamma_regularizer": self.gamma_regularizer,
+            "beta_constraint": self.beta_constraint,
+            "gamma_constraint": self.gamma_constraint,
+            "synchronized": self.synchronized,
+            "renorm": self.renorm,
+            "renorm_clipping": self.renorm_clipping,
+            "renorm_momentum": self.renorm_momentum,
         }
 
 
