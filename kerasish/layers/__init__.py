@@ -57,6 +57,8 @@ from kerasish.layers.normalization import (  # noqa: F401
     BatchNormalization,
     GroupNormalization,
     LayerNormalization,
+    RMSNormalization,
+    SpectralNormalization,
     UnitNormalization,
 )
 from kerasish.layers.pooling import (  # noqa: F401
@@ -136,3 +138,5 @@ from kerasish.layers.reshaping import (  # noqa: F401
     ZeroPadding2D,
     ZeroPadding3D,
 )
+from kerasish.layers.serialization import deserialize, serialize  # noqa: F401
+from kerasish.layers.wrapper import Wrapper  # noqa: F401

@@ -9,7 +9,9 @@ from kerasish import constraints, initializers, regularizers
 from kerasish.core import arguments
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.ops import array_ops, math_ops, nn_ops
+from kerasish.core.tensor import Variable
 from kerasish.layers.base import Layer, in_training_mode
+from kerasish.layers.wrapper import Wrapper
 
 
 class BatchNormalization(Layer):
@@ -591,3 +593,169 @@ class UnitNormalization(Layer):
 
     def get_config(self) -> dict:
         return {**super().get_config(), "axis": self.axis}
+
+
+class RMSNormalization(Layer):
+    """Root-mean-square normalization (Zhang and Sennrich, 2019): x / sqrt(mean(x**2) +
+    epsilon) over `axis`, times a learned `scale` (Keras's single weight, initialized to
+    ones). No mean is subtracted and there is no offset, which makes it cheaper than
+    LayerNormalization; transformer blocks of recent language models use it.
+
+    Args:
+        axis: the axis (or list of axes) the mean square runs over; `scale` has their sizes.
+        epsilon: added to the mean square, for stability.
+        **kwargs: the `Layer` arguments (``name``, ``dtype``, ``input_shape``, ...).
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.layers.RMSNormalization(epsilon=0.0)(ks.constant([[3.0, 4.0]])).numpy().round(4)
+        array([[0.8485, 1.1314]], dtype=float32)
+    """
+
+    def __init__(self, axis=-1, epsilon: float = 1e-6, **kwargs):
+        super().__init__(**kwargs)
+        self.axis = list(axis) if isinstance(axis, (list, tuple)) else int(axis)
+        self.epsilon = arguments.number(epsilon, "epsilon", "RMSNormalization", 0)
+
+    def build(self, input_shape):
+        axes = _normalized_axes(self, self.axis, len(input_shape))
+        self.scale = self.add_weight("scale", tuple(input_shape[a] for a in axes),
+                                     initializer="ones")
+
+    def call(self, inputs):
+        axes = _normalized_axes(self, self.axis, inputs.ndim)
+        inputs = _floating(self, inputs)
+        mean_square = math_ops.reduce_mean(math_ops.square(inputs), tuple(axes), keepdims=True)
+        shape = [inputs.shape[a] if a in axes else 1 for a in range(inputs.ndim)]
+        return inputs * math_ops.rsqrt(mean_square + self.epsilon) * array_ops.reshape(
+            self.scale, shape)
+
+    def compute_output_shape(self, input_shape):
+        """The output's shape for inputs of `input_shape`: the same.
+
+        Args:
+            input_shape: the inputs' shape, batch axis included (None where unknown).
+
+        Returns:
+            The output's shape.
+
+        Example:
+            >>> import kerasish as ks
+            >>> ks.layers.RMSNormalization().compute_output_shape((None, 4))
+            (None, 4)
+        """
+        _normalized_axes(self, self.axis, len(input_shape))
+        return tuple(input_shape)
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "axis": self.axis, "epsilon": self.epsilon}
+
+
+def _floating(layer: Layer, inputs):
+    return inputs if inputs.dtype.kind == "f" else math_ops.cast(inputs, layer.dtype)
+
+
+class SpectralNormalization(Wrapper):
+    """Divide the wrapped layer's kernel by its largest singular value (Miyato et al., 2018),
+    estimated by `power_iterations` steps of power iteration from the kept vector
+    `vector_u`; as in Keras, training calls normalize the kernel variable in place (the
+    wrapped layer then runs with it), inference calls leave it as it is.
+
+    It stabilizes GAN discriminators by bounding each layer's Lipschitz constant. The
+    wrapped layer must have a `kernel` (Dense, the convolutions) or `embeddings`.
+
+    Args:
+        layer: the wrapped layer.
+        power_iterations: power-iteration steps per training call (> 0).
+        **kwargs: the `Layer` arguments (``name``, ``dtype``, ...).
+
+    Raises:
+        ValueError: power_iterations <= 0, or (at build) a layer with neither `kernel` nor
+            `embeddings`.
+
+    Example:
+        >>> import kerasish as ks
+        >>> import numpy as np
+        >>> layer = ks.layers.SpectralNormalization(ks.layers.Dense(4), power_iterations=50)
+        >>> _ = layer(ks.ones([1, 6]), training=True)
+        >>> round(float(np.linalg.svd(layer.kernel.numpy(), compute_uv=False)[0]), 3)
+        1.0
+    """
+
+    def __init__(self, layer, power_iterations: int = 1, **kwargs):
+        super().__init__(layer, **kwargs)
+        if isinstance(power_iterations, bool) or not isinstance(power_iterations, int) or (
+                power_iterations <= 0):
+            raise InvalidArgumentError(
+                f"SpectralNormalization: power_iterations must be an integer > 0, got "
+                f"{power_iterations!r}"
+            )
+        self.power_iterations = power_iterations
+
+    def build(self, input_shape):
+        super().build(input_shape)
+        for name in ("kernel", "embeddings"):
+            variable = getattr(self.layer, name, None)
+            if variable is not None:
+                break
+        else:
+            raise InvalidArgumentError(
+                f"SpectralNormalization '{self.name}': the wrapped {type(self.layer).__name__} "
+                "has neither a 'kernel' nor an 'embeddings' weight to normalize"
+            )
+        # held here too, as Keras does: the wrapper's own weights, in a weights file, are
+        # [kernel, vector_u] (the kernel is still counted once in `weights`)
+        self.kernel = variable
+        self.vector_u = self.add_weight(
+            "vector_u", (1, variable.shape[-1]),
+            initializer=initializers.TruncatedNormal(stddev=0.02), trainable=False,
+        )
+        self._weights.insert(0, variable)
+
+    def _tracked_children(self) -> list:
+        # Keras lists a wrapper's own variables before its layer's: weights are
+        # [kernel, vector_u, the layer's other weights]
+        children = super()._tracked_children()
+        own = [pair for pair in children if isinstance(pair[1], Variable)]
+        return own + [pair for pair in children if not isinstance(pair[1], Variable)]
+
+    def call(self, inputs, training=None):
+        if in_training_mode(self, training) and bool(
+                math_ops.reduce_any(math_ops.not_equal(self.kernel.value(), 0))):
+            vector_u, kernel = self.normalized_weights()
+            self.vector_u.assign(vector_u)
+            self.kernel.assign(kernel)
+        return self.layer(inputs)
+
+    def normalized_weights(self):
+        """The next `vector_u` and the kernel divided by its estimated spectral norm.
+
+        Returns:
+            (vector_u, kernel), neither assigned yet.
+
+        Example:
+            >>> import kerasish as ks
+            >>> layer = ks.layers.SpectralNormalization(ks.layers.Dense(2))
+            >>> layer.build((None, 3))
+            >>> [tuple(t.shape) for t in layer.normalized_weights()]
+            [(1, 2), (3, 2)]
+        """
+        shape = self.kernel.shape
+        weights = array_ops.reshape(self.kernel.value(), (-1, shape[-1]))
+        vector_u = self.vector_u.value()
+        for _ in range(self.power_iterations):
+            vector_v = _unit(math_ops.matmul(vector_u, weights, transpose_b=True))
+            vector_u = _unit(math_ops.matmul(vector_v, weights))
+        vector_u = array_ops.stop_gradient(vector_u)
+        vector_v = array_ops.stop_gradient(vector_v)
+        sigma = math_ops.matmul(math_ops.matmul(vector_v, weights), vector_u, transpose_b=True)
+        return vector_u, array_ops.reshape(self.kernel.value() / array_ops.reshape(sigma, ()),
+                                           shape)
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "power_iterations": self.power_iterations}
+
+
+def _unit(x):
+    """x / its L2 norm (over every entry; Keras's bound of 1e-12 on the squared norm)."""
+    return x * math_ops.rsqrt(math_ops.maximum(math_ops.reduce_sum(math_ops.square(x)), 1e-12))
