@@ -33,6 +33,7 @@ from kerasish.layers.core import (  # noqa: F401
     Lambda,
     Reshape,
 )
+from kerasish.layers.einsum_dense import EinsumDense  # noqa: F401
 from kerasish.layers.input_layer import Input, InputLayer  # noqa: F401
 from kerasish.layers.masking import Masking  # noqa: F401
 from kerasish.layers.merging import (  # noqa: F401
