@@ -462,20 +462,12 @@ class _ConvTranspose(_Convolution):
         return self.filters
 
     def _output_spatial(self, spatial) -> tuple:
-        sizes = []
-        for axis, size in enumerate(spatial):
-            if size is None:
-                sizes.append(None)
-                continue
-            k = (self.kernel_size[axis] - 1) * self.dilation_rate[axis] + 1
-            s = self.strides[axis]
-            if self.output_padding is None:
-                extra = max(k - s, 0) if self.padding == "valid" else 0
-                sizes.append(size * s + extra)
-            else:
-                pad = k // 2 if self.padding == "same" else 0
-                sizes.append((size - 1) * s + k - 2 * pad + self.output_padding[axis])
-        return tuple(sizes)
+        extra = self.output_padding or (None,) * self.rank
+        return tuple(
+            conv_ops.transpose_output_length(size, k, s, self.padding, p, d)
+            for size, k, s, p, d in zip(spatial, self.kernel_size, self.strides, extra,
+                                        self.dilation_rate)
+        )
 
     def _output_shape(self, x) -> tuple:
         return (x.shape[0], *self._output_spatial(x.shape[1:-1]), self.filters)

@@ -33,6 +33,7 @@ __all__ = [
     "binary_crossentropy",
     "categorical_crossentropy",
     "conv",
+    "conv_transpose",
     "depthwise_conv",
     "elu",
     "gelu",
@@ -43,6 +44,7 @@ __all__ = [
     "max_pool",
     "normalize",
     "one_hot",
+    "rms_normalization",
     "selu",
     "separable_conv",
     "sigmoid",
@@ -472,6 +474,92 @@ def _adaptive(op_name, inputs, output_size, data_format, mode) -> Tensor:
     first = _layout(data_format, op_name)
     y = conv_ops.adaptive_pool(moveaxis(x, 1, -1) if first else x, output_size, mode)
     return moveaxis(y, -1, 1) if first else y
+
+
+def conv_transpose(inputs, kernel, strides=1, padding: str = "valid", output_padding=None,
+                   data_format=None, dilation_rate=1) -> Tensor:
+    """The transpose of `conv` (a learned upsampling) for 1 to 3 spatial axes; `kernel` is
+    (spatial..., out_channels, in_channels), and the output size per axis is Keras's
+    (see `kerasish.core.ops.conv_ops.transpose_output_length`).
+
+    Args:
+        inputs: (batch, spatial..., channels) (or channels first).
+        kernel: (spatial..., out_channels, in_channels).
+        strides: an int or one per spatial axis.
+        padding: 'valid' or 'same'.
+        output_padding: None, an int or one per spatial axis (each smaller than its stride).
+        data_format: 'channels_last' (None) or 'channels_first'.
+        dilation_rate: an int or one per spatial axis.
+
+    Returns:
+        The upsampled batch with out_channels channels, in `data_format`.
+
+    Raises:
+        InvalidArgumentError: a rank outside 3..5, another padding, or shapes that do not fit.
+
+    Example:
+        >>> import numpy as np
+        >>> from kerasish import ops
+        >>> ops.shape(ops.conv_transpose(np.ones((2, 4, 3)), np.ones((3, 5, 3)), 2))
+        (2, 9, 5)
+    """
+    x = floating(inputs)
+    kernel = convert_to_tensor(kernel)
+    first = _layout(data_format, "conv_transpose")
+    if first:
+        x = moveaxis(x, 1, -1)
+    rank = x.ndim - 2
+    if rank not in (1, 2, 3) or kernel.ndim != rank + 2 or str(padding).lower() not in (
+            "valid", "same"):
+        raise InvalidArgumentError(
+            f"conv_transpose: needs inputs with 1 to 3 spatial axes and a kernel of rank "
+            f"inputs' rank (spatial..., out, in), and padding 'valid' or 'same'; got shapes "
+            f"{x.shape} and {kernel.shape}, padding {padding!r}")
+
+    def per_axis(value):
+        return (value,) * rank if isinstance(value, (int, np.integer)) else tuple(value)
+
+    strides_, dilations = per_axis(strides), per_axis(dilation_rate)
+    extra = (None,) * rank if output_padding is None else per_axis(output_padding)
+    spatial = tuple(
+        conv_ops.transpose_output_length(size, k, s, padding, p, d)
+        for size, k, s, p, d in zip(x.shape[1:-1], kernel.shape[:rank], strides_, extra,
+                                    dilations))
+    shape = (x.shape[0], *spatial, kernel.shape[-2])
+    pad = str(padding).upper()
+    if rank == 3:
+        y = conv_ops.conv3d_transpose(x, kernel, shape, strides_, pad, dilations)
+    elif rank == 2:
+        y = conv_ops.conv2d_transpose(x, kernel, shape, strides_, pad, dilations)
+    else:
+        y = squeeze(conv_ops.conv2d_transpose(
+            expand_dims(x, 1), expand_dims(kernel, 0), (shape[0], 1, *shape[1:]),
+            (1, *strides_), pad, (1, *dilations)), 1)
+    return moveaxis(y, -1, 1) if first else y
+
+
+def rms_normalization(x, scale=None, axis=-1, epsilon=None) -> Tensor:
+    """x / sqrt(mean(x**2 over `axis`) + epsilon), times `scale` (broadcast), as Keras's.
+
+    Args:
+        x: a tensor.
+        scale: None, or a factor broadcast against the result.
+        axis: the axis, or axes, of the mean square.
+        epsilon: added to the mean square (None: `ks.backend.epsilon()`, 1e-7).
+
+    Returns:
+        A tensor of `x`'s shape.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.convert_to_numpy(ops.rms_normalization([[3.0, 4.0]], epsilon=0.0)).round(4)
+        array([[0.8485, 1.1314]], dtype=float32)
+    """
+    x = floating(x)
+    axes = tuple(axis) if isinstance(axis, (list, tuple)) else axis
+    mean_square = math_ops.reduce_mean(math_ops.square(x), axes, keepdims=True)
+    y = x * math_ops.rsqrt(mean_square + (1e-7 if epsilon is None else epsilon))
+    return y if scale is None else y * math_ops.cast(convert_to_tensor(scale), x.dtype)
 
 
 def batch_normalization(x, mean, variance, axis: int, offset=None, scale=None,

@@ -139,3 +139,53 @@ def test_adaptive_pool_gradients_match_finite_differences():
     check_gradients(lambda v: ks.ops.adaptive_average_pool(v * v, (4, 3),
                                                            data_format="channels_first"),
                     [RNG.standard_normal((2, 3, 7, 5))], order=2)
+
+
+@pytest.mark.parametrize("shape, kernel, strides, padding, output_padding, data_format", [
+    ((2, 5, 3), (3, 4, 3), 2, "valid", None, None),
+    ((2, 5, 3), (4, 4, 3), 3, "same", 1, None),
+    ((1, 4, 5, 3), (3, 2, 2, 3), (2, 1), "same", None, None),
+    ((1, 3, 4, 5), (2, 3, 2, 3), 2, "valid", (1, 0), "channels_first"),
+    ((1, 3, 4, 3, 2), (3, 3, 2, 4, 2), (2, 1, 2), "same", None, None),
+])
+def test_ops_conv_transpose_matches_keras(shape, kernel, strides, padding, output_padding,
+                                          data_format):
+    keras = pytest.importorskip("keras")
+    x = RNG.standard_normal(shape).astype("float32")
+    w = RNG.standard_normal(kernel).astype("float32")
+    ours = ks.ops.conv_transpose(x, w, strides, padding, output_padding, data_format)
+    theirs = keras.ops.conv_transpose(x, w, strides, padding, output_padding, data_format)
+    np.testing.assert_allclose(ours.numpy(), np.asarray(theirs), rtol=1e-4, atol=1e-5)
+
+
+def test_ops_pools_and_rms_normalization_match_keras():
+    keras = pytest.importorskip("keras")
+    for shape, size in [((2, 11, 3), 4), ((2, 7, 9, 3), (3, 4)), ((1, 5, 6, 7, 2), (2, 3, 4))]:
+        x = RNG.standard_normal(shape).astype("float32")
+        for name in ("adaptive_average_pool", "adaptive_max_pool"):
+            np.testing.assert_allclose(getattr(ks.ops, name)(x, size).numpy(),
+                                       np.asarray(getattr(keras.ops, name)(x, size)),
+                                       rtol=1e-5, atol=1e-6)
+    x = RNG.standard_normal((2, 5, 6, 7, 3)).astype("float32")
+    w = RNG.standard_normal((2, 3, 2, 3, 4)).astype("float32")
+    np.testing.assert_allclose(ks.ops.conv(x, w, (1, 2, 1), "same").numpy(),
+                               np.asarray(keras.ops.conv(x, w, (1, 2, 1), "same")),
+                               rtol=1e-4, atol=1e-5)
+    for name in ("max_pool", "average_pool"):
+        np.testing.assert_allclose(
+            getattr(ks.ops, name)(x, (2, 3, 2), (1, 2, 2), "same").numpy(),
+            np.asarray(getattr(keras.ops, name)(x, (2, 3, 2), (1, 2, 2), "same")),
+            rtol=1e-5, atol=1e-6)
+    scale = RNG.standard_normal(3).astype("float32")
+    np.testing.assert_allclose(
+        ks.ops.rms_normalization(x, scale, axis=-1, epsilon=1e-3).numpy(),
+        np.asarray(keras.ops.rms_normalization(x, scale, axis=-1, epsilon=1e-3)), rtol=1e-5)
+
+
+def test_ops_conv_transpose_gradient_and_errors():
+    from kerasish.testing import check_gradients
+
+    check_gradients(lambda x, w: ks.ops.conv_transpose(x, w, 2, "same"),
+                    [RNG.standard_normal((1, 4, 2)), RNG.standard_normal((3, 3, 2))], order=2)
+    with pytest.raises(ValueError, match="conv_transpose: needs inputs with 1 to 3 spatial"):
+        ks.ops.conv_transpose(np.ones((1, 4, 2)), np.ones((3, 3, 3, 2)))

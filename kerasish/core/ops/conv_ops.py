@@ -1095,6 +1095,40 @@ def avg_pool3d(input, ksize, strides, padding: str = "VALID"):  # noqa: A002
     return total / counts
 
 
+def transpose_output_length(size, kernel: int, stride: int, padding: str,
+                            output_padding=None, dilation: int = 1):
+    """The length of one spatial axis of a transposed convolution's output, as Keras
+    computes it (None stays None), k being the dilated kernel size: `size * stride +
+    max(k - stride, 0)` ('valid') or `size * stride` ('same') without `output_padding`;
+    with it, `(size - 1) * stride + k - 2 * pad + output_padding`, pad = k // 2 for
+    'same', 0 for 'valid'.
+
+    Args:
+        size: the input's length on this axis (or None).
+        kernel: the kernel's size on this axis.
+        stride: the stride on this axis.
+        padding: 'valid' or 'same' (any case).
+        output_padding: None, or the extra cells on this axis.
+        dilation: the kernel's dilation on this axis.
+
+    Returns:
+        The output length, or None.
+
+    Example:
+        >>> from kerasish.core.ops.conv_ops import transpose_output_length
+        >>> transpose_output_length(4, 3, 2, "valid"), transpose_output_length(4, 3, 2, "same", 1)
+        (9, 8)
+    """
+    if size is None:
+        return None
+    k = (kernel - 1) * dilation + 1
+    same = str(padding).lower() == "same"
+    if output_padding is None:
+        return size * stride + (0 if same else max(k - stride, 0))
+    pad = k // 2 if same else 0
+    return (size - 1) * stride + k - 2 * pad + output_padding
+
+
 # ---------------------------------------------------------------- adaptive pooling
 
 
