@@ -88,6 +88,11 @@ class Wrapper(Layer):
             2
         """
         config = dict(config)
+        if "layer" not in config:
+            raise InvalidArgumentError(
+                f"{cls.__name__}: its config needs the wrapped layer under 'layer', got the keys "
+                f"{sorted(config)}"
+            )
         layer = config.pop("layer")
         if isinstance(layer, dict):
             layer = deserialize_keras_object(layer, custom_objects=custom_objects)

@@ -139,3 +139,8 @@ def test_alpha_dropout_keeps_selu_statistics_and_is_identity_in_inference():
     rows = ks.layers.AlphaDropout(0.4, noise_shape=(None, 1))(x, training=True).numpy()
     dropped = np.isclose(rows, a * alpha_p - a * alpha_p * 0.4)
     assert (dropped == dropped[:, :1]).all() and 0 < dropped[:, 0].sum() < 200  # whole rows
+
+
+def test_a_config_without_its_layer_is_named():
+    with pytest.raises(ValueError, match="needs the wrapped layer under 'layer'"):
+        ks.layers.SpectralNormalization.from_config({"power_iterations": 2})
