@@ -6,7 +6,17 @@ import numpy as np
 
 from kerasish.core import serialization
 from kerasish.core.errors import InvalidArgumentError
-from kerasish.core.ops import array_ops, cumulative_ops, math_ops, nn_ops, sorting_ops
+from kerasish.core.ops import (
+    activation_ops,
+    clip_ops,
+    creation_ops,
+    cumulative_ops,
+    math_ops,
+    nn_ops,
+    reduction_ops,
+    shape_ops,
+    sorting_ops,
+)
 from kerasish.core.tensor import convert_to_tensor
 
 
@@ -63,15 +73,15 @@ def log_softmax(x, axis: int = -1):
     return nn_ops.log_softmax(x, axis)
 
 
-relu6 = math_ops.relu6
-sigmoid = math_ops.sigmoid
+relu6 = activation_ops.relu6
+sigmoid = activation_ops.sigmoid
 tanh = math_ops.tanh
-softplus = math_ops.softplus
-softsign = math_ops.softsign
-swish = silu = math_ops.swish
-selu = math_ops.selu
+softplus = activation_ops.softplus
+softsign = activation_ops.softsign
+swish = silu = activation_ops.swish
+selu = activation_ops.selu
 exponential = math_ops.exp
-log_sigmoid = math_ops.log_sigmoid
+log_sigmoid = activation_ops.log_sigmoid
 
 
 def relu(x, negative_slope: float = 0.0, max_value=None, threshold: float = 0.0):
@@ -96,13 +106,13 @@ def relu(x, negative_slope: float = 0.0, max_value=None, threshold: float = 0.0)
     """
     x = convert_to_tensor(x)
     if threshold:
-        out = math_ops.where(math_ops.greater(x, threshold), x, array_ops.zeros_like(x))
+        out = math_ops.where(math_ops.greater(x, threshold), x, creation_ops.zeros_like(x))
     else:
-        out = math_ops.relu(x)
+        out = activation_ops.relu(x)
     if max_value is not None:
         out = math_ops.minimum(out, max_value)
     if negative_slope:
-        out = out - math_ops.relu(threshold - x) * negative_slope
+        out = out - activation_ops.relu(threshold - x) * negative_slope
     return out
 
 
@@ -123,8 +133,8 @@ def elu(x, alpha: float = 1.0):
     """
     x = convert_to_tensor(x)
     if alpha == 1.0:
-        return math_ops.elu(x)
-    return math_ops.where(math_ops.greater(x, 0), x, math_ops.elu(x) * alpha)
+        return activation_ops.elu(x)
+    return math_ops.where(math_ops.greater(x, 0), x, activation_ops.elu(x) * alpha)
 
 
 def leaky_relu(x, negative_slope: float = 0.2):
@@ -142,7 +152,7 @@ def leaky_relu(x, negative_slope: float = 0.2):
         >>> ks.activations.leaky_relu([-2.0, 3.0], negative_slope=0.1)
         <ks.Tensor: shape=(2,), dtype=float32, numpy=[-0.2,  3. ]>
     """
-    return math_ops.leaky_relu(x, negative_slope)
+    return activation_ops.leaky_relu(x, negative_slope)
 
 
 def gelu(x, approximate: bool = False):
@@ -160,7 +170,7 @@ def gelu(x, approximate: bool = False):
         >>> ks.activations.gelu([0.0, 1.0])
         <ks.Tensor: shape=(2,), dtype=float32, numpy=[0.       , 0.8413447]>
     """
-    return math_ops.gelu(x, approximate)
+    return activation_ops.gelu(x, approximate)
 
 
 def celu(x, alpha: float = 1.0):
@@ -179,7 +189,7 @@ def celu(x, alpha: float = 1.0):
         <ks.Tensor: shape=(2,), dtype=float32, numpy=[-2.,  2.]>
     """
     x = convert_to_tensor(x)
-    return math_ops.relu(x) + math_ops.expm1(math_ops.minimum(x, 0.0) / alpha) * alpha
+    return activation_ops.relu(x) + math_ops.expm1(math_ops.minimum(x, 0.0) / alpha) * alpha
 
 
 def glu(x, axis: int = -1):
@@ -205,8 +215,8 @@ def glu(x, axis: int = -1):
         raise InvalidArgumentError(
             f"glu: axis {axis} of x must have an even size, got shape {x.shape}"
         )
-    a, b = array_ops.split(x, 2, axis)
-    return a * math_ops.sigmoid(b)
+    a, b = shape_ops.split(x, 2, axis)
+    return a * activation_ops.sigmoid(b)
 
 
 def hard_tanh(x):
@@ -223,7 +233,7 @@ def hard_tanh(x):
         >>> ks.activations.hard_tanh([-2.0, 0.5, 3.0])
         <ks.Tensor: shape=(3,), dtype=float32, numpy=[-1. ,  0.5,  1. ]>
     """
-    return array_ops.clip_by_value(convert_to_tensor(x), -1.0, 1.0)
+    return clip_ops.clip_by_value(convert_to_tensor(x), -1.0, 1.0)
 
 
 def hard_shrink(x, threshold: float = 0.5):
@@ -242,7 +252,8 @@ def hard_shrink(x, threshold: float = 0.5):
         <ks.Tensor: shape=(3,), dtype=float32, numpy=[-1. ,  0. ,  0.6]>
     """
     x = convert_to_tensor(x)
-    return math_ops.where(math_ops.greater(math_ops.abs(x), threshold), x, array_ops.zeros_like(x))
+    kept = math_ops.greater(math_ops.abs(x), threshold)
+    return math_ops.where(kept, x, creation_ops.zeros_like(x))
 
 
 def soft_shrink(x, threshold: float = 0.5):
@@ -261,7 +272,7 @@ def soft_shrink(x, threshold: float = 0.5):
         <ks.Tensor: shape=(3,), dtype=float32, numpy=[-0.5,  0. ,  1.5]>
     """
     x = convert_to_tensor(x)
-    return x - array_ops.clip_by_value(x, -threshold, threshold)
+    return x - clip_ops.clip_by_value(x, -threshold, threshold)
 
 
 def tanh_shrink(x):
@@ -297,8 +308,8 @@ def sparse_plus(x):
         <ks.Tensor: shape=(3,), dtype=float32, numpy=[0.  , 0.25, 3.  ]>
     """
     x = convert_to_tensor(x)
-    inside = array_ops.clip_by_value(x, -1.0, 1.0) + 1.0
-    return math_ops.square(inside) * 0.25 + math_ops.relu(x - 1.0)
+    inside = clip_ops.clip_by_value(x, -1.0, 1.0) + 1.0
+    return math_ops.square(inside) * 0.25 + activation_ops.relu(x - 1.0)
 
 
 def sparse_sigmoid(x):
@@ -315,7 +326,7 @@ def sparse_sigmoid(x):
         >>> ks.activations.sparse_sigmoid([-2.0, 0.5, 3.0])
         <ks.Tensor: shape=(3,), dtype=float32, numpy=[0.  , 0.75, 1.  ]>
     """
-    return (array_ops.clip_by_value(convert_to_tensor(x), -1.0, 1.0) + 1.0) * 0.5
+    return (clip_ops.clip_by_value(convert_to_tensor(x), -1.0, 1.0) + 1.0) * 0.5
 
 
 def squareplus(x, b: float = 4):
@@ -379,23 +390,22 @@ def sparsemax(x, axis: int = -1):
                [1.  , 0.  , 0.  ]], dtype=float32)
     """
     x = convert_to_tensor(x)
-    axis = math_ops.normalize_axis(axis, x.ndim, "sparsemax")[0]
+    axis = reduction_ops.normalize_axis(axis, x.ndim, "sparsemax")[0]
     # The support {j: x_j > tau}, found without gradient from the sorted scores: the k
     # largest with k * z_(k) > z_(1) + ... + z_(k) - 1.
-    ordered = sorting_ops.sort(array_ops.stop_gradient(x), axis, "DESCENDING")
+    ordered = sorting_ops.sort(creation_ops.stop_gradient(x), axis, "DESCENDING")
     ranks_shape = [1] * x.ndim
     ranks_shape[axis] = x.shape[axis]
-    ranks = array_ops.reshape(array_ops.range(1, x.shape[axis] + 1, dtype=x.dtype), ranks_shape)
+    ranks = shape_ops.reshape(creation_ops.range(1, x.shape[axis] + 1, dtype=x.dtype), ranks_shape)
     kept = math_ops.greater(ordered * ranks, cumulative_ops.cumsum(ordered, axis) - 1.0)
-    smallest_kept = math_ops.reduce_min(
+    smallest_kept = reduction_ops.reduce_min(
         math_ops.where(kept, ordered, ordered.dtype.type(np.inf)), axis, keepdims=True
     )
     support = math_ops.cast(math_ops.greater_equal(x, smallest_kept), x.dtype)
     # tau from x itself, so the gradient is the projection's: d out_i / d x_j = [i = j] - 1/k.
-    tau = (math_ops.reduce_sum(x * support, axis, keepdims=True) - 1.0) / math_ops.reduce_sum(
-        support, axis, keepdims=True
-    )
-    return math_ops.relu(x - tau)
+    total = reduction_ops.reduce_sum(x * support, axis, keepdims=True)
+    tau = (total - 1.0) / reduction_ops.reduce_sum(support, axis, keepdims=True)
+    return activation_ops.relu(x - tau)
 
 
 def hard_sigmoid(x):
@@ -412,7 +422,7 @@ def hard_sigmoid(x):
         >>> ks.activations.hard_sigmoid([-4.0, 0.0, 4.0])
         <ks.Tensor: shape=(3,), dtype=float32, numpy=[0. , 0.5, 1. ]>
     """
-    return math_ops.relu6(convert_to_tensor(x) + 3.0) * (1.0 / 6.0)
+    return activation_ops.relu6(convert_to_tensor(x) + 3.0) * (1.0 / 6.0)
 
 
 def hard_silu(x):
@@ -451,7 +461,7 @@ def mish(x):
         <ks.Tensor: shape=(2,), dtype=float32, numpy=[0.       , 0.8650984]>
     """
     x = convert_to_tensor(x)
-    return x * math_ops.tanh(math_ops.softplus(x))
+    return x * math_ops.tanh(activation_ops.softplus(x))
 
 
 _BY_NAME = {

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from kerasish.core import serialization
 from kerasish.core.errors import InvalidArgumentError
-from kerasish.core.ops import array_ops, math_ops
+from kerasish.core.ops import clip_ops, math_ops, reduction_ops
 from kerasish.core.tensor import Tensor, convert_to_tensor
 
 EPSILON = 1e-7
@@ -93,7 +93,7 @@ def _axis(axis):
 
 
 def _norms(w: Tensor, axis) -> Tensor:
-    return math_ops.sqrt(math_ops.reduce_sum(math_ops.square(w), axis, keepdims=True))
+    return math_ops.sqrt(reduction_ops.reduce_sum(math_ops.square(w), axis, keepdims=True))
 
 
 class MaxNorm(Constraint):
@@ -118,7 +118,7 @@ class MaxNorm(Constraint):
     def __call__(self, w) -> Tensor:
         w = convert_to_tensor(w)
         norms = _norms(w, self.axis)
-        desired = array_ops.clip_by_value(norms, 0.0, float(self.max_value))
+        desired = clip_ops.clip_by_value(norms, 0.0, float(self.max_value))
         return w * (desired / (norms + EPSILON))
 
     def get_config(self) -> dict:
@@ -196,7 +196,7 @@ class MinMaxNorm(Constraint):
     def __call__(self, w) -> Tensor:
         w = convert_to_tensor(w)
         norms = _norms(w, self.axis)
-        clipped = array_ops.clip_by_value(norms, float(self.min_value), float(self.max_value))
+        clipped = clip_ops.clip_by_value(norms, float(self.min_value), float(self.max_value))
         desired = clipped * float(self.rate) + norms * (1.0 - float(self.rate))
         return w * (desired / (norms + EPSILON))
 

@@ -13,7 +13,7 @@ import numpy as np
 from kerasish.core import random as ks_random
 from kerasish.core import serialization
 from kerasish.core.errors import InvalidArgumentError
-from kerasish.core.ops import array_ops
+from kerasish.core.ops import creation_ops
 from kerasish.core.tensor import as_dtype, convert_to_tensor
 
 
@@ -74,14 +74,14 @@ class Zeros(Initializer):
     """All zeros (the default for biases)."""
 
     def __call__(self, shape, dtype=np.float32):
-        return array_ops.zeros(shape, dtype)
+        return creation_ops.zeros(shape, dtype)
 
 
 class Ones(Initializer):
     """All ones (the default for normalization scales)."""
 
     def __call__(self, shape, dtype=np.float32):
-        return array_ops.ones(shape, dtype)
+        return creation_ops.ones(shape, dtype)
 
 
 class Constant(Initializer):
@@ -332,8 +332,8 @@ class HeNormal(_FixedVarianceScaling):
     Example:
         >>> import kerasish as ks
         >>> w = ks.initializers.HeNormal(seed=1)((400, 100))
-        >>> round(float(ks.reduce_std(w)), 3)
-        0.071
+        >>> abs(float(ks.reduce_std(w)) - (2 / 400) ** 0.5) < 0.002  # the stream's place varies
+        True
     """
 
     _setting = (2.0, "fan_in", "truncated_normal")
@@ -415,7 +415,7 @@ class Identity(Initializer):
             raise InvalidArgumentError(
                 f"Identity: only 2-D shapes have an identity matrix, got {shape}"
             )
-        return array_ops.eye(*shape, dtype=as_dtype(dtype)) * self.gain
+        return creation_ops.eye(*shape, dtype=as_dtype(dtype)) * self.gain
 
     def get_config(self) -> dict:
         return {"gain": self.gain}

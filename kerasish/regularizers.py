@@ -6,7 +6,7 @@ import math
 
 from kerasish.core import serialization
 from kerasish.core.errors import InvalidArgumentError
-from kerasish.core.ops import array_ops, math_ops, nn_ops
+from kerasish.core.ops import creation_ops, math_ops, nn_ops, reduction_ops, shape_ops
 from kerasish.core.tensor import convert_to_tensor
 
 
@@ -69,9 +69,9 @@ class L1L2(Regularizer):
     def __call__(self, weight):
         total = 0.0
         if self.l1:
-            total = total + math_ops.reduce_sum(math_ops.abs(weight)) * self.l1
+            total = total + reduction_ops.reduce_sum(math_ops.abs(weight)) * self.l1
         if self.l2:
-            total = total + math_ops.reduce_sum(math_ops.square(weight)) * self.l2
+            total = total + reduction_ops.reduce_sum(math_ops.square(weight)) * self.l2
         return total
 
     def get_config(self) -> dict:
@@ -208,13 +208,13 @@ class OrthogonalRegularizer(Regularizer):
                 f"OrthogonalRegularizer: needs a 2-D weight, got shape {weight.shape}"
             )
         if self.mode == "columns":
-            weight = array_ops.transpose(weight)
+            weight = shape_ops.transpose(weight)
         unit = nn_ops.l2_normalize(weight, axis=1)
         size = weight.shape[0]
         products = math_ops.matmul(unit, unit, transpose_b=True)
-        off_diagonal = products * (1.0 - array_ops.eye(size, dtype=weight.dtype))
+        off_diagonal = products * (1.0 - creation_ops.eye(size, dtype=weight.dtype))
         pairs = size * (size - 1) / 2
-        return math_ops.reduce_sum(math_ops.abs(off_diagonal)) * (0.5 * self.factor / pairs)
+        return reduction_ops.reduce_sum(math_ops.abs(off_diagonal)) * (0.5 * self.factor / pairs)
 
     def get_config(self) -> dict:
         return {"factor": self.factor, "mode": self.mode}

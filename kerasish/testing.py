@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from kerasish.core import backend
-from kerasish.core.ops import math_ops
+from kerasish.core.ops import math_ops, reduction_ops
 from kerasish.core.tape import GradientTape
 from kerasish.core.tensor import Tensor, convert_to_tensor
 
@@ -75,7 +75,8 @@ def check_gradients(
 def _weighted_sum(out, weights):
     out = convert_to_tensor(out)
     weights = backend.to_device(weights.astype(out.dtype), backend.device_of(out._value))
-    return math_ops.reduce_sum(out * Tensor(weights))  # on the output's device, wherever f put it
+    # on the output's device, wherever f put it
+    return reduction_ops.reduce_sum(out * Tensor(weights))
 
 
 def _check_order(scalar_fn, values, float_positions, order, eps, rtol, atol, rng, level):
@@ -231,7 +232,7 @@ def layer_test(layer, input_shape, expected_output_shape=None, expected_num_weig
         target = convert_to_tensor(rng.standard_normal(output.shape).astype(np.float32))
 
         def loss_fn():
-            return math_ops.reduce_mean(math_ops.square(layer(x, training=False) - target))
+            return reduction_ops.reduce_mean(math_ops.square(layer(x, training=False) - target))
 
         before = float(loss_fn())
         with GradientTape() as tape:

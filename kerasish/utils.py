@@ -19,7 +19,7 @@ from tqdm.auto import tqdm
 from kerasish.backend import clear_session, is_keras_tensor, standardize_dtype  # noqa: F401
 from kerasish.core import random as ks_random
 from kerasish.core.errors import InvalidArgumentError
-from kerasish.core.ops import array_ops, math_ops, nn_ops
+from kerasish.core.ops import creation_ops, math_ops, nn_ops, reduction_ops
 from kerasish.core.serialization import (  # noqa: F401 - Keras 3 exports them here too
     CustomObjectScope,
     custom_object_scope,
@@ -123,8 +123,8 @@ def normalize(x, axis: int = -1, order: int = 2):
     if order == 2:
         result = nn_ops.l2_normalize(tensor, axis=axis)
     else:
-        norms = math_ops.norm(tensor, ord=1, axis=axis, keepdims=True)
-        safe = math_ops.where(math_ops.equal(norms, 0), array_ops.ones_like(norms), norms)
+        norms = reduction_ops.norm(tensor, ord=1, axis=axis, keepdims=True)
+        safe = math_ops.where(math_ops.equal(norms, 0), creation_ops.ones_like(norms), norms)
         result = math_ops.divide(tensor, safe)
     return result if isinstance(x, Tensor) else result.numpy()
 

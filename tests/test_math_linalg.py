@@ -17,11 +17,11 @@ def test_math_names_are_the_flat_ops_themselves(name):
 
 
 def test_math_has_the_scan_and_segment_ops():
-    from kerasish.core.ops import array_ops, cumulative_ops, nn_ops
+    from kerasish.core.ops import cumulative_ops, indexing_ops, nn_ops
 
     assert ks.math.cumsum is cumulative_ops.cumsum
     assert ks.math.reduce_prod is cumulative_ops.reduce_prod
-    assert ks.math.unsorted_segment_sum is array_ops.unsorted_segment_sum
+    assert ks.math.unsorted_segment_sum is indexing_ops.unsorted_segment_sum
     assert ks.math.log_softmax is nn_ops.log_softmax
     np.testing.assert_array_equal(ks.math.cumsum([1, 2, 3]).numpy(), [1, 3, 6])
 

@@ -310,17 +310,32 @@ def _is_op_module(module_name: str) -> bool:
                for package in _OP_MODULES)
 
 
+# Configs written before `math_ops` and `array_ops` were split into families (issue 22)
+# name these ops by their old module: the name of each now.
+_RENAMED_OPS = {
+    f"kerasish.core.ops.{old}.{op}": f"kerasish.core.ops.{new}.{op}"
+    for old, new, ops in (
+        ("math_ops", "reduction_ops", ("reduce_mean", "reduce_variance", "reduce_std")),
+        ("array_ops", "creation_ops", ("zeros_like", "ones_like", "shape", "size")),
+        ("array_ops", "shape_ops", ("expand_dims", "squeeze", "unstack")),
+        ("array_ops", "indexing_ops", ("one_hot",)),
+    )
+    for op in ops
+}
+
+
 def ops_function(name: str):
     """The op called `name`, or None: a `ks.ops` name ('mean'), or a module and function
-    ('kerasish.core.ops.math_ops.reduce_mean'). Only ops qualify (functions defined in
+    ('kerasish.core.ops.reduction_ops.reduce_mean'). Only ops qualify (functions defined in
     kerasish's op modules, activations, loss functions or `ks.ops`), never another object a
-    config could name, and no module is imported for it.
+    config could name, and no module is imported for it. A name from before the op families
+    were split ('kerasish.core.ops.math_ops.reduce_mean') is read as the op's name now.
 
     The modules are looked up in `sys.modules`, so this floor never imports the public
     `ks.ops` above it: importing any part of kerasish runs the package root, which imports
     `ks.ops` and every op module before a model or a config can name an op.
     """
-    module_name, _, attr = name.rpartition(".")
+    module_name, _, attr = _RENAMED_OPS.get(name, name).rpartition(".")
     if attr.startswith("_") or (module_name and not _is_op_module(module_name)):
         return None
     found = getattr(sys.modules.get(module_name or "kerasish.ops"), attr, None)
@@ -343,7 +358,7 @@ class FunctionOp:
 
     Args:
         function: the function's name in `ks.ops` ('one_hot'), or its module and name
-            ('kerasish.core.ops.math_ops.reduce_mean').
+            ('kerasish.core.ops.reduction_ops.reduce_mean').
         name: the node name (default: the function's name, made unique).
 
     Raises:
@@ -453,7 +468,7 @@ def symbolic_fallback(function):
     (`reduce_mean`, `zeros_like`, `one_hot`, ...) are defined with it, so every namespace
     that offers them (`ks.`, `ks.nn`, `ks.ops`, the losses) works on unknown dimensions.
     The node names the function by its `ks.ops` name when it is `ks.ops`'s own, else by
-    module and name (`kerasish.core.ops.math_ops.reduce_mean`).
+    module and name (`kerasish.core.ops.reduction_ops.reduce_mean`).
 
     Args:
         function: a module-level function (the node finds it again by that name when a

@@ -24,7 +24,7 @@ import warnings
 from kerasish.core import backend, nest, recording
 from kerasish.core import tensor as tensor_module
 from kerasish.core.errors import InvalidArgumentError
-from kerasish.core.ops import array_ops, math_ops
+from kerasish.core.ops import creation_ops, indexing_ops, math_ops, shape_ops
 from kerasish.core.primitive import REGISTRY
 
 
@@ -286,7 +286,7 @@ class GradientTape:
                 if grads[i] is not None:
                     continue
                 if unconnected_gradients == "zero":
-                    grads[i] = array_ops.zeros_like(source)
+                    grads[i] = creation_ops.zeros_like(source)
                 else:
                     message = self._explain(targets, source)
                     self._release()
@@ -424,7 +424,7 @@ class GradientTape:
                 # a sparse gradient as target (second order through gather): its values
                 # are what was recorded, and the adjoint of densifying them gathers the
                 # seed's rows (a dense copy made here would be a constant to this tape)
-                t, seed = t.values, None if seed is None else array_ops.gather(seed, t.indices)
+                t, seed = t.values, None if seed is None else indexing_ops.gather(seed, t.indices)
             _accumulate(grads, t, _ones_like(t) if seed is None else seed)
         return grads
 
@@ -437,7 +437,8 @@ class GradientTape:
         ]
         if all(g is None for g in found):
             return None
-        return tuple(array_ops.zeros_like(o) if g is None else g for o, g in zip(op.output, found))
+        return tuple(creation_ops.zeros_like(o) if g is None else g
+                     for o, g in zip(op.output, found))
 
     def jacobian(self, target, sources, unconnected_gradients="none"):
         """d target[i...] / d source[j...] for every element: shape target.shape + source.shape.
@@ -472,19 +473,19 @@ class GradientTape:
         n = math.prod(target.shape)
         rows = [[] for _ in flat_sources]
         for k in range(n):
-            seed = array_ops.reshape(array_ops.one_hot(k, n, dtype=target.dtype), target.shape)
+            seed = shape_ops.reshape(indexing_ops.one_hot(k, n, dtype=target.dtype), target.shape)
             grads = self._backward([target], [seed], flat_sources)
             for i, (s, g) in enumerate(zip(flat_sources, grads)):
                 if g is None:
-                    g = array_ops.zeros_like(s)
+                    g = creation_ops.zeros_like(s)
                 rows[i].append(_dense(g))
         results = []
         for s, row in zip(flat_sources, rows):
             if unconnected_gradients == "none" and self._unconnected(target, s):
                 results.append(None)
                 continue
-            stacked = array_ops.stack(row) if row else array_ops.zeros((0,) + s.shape, s.dtype)
-            results.append(array_ops.reshape(stacked, target.shape + s.shape))
+            stacked = shape_ops.stack(row) if row else creation_ops.zeros((0,) + s.shape, s.dtype)
+            results.append(shape_ops.reshape(stacked, target.shape + s.shape))
         self._release()
         return nest.pack_sequence_as(sources, results)
 
@@ -525,13 +526,13 @@ class GradientTape:
         per_example = int(target.size // batch) if batch else 0
         columns = []
         for k in range(per_example):
-            one = array_ops.one_hot(k, per_example, dtype=target.dtype)
-            seed = array_ops.broadcast_to(one, (batch, per_example))
-            (g,) = self._backward([target], [array_ops.reshape(seed, target.shape)], [source])
-            columns.append(array_ops.zeros_like(source) if g is None else _dense(g))
-        stacked = array_ops.stack(columns, axis=1)
+            one = indexing_ops.one_hot(k, per_example, dtype=target.dtype)
+            seed = shape_ops.broadcast_to(one, (batch, per_example))
+            (g,) = self._backward([target], [shape_ops.reshape(seed, target.shape)], [source])
+            columns.append(creation_ops.zeros_like(source) if g is None else _dense(g))
+        stacked = shape_ops.stack(columns, axis=1)
         self._release()
-        return array_ops.reshape(stacked, target.shape + source.shape[1:])
+        return shape_ops.reshape(stacked, target.shape + source.shape[1:])
 
     def _reach(self, source) -> set:
         """Ids of every recorded tensor computed from `source`."""
@@ -683,7 +684,7 @@ def _sum(a, b):
     sparse = tensor_module.IndexedSlices
     if a.__class__ is sparse and b.__class__ is sparse:
         return sparse(
-            array_ops.concat([a.values, b.values], axis=0),
+            shape_ops.concat([a.values, b.values], axis=0),
             _concat_indices(a.indices, b.indices),
             a.dense_shape,
         )
@@ -704,7 +705,7 @@ def _match(op_name: str, tensor, grad):
         return grad
     value = tensor._value
     if grad._value.shape != value.shape:
-        grad = array_ops.unbroadcast(grad, value.shape, op_name)
+        grad = shape_ops.unbroadcast(grad, value.shape, op_name)
     if grad._value.dtype != value.dtype and value.dtype.kind == "f":
         grad = math_ops.cast(grad, value.dtype)
     return grad

@@ -33,7 +33,7 @@ import numpy as np
 
 from kerasish import callbacks as callbacks_module
 from kerasish.core import nest, random
-from kerasish.core.ops import math_ops
+from kerasish.core.ops import reduction_ops
 from kerasish.core.tensor import Tensor, convert_to_tensor
 from kerasish.distribute import communicator, state
 from kerasish.distribute.optimizer import DistributedOptimizer
@@ -199,7 +199,7 @@ def compute_average_loss(per_example_loss, sample_weight=None, global_batch_size
     if not float(global_batch_size) > 0:
         raise ValueError(f"compute_average_loss: global_batch_size must be > 0, got "
                          f"{global_batch_size!r}")
-    return math_ops.reduce_sum(loss) / float(global_batch_size)
+    return reduction_ops.reduce_sum(loss) / float(global_batch_size)
 
 
 def _slice(structure, start: int, stop: int):

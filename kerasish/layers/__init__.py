@@ -110,12 +110,14 @@ from kerasish.layers.recurrent import (  # noqa: F401
     LSTM,
     RNN,
     Bidirectional,
+    SimpleRNN,
+    TimeDistributed,
+)
+from kerasish.layers.recurrent_cells import (  # noqa: F401
     GRUCell,
     LSTMCell,
-    SimpleRNN,
     SimpleRNNCell,
     StackedRNNCells,
-    TimeDistributed,
 )
 from kerasish.layers.regularization import (  # noqa: F401
     ActivityRegularization,

@@ -16,7 +16,7 @@ import numpy as np
 from kerasish import activations, constraints, initializers, regularizers
 from kerasish.core import arguments
 from kerasish.core.errors import InvalidArgumentError
-from kerasish.core.ops import array_ops, math_ops, nn_ops
+from kerasish.core.ops import activation_ops, creation_ops, math_ops, nn_ops, shape_ops
 from kerasish.core.tensor import convert_to_tensor
 from kerasish.layers.base import SameShapeLayer
 
@@ -161,7 +161,7 @@ class PReLU(SameShapeLayer):
                 f"layer was built for inputs of shape (batch, {', '.join(map(str, expected))}) "
                 "up to its shared axes)"
             )
-        return math_ops.relu(inputs) - self.alpha * math_ops.relu(-inputs)
+        return activation_ops.relu(inputs) - self.alpha * activation_ops.relu(-inputs)
 
     def get_config(self) -> dict:
         return {
@@ -232,7 +232,7 @@ class Softmax(SameShapeLayer):
             axis = self.axis[0] if isinstance(self.axis, list) else self.axis
             outputs = nn_ops.softmax(inputs, axis)
         if mask is not None:
-            outputs = math_ops.where(mask, outputs, array_ops.zeros_like(outputs))
+            outputs = math_ops.where(mask, outputs, creation_ops.zeros_like(outputs))
         return outputs
 
     def _broadcast_mask(self, inputs, mask):
@@ -249,7 +249,7 @@ class Softmax(SameShapeLayer):
                 f"mask of shape {mask.shape} does not broadcast to the inputs' shape "
                 f"{inputs.shape}"
             )
-        return array_ops.broadcast_to(mask, inputs.shape)
+        return shape_ops.broadcast_to(mask, inputs.shape)
 
     def compute_mask(self, inputs, mask=None):
         return mask

@@ -22,7 +22,7 @@ from kerasish import activations, constraints, initializers, regularizers
 from kerasish.core import arguments, backend, tracking
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.keras_tensor import KerasTensor
-from kerasish.core.ops import array_ops, math_ops, nn_ops
+from kerasish.core.ops import creation_ops, math_ops, nn_ops, reduction_ops, shape_ops
 from kerasish.core.tensor import Tensor, convert_to_tensor
 from kerasish.layers.base import Layer, _with_unknown_batch, in_training_mode
 
@@ -81,11 +81,11 @@ class _HeadProjection(Layer):
             )
         lead = inputs.shape[: -self.contracted]
         size_in, size_out = math.prod(in_shape), math.prod(self.out_shape)
-        flat = array_ops.reshape(inputs, (-1, size_in))
-        out = math_ops.matmul(flat, array_ops.reshape(self.kernel, (size_in, size_out)))
+        flat = shape_ops.reshape(inputs, (-1, size_in))
+        out = math_ops.matmul(flat, shape_ops.reshape(self.kernel, (size_in, size_out)))
         if self.bias is not None:
-            out = out + array_ops.reshape(self.bias, (size_out,))
-        return self.activation(array_ops.reshape(out, lead + self.out_shape))
+            out = out + shape_ops.reshape(self.bias, (size_out,))
+        return self.activation(shape_ops.reshape(out, lead + self.out_shape))
 
 
 class MultiHeadAttention(Layer):
@@ -282,11 +282,11 @@ class MultiHeadAttention(Layer):
             return mask if combined is None else math_ops.logical_and(combined, mask)
 
         if query_mask is not None:
-            combined = both(array_ops.expand_dims(_as_bool(query_mask), -1))
+            combined = both(shape_ops.expand_dims(_as_bool(query_mask), -1))
         if value_mask is not None:
-            combined = both(array_ops.expand_dims(_as_bool(value_mask), -2))
+            combined = both(shape_ops.expand_dims(_as_bool(value_mask), -2))
         if key_mask is not None and key is not value:
-            combined = both(array_ops.expand_dims(_as_bool(key_mask), -2))
+            combined = both(shape_ops.expand_dims(_as_bool(key_mask), -2))
         if use_causal_mask:
             combined = both(_causal_mask(query.shape[1], value.shape[1], query))
         if self.sliding_window is not None:
@@ -333,9 +333,9 @@ class MultiHeadAttention(Layer):
         perm = (0,) + others + (heads_axis,) + axes + (rank,)
 
         def gather_heads(t):
-            t = array_ops.transpose(t, perm)
+            t = shape_ops.transpose(t, perm)
             lead = t.shape[: 2 + len(others)]
-            return array_ops.reshape(t, lead + (-1, t.shape[-1])), t.shape
+            return shape_ops.reshape(t, lead + (-1, t.shape[-1])), t.shape
 
         q, q_shape = gather_heads(q * (1.0 / math.sqrt(self.key_dim)))
         k, k_shape = gather_heads(k)
@@ -350,24 +350,24 @@ class MultiHeadAttention(Layer):
         if self.dropout and in_training_mode(self, training):
             dropped = nn_ops.dropout(weights, self.dropout, seed=self.seed)
         output = math_ops.matmul(dropped, v)  # (B, *others, H, Lq, value_dim)
-        output = array_ops.reshape(output, q_shape[:-1] + (self.value_dim,))
-        output = array_ops.transpose(output, tuple(int(i) for i in np.argsort(perm)))
+        output = shape_ops.reshape(output, q_shape[:-1] + (self.value_dim,))
+        output = shape_ops.transpose(output, tuple(int(i) for i in np.argsort(perm)))
         scores_shape = weights.shape[:-2] + query_dims + key_dims
-        return output, array_ops.reshape(weights, scores_shape)
+        return output, shape_ops.reshape(weights, scores_shape)
 
     def _scores_mask(self, mask, scores, query_dims, key_dims):
         """A mask in Keras's score layout (B, *others, H, *Tq, *Tk) for the flattened scores."""
         n = len(query_dims)
         full_rank = scores.ndim - 2 + 2 * n
         while mask.ndim < full_rank:  # new axes go before the query dims, as Keras inserts them
-            mask = array_ops.expand_dims(mask, mask.ndim - 2 * n)
+            mask = shape_ops.expand_dims(mask, mask.ndim - 2 * n)
         if mask.ndim > full_rank:
             raise InvalidArgumentError(
                 f"MultiHeadAttention '{self.name}': attention_mask of shape {mask.shape} has "
                 f"more axes than the attention scores {scores.shape[:-2] + query_dims + key_dims}"
             )
-        mask = array_ops.broadcast_to(mask, mask.shape[: -2 * n] + query_dims + key_dims)
-        return array_ops.reshape(mask, mask.shape[: -2 * n] + scores.shape[-2:])
+        mask = shape_ops.broadcast_to(mask, mask.shape[: -2 * n] + query_dims + key_dims)
+        return shape_ops.reshape(mask, mask.shape[: -2 * n] + scores.shape[-2:])
 
     def compute_mask(self, inputs, mask=None):
         query_mask = mask[0] if isinstance(mask, (list, tuple)) else mask
@@ -519,10 +519,10 @@ class Attention(Layer):
         if self.score_mode == "dot":
             scores = math_ops.matmul(query, key, transpose_b=True)
             return scores if self.scale is None else scores * self.scale
-        pairs = array_ops.expand_dims(query, -2) + array_ops.expand_dims(key, -3)
+        pairs = shape_ops.expand_dims(query, -2) + shape_ops.expand_dims(key, -3)
         if self.scale is not None:
             pairs = self.scale * pairs
-        return self.concat_score_weight * math_ops.reduce_sum(math_ops.tanh(pairs), -1)
+        return self.concat_score_weight * reduction_ops.reduce_sum(math_ops.tanh(pairs), -1)
 
     def call(self, inputs, mask=None, training=None, return_attention_scores=False,
              use_causal_mask=False):
@@ -535,7 +535,7 @@ class Attention(Layer):
         scores = self._scores(query, key)
         allowed = None
         if value_mask is not None:
-            allowed = array_ops.expand_dims(_as_bool(value_mask), -2)
+            allowed = shape_ops.expand_dims(_as_bool(value_mask), -2)
         if use_causal_mask:
             causal = _causal_mask(scores.shape[-2], scores.shape[-1], scores)
             allowed = causal if allowed is None else math_ops.logical_and(allowed, causal)
@@ -547,8 +547,8 @@ class Attention(Layer):
             dropped = nn_ops.dropout(weights, self.dropout, seed=self.seed)
         output = math_ops.matmul(dropped, value)
         if query_mask is not None:
-            keep = array_ops.expand_dims(_as_bool(query_mask), -1)
-            output = math_ops.where(keep, output, array_ops.zeros_like(output))
+            keep = shape_ops.expand_dims(_as_bool(query_mask), -1)
+            output = math_ops.where(keep, output, creation_ops.zeros_like(output))
         return (output, weights) if return_attention_scores else output
 
     def compute_mask(self, inputs, mask=None):
@@ -639,10 +639,10 @@ class AdditiveAttention(Attention):
                                          initializer="glorot_uniform")
 
     def _scores(self, query, key):
-        pairs = math_ops.tanh(array_ops.expand_dims(query, -2) + array_ops.expand_dims(key, -3))
+        pairs = math_ops.tanh(shape_ops.expand_dims(query, -2) + shape_ops.expand_dims(key, -3))
         if self.scale is not None:
             pairs = self.scale * pairs
-        return math_ops.reduce_sum(pairs, -1)
+        return reduction_ops.reduce_sum(pairs, -1)
 
     def get_config(self) -> dict:
         config = super().get_config()

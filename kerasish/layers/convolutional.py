@@ -14,7 +14,7 @@ from __future__ import annotations
 from kerasish import activations, constraints, initializers, regularizers
 from kerasish.core import arguments
 from kerasish.core.errors import InvalidArgumentError
-from kerasish.core.ops import array_ops, conv_ops
+from kerasish.core.ops import conv_ops, shape_ops
 from kerasish.layers.base import Layer
 from kerasish.layers.core import _floating_input
 
@@ -66,13 +66,13 @@ def to_channels_last(x, data_format: str):
     """x with its channel axis moved from 1 to the end when channels first."""
     if data_format == "channels_last":
         return x
-    return array_ops.transpose(x, (0,) + tuple(range(2, x.ndim)) + (1,))
+    return shape_ops.transpose(x, (0,) + tuple(range(2, x.ndim)) + (1,))
 
 
 def from_channels_last(x, data_format: str):
     if data_format == "channels_last":
         return x
-    return array_ops.transpose(x, (0, x.ndim - 1) + tuple(range(1, x.ndim - 1)))
+    return shape_ops.transpose(x, (0, x.ndim - 1) + tuple(range(1, x.ndim - 1)))
 
 
 def channels_of(input_shape, data_format: str, rank: int, layer: str):
@@ -312,7 +312,7 @@ class Conv1D(_Conv):
         padding = self.padding
         if padding == "causal":
             left = self.dilation_rate[0] * (self.kernel_size[0] - 1)
-            x = array_ops.pad(x, [[0, 0], [left, 0], [0, 0]])
+            x = shape_ops.pad(x, [[0, 0], [left, 0], [0, 0]])
             padding = "valid"
         return conv_ops.conv1d(
             x, self.kernel, self.strides[0], padding.upper(), self.dilation_rate[0]
@@ -549,11 +549,11 @@ class Conv1DTranspose(_ConvTranspose):
     def _convolve(self, x):
         n, _, _ = x.shape
         out = conv_ops.conv2d_transpose(
-            array_ops.expand_dims(x, 1), array_ops.expand_dims(self.kernel, 0),
+            shape_ops.expand_dims(x, 1), shape_ops.expand_dims(self.kernel, 0),
             (n, 1, *self._output_spatial(x.shape[1:2]), self.filters),
             (1, self.strides[0]), self.padding.upper(), (1, self.dilation_rate[0]),
         )
-        return array_ops.squeeze(out, 1)
+        return shape_ops.squeeze(out, 1)
 
 
 class Conv2DTranspose(_ConvTranspose):
@@ -888,7 +888,7 @@ class SeparableConv2D(DepthwiseConv2D):
 
 def _as_2d(x, kernel):
     """A (batch, steps, channels) input and a (k, ...) kernel as height-1 2-D ones."""
-    return array_ops.expand_dims(x, 1), array_ops.expand_dims(kernel, 0)
+    return shape_ops.expand_dims(x, 1), shape_ops.expand_dims(kernel, 0)
 
 
 class DepthwiseConv1D(DepthwiseConv2D):
@@ -954,7 +954,7 @@ class DepthwiseConv1D(DepthwiseConv2D):
         x2, kernel = _as_2d(x, self.depthwise_kernel)
         out = conv_ops.depthwise_conv2d(x2, kernel, (1, self.strides[0]), self.padding.upper(),
                                         (1, self.dilation_rate[0]))
-        return array_ops.squeeze(out, 1)
+        return shape_ops.squeeze(out, 1)
 
 
 class SeparableConv1D(SeparableConv2D):
@@ -1033,10 +1033,10 @@ class SeparableConv1D(SeparableConv2D):
     def _convolve(self, x):
         x2, kernel = _as_2d(x, self.depthwise_kernel)
         out = conv_ops.separable_conv2d(
-            x2, kernel, array_ops.expand_dims(self.pointwise_kernel, 0), (1, self.strides[0]),
+            x2, kernel, shape_ops.expand_dims(self.pointwise_kernel, 0), (1, self.strides[0]),
             self.padding.upper(), (1, self.dilation_rate[0]),
         )
-        return array_ops.squeeze(out, 1)
+        return shape_ops.squeeze(out, 1)
 
 
 Convolution1D, Convolution2D = Conv1D, Conv2D

@@ -10,7 +10,7 @@ from kerasish import activations, constraints, initializers, regularizers
 from kerasish.core import arguments, nest
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.keras_tensor import KerasTensor
-from kerasish.core.ops import array_ops, math_ops, nn_ops
+from kerasish.core.ops import indexing_ops, math_ops, nn_ops, shape_ops
 from kerasish.core.serialization import deserialize_keras_object
 from kerasish.core.symbolic import SENTINEL_SIZES, infer_output_specs
 from kerasish.initializers import RandomUniform
@@ -209,7 +209,7 @@ class Embedding(Layer):
         )
 
     def call(self, inputs):
-        ids = array_ops.integer_ids(inputs, "embedding_lookup")  # float ids cast, as Keras
+        ids = indexing_ops.integer_ids(inputs, "embedding_lookup")  # float ids cast, as Keras
         return nn_ops.embedding_lookup(self.embeddings, ids)
 
     def compute_output_shape(self, input_shape):
@@ -319,8 +319,8 @@ class Flatten(Layer):
         if inputs.ndim == 0:
             raise InvalidArgumentError("Flatten: needs a batch axis, got a scalar")
         if self.data_format == "channels_first" and inputs.ndim > 2:
-            inputs = array_ops.transpose(inputs, (0, *range(2, inputs.ndim), 1))
-        return array_ops.reshape(inputs, (inputs.shape[0], int(np.prod(inputs.shape[1:]))))
+            inputs = shape_ops.transpose(inputs, (0, *range(2, inputs.ndim), 1))
+        return shape_ops.reshape(inputs, (inputs.shape[0], int(np.prod(inputs.shape[1:]))))
 
     def get_config(self) -> dict:
         return {**super().get_config(), "data_format": self.data_format}
@@ -362,7 +362,7 @@ class Reshape(Layer):
         self.target_shape = tuple(int(d) for d in target_shape)
 
     def call(self, inputs):
-        return array_ops.reshape(inputs, (inputs.shape[0],) + self.target_shape)
+        return shape_ops.reshape(inputs, (inputs.shape[0],) + self.target_shape)
 
     def compute_output_shape(self, input_shape):
         """The output's shape for inputs of `input_shape`, found without running the layer.

@@ -14,7 +14,7 @@ import re
 
 from kerasish import activations, constraints, initializers, regularizers
 from kerasish.core.errors import InvalidArgumentError
-from kerasish.core.ops import array_ops, einsum_ops, math_ops
+from kerasish.core.ops import einsum_ops, math_ops, shape_ops
 from kerasish.layers.base import Layer
 
 _FORMS = (  # (pattern over the equation with "..." written "0", where the ellipsis is)
@@ -219,7 +219,7 @@ class EinsumDense(Layer):
         base = self.kernel_initializer
 
         def initializer(kernel_shape, dtype=None):
-            return array_ops.reshape(base((fan_in, fan_out), dtype=dtype), kernel_shape)
+            return shape_ops.reshape(base((fan_in, fan_out), dtype=dtype), kernel_shape)
 
         return initializer
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kerasish.core.ops import math_ops
+from kerasish.core.ops import math_ops, reduction_ops
 from kerasish.layers.base import Layer
 
 
@@ -30,10 +30,10 @@ class Masking(Layer):
         self.mask_value = mask_value
 
     def compute_mask(self, inputs, mask=None):
-        return math_ops.reduce_any(math_ops.not_equal(inputs, self.mask_value), axis=-1)
+        return reduction_ops.reduce_any(math_ops.not_equal(inputs, self.mask_value), axis=-1)
 
     def call(self, inputs):
-        keep = math_ops.reduce_any(
+        keep = reduction_ops.reduce_any(
             math_ops.not_equal(inputs, self.mask_value), axis=-1, keepdims=True
         )
         return inputs * math_ops.cast(keep, inputs.dtype)

@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from kerasish.core.errors import InvalidArgumentError
-from kerasish.core.ops import array_ops, math_ops, nn_ops
+from kerasish.core.ops import creation_ops, math_ops, nn_ops, reduction_ops, shape_ops
 from kerasish.layers.base import Layer
 
 __all__ = [
@@ -153,7 +153,7 @@ class _ElementwiseMerge(_Merge):
         self.compute_output_shape(shapes)
         rank = max(len(s) for s in shapes)
         inputs = [
-            array_ops.reshape(x, (x.shape[0],) + (1,) * (rank - x.ndim) + x.shape[1:])
+            shape_ops.reshape(x, (x.shape[0],) + (1,) * (rank - x.ndim) + x.shape[1:])
             if x.ndim < rank
             else x
             for x in inputs
@@ -171,7 +171,7 @@ class _ElementwiseMerge(_Merge):
         merged, merged_mask = None, None
         for x, m in zip(inputs, masks, strict=True):
             if m is not None:
-                m = array_ops.broadcast_to(array_ops.expand_dims(m, -1), x.shape)
+                m = shape_ops.broadcast_to(shape_ops.expand_dims(m, -1), x.shape)
             if merged is None:
                 merged, merged_mask = x, m
                 continue
@@ -360,7 +360,7 @@ class Concatenate(_Merge):
     def call(self, inputs):
         shapes = [x.shape for x in inputs]
         self.compute_output_shape(shapes)
-        return array_ops.concat(list(inputs), self._axis(shapes))
+        return shape_ops.concat(list(inputs), self._axis(shapes))
 
     def compute_mask(self, inputs, mask=None):
         """The concatenated masks (all-True for unmasked inputs), reduced with any over axis -1
@@ -385,12 +385,12 @@ class Concatenate(_Merge):
         pieces = []
         for x, m in zip(inputs, mask, strict=True):
             if m is None:
-                m = array_ops.ones(x.shape, dtype=np.bool_)
+                m = creation_ops.ones(x.shape, dtype=np.bool_)
             elif m.ndim < x.ndim:
-                m = array_ops.broadcast_to(array_ops.expand_dims(m, -1), x.shape)
+                m = shape_ops.broadcast_to(shape_ops.expand_dims(m, -1), x.shape)
             pieces.append(m)
-        joined = array_ops.concat(pieces, self._axis([x.shape for x in inputs]))
-        return math_ops.reduce_any(joined, -1)
+        joined = shape_ops.concat(pieces, self._axis([x.shape for x in inputs]))
+        return reduction_ops.reduce_any(joined, -1)
 
     def get_config(self) -> dict:
         return {**super().get_config(), "axis": self.axis}
@@ -487,15 +487,15 @@ class Dot(_Merge):
         batch = x.shape[0]
         x_rest = [i for i in range(1, x.ndim) if i != a]
         y_rest = [i for i in range(1, y.ndim) if i != b]
-        x = array_ops.transpose(x, [0] + x_rest + [a])
-        y = array_ops.transpose(y, [0, b] + y_rest)
+        x = shape_ops.transpose(x, [0] + x_rest + [a])
+        y = shape_ops.transpose(y, [0, b] + y_rest)
         x_shape, y_shape = x.shape[1:-1], y.shape[2:]
         size = x.shape[-1]
         product = math_ops.matmul(
-            array_ops.reshape(x, (batch, int(np.prod(x_shape)), size)),
-            array_ops.reshape(y, (batch, size, int(np.prod(y_shape)))),
+            shape_ops.reshape(x, (batch, int(np.prod(x_shape)), size)),
+            shape_ops.reshape(y, (batch, size, int(np.prod(y_shape)))),
         )
-        return array_ops.reshape(product, (batch,) + (tuple(x_shape + y_shape) or (1,)))
+        return shape_ops.reshape(product, (batch,) + (tuple(x_shape + y_shape) or (1,)))
 
     def compute_mask(self, inputs, mask=None):
         return None

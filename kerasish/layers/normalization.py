@@ -8,7 +8,7 @@ import warnings
 from kerasish import constraints, initializers, regularizers
 from kerasish.core import arguments
 from kerasish.core.errors import InvalidArgumentError
-from kerasish.core.ops import array_ops, math_ops, nn_ops
+from kerasish.core.ops import creation_ops, math_ops, nn_ops, reduction_ops, shape_ops
 from kerasish.core.tensor import Variable
 from kerasish.layers.base import Layer, in_training_mode
 from kerasish.layers.wrapper import Wrapper
@@ -165,8 +165,8 @@ class BatchNormalization(Layer):
         gamma, beta = self.gamma, self.beta
         if self.trainable and in_training_mode(self, training):
             mean, variance = nn_ops.moments(inputs, reduce_axes)
-            batch_mean = array_ops.stop_gradient(mean)
-            batch_variance = array_ops.stop_gradient(variance)
+            batch_mean = creation_ops.stop_gradient(mean)
+            batch_variance = creation_ops.stop_gradient(variance)
             if self.renorm:
                 gamma, beta = self._renorm_step(batch_mean, batch_variance)
             else:
@@ -176,13 +176,13 @@ class BatchNormalization(Layer):
                     self.moving_variance * keep + batch_variance * (1 - keep))
         else:
             mean, variance = self.moving_mean, self.moving_variance
-        outputs = (inputs - array_ops.reshape(mean, shape)) * array_ops.reshape(
+        outputs = (inputs - shape_ops.reshape(mean, shape)) * shape_ops.reshape(
             math_ops.rsqrt(variance + self.epsilon), shape
         )
         if gamma is not None:
-            outputs = outputs * array_ops.reshape(gamma, shape)
+            outputs = outputs * shape_ops.reshape(gamma, shape)
         if beta is not None:
-            outputs = outputs + array_ops.reshape(beta, shape)
+            outputs = outputs + shape_ops.reshape(beta, shape)
         return outputs
 
     def _renorm_step(self, mean, variance):
@@ -383,7 +383,7 @@ class LayerNormalization(Layer):
         def spread(weight):
             if weight is None or self._axes == [rank - 1]:
                 return weight
-            return array_ops.reshape(weight, broadcast)
+            return shape_ops.reshape(weight, broadcast)
 
         mean, variance = nn_ops.moments(inputs, tuple(self._axes), keepdims=True)
         if self.rms_scaling:  # Keras's (deprecated) form: no centering, no beta
@@ -507,19 +507,19 @@ class GroupNormalization(Layer):
         axis, groups = self._check(inputs.shape)
         shape = inputs.shape
         grouped_shape = shape[:axis] + (groups, shape[axis] // groups) + shape[axis + 1:]
-        grouped = array_ops.reshape(inputs, grouped_shape)
+        grouped = shape_ops.reshape(inputs, grouped_shape)
         reduce_axes = tuple(a for a in range(1, len(grouped_shape)) if a != axis)
         mean, variance = nn_ops.moments(grouped, reduce_axes, keepdims=True)
         weight_shape = [1] * len(grouped_shape)
         weight_shape[axis], weight_shape[axis + 1] = groups, shape[axis] // groups
 
         def spread(weight):
-            return None if weight is None else array_ops.reshape(weight, weight_shape)
+            return None if weight is None else shape_ops.reshape(weight, weight_shape)
 
         outputs = _affine_normalize(
             grouped, mean, variance, self.epsilon, spread(self.gamma), spread(self.beta)
         )
-        return array_ops.reshape(outputs, shape)
+        return shape_ops.reshape(outputs, shape)
 
     def compute_output_shape(self, input_shape):
         """The output's shape for inputs of `input_shape`, found without running the layer.
@@ -625,9 +625,9 @@ class RMSNormalization(Layer):
     def call(self, inputs):
         axes = _normalized_axes(self, self.axis, inputs.ndim)
         inputs = _floating(self, inputs)
-        mean_square = math_ops.reduce_mean(math_ops.square(inputs), tuple(axes), keepdims=True)
+        mean_square = reduction_ops.reduce_mean(math_ops.square(inputs), tuple(axes), keepdims=True)
         shape = [inputs.shape[a] if a in axes else 1 for a in range(inputs.ndim)]
-        return inputs * math_ops.rsqrt(mean_square + self.epsilon) * array_ops.reshape(
+        return inputs * math_ops.rsqrt(mean_square + self.epsilon) * shape_ops.reshape(
             self.scale, shape)
 
     def compute_output_shape(self, input_shape):
@@ -721,7 +721,7 @@ class SpectralNormalization(Wrapper):
 
     def call(self, inputs, training=None):
         if in_training_mode(self, training) and bool(
-                math_ops.reduce_any(math_ops.not_equal(self.kernel.value(), 0))):
+                reduction_ops.reduce_any(math_ops.not_equal(self.kernel.value(), 0))):
             vector_u, kernel = self.normalized_weights()
             self.vector_u.assign(vector_u)
             self.kernel.assign(kernel)
@@ -741,15 +741,15 @@ class SpectralNormalization(Wrapper):
             [(1, 2), (3, 2)]
         """
         shape = self.kernel.shape
-        weights = array_ops.reshape(self.kernel.value(), (-1, shape[-1]))
+        weights = shape_ops.reshape(self.kernel.value(), (-1, shape[-1]))
         vector_u = self.vector_u.value()
         for _ in range(self.power_iterations):
             vector_v = _unit(math_ops.matmul(vector_u, weights, transpose_b=True))
             vector_u = _unit(math_ops.matmul(vector_v, weights))
-        vector_u = array_ops.stop_gradient(vector_u)
-        vector_v = array_ops.stop_gradient(vector_v)
+        vector_u = creation_ops.stop_gradient(vector_u)
+        vector_v = creation_ops.stop_gradient(vector_v)
         sigma = math_ops.matmul(math_ops.matmul(vector_v, weights), vector_u, transpose_b=True)
-        return vector_u, array_ops.reshape(self.kernel.value() / array_ops.reshape(sigma, ()),
+        return vector_u, shape_ops.reshape(self.kernel.value() / shape_ops.reshape(sigma, ()),
                                            shape)
 
     def get_config(self) -> dict:
@@ -758,4 +758,4 @@ class SpectralNormalization(Wrapper):
 
 def _unit(x):
     """x / its L2 norm (over every entry; Keras's bound of 1e-12 on the squared norm)."""
-    return x * math_ops.rsqrt(math_ops.maximum(math_ops.reduce_sum(math_ops.square(x)), 1e-12))
+    return x * math_ops.rsqrt(math_ops.maximum(reduction_ops.reduce_sum(math_ops.square(x)), 1e-12))

@@ -8,7 +8,7 @@ to channels last and back.
 from __future__ import annotations
 
 from kerasish.core import arguments
-from kerasish.core.ops import array_ops, conv_ops, math_ops
+from kerasish.core.ops import conv_ops, math_ops, reduction_ops, shape_ops
 from kerasish.layers.base import Layer
 from kerasish.layers.convolutional import (
     channels_of,
@@ -46,9 +46,9 @@ class _Pooling(Layer):
         x = to_channels_last(inputs, self.data_format)
         pool = type(self)._pool
         if self.rank == 1:  # as 2-D pooling of height 1
-            pooled = pool(array_ops.expand_dims(x, 1), (1,) + self.pool_size,
+            pooled = pool(shape_ops.expand_dims(x, 1), (1,) + self.pool_size,
                           (1,) + self.strides, self.padding.upper())
-            outputs = array_ops.squeeze(pooled, 1)
+            outputs = shape_ops.squeeze(pooled, 1)
         elif self.rank == 3:
             pool = type(self)._pool3d
             outputs = pool(x, self.pool_size, self.strides, self.padding.upper())
@@ -321,11 +321,11 @@ class GlobalAveragePooling1D(_GlobalPooling):
     def call(self, inputs, mask=None):
         axes = self._spatial_axes(inputs)
         if mask is None:
-            return math_ops.reduce_mean(inputs, axes, keepdims=self.keepdims)
+            return reduction_ops.reduce_mean(inputs, axes, keepdims=self.keepdims)
         weights = math_ops.cast(mask, inputs.dtype)
-        weights = array_ops.expand_dims(weights, 1 if self.data_format == "channels_first" else 2)
-        total = math_ops.reduce_sum(inputs * weights, axes, keepdims=self.keepdims)
-        return total / math_ops.reduce_sum(weights, axes, keepdims=self.keepdims)
+        weights = shape_ops.expand_dims(weights, 1 if self.data_format == "channels_first" else 2)
+        total = reduction_ops.reduce_sum(inputs * weights, axes, keepdims=self.keepdims)
+        return total / reduction_ops.reduce_sum(weights, axes, keepdims=self.keepdims)
 
     def compute_mask(self, inputs, mask=None):
         return None  # the steps are gone
@@ -346,7 +346,7 @@ class GlobalMaxPooling1D(_GlobalPooling):
     """
 
     def call(self, inputs):
-        return math_ops.reduce_max(inputs, self._spatial_axes(inputs), keepdims=self.keepdims)
+        return reduction_ops.reduce_max(inputs, self._spatial_axes(inputs), keepdims=self.keepdims)
 
 
 class GlobalAveragePooling2D(_GlobalPooling):
@@ -366,7 +366,7 @@ class GlobalAveragePooling2D(_GlobalPooling):
     rank = 2
 
     def call(self, inputs):
-        return math_ops.reduce_mean(inputs, self._spatial_axes(inputs), keepdims=self.keepdims)
+        return reduction_ops.reduce_mean(inputs, self._spatial_axes(inputs), keepdims=self.keepdims)
 
 
 class GlobalMaxPooling2D(_GlobalPooling):
@@ -387,7 +387,7 @@ class GlobalMaxPooling2D(_GlobalPooling):
     rank = 2
 
     def call(self, inputs):
-        return math_ops.reduce_max(inputs, self._spatial_axes(inputs), keepdims=self.keepdims)
+        return reduction_ops.reduce_max(inputs, self._spatial_axes(inputs), keepdims=self.keepdims)
 
 
 class GlobalAveragePooling3D(_GlobalPooling):
@@ -407,7 +407,7 @@ class GlobalAveragePooling3D(_GlobalPooling):
     rank = 3
 
     def call(self, inputs):
-        return math_ops.reduce_mean(inputs, self._spatial_axes(inputs), keepdims=self.keepdims)
+        return reduction_ops.reduce_mean(inputs, self._spatial_axes(inputs), keepdims=self.keepdims)
 
 
 class GlobalMaxPooling3D(_GlobalPooling):
@@ -428,7 +428,7 @@ class GlobalMaxPooling3D(_GlobalPooling):
     rank = 3
 
     def call(self, inputs):
-        return math_ops.reduce_max(inputs, self._spatial_axes(inputs), keepdims=self.keepdims)
+        return reduction_ops.reduce_max(inputs, self._spatial_axes(inputs), keepdims=self.keepdims)
 
 
 class _AdaptivePooling(Layer):

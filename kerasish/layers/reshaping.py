@@ -12,7 +12,7 @@ import numpy as np
 
 from kerasish.core import arguments, backend
 from kerasish.core.errors import InvalidArgumentError
-from kerasish.core.ops import array_ops, math_ops
+from kerasish.core.ops import math_ops, shape_ops
 from kerasish.core.ops.image_ops import resize_matrix
 from kerasish.core.tensor import Tensor
 from kerasish.layers.base import Layer
@@ -29,9 +29,9 @@ def _repeat(x, axis: int, times: int):
     if times == 1:
         return x
     shape = x.shape
-    expanded = array_ops.reshape(x, shape[: axis + 1] + (1,) + shape[axis + 1 :])
-    spread = array_ops.broadcast_to(expanded, shape[: axis + 1] + (times,) + shape[axis + 1 :])
-    return array_ops.reshape(spread, shape[:axis] + (shape[axis] * times,) + shape[axis + 1 :])
+    expanded = shape_ops.reshape(x, shape[: axis + 1] + (1,) + shape[axis + 1 :])
+    spread = shape_ops.broadcast_to(expanded, shape[: axis + 1] + (times,) + shape[axis + 1 :])
+    return shape_ops.reshape(spread, shape[:axis] + (shape[axis] * times,) + shape[axis + 1 :])
 
 
 def _check_rank(layer: Layer, inputs, rank: int) -> None:
@@ -125,9 +125,9 @@ class UpSampling2D(Layer):
             Tensor(backend.to_device(resize_matrix(n, n * s, "bilinear").astype(x.dtype), device))
             for n, s in zip(x.shape[1:3], self.size)
         )
-        planes = array_ops.transpose(x, (0, 3, 1, 2))  # (batch, channels, rows, cols)
+        planes = shape_ops.transpose(x, (0, 3, 1, 2))  # (batch, channels, rows, cols)
         planes = math_ops.matmul(math_ops.matmul(rows, planes), cols, transpose_b=True)
-        return array_ops.transpose(planes, (0, 2, 3, 1))
+        return shape_ops.transpose(planes, (0, 2, 3, 1))
 
     def compute_output_shape(self, input_shape):
         """The output's shape for inputs of `input_shape`, found without running the layer.
@@ -268,7 +268,7 @@ class ZeroPadding1D(Layer):
         pads = [[0, 0], list(self.padding), [0, 0]]
         if self.data_format == "channels_first":
             pads = [pads[0], pads[2], pads[1]]
-        return array_ops.pad(inputs, pads)
+        return shape_ops.pad(inputs, pads)
 
     def compute_output_shape(self, input_shape):
         """The output's shape for inputs of `input_shape`, found without running the layer.
@@ -318,8 +318,8 @@ class ZeroPadding2D(Layer):
         _check_rank(self, inputs, 2)
         rows, cols = (list(p) for p in self.padding)
         if self.data_format == "channels_first":
-            return array_ops.pad(inputs, [[0, 0], [0, 0], rows, cols])
-        return array_ops.pad(inputs, [[0, 0], rows, cols, [0, 0]])
+            return shape_ops.pad(inputs, [[0, 0], [0, 0], rows, cols])
+        return shape_ops.pad(inputs, [[0, 0], rows, cols, [0, 0]])
 
     def compute_output_shape(self, input_shape):
         """The output's shape for inputs of `input_shape`, found without running the layer.
@@ -371,8 +371,8 @@ class ZeroPadding3D(Layer):
         _check_rank(self, inputs, 3)
         sides = [list(p) for p in self.padding]
         if self.data_format == "channels_first":
-            return array_ops.pad(inputs, [[0, 0], [0, 0], *sides])
-        return array_ops.pad(inputs, [[0, 0], *sides, [0, 0]])
+            return shape_ops.pad(inputs, [[0, 0], [0, 0], *sides])
+        return shape_ops.pad(inputs, [[0, 0], *sides, [0, 0]])
 
     def compute_output_shape(self, input_shape):
         """The output's shape for inputs of `input_shape`, found without running the layer.
@@ -591,7 +591,7 @@ class Permute(Layer):
                 f"Permute '{self.name}': dims={self.dims} needs inputs of rank "
                 f"{len(self.dims) + 1} (batch axis included), got shape {inputs.shape}"
             )
-        return array_ops.transpose(inputs, (0,) + self.dims)
+        return shape_ops.transpose(inputs, (0,) + self.dims)
 
     def compute_output_shape(self, input_shape):
         """The output's shape for inputs of `input_shape`, found without running the layer.
@@ -641,8 +641,8 @@ class RepeatVector(Layer):
                 f"shape {inputs.shape}"
             )
         batch, features = inputs.shape
-        expanded = array_ops.reshape(inputs, (batch, 1, features))
-        return array_ops.broadcast_to(expanded, (batch, self.n, features))
+        expanded = shape_ops.reshape(inputs, (batch, 1, features))
+        return shape_ops.broadcast_to(expanded, (batch, self.n, features))
 
     def compute_output_shape(self, input_shape):
         """The output's shape for inputs of `input_shape`, found without running the layer.

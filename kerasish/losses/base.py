@@ -28,7 +28,7 @@ import numpy as np
 
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.naming import snake_case
-from kerasish.core.ops import array_ops, math_ops
+from kerasish.core.ops import math_ops, reduction_ops, shape_ops
 from kerasish.core.symbolic import symbolic_fallback
 from kerasish.core.tensor import Tensor, convert_to_tensor
 
@@ -57,12 +57,12 @@ def _align_ranks(a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
     """Keras's squeeze-or-expand: make ranks equal when they differ by a trailing 1."""
     if a.ndim == b.ndim + 1 and a.shape[-1] == 1:
         if b.ndim == 1:
-            return a, array_ops.expand_dims(b, -1)
-        return array_ops.squeeze(a, -1), b
+            return a, shape_ops.expand_dims(b, -1)
+        return shape_ops.squeeze(a, -1), b
     if b.ndim == a.ndim + 1 and b.shape[-1] == 1:
         if a.ndim == 1:
-            return array_ops.expand_dims(a, -1), b
-        return a, array_ops.squeeze(b, -1)
+            return shape_ops.expand_dims(a, -1), b
+        return a, shape_ops.squeeze(b, -1)
     return a, b
 
 
@@ -95,12 +95,12 @@ def _prepare(y_true, y_pred, name: str, exact: bool = False) -> tuple[Tensor, Te
             )
         )
     if y_true.shape != y_pred.shape:
-        y_true = array_ops.broadcast_to(y_true, y_pred.shape)
+        y_true = shape_ops.broadcast_to(y_true, y_pred.shape)
     return y_true, y_pred
 
 
 def _mean_last_axis(values: Tensor) -> Tensor:
-    return math_ops.reduce_mean(values, -1) if values.ndim else values
+    return reduction_ops.reduce_mean(values, -1) if values.ndim else values
 
 
 # ---------------------------------------------------------------- weighted reduction
@@ -192,9 +192,9 @@ def compute_weighted_loss(
     if sample_weight is not None:
         w = math_ops.cast(convert_to_tensor(sample_weight), losses.dtype)
         if w.ndim == losses.ndim + 1 and w.shape[-1] == 1:
-            w = array_ops.squeeze(w, -1)
+            w = shape_ops.squeeze(w, -1)
         elif w.ndim >= 1 and w.ndim + 1 == losses.ndim:
-            w = array_ops.expand_dims(w, -1)
+            w = shape_ops.expand_dims(w, -1)
         try:
             shape = np.broadcast_shapes(w.shape, losses.shape)
         except ValueError:
@@ -221,15 +221,16 @@ def compute_weighted_loss(
         losses = losses * mask
     if reduction == Reduction.NONE:
         return losses
-    total = math_ops.reduce_sum(losses)
+    total = reduction_ops.reduce_sum(losses)
     if reduction == Reduction.SUM:
         return total
     if reduction == Reduction.MEAN_WITH_SAMPLE_WEIGHT and sample_weight is not None:
         if mask is not None:
-            w = array_ops.broadcast_to(w, losses.shape) * mask
-        return math_ops.divide_no_nan(total, math_ops.reduce_sum(w))  # all weights 0: 0, not NaN
+            w = shape_ops.broadcast_to(w, losses.shape) * mask
+        # all weights 0: 0, not NaN
+        return math_ops.divide_no_nan(total, reduction_ops.reduce_sum(w))
     if mask is not None:
-        return math_ops.divide_no_nan(total, math_ops.reduce_sum(mask))
+        return math_ops.divide_no_nan(total, reduction_ops.reduce_sum(mask))
     return total / float(max(losses.size, 1))
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from kerasish.core import backend
 from kerasish.core.errors import InvalidArgumentError
-from kerasish.core.ops import math_ops
+from kerasish.core.ops import math_ops, reduction_ops
 from kerasish.core.tensor import Tensor
 from kerasish.losses.base import LossFunctionWrapper, _mean_last_axis, _prepare, loss_function
 
@@ -85,8 +85,8 @@ def categorical_hinge(y_true, y_pred):
     y_true, y_pred = _prepare(y_true, y_pred, "categorical_hinge", exact=True)
     if y_pred.ndim == 0:
         raise InvalidArgumentError("categorical_hinge: y_pred must have a class axis (last)")
-    positive = math_ops.reduce_sum(y_true * y_pred, -1)
-    negative = math_ops.reduce_max((1.0 - y_true) * y_pred, -1)
+    positive = reduction_ops.reduce_sum(y_true * y_pred, -1)
+    negative = reduction_ops.reduce_max((1.0 - y_true) * y_pred, -1)
     return math_ops.maximum(negative - positive + 1.0, 0.0)
 
 

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from kerasish.core.ops import array_ops, math_ops, nn_ops
+from kerasish.core.ops import (
+    activation_ops,
+    creation_ops,
+    indexing_ops,
+    math_ops,
+    nn_ops,
+    reduction_ops,
+    shape_ops,
+)
 from kerasish.core.tensor import Tensor, convert_to_tensor
 from kerasish.losses.base import (
     EPSILON,
@@ -20,7 +28,7 @@ def _overlap_sums(y_true, y_pred, axis, name: str):
     """(y_true, y_pred, reduction axes) for the Dice and Tversky sums (None: all axes)."""
     y_true, y_pred = _prepare(y_true, y_pred, name)
     if axis is not None:
-        axis = math_ops.normalize_axis(axis, y_pred.ndim, name)
+        axis = reduction_ops.normalize_axis(axis, y_pred.ndim, name)
     return y_true, y_pred, axis
 
 
@@ -43,8 +51,8 @@ def dice(y_true, y_pred, axis=None):
         array([0.3333333, 0.5      ], dtype=float32)
     """
     y_true, y_pred, axis = _overlap_sums(y_true, y_pred, axis, "dice")
-    intersection = math_ops.reduce_sum(y_true * y_pred, axis)
-    total = math_ops.reduce_sum(y_true, axis) + math_ops.reduce_sum(y_pred, axis)
+    intersection = reduction_ops.reduce_sum(y_true * y_pred, axis)
+    total = reduction_ops.reduce_sum(y_true, axis) + reduction_ops.reduce_sum(y_pred, axis)
     return 1.0 - 2.0 * intersection / (total + EPSILON)
 
 
@@ -73,20 +81,20 @@ def tversky(y_true, y_pred, alpha: float = 0.5, beta: float = 0.5, axis=None):
         0.5
     """
     y_true, y_pred, axis = _overlap_sums(y_true, y_pred, axis, "tversky")
-    intersection = math_ops.reduce_sum(y_true * y_pred, axis)
-    fp = math_ops.reduce_sum((1.0 - y_pred) * y_true, axis)
-    fn = math_ops.reduce_sum(y_pred * (1.0 - y_true), axis)
+    intersection = reduction_ops.reduce_sum(y_true * y_pred, axis)
+    fp = reduction_ops.reduce_sum((1.0 - y_pred) * y_true, axis)
+    fn = reduction_ops.reduce_sum(y_pred * (1.0 - y_true), axis)
     return 1.0 - intersection / (intersection + fp * alpha + fn * beta + EPSILON)
 
 
 def _pair_masks(labels: Tensor, ref_labels: Tensor, remove_diagonal: bool):
     """(same-label, different-label) boolean (n, m) masks; same-label without i == j."""
     positive = math_ops.equal(
-        array_ops.reshape(labels, (-1, 1)), array_ops.reshape(ref_labels, (1, -1))
+        shape_ops.reshape(labels, (-1, 1)), shape_ops.reshape(ref_labels, (1, -1))
     )
     negative = math_ops.logical_not(positive)
     if remove_diagonal:
-        diagonal = array_ops.eye(positive.shape[0], positive.shape[1], dtype=np.bool_)
+        diagonal = creation_ops.eye(positive.shape[0], positive.shape[1], dtype=np.bool_)
         positive = math_ops.logical_and(positive, math_ops.logical_not(diagonal))
     return positive, negative
 
@@ -138,22 +146,22 @@ def circle(
         [0.5459, 0.5459, 0.0]
     """
     y_pred = _prediction(y_pred, "circle")
-    labels = array_ops.integer_ids(convert_to_tensor(y_true), "circle", "y_true")
+    labels = indexing_ops.integer_ids(convert_to_tensor(y_true), "circle", "y_true")
     ref_embeddings = y_pred if ref_embeddings is None else _prediction(ref_embeddings, "circle")
     ref_labels = (
         labels
         if ref_labels is None
-        else array_ops.integer_ids(convert_to_tensor(ref_labels), "circle", "ref_labels")
+        else indexing_ops.integer_ids(convert_to_tensor(ref_labels), "circle", "ref_labels")
     )
     distances = math_ops.maximum(
         1.0 - math_ops.matmul(y_pred, ref_embeddings, transpose_b=True), 0.0
     )
     positive, negative = _pair_masks(labels, ref_labels, remove_diagonal)
-    pos_weights = math_ops.relu(margin + distances)
-    neg_weights = math_ops.relu(1.0 + margin - distances)
+    pos_weights = activation_ops.relu(margin + distances)
+    neg_weights = activation_ops.relu(1.0 + margin - distances)
     pos_logits = -gamma * pos_weights * (margin - distances)
     neg_logits = gamma * neg_weights * (1.0 - margin - distances)
-    return math_ops.softplus(
+    return activation_ops.softplus(
         _masked_logsumexp(pos_logits, positive) + _masked_logsumexp(neg_logits, negative)
     )
 

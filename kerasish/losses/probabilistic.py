@@ -18,7 +18,16 @@ import numpy as np
 
 from kerasish.core import backend
 from kerasish.core.errors import InvalidArgumentError
-from kerasish.core.ops import array_ops, math_ops, nn_ops
+from kerasish.core.ops import (
+    activation_ops,
+    clip_ops,
+    creation_ops,
+    indexing_ops,
+    math_ops,
+    nn_ops,
+    reduction_ops,
+    shape_ops,
+)
 from kerasish.core.tensor import Tensor, convert_to_tensor
 from kerasish.losses.base import (
     EPSILON,
@@ -81,7 +90,7 @@ def binary_crossentropy(y_true, y_pred, from_logits: bool = False, label_smoothi
     if from_logits:
         return _mean_last_axis(nn_ops.sigmoid_cross_entropy_with_logits(y_true, y_pred))
     _warn_if_not_probabilities(y_pred, name)
-    p = array_ops.clip_by_value(y_pred, EPSILON, 1.0 - EPSILON)
+    p = clip_ops.clip_by_value(y_pred, EPSILON, 1.0 - EPSILON)
     loss = y_true * math_ops.log(p) + (1.0 - y_true) * math_ops.log(1.0 - p)
     return _mean_last_axis(math_ops.negative(loss))
 
@@ -130,13 +139,13 @@ def categorical_crossentropy(
         return nn_ops.softmax_cross_entropy_with_logits(y_true, y_pred)
     _warn_if_not_probabilities(y_pred, name)
     log_p = _clipped_log_probabilities(y_pred)
-    return math_ops.negative(math_ops.reduce_sum(y_true * log_p, -1))
+    return math_ops.negative(reduction_ops.reduce_sum(y_true * log_p, -1))
 
 
 def _clipped_log_probabilities(y_pred: Tensor) -> Tensor:
     """log of rows renormalized to sum to 1 and clipped to [EPSILON, 1 - EPSILON]."""
-    p = y_pred / math_ops.reduce_sum(y_pred, -1, keepdims=True)
-    return math_ops.log(array_ops.clip_by_value(p, EPSILON, 1.0 - EPSILON))
+    p = y_pred / reduction_ops.reduce_sum(y_pred, -1, keepdims=True)
+    return math_ops.log(clip_ops.clip_by_value(p, EPSILON, 1.0 - EPSILON))
 
 
 def _format_index(index) -> str:
@@ -156,7 +165,7 @@ def _sparse_labels(y_true, y_pred: Tensor, name: str) -> Tensor:
             f"{name}: y_true shape {labels.shape} does not fit y_pred shape {y_pred.shape}: "
             f"expected integer class ids of shape {expected} or {expected + (1,)}{hint}"
         )
-    labels = array_ops.integer_ids(labels, name, "y_true")
+    labels = indexing_ops.integer_ids(labels, name, "y_true")
     ids = labels._value
     if ids.size and (int(ids.min()) < 0 or int(ids.max()) >= classes):
         host = np.asarray(backend.to_numpy(ids))
@@ -171,7 +180,7 @@ def _sparse_labels(y_true, y_pred: Tensor, name: str) -> Tensor:
             f"{name}: y_true[{_format_index(where)}] = {value} is not a valid class id in "
             f"[0, {classes}) (y_pred has {classes} classes along its last axis){hint}"
         )
-    return array_ops.reshape(math_ops.cast(labels, np.int64), expected)
+    return shape_ops.reshape(math_ops.cast(labels, np.int64), expected)
 
 
 @loss_function
@@ -212,18 +221,18 @@ def _sparse_crossentropy_and_mask(y_true, y_pred, from_logits: bool, ignore_clas
     if ignore_class is not None:
         y_true = convert_to_tensor(y_true)
         valid = math_ops.not_equal(y_true, ignore_class)
-        y_true = math_ops.where(valid, y_true, array_ops.zeros_like(y_true))
+        y_true = math_ops.where(valid, y_true, creation_ops.zeros_like(y_true))
     labels = _sparse_labels(y_true, y_pred, name)
     if from_logits:
         loss = nn_ops.sparse_softmax_cross_entropy_with_logits(labels, y_pred)
     else:
         _warn_if_not_probabilities(y_pred, name)
         log_p = _clipped_log_probabilities(y_pred)
-        hot = array_ops.one_hot(labels, y_pred.shape[-1], dtype=y_pred.dtype)
-        loss = math_ops.negative(math_ops.reduce_sum(hot * log_p, -1))
+        hot = indexing_ops.one_hot(labels, y_pred.shape[-1], dtype=y_pred.dtype)
+        loss = math_ops.negative(reduction_ops.reduce_sum(hot * log_p, -1))
     if valid is not None:
-        valid = array_ops.reshape(valid, labels.shape)
-        loss = math_ops.where(valid, loss, array_ops.zeros_like(loss))
+        valid = shape_ops.reshape(valid, labels.shape)
+        loss = math_ops.where(valid, loss, creation_ops.zeros_like(loss))
     return loss, valid
 
 
@@ -247,10 +256,10 @@ def kl_divergence(y_true, y_pred):
         0.1438
     """
     y_true, y_pred = _prepare(y_true, y_pred, "kl_divergence")
-    y_true = array_ops.clip_by_value(y_true, EPSILON, 1.0)
-    y_pred = array_ops.clip_by_value(y_pred, EPSILON, 1.0)
+    y_true = clip_ops.clip_by_value(y_true, EPSILON, 1.0)
+    y_pred = clip_ops.clip_by_value(y_pred, EPSILON, 1.0)
     loss = y_true * math_ops.log(y_true / y_pred)
-    return math_ops.reduce_sum(loss, -1) if loss.ndim else loss
+    return reduction_ops.reduce_sum(loss, -1) if loss.ndim else loss
 
 
 @loss_function
@@ -335,11 +344,11 @@ def binary_focal_crossentropy(
         y_true = y_true * (1.0 - label_smoothing) + 0.5 * label_smoothing
     if from_logits:
         cross_entropy = nn_ops.sigmoid_cross_entropy_with_logits(y_true, y_pred)
-        p = math_ops.sigmoid(y_pred)
+        p = activation_ops.sigmoid(y_pred)
     else:
         _warn_if_not_probabilities(y_pred, name)
         p = y_pred
-        clipped = array_ops.clip_by_value(p, EPSILON, 1.0 - EPSILON)
+        clipped = clip_ops.clip_by_value(p, EPSILON, 1.0 - EPSILON)
         cross_entropy = math_ops.negative(
             y_true * math_ops.log(clipped) + (1.0 - y_true) * math_ops.log(1.0 - clipped)
         )
@@ -349,7 +358,7 @@ def binary_focal_crossentropy(
         loss = (y_true * alpha + (1.0 - y_true) * (1.0 - alpha)) * loss
     if loss.ndim == 0:
         return loss
-    return math_ops.reduce_mean(loss, math_ops.normalize_axis(axis, loss.ndim, name))
+    return reduction_ops.reduce_mean(loss, reduction_ops.normalize_axis(axis, loss.ndim, name))
 
 
 @loss_function
@@ -395,7 +404,7 @@ def categorical_focal_crossentropy(
     y_pred = _prediction(y_pred, name)
     _check_classes(y_pred, name)
     y_true, y_pred = _prepare(y_true, y_pred, name, exact=True)
-    axis = math_ops.normalize_axis(axis, y_pred.ndim, name)
+    axis = reduction_ops.normalize_axis(axis, y_pred.ndim, name)
     if label_smoothing:
         y_true = y_true * (1.0 - label_smoothing) + label_smoothing / y_pred.shape[axis[0]]
     if from_logits:
@@ -403,12 +412,12 @@ def categorical_focal_crossentropy(
         p = math_ops.exp(log_p)
     else:
         _warn_if_not_probabilities(y_pred, name)
-        p = array_ops.clip_by_value(
-            y_pred / math_ops.reduce_sum(y_pred, axis, keepdims=True), EPSILON, 1.0 - EPSILON
+        p = clip_ops.clip_by_value(
+            y_pred / reduction_ops.reduce_sum(y_pred, axis, keepdims=True), EPSILON, 1.0 - EPSILON
         )
         log_p = math_ops.log(p)
     loss = _focal_factor(1.0 - p, gamma) * alpha * math_ops.negative(y_true * log_p)
-    return math_ops.reduce_sum(loss, axis)
+    return reduction_ops.reduce_sum(loss, axis)
 
 
 @loss_function
@@ -434,8 +443,8 @@ def categorical_generalized_cross_entropy(y_true, y_pred, q: float):
     name = "categorical_generalized_cross_entropy"
     y_pred = _prediction(y_pred, name)
     labels = _sparse_labels(y_true, y_pred, name)
-    hot = array_ops.one_hot(labels, y_pred.shape[-1], dtype=y_pred.dtype)
-    p = math_ops.reduce_sum(y_pred * hot, -1)
+    hot = indexing_ops.one_hot(labels, y_pred.shape[-1], dtype=y_pred.dtype)
+    p = reduction_ops.reduce_sum(y_pred * hot, -1)
     return (1.0 - math_ops.pow(p, q)) / q
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 
 from kerasish.core.errors import InvalidArgumentError
-from kerasish.core.ops import math_ops, nn_ops
+from kerasish.core.ops import activation_ops, math_ops, nn_ops, reduction_ops
 from kerasish.losses.base import (
     EPSILON,
     LossFunctionWrapper,
@@ -169,7 +169,7 @@ def log_cosh(y_true, y_pred):
     """
     y_true, y_pred = _prepare(y_true, y_pred, "log_cosh")
     error = y_pred - y_true
-    return _mean_last_axis(error + math_ops.softplus(error * -2.0) - math.log(2.0))
+    return _mean_last_axis(error + activation_ops.softplus(error * -2.0) - math.log(2.0))
 
 
 @loss_function
@@ -192,10 +192,10 @@ def cosine_similarity(y_true, y_pred, axis: int = -1):
         array([-0., -1.], dtype=float32)
     """
     y_true, y_pred = _prepare(y_true, y_pred, "cosine_similarity")
-    axis = math_ops.normalize_axis(axis, y_pred.ndim, "cosine_similarity")
+    axis = reduction_ops.normalize_axis(axis, y_pred.ndim, "cosine_similarity")
     y_true = nn_ops.l2_normalize(y_true, axis, epsilon=EPSILON * EPSILON)
     y_pred = nn_ops.l2_normalize(y_pred, axis, epsilon=EPSILON * EPSILON)
-    return math_ops.negative(math_ops.reduce_sum(y_true * y_pred, axis))
+    return math_ops.negative(reduction_ops.reduce_sum(y_true * y_pred, axis))
 
 
 mse = MSE = mean_squared_error

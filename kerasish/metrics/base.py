@@ -22,7 +22,7 @@ from kerasish import initializers
 from kerasish.core import backend, recording
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.naming import snake_case
-from kerasish.core.ops import array_ops, math_ops
+from kerasish.core.ops import math_ops, shape_ops
 from kerasish.core.tensor import Tensor, Variable, as_dtype, convert_to_tensor
 from kerasish.core.tracking import Trackable
 
@@ -281,9 +281,9 @@ def match_shapes(y_true: Tensor, y_pred: Tensor, what: str) -> tuple:
     if y_true.shape == y_pred.shape:
         return y_true, y_pred
     if y_pred.ndim == y_true.ndim + 1 and y_pred.shape[-1] == 1:
-        y_pred = array_ops.squeeze(y_pred, -1)
+        y_pred = shape_ops.squeeze(y_pred, -1)
     elif y_true.ndim == y_pred.ndim + 1 and y_true.shape[-1] == 1:
-        y_true = array_ops.squeeze(y_true, -1)
+        y_true = shape_ops.squeeze(y_true, -1)
     if y_true.shape != y_pred.shape:
         raise InvalidArgumentError(
             f"{what}: y_true has shape {y_true.shape} but y_pred has shape {y_pred.shape}; "
@@ -304,9 +304,9 @@ def align_sample_weight(sample_weight, values: Tensor, what: str) -> Tensor:
         return weight
     received = weight.shape
     while weight.ndim > values.ndim and weight.shape[-1] == 1:
-        weight = array_ops.squeeze(weight, -1)
+        weight = shape_ops.squeeze(weight, -1)
     if 0 < weight.ndim < values.ndim:
-        weight = array_ops.reshape(weight, weight.shape + (1,) * (values.ndim - weight.ndim))
+        weight = shape_ops.reshape(weight, weight.shape + (1,) * (values.ndim - weight.ndim))
     if weight.ndim > values.ndim or any(
         w not in (1, v) for w, v in zip(weight.shape, values.shape, strict=True)
     ):

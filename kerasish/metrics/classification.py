@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from kerasish.core.errors import InvalidArgumentError
-from kerasish.core.ops import array_ops, math_ops
+from kerasish.core.ops import activation_ops, indexing_ops, math_ops, reduction_ops, shape_ops
 from kerasish.metrics.base import as_float, as_pair, match_shapes
 from kerasish.metrics.reduction import MeanMetricWrapper
 
@@ -66,7 +66,7 @@ def binary_accuracy(y_true, y_pred, threshold: float = 0.5, from_logits: bool = 
     y_true, y_pred = match_shapes(*as_pair(y_true, y_pred), "binary_accuracy")
     y_pred = as_float(y_pred)
     if from_logits:
-        y_pred = math_ops.sigmoid(y_pred)
+        y_pred = activation_ops.sigmoid(y_pred)
     predicted = math_ops.cast(math_ops.greater(y_pred, float(threshold)), y_true.dtype)
     return _hits(math_ops.equal(y_true, predicted))
 
@@ -84,14 +84,14 @@ def _sparse_labels(y_true, y_pred, what: str):
     """Class-index labels of shape y_pred.shape[:-1]; (batch, 1) is squeezed to (batch,).
     Floats holding whole numbers are cast to integers (as Keras takes them); 2.5 is an error."""
     if y_true.ndim == y_pred.ndim and y_true.ndim and y_true.shape[-1] == 1:
-        y_true = array_ops.squeeze(y_true, -1)
+        y_true = shape_ops.squeeze(y_true, -1)
     if y_true.shape != y_pred.shape[:-1]:
         raise InvalidArgumentError(
             f"{what}: y_true has shape {y_true.shape} but y_pred has shape {y_pred.shape}; "
             f"sparse labels are class indices of shape {y_pred.shape[:-1]} (or "
             f"{y_pred.shape[:-1] + (1,)}). For one-hot labels use the categorical metric"
         )
-    return array_ops.integer_ids(y_true, what, "y_true")
+    return indexing_ops.integer_ids(y_true, what, "y_true")
 
 
 def categorical_accuracy(y_true, y_pred, from_logits: bool = False):
@@ -128,7 +128,7 @@ def categorical_accuracy(y_true, y_pred, from_logits: bool = False):
             f"one-hot labels must have the shape of y_pred{hint}"
         )
     _check_classes(y_pred, what, "for one output unit use binary_accuracy")
-    return _hits(math_ops.equal(math_ops.argmax(y_true, -1), math_ops.argmax(y_pred, -1)))
+    return _hits(math_ops.equal(reduction_ops.argmax(y_true, -1), reduction_ops.argmax(y_pred, -1)))
 
 
 def sparse_categorical_accuracy(y_true, y_pred, from_logits: bool = False):
@@ -157,7 +157,7 @@ def sparse_categorical_accuracy(y_true, y_pred, from_logits: bool = False):
     what = "sparse_categorical_accuracy"
     _check_classes(y_pred, what, "for one output unit use binary_accuracy")
     labels = _sparse_labels(y_true, y_pred, what)
-    return _hits(math_ops.equal(labels, math_ops.argmax(y_pred, -1)))
+    return _hits(math_ops.equal(labels, reduction_ops.argmax(y_pred, -1)))
 
 
 def _in_top_k(labels, y_pred, k: int):
@@ -170,12 +170,14 @@ def _in_top_k(labels, y_pred, k: int):
         raise InvalidArgumentError(f"top-k accuracy: k must be >= 1, got {k}")
     if labels.dtype.kind not in "iu":
         labels = math_ops.cast(labels, np.int64)
-    mask = array_ops.one_hot(labels, y_pred.shape[-1], on_value=True, off_value=False, dtype=bool)
-    label_score = math_ops.reduce_sum(math_ops.where(mask, y_pred, 0.0), axis=-1, keepdims=True)
-    higher = math_ops.reduce_sum(
+    mask = indexing_ops.one_hot(labels, y_pred.shape[-1], on_value=True, off_value=False,
+                                dtype=bool)
+    label_score = reduction_ops.reduce_sum(math_ops.where(mask, y_pred, 0.0), axis=-1,
+                                           keepdims=True)
+    higher = reduction_ops.reduce_sum(
         math_ops.cast(math_ops.greater(y_pred, label_score), np.int32), axis=-1
     )
-    return math_ops.logical_and(math_ops.less(higher, k), math_ops.reduce_any(mask, axis=-1))
+    return math_ops.logical_and(math_ops.less(higher, k), reduction_ops.reduce_any(mask, axis=-1))
 
 
 def top_k_categorical_accuracy(y_true, y_pred, k: int = 5, from_logits: bool = False):
@@ -208,7 +210,7 @@ def top_k_categorical_accuracy(y_true, y_pred, k: int = 5, from_logits: bool = F
             "use sparse_top_k_categorical_accuracy)"
         )
     _check_classes(y_pred, "top_k_categorical_accuracy", "use binary_accuracy")
-    return _hits(_in_top_k(math_ops.argmax(y_true, -1), as_float(y_pred), int(k)))
+    return _hits(_in_top_k(reduction_ops.argmax(y_true, -1), as_float(y_pred), int(k)))
 
 
 def sparse_top_k_categorical_accuracy(y_true, y_pred, k: int = 5, from_logits: bool = False):

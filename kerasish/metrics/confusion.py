@@ -16,7 +16,7 @@ import numpy as np
 
 from kerasish.core import backend
 from kerasish.core.errors import InvalidArgumentError
-from kerasish.core.ops import array_ops, math_ops
+from kerasish.core.ops import activation_ops, creation_ops, math_ops, reduction_ops, shape_ops
 from kerasish.core.ops.math_ops import divide_no_nan
 from kerasish.core.primitive import apply, primitive
 from kerasish.core.tensor import Tensor
@@ -98,13 +98,13 @@ class _ConfusionMetric(Metric):
         y_pred = math_ops.cast(as_float(y_pred), self._dtype)
         self._follow_device(y_pred._value)
         if from_logits:
-            y_pred = math_ops.sigmoid(y_pred)
+            y_pred = activation_ops.sigmoid(y_pred)
         if top_k is not None:
             y_pred = _keep_top_k(y_pred, top_k, what)
         weight = None
         if sample_weight is not None:
             weight = align_sample_weight(sample_weight, y_pred, what)
-            weight = array_ops.broadcast_to(weight, y_pred.shape)
+            weight = shape_ops.broadcast_to(weight, y_pred.shape)
         if class_id is not None:
             if y_pred.ndim < 1 or not 0 <= class_id < y_pred.shape[-1]:
                 raise InvalidArgumentError(
@@ -113,18 +113,18 @@ class _ConfusionMetric(Metric):
                 )
             y_true, y_pred = y_true[..., class_id], y_pred[..., class_id]
             weight = None if weight is None else weight[..., class_id]
-        predictions = array_ops.reshape(y_pred, (-1,))
+        predictions = shape_ops.reshape(y_pred, (-1,))
         positive = math_ops.cast(
-            math_ops.not_equal(array_ops.reshape(y_true, (-1,)), 0), self._dtype
+            math_ops.not_equal(shape_ops.reshape(y_true, (-1,)), 0), self._dtype
         )
         negative = 1.0 - positive
         if weight is not None:
-            weight = array_ops.reshape(weight, (-1,))
+            weight = shape_ops.reshape(weight, (-1,))
             positive, negative = positive * weight, negative * weight
-        columns = array_ops.stack([positive, negative], axis=1)  # (examples, 2)
+        columns = shape_ops.stack([positive, negative], axis=1)  # (examples, 2)
         thresholds = self._thresholds_like(predictions._value)
         above = math_ops.greater(
-            array_ops.reshape(predictions, (1, -1)), array_ops.reshape(thresholds, (-1, 1))
+            shape_ops.reshape(predictions, (1, -1)), shape_ops.reshape(thresholds, (-1, 1))
         )
         above_counts = math_ops.matmul(math_ops.cast(above, self._dtype), columns)
         below_counts = math_ops.matmul(
@@ -198,7 +198,7 @@ class Precision(_ConfusionMetric):
     def result(self) -> Tensor:
         tp = self.true_positives
         value = divide_no_nan(tp, tp + self.false_positives)
-        return array_ops.reshape(value, ()) if self._scalar else value
+        return shape_ops.reshape(value, ()) if self._scalar else value
 
 
 class Recall(_ConfusionMetric):
@@ -248,7 +248,7 @@ class Recall(_ConfusionMetric):
     def result(self) -> Tensor:
         tp = self.true_positives
         value = divide_no_nan(tp, tp + self.false_negatives)
-        return array_ops.reshape(value, ()) if self._scalar else value
+        return shape_ops.reshape(value, ()) if self._scalar else value
 
 
 _CURVES = ("ROC", "PR")
@@ -361,7 +361,7 @@ class AUC(_ConfusionMetric):
             heights = math_ops.minimum(y[:-1], y[1:])
         else:
             heights = math_ops.maximum(y[:-1], y[1:])
-        return math_ops.reduce_sum((x[:-1] - x[1:]) * heights)
+        return reduction_ops.reduce_sum((x[:-1] - x[1:]) * heights)
 
 
 def _interpolated_pr_auc(tp: Tensor, fp: Tensor, fn: Tensor) -> Tensor:
@@ -382,7 +382,7 @@ def _interpolated_pr_auc(tp: Tensor, fp: Tensor, fn: Tensor) -> Tensor:
     increments = divide_no_nan(
         slope * (dtp + intercept * math_ops.log(ratio)), math_ops.maximum(tp[1:] + fn[1:], 0.0)
     )
-    return math_ops.reduce_sum(increments)
+    return reduction_ops.reduce_sum(increments)
 
 
 # ---------------------------------------------------------------- single counts
@@ -421,7 +421,7 @@ class _ConfusionCount(_ConfusionMetric):
 
     def result(self) -> Tensor:
         if len(self._threshold_values) == 1:
-            return array_ops.reshape(self.accumulator, ())
+            return shape_ops.reshape(self.accumulator, ())
         return self.accumulator.read_value()
 
     def get_config(self) -> dict:
@@ -550,8 +550,8 @@ class _RateAtRate(_ConfusionMetric):
     def result(self) -> Tensor:
         constrained, dependent = self._rates()
         feasible = math_ops.greater_equal(constrained, self.value)
-        return math_ops.reduce_max(
-            math_ops.where(feasible, dependent, array_ops.zeros_like(dependent))
+        return reduction_ops.reduce_max(
+            math_ops.where(feasible, dependent, creation_ops.zeros_like(dependent))
         )
 
     def _recall(self) -> Tensor:

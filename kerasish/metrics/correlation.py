@@ -4,7 +4,7 @@ correlation coefficients, each computed along `axis` (Keras 3's definitions)."""
 from __future__ import annotations
 
 from kerasish import losses
-from kerasish.core.ops import math_ops
+from kerasish.core.ops import math_ops, reduction_ops
 from kerasish.core.tensor import Tensor
 from kerasish.metrics.base import as_float, as_pair, match_shapes
 from kerasish.metrics.reduction import MeanMetricWrapper
@@ -15,8 +15,8 @@ def _centred(y_true, y_pred, axis: int, what: str) -> tuple:
     y_pred = as_float(y_pred)
     y_true = math_ops.cast(y_true, y_pred.dtype)
     return (
-        y_true - math_ops.reduce_mean(y_true, axis, keepdims=True),
-        y_pred - math_ops.reduce_mean(y_pred, axis, keepdims=True),
+        y_true - reduction_ops.reduce_mean(y_true, axis, keepdims=True),
+        y_pred - reduction_ops.reduce_mean(y_pred, axis, keepdims=True),
         y_true,
         y_pred,
     )
@@ -41,8 +41,8 @@ def pearson_correlation(y_true, y_pred, axis: int = -1) -> Tensor:
         0.9934
     """
     t, p, _, _ = _centred(y_true, y_pred, axis, "pearson_correlation")
-    covariance = math_ops.reduce_mean(t * p, axis)
-    return covariance / (math_ops.reduce_std(t, axis) * math_ops.reduce_std(p, axis))
+    covariance = reduction_ops.reduce_mean(t * p, axis)
+    return covariance / (reduction_ops.reduce_std(t, axis) * reduction_ops.reduce_std(p, axis))
 
 
 def concordance_correlation(y_true, y_pred, axis: int = -1) -> Tensor:
@@ -65,11 +65,11 @@ def concordance_correlation(y_true, y_pred, axis: int = -1) -> Tensor:
         1.0
     """
     t, p, y_true, y_pred = _centred(y_true, y_pred, axis, "concordance_correlation")
-    covariance = math_ops.reduce_mean(t * p, axis)
-    shift = math_ops.reduce_mean(y_true, axis) - math_ops.reduce_mean(y_pred, axis)
+    covariance = reduction_ops.reduce_mean(t * p, axis)
+    shift = reduction_ops.reduce_mean(y_true, axis) - reduction_ops.reduce_mean(y_pred, axis)
     norm = (
-        math_ops.reduce_mean(math_ops.square(t), axis)
-        + math_ops.reduce_mean(math_ops.square(p), axis)
+        reduction_ops.reduce_mean(math_ops.square(t), axis)
+        + reduction_ops.reduce_mean(math_ops.square(p), axis)
         + math_ops.square(shift)
     )
     return 2.0 * covariance / (norm + losses.EPSILON)

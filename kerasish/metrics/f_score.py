@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from kerasish.core.errors import InvalidArgumentError
-from kerasish.core.ops import math_ops
+from kerasish.core.ops import math_ops, reduction_ops
 from kerasish.core.tensor import Tensor
 from kerasish.metrics.base import Metric, align_sample_weight, as_float, as_pair
 
@@ -94,7 +94,7 @@ class FBetaScore(Metric):
         y_pred = math_ops.cast(as_float(y_pred), self._dtype)
         self._follow_device(y_pred._value)
         if self.threshold is None:
-            top = math_ops.reduce_max(y_pred, -1, keepdims=True)
+            top = reduction_ops.reduce_max(y_pred, -1, keepdims=True)
             predicted = math_ops.logical_and(
                 math_ops.greater_equal(y_pred, top), math_ops.greater(math_ops.abs(y_pred), 1e-9)
             )
@@ -108,7 +108,7 @@ class FBetaScore(Metric):
         axis = None if self.average == "micro" else 0
 
         def weighted_sum(values):
-            return math_ops.reduce_sum(values if weight is None else values * weight, axis)
+            return reduction_ops.reduce_sum(values if weight is None else values * weight, axis)
 
         self.true_positives.assign_add(weighted_sum(predicted * actual))
         self.false_positives.assign_add(weighted_sum(predicted * (1.0 - actual)))
@@ -126,10 +126,10 @@ class FBetaScore(Metric):
         score = precision * recall / (precision * beta2 + recall + EPSILON) * (1.0 + beta2)
         if self.average == "weighted":
             support = self.intermediate_weights
-            weights = support / (math_ops.reduce_sum(support) + EPSILON)
-            return math_ops.reduce_sum(score * weights)
+            weights = support / (reduction_ops.reduce_sum(support) + EPSILON)
+            return reduction_ops.reduce_sum(score * weights)
         if self.average is not None:
-            return math_ops.reduce_mean(score)
+            return reduction_ops.reduce_mean(score)
         return score
 
     def get_config(self) -> dict:

@@ -14,7 +14,7 @@ import numpy as np
 
 from kerasish.core import backend
 from kerasish.core.errors import InvalidArgumentError
-from kerasish.core.ops import array_ops, math_ops
+from kerasish.core.ops import creation_ops, indexing_ops, math_ops, reduction_ops, shape_ops
 from kerasish.core.ops.math_ops import divide_no_nan
 from kerasish.core.tensor import Tensor
 from kerasish.metrics.base import Metric, as_pair, as_tensor
@@ -62,7 +62,7 @@ class _IoUBase(Metric):
                 f"not a class id in [0, {self.num_classes})"
                 + ("" if self.ignore_class is None else f" nor ignore_class={self.ignore_class}")
             )
-        return math_ops.cast(array_ops.reshape(ids, (-1,)), np.int64)
+        return math_ops.cast(shape_ops.reshape(ids, (-1,)), np.int64)
 
     def _accumulate(self, y_true: Tensor, y_pred: Tensor, sample_weight) -> None:
         """Add the weighted confusion counts of flat class ids y_true against y_pred."""
@@ -75,7 +75,7 @@ class _IoUBase(Metric):
         self._follow_device(y_pred._value)
         truth = self._class_ids(y_true, "y_true", allow_ignored=True)
         predicted = self._class_ids(y_pred, "y_pred", allow_ignored=False)
-        weight = array_ops.ones(truth.shape, self._dtype)
+        weight = creation_ops.ones(truth.shape, self._dtype)
         if sample_weight is not None:
             given = math_ops.cast(as_tensor(sample_weight, like=y_pred), self._dtype)
             if given.size not in (1, truth.size):
@@ -83,34 +83,34 @@ class _IoUBase(Metric):
                     f"{what}: sample_weight has shape {given.shape} but there are {truth.size} "
                     "labels; give one weight per label (or a scalar)"
                 )
-            weight = weight * array_ops.reshape(given, (-1,) if given.size > 1 else ())
+            weight = weight * shape_ops.reshape(given, (-1,) if given.size > 1 else ())
         if self.ignore_class is not None:
             keep = math_ops.not_equal(truth, self.ignore_class)
-            weight = math_ops.where(keep, weight, array_ops.zeros_like(weight))
-            truth = math_ops.where(keep, truth, array_ops.zeros_like(truth))
-        rows = array_ops.one_hot(truth, self.num_classes, dtype=self._dtype)
-        columns = array_ops.one_hot(predicted, self.num_classes, dtype=self._dtype)
+            weight = math_ops.where(keep, weight, creation_ops.zeros_like(weight))
+            truth = math_ops.where(keep, truth, creation_ops.zeros_like(truth))
+        rows = indexing_ops.one_hot(truth, self.num_classes, dtype=self._dtype)
+        columns = indexing_ops.one_hot(predicted, self.num_classes, dtype=self._dtype)
         self.total_cm.assign_add(
-            math_ops.matmul(rows * array_ops.reshape(weight, (-1, 1)), columns, transpose_a=True)
+            math_ops.matmul(rows * shape_ops.reshape(weight, (-1, 1)), columns, transpose_a=True)
         )
 
     def result(self) -> Tensor:
         cm = self.total_cm.read_value()
-        true_positives = array_ops.gather(
-            array_ops.reshape(cm, (-1,)),
+        true_positives = indexing_ops.gather(
+            shape_ops.reshape(cm, (-1,)),
             [c * (self.num_classes + 1) for c in self.target_class_ids],
         )
         union = (
-            array_ops.gather(math_ops.reduce_sum(cm, 0), self.target_class_ids)
-            + array_ops.gather(math_ops.reduce_sum(cm, 1), self.target_class_ids)
+            indexing_ops.gather(reduction_ops.reduce_sum(cm, 0), self.target_class_ids)
+            + indexing_ops.gather(reduction_ops.reduce_sum(cm, 1), self.target_class_ids)
             - true_positives
         )
         present = math_ops.greater(union, 1e-9)
         iou = math_ops.where(
-            present, true_positives / (union + EPSILON), array_ops.zeros_like(union)
+            present, true_positives / (union + EPSILON), creation_ops.zeros_like(union)
         )
-        count = math_ops.reduce_sum(math_ops.cast(present, self._dtype))
-        return divide_no_nan(math_ops.reduce_sum(iou), count)
+        count = reduction_ops.reduce_sum(math_ops.cast(present, self._dtype))
+        return divide_no_nan(reduction_ops.reduce_sum(iou), count)
 
 
 class IoU(_IoUBase):
@@ -159,9 +159,9 @@ class IoU(_IoUBase):
     def update_state(self, y_true, y_pred, sample_weight=None) -> None:
         y_true, y_pred = as_pair(y_true, y_pred)
         if not self.sparse_y_true:
-            y_true = math_ops.argmax(y_true, self.axis)
+            y_true = reduction_ops.argmax(y_true, self.axis)
         if not self.sparse_y_pred:
-            y_pred = math_ops.argmax(y_pred, self.axis)
+            y_pred = reduction_ops.argmax(y_pred, self.axis)
         self._accumulate(y_true, y_pred, sample_weight)
 
     def get_config(self) -> dict:

@@ -4,7 +4,7 @@ and the cross-entropies."""
 from __future__ import annotations
 
 from kerasish import losses
-from kerasish.core.ops import array_ops, math_ops
+from kerasish.core.ops import reduction_ops, shape_ops
 from kerasish.core.tensor import Tensor
 from kerasish.metrics.base import as_pair
 from kerasish.metrics.reduction import MeanMetricWrapper
@@ -50,10 +50,10 @@ class Poisson(MeanMetricWrapper):
 
 def _classes_last(x: Tensor, axis: int) -> Tensor:
     """`x` with its class axis `axis` moved to the end, where the losses expect it."""
-    axis = math_ops.normalize_axis(axis, x.ndim, "crossentropy metric")[0]
+    axis = reduction_ops.normalize_axis(axis, x.ndim, "crossentropy metric")[0]
     if axis == x.ndim - 1:
         return x
-    return array_ops.transpose(x, [a for a in range(x.ndim) if a != axis] + [axis])
+    return shape_ops.transpose(x, [a for a in range(x.ndim) if a != axis] + [axis])
 
 
 def _categorical(y_true, y_pred, axis: int, **kwargs) -> Tensor:

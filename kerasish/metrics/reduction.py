@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.naming import snake_case
-from kerasish.core.ops import math_ops
+from kerasish.core.ops import math_ops, reduction_ops
 from kerasish.core.ops.math_ops import divide_no_nan
 from kerasish.core.tensor import Tensor
 from kerasish.metrics.base import (
@@ -49,12 +49,12 @@ def weighted_sum_and_count(values: Tensor, sample_weight, what: str) -> tuple:
         (4.0, 2.0)
     """
     if sample_weight is None:
-        return math_ops.reduce_sum(values), values.size
+        return reduction_ops.reduce_sum(values), values.size
     weight = align_sample_weight(sample_weight, values, what)
     total = values * weight
     if total.ndim:  # (a scalar, such as a batch's loss, is its own sum)
-        total = math_ops.reduce_sum(total)
-    count = math_ops.reduce_sum(weight)
+        total = reduction_ops.reduce_sum(total)
+    count = reduction_ops.reduce_sum(weight)
     repeats = values.size // weight.size if weight.size else 0  # elements sharing each weight
     if repeats != 1:
         count = count * repeats

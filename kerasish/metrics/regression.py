@@ -11,7 +11,7 @@ import warnings
 
 from kerasish import losses
 from kerasish.core.errors import InvalidArgumentError
-from kerasish.core.ops import array_ops, math_ops
+from kerasish.core.ops import creation_ops, math_ops, reduction_ops
 from kerasish.core.ops.math_ops import divide_no_nan
 from kerasish.core.tensor import Tensor
 from kerasish.metrics.base import (
@@ -275,27 +275,29 @@ class R2Score(Metric):
         y_pred = math_ops.cast(as_float(y_pred), self._dtype)
         y_true = math_ops.cast(y_true, self._dtype)
         self._follow_device(y_pred._value)
-        weight = array_ops.ones_like(y_true)
+        weight = creation_ops.ones_like(y_true)
         if sample_weight is not None:
             weight = weight * align_sample_weight(sample_weight, y_true, what)
         weighted = y_true * weight
-        self.sum.assign_add(math_ops.reduce_sum(weighted, 0))
-        self.squared_sum.assign_add(math_ops.reduce_sum(y_true * weighted, 0))
-        self.total_mse.assign_add(math_ops.reduce_sum(math_ops.square(y_true - y_pred) * weight, 0))
-        self.count.assign_add(math_ops.reduce_sum(weight, 0))
+        self.sum.assign_add(reduction_ops.reduce_sum(weighted, 0))
+        self.squared_sum.assign_add(reduction_ops.reduce_sum(y_true * weighted, 0))
+        squared_errors = math_ops.square(y_true - y_pred) * weight
+        self.total_mse.assign_add(reduction_ops.reduce_sum(squared_errors, 0))
+        self.count.assign_add(reduction_ops.reduce_sum(weight, 0))
         self.num_samples.assign_add(float(y_true.size))
 
     def result(self) -> Tensor:
         if self.sum is None:
-            return array_ops.zeros((), self._dtype)
+            return creation_ops.zeros((), self._dtype)
         mean = divide_no_nan(self.sum, self.count)
         total = self.squared_sum - self.sum * mean
         raw = 1.0 - divide_no_nan(self.total_mse, total)
-        raw = math_ops.where(math_ops.equal(total, 0.0), array_ops.zeros_like(raw), raw)
+        raw = math_ops.where(math_ops.equal(total, 0.0), creation_ops.zeros_like(raw), raw)
         if self.class_aggregation == "uniform_average":
-            score = math_ops.reduce_mean(raw)
+            score = reduction_ops.reduce_mean(raw)
         elif self.class_aggregation == "variance_weighted_average":
-            score = divide_no_nan(math_ops.reduce_sum(total * raw), math_ops.reduce_sum(total))
+            score = divide_no_nan(reduction_ops.reduce_sum(total * raw),
+                                  reduction_ops.reduce_sum(total))
         else:
             score = raw
         if self.num_regressors:

@@ -30,7 +30,7 @@ import inspect
 from kerasish.core import nest
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.keras_tensor import KerasTensor, inbound_nodes, producing_node
-from kerasish.core.ops import array_ops, math_ops
+from kerasish.core.ops import math_ops, shape_ops
 from kerasish.core.serialization import deserialize_keras_object, serialize_keras_object
 from kerasish.core.symbolic import KerasOp, PrimitiveOp, keras_op_form
 from kerasish.core.tensor import Tensor, dtype_name
@@ -73,9 +73,9 @@ def conform_input(expected: KerasTensor, value):
     shape = value.shape
     symbolic = isinstance(value, KerasTensor)  # a nested call: check only, record nothing
     if not symbolic and len(shape) == len(expected.shape) - 1 and expected.shape[-1] == 1:
-        value = array_ops.expand_dims(value, -1)  # (batch,) for (None, 1), as Keras does
+        value = shape_ops.expand_dims(value, -1)  # (batch,) for (None, 1), as Keras does
     elif not symbolic and len(shape) == len(expected.shape) + 1 and shape[-1] == 1:
-        value = array_ops.squeeze(value, -1)
+        value = shape_ops.squeeze(value, -1)
     if len(value.shape) != len(expected.shape) or any(
         want is not None and got is not None and want != got
         for want, got in zip(expected.shape, value.shape)

@@ -18,7 +18,7 @@ from kerasish.core import arguments, nest, recording, settings
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.function import function
 from kerasish.core.keras_tensor import any_symbolic
-from kerasish.core.ops import array_ops, math_ops
+from kerasish.core.ops import creation_ops, math_ops
 from kerasish.core.serialization import deserialize_keras_object, serialize_keras_object
 from kerasish.core.tape import GradientTape
 from kerasish.core.tensor import Tensor, Variable, convert_to_tensor
@@ -202,7 +202,7 @@ class Model(Layer):
         # a model whose inputs are strings (a Sequential starting with TextVectorization) is
         # probed with empty strings
         strings = np.dtype(getattr(self, "input_dtype", None) or self.dtype).kind == "U"
-        probe = np.zeros(shape, str) if strings else array_ops.zeros(shape, self.dtype)
+        probe = np.zeros(shape, str) if strings else creation_ops.zeros(shape, self.dtype)
         try:
             with build_probe.running():
                 self(probe, training=False)

@@ -8,7 +8,7 @@ import builtins
 
 from kerasish.core import nest
 from kerasish.core.errors import InvalidArgumentError
-from kerasish.core.ops import array_ops
+from kerasish.core.ops import shape_ops
 from kerasish.core.tensor import convert_to_tensor
 
 __all__ = [
@@ -120,7 +120,7 @@ def _stacked(results: list):
     if not results or builtins.any(leaf is None for leaf in nest.flatten(results[0])):
         return None
     leaves = zip(*(nest.flatten(r) for r in results))
-    return nest.pack_sequence_as(results[0], [array_ops.stack(list(column)) for column in leaves])
+    return nest.pack_sequence_as(results[0], [shape_ops.stack(list(column)) for column in leaves])
 
 
 def _slices(xs, op_name: str):

@@ -6,11 +6,8 @@ from __future__ import annotations
 import numpy as np
 
 from kerasish.core.errors import InvalidArgumentError
-from kerasish.core.ops import array_ops, math_ops
-from kerasish.core.ops.array_ops import (
-    broadcast_to,
-    reshape,
-)
+from kerasish.core.ops import creation_ops, math_ops
+from kerasish.core.ops.shape_ops import broadcast_to, reshape
 from kerasish.core.tensor import Tensor, convert_to_tensor
 
 __all__ = [
@@ -135,7 +132,7 @@ def zeros(shape, dtype=None) -> Tensor:  # noqa: A002 - Keras's name
         >>> ops.zeros((2,))
         <ks.Tensor: shape=(2,), dtype=float32, numpy=[0., 0.]>
     """
-    return array_ops.zeros(shape, dtype or np.float32)
+    return creation_ops.zeros(shape, dtype or np.float32)
 
 
 def ones(shape, dtype=None) -> Tensor:  # noqa: A002
@@ -153,7 +150,7 @@ def ones(shape, dtype=None) -> Tensor:  # noqa: A002
         >>> ops.ones((2,), dtype="int32")
         <ks.Tensor: shape=(2,), dtype=int32, numpy=[1, 1]>
     """
-    return array_ops.ones(shape, dtype or np.float32)
+    return creation_ops.ones(shape, dtype or np.float32)
 
 
 def full(shape, fill_value, dtype=None) -> Tensor:  # noqa: A002
@@ -172,7 +169,7 @@ def full(shape, fill_value, dtype=None) -> Tensor:  # noqa: A002
         >>> ops.full((2,), 3)
         <ks.Tensor: shape=(2,), dtype=float32, numpy=[3., 3.]>
     """
-    return array_ops.fill(shape, fill_value, dtype=dtype or np.float32)
+    return creation_ops.fill(shape, fill_value, dtype=dtype or np.float32)
 
 
 def full_like(x, fill_value, dtype=None) -> Tensor:
@@ -192,7 +189,7 @@ def full_like(x, fill_value, dtype=None) -> Tensor:
         <ks.Tensor: shape=(2,), dtype=int32, numpy=[7, 7]>
     """
     x = convert_to_tensor(x)
-    return array_ops.fill(x.shape, fill_value, dtype=dtype or x.dtype)
+    return creation_ops.fill(x.shape, fill_value, dtype=dtype or x.dtype)
 
 
 def eye(N, M=None, dtype=None) -> Tensor:  # noqa: N803 - NumPy's names
@@ -211,7 +208,7 @@ def eye(N, M=None, dtype=None) -> Tensor:  # noqa: N803 - NumPy's names
         >>> ops.convert_to_numpy(ops.eye(2, 3)).tolist()
         [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]
     """
-    return array_ops.eye(N, M, dtype=dtype or np.float32)
+    return creation_ops.eye(N, M, dtype=dtype or np.float32)
 
 
 def arange(start, stop=None, step=1, dtype=None) -> Tensor:
@@ -231,7 +228,7 @@ def arange(start, stop=None, step=1, dtype=None) -> Tensor:
         >>> ops.arange(0, 1, 0.5)
         <ks.Tensor: shape=(2,), dtype=float32, numpy=[0. , 0.5]>
     """
-    return array_ops.range(start, stop, step, dtype=dtype)
+    return creation_ops.range(start, stop, step, dtype=dtype)
 
 
 def linspace(start, stop, num=50, dtype=None) -> Tensor:
@@ -251,7 +248,7 @@ def linspace(start, stop, num=50, dtype=None) -> Tensor:
         >>> ops.convert_to_numpy(ops.linspace(0, 1, 3)).tolist()
         [0.0, 0.5, 1.0]
     """
-    return array_ops.linspace(start, stop, num, dtype=dtype or np.float32)
+    return creation_ops.linspace(start, stop, num, dtype=dtype or np.float32)
 
 
 def meshgrid(*x, indexing: str = "xy") -> list:
@@ -300,4 +297,4 @@ def identity(n: int, dtype=None) -> Tensor:
         >>> ops.convert_to_numpy(ops.identity(2)).tolist()
         [[1.0, 0.0], [0.0, 1.0]]
     """
-    return array_ops.eye(n, dtype=dtype or np.float32)
+    return creation_ops.eye(n, dtype=dtype or np.float32)

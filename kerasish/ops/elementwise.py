@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from kerasish.core.ops import array_ops, math_ops
+from kerasish.core.ops import clip_ops, math_ops
 from kerasish.core.ops.math_ops import (
     abs,
     divide,
@@ -139,7 +139,7 @@ def clip(x, x_min, x_max) -> Tensor:
         >>> ops.convert_to_numpy(ops.clip([-2, 0, 5], 0, 3)).tolist()
         [0, 0, 3]
     """
-    return array_ops.clip_by_value(x, x_min, x_max)
+    return clip_ops.clip_by_value(x, x_min, x_max)
 
 
 def round(x, decimals: int = 0) -> Tensor:  # noqa: A001

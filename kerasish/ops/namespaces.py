@@ -10,78 +10,84 @@ live in this package's other modules.
 from __future__ import annotations
 
 from kerasish.core.ops import (
-    array_ops,
+    activation_ops,
+    clip_ops,
     conv_ops,
+    creation_ops,
     cumulative_ops,
     einsum_ops,
+    indexing_ops,
     linalg_ops,
     math_ops,
     nn_ops,
+    reduction_ops,
     sampled_loss_ops,
+    shape_ops,
     sorting_ops,
 )
 
 _MODULES = {module.__name__.rpartition(".")[2]: module for module in (
-    array_ops, conv_ops, cumulative_ops, einsum_ops, linalg_ops, math_ops, nn_ops,
-    sampled_loss_ops, sorting_ops)}
+    activation_ops, clip_ops, conv_ops, creation_ops, cumulative_ops, einsum_ops, indexing_ops,
+    linalg_ops, math_ops, nn_ops, reduction_ops, sampled_loss_ops, shape_ops, sorting_ops)}
 NAMESPACES = ("ks", "math", "nn", "linalg", "ops")
 
 _TABLE = """
-array_ops         boolean_mask                              ks
-array_ops         broadcast_to                              ks ops
-array_ops         clip_by_global_norm                       ks
-array_ops         clip_by_norm                              ks
-array_ops         clip_by_value                             ks
-array_ops         concat                                    ks
-array_ops         expand_dims                               ks ops
-array_ops         eye                                       ks linalg
-array_ops         fill                                      ks
-array_ops         gather                                    ks
-array_ops         gather_nd                                 ks
-array_ops         global_norm                               ks
-array_ops         identity                                  ks
-array_ops         linspace                                  ks
-array_ops         one_hot                                   ks
-array_ops         ones                                      ks
-array_ops         ones_like                                 ks ops
-array_ops         pad                                       ks
-array_ops         range                                     ks
-array_ops         rank                                      ks
-array_ops         reshape                                   ks ops
-array_ops         scatter_rows                              ks
-array_ops         shape                                     ks
-array_ops         size                                      ks
-array_ops         split                                     ks
-array_ops         squeeze                                   ks ops
-array_ops         stack                                     ks
-array_ops         stop_gradient                             ks ops
-array_ops         tile                                      ks
-array_ops         transpose                                 ks
-array_ops         unsorted_segment_max                      math
-array_ops         unsorted_segment_sum                      ks math
-array_ops         unstack                                   ks ops
-array_ops         zeros                                     ks
-array_ops         zeros_like                                ks ops
+activation_ops    elu                                       nn
+activation_ops    gelu                                      nn
+activation_ops    leaky_relu                                nn
+activation_ops    log_sigmoid                               math nn
+activation_ops    relu                                      nn ops
+activation_ops    relu6                                     nn ops
+activation_ops    selu                                      nn
+activation_ops    sigmoid                                   ks math nn
+activation_ops    silu                                      nn
+activation_ops    softplus                                  math nn
+activation_ops    softsign                                  math nn
+activation_ops    swish                                     nn
+clip_ops          clip_by_global_norm                       ks
+clip_ops          clip_by_norm                              ks
+clip_ops          clip_by_value                             ks
+clip_ops          global_norm                               ks
 conv_ops          adaptive_pool                             nn
 conv_ops          avg_pool2d                                nn nn:avg_pool
+conv_ops          avg_pool3d                                nn
 conv_ops          conv1d                                    nn
 conv_ops          conv2d                                    nn
 conv_ops          conv2d_transpose                          nn
-conv_ops          depthwise_conv2d                          nn
-conv_ops          extract_patches                           nn
-conv_ops          max_pool2d                                nn nn:max_pool
-conv_ops          patches_to_image                          nn
-conv_ops          separable_conv2d                          nn
-conv_ops          avg_pool3d                                nn
 conv_ops          conv3d                                    nn
 conv_ops          conv3d_transpose                          nn
+conv_ops          depthwise_conv2d                          nn
+conv_ops          extract_patches                           nn
 conv_ops          extract_volume_patches                    nn
+conv_ops          max_pool2d                                nn nn:max_pool
 conv_ops          max_pool3d                                nn
+conv_ops          patches_to_image                          nn
 conv_ops          patches_to_volume                         nn
+conv_ops          separable_conv2d                          nn
+creation_ops      eye                                       ks linalg
+creation_ops      fill                                      ks
+creation_ops      identity                                  ks
+creation_ops      linspace                                  ks
+creation_ops      ones                                      ks
+creation_ops      ones_like                                 ks ops
+creation_ops      range                                     ks
+creation_ops      rank                                      ks
+creation_ops      shape                                     ks
+creation_ops      size                                      ks
+creation_ops      stop_gradient                             ks ops
+creation_ops      zeros                                     ks
+creation_ops      zeros_like                                ks ops
 cumulative_ops    cumprod                                   ks math
 cumulative_ops    cumsum                                    ks math
 cumulative_ops    reduce_prod                               ks math
 einsum_ops        einsum                                    ops
+indexing_ops      boolean_mask                              ks
+indexing_ops      gather                                    ks
+indexing_ops      gather_nd                                 ks
+indexing_ops      one_hot                                   ks
+indexing_ops      scatter_rows                              ks
+indexing_ops      unsorted_segment_max                      math
+indexing_ops      unsorted_segment_sum                      ks math
 linalg_ops        cholesky                                  linalg
 linalg_ops        det                                       linalg ops
 linalg_ops        diag_part                                 linalg
@@ -99,8 +105,6 @@ math_ops          acos                                      math
 math_ops          acosh                                     math
 math_ops          add                                       ks math ops
 math_ops          add_n                                     ks math
-math_ops          argmax                                    ks math
-math_ops          argmin                                    ks math
 math_ops          asin                                      math
 math_ops          asinh                                     math
 math_ops          atan                                      math
@@ -112,7 +116,6 @@ math_ops          cos                                       ks math
 math_ops          cosh                                      math
 math_ops          divide                                    ks math ops ops:true_divide
 math_ops          divide_no_nan                             math
-math_ops          elu                                       nn
 math_ops          equal                                     ks math ops
 math_ops          erf                                       math
 math_ops          erfc                                      math
@@ -121,15 +124,12 @@ math_ops          expm1                                     ks math
 math_ops          floor                                     ks math
 math_ops          floordiv                                  ks math ops:floor_divide
 math_ops          floormod                                  ks math
-math_ops          gelu                                      nn
 math_ops          greater                                   ks math ops
 math_ops          greater_equal                             ks math ops
-math_ops          leaky_relu                                nn
 math_ops          less                                      ks math ops
 math_ops          less_equal                                ks math ops
 math_ops          log                                       ks math
 math_ops          log1p                                     ks math
-math_ops          log_sigmoid                               math nn
 math_ops          logical_and                               ks math ops
 math_ops          logical_not                               ks math ops
 math_ops          logical_or                                ks math ops
@@ -140,35 +140,18 @@ math_ops          minimum                                   ks math ops
 math_ops          mod                                       ks math ops
 math_ops          multiply                                  ks math ops
 math_ops          negative                                  ks math ops
-math_ops          norm                                      ks linalg
 math_ops          not_equal                                 ks math ops
 math_ops          pow                                       ks math ops:power
 math_ops          reciprocal                                ks math
-math_ops          reduce_all                                ks math
-math_ops          reduce_any                                ks math
-math_ops          reduce_max                                ks math
-math_ops          reduce_mean                               ks math
-math_ops          reduce_min                                ks math
-math_ops          reduce_std                                ks math
-math_ops          reduce_sum                                ks math
-math_ops          reduce_variance                           ks math
-math_ops          relu                                      nn ops
-math_ops          relu6                                     nn ops
 math_ops          round                                     ks math
 math_ops          rsqrt                                     ks math
-math_ops          selu                                      nn
-math_ops          sigmoid                                   ks math nn
 math_ops          sign                                      ks math ops
-math_ops          silu                                      nn
 math_ops          sin                                       ks math
 math_ops          sinh                                      math
-math_ops          softplus                                  math nn
-math_ops          softsign                                  math nn
 math_ops          sqrt                                      ks math
 math_ops          square                                    ks math ops
 math_ops          squared_difference                        ks math
 math_ops          subtract                                  ks math ops
-math_ops          swish                                     nn
 math_ops          tan                                       math
 math_ops          tanh                                      ks math nn
 math_ops          truediv                                   ks math
@@ -186,9 +169,31 @@ nn_ops            sigmoid_cross_entropy_with_logits         nn
 nn_ops            softmax                                   nn
 nn_ops            softmax_cross_entropy_with_logits         nn
 nn_ops            sparse_softmax_cross_entropy_with_logits  nn
+reduction_ops     argmax                                    ks math
+reduction_ops     argmin                                    ks math
+reduction_ops     norm                                      ks linalg
+reduction_ops     reduce_all                                ks math
+reduction_ops     reduce_any                                ks math
+reduction_ops     reduce_max                                ks math
+reduction_ops     reduce_mean                               ks math
+reduction_ops     reduce_min                                ks math
+reduction_ops     reduce_std                                ks math
+reduction_ops     reduce_sum                                ks math
+reduction_ops     reduce_variance                           ks math
 sampled_loss_ops  compute_accidental_hits                   nn
 sampled_loss_ops  nce_loss                                  nn
 sampled_loss_ops  sampled_softmax_loss                      nn
+shape_ops         broadcast_to                              ks ops
+shape_ops         concat                                    ks
+shape_ops         expand_dims                               ks ops
+shape_ops         pad                                       ks
+shape_ops         reshape                                   ks ops
+shape_ops         split                                     ks
+shape_ops         squeeze                                   ks ops
+shape_ops         stack                                     ks
+shape_ops         tile                                      ks
+shape_ops         transpose                                 ks
+shape_ops         unstack                                   ks ops
 sorting_ops       digitize                                  ops
 sorting_ops       in_top_k                                  math
 sorting_ops       searchsorted                              ops

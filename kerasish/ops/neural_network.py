@@ -7,19 +7,17 @@ import numpy as np
 
 from kerasish import activations, losses
 from kerasish.core.errors import InvalidArgumentError
-from kerasish.core.ops import array_ops, conv_ops, math_ops, nn_ops
-from kerasish.core.ops.array_ops import (
-    expand_dims,
-    reshape,
-    squeeze,
+from kerasish.core.ops import (
+    activation_ops,
+    clip_ops,
+    conv_ops,
+    indexing_ops,
+    math_ops,
+    nn_ops,
+    reduction_ops,
 )
-from kerasish.core.ops.math_ops import (
-    greater,
-    minimum,
-    multiply,
-    negative,
-    where,
-)
+from kerasish.core.ops.math_ops import greater, minimum, multiply, negative, where
+from kerasish.core.ops.shape_ops import expand_dims, reshape, squeeze
 from kerasish.core.tensor import Tensor, convert_to_tensor
 from kerasish.ops.elementwise import expm1
 from kerasish.ops.keras_dtypes import floating, on_floats
@@ -58,8 +56,8 @@ __all__ = [
 
 
 sigmoid, log_sigmoid, softplus, softsign, silu, selu, gelu = map(on_floats, (
-    math_ops.sigmoid, math_ops.log_sigmoid, math_ops.softplus, math_ops.softsign, math_ops.silu,
-    math_ops.selu, math_ops.gelu))
+    activation_ops.sigmoid, activation_ops.log_sigmoid, activation_ops.softplus,
+    activation_ops.softsign, activation_ops.silu, activation_ops.selu, activation_ops.gelu))
 softmax, log_softmax = map(on_floats, (nn_ops.softmax, nn_ops.log_softmax))
 hard_sigmoid = on_floats(activations.hard_sigmoid)
 swish = silu
@@ -85,7 +83,7 @@ def one_hot(x, num_classes: int, axis: int = -1, dtype=None) -> Tensor:
         >>> ops.convert_to_numpy(ops.one_hot([1, 0], 3)).tolist()
         [[0.0, 1.0, 0.0], [1.0, 0.0, 0.0]]
     """
-    return array_ops.one_hot(x, num_classes, axis=axis, dtype=dtype or np.float32)
+    return indexing_ops.one_hot(x, num_classes, axis=axis, dtype=dtype or np.float32)
 
 
 
@@ -107,7 +105,7 @@ def elu(x, alpha: float = 1.0) -> Tensor:
     """
     x = floating(x)
     if alpha == 1.0:
-        return math_ops.elu(x)
+        return activation_ops.elu(x)
     return where(greater(x, 0), x, multiply(alpha, expm1(minimum(x, 0))))
 
 
@@ -126,7 +124,7 @@ def leaky_relu(x, negative_slope: float = 0.2) -> Tensor:
         >>> ops.leaky_relu([-1.0, 1.0], negative_slope=0.5)
         <ks.Tensor: shape=(2,), dtype=float32, numpy=[-0.5,  1. ]>
     """
-    return math_ops.leaky_relu(x, alpha=negative_slope)
+    return activation_ops.leaky_relu(x, alpha=negative_slope)
 
 
 def normalize(x, axis: int = -1, order: int = 2) -> Tensor:
@@ -183,7 +181,7 @@ def binary_crossentropy(target, output, from_logits: bool = False) -> Tensor:
             f"{output.shape} must have the same shape")
     if from_logits:
         return nn_ops.sigmoid_cross_entropy_with_logits(target, output)
-    p = array_ops.clip_by_value(output, losses.EPSILON, 1.0 - losses.EPSILON)
+    p = clip_ops.clip_by_value(output, losses.EPSILON, 1.0 - losses.EPSILON)
     return negative(target * math_ops.log(p) + (1.0 - target) * math_ops.log(1.0 - p))
 
 
@@ -557,7 +555,7 @@ def rms_normalization(x, scale=None, axis=-1, epsilon=None) -> Tensor:
     """
     x = floating(x)
     axes = tuple(axis) if isinstance(axis, (list, tuple)) else axis
-    mean_square = math_ops.reduce_mean(math_ops.square(x), axes, keepdims=True)
+    mean_square = reduction_ops.reduce_mean(math_ops.square(x), axes, keepdims=True)
     y = x * math_ops.rsqrt(mean_square + (1e-7 if epsilon is None else epsilon))
     return y if scale is None else y * math_ops.cast(convert_to_tensor(scale), x.dtype)
 
@@ -585,7 +583,7 @@ def batch_normalization(x, mean, variance, axis: int, offset=None, scale=None,
         <ks.Tensor: shape=(1, 2), dtype=float32, numpy=[[0., 2.]]>
     """
     x = floating(x)
-    axis = math_ops.normalize_axis(axis, x.ndim, "batch_normalization")[0]
+    axis = reduction_ops.normalize_axis(axis, x.ndim, "batch_normalization")[0]
     shape = [-1 if a == axis else 1 for a in range(x.ndim)]
 
     def along(v):

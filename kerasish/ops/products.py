@@ -6,17 +6,9 @@ from __future__ import annotations
 import numpy as np
 
 from kerasish.core.errors import InvalidArgumentError
-from kerasish.core.ops import array_ops, math_ops
-from kerasish.core.ops.array_ops import (
-    expand_dims,
-    reshape,
-    squeeze,
-    unstack,
-)
-from kerasish.core.ops.math_ops import (
-    matmul,
-    multiply,
-)
+from kerasish.core.ops import creation_ops, reduction_ops, shape_ops
+from kerasish.core.ops.math_ops import matmul, multiply
+from kerasish.core.ops.shape_ops import expand_dims, reshape, squeeze, unstack
 from kerasish.core.tensor import Tensor, convert_to_tensor
 from kerasish.ops.shapes import moveaxis, stack
 
@@ -58,7 +50,7 @@ def dot(x1, x2) -> Tensor:
                 f"dot: shapes {a.shape} and {b.shape} do not align ({a.shape[-1]} != "
                 f"{b.shape[0]})"
             )
-        return math_ops.reduce_sum(multiply(a, b), axis=-1)
+        return reduction_ops.reduce_sum(multiply(a, b), axis=-1)
     if b.ndim == 2:
         if a.ndim == 1:
             return squeeze(matmul(expand_dims(a, 0), b), 0)
@@ -95,8 +87,8 @@ def tensordot(x1, x2, axes=2) -> Tensor:
         a_axes, b_axes = list(range(a.ndim - int(axes), a.ndim)), list(range(int(axes)))
     else:
         a_axes, b_axes = ([ax] if isinstance(ax, (int, np.integer)) else list(ax) for ax in axes)
-    a_axes = [math_ops.normalize_axis(ax, a.ndim, "tensordot")[0] for ax in a_axes]
-    b_axes = [math_ops.normalize_axis(ax, b.ndim, "tensordot")[0] for ax in b_axes]
+    a_axes = [reduction_ops.normalize_axis(ax, a.ndim, "tensordot")[0] for ax in a_axes]
+    b_axes = [reduction_ops.normalize_axis(ax, b.ndim, "tensordot")[0] for ax in b_axes]
     if [a.shape[i] for i in a_axes] != [b.shape[i] for i in b_axes]:
         raise InvalidArgumentError(
             f"tensordot: axes {a_axes} of shape {a.shape} and axes {b_axes} of shape {b.shape} "
@@ -108,9 +100,9 @@ def tensordot(x1, x2, axes=2) -> Tensor:
     def volume(shape, picked):
         return int(np.prod([shape[i] for i in picked], dtype=np.int64))
 
-    left = reshape(array_ops.transpose(a, a_free + a_axes),
+    left = reshape(shape_ops.transpose(a, a_free + a_axes),
                    (volume(a.shape, a_free), volume(a.shape, a_axes)))
-    right = reshape(array_ops.transpose(b, b_axes + b_free),
+    right = reshape(shape_ops.transpose(b, b_axes + b_free),
                     (volume(b.shape, b_axes), volume(b.shape, b_free)))
     return reshape(matmul(left, right), [a.shape[i] for i in a_free] + [b.shape[i] for i in b_free])
 
@@ -207,7 +199,7 @@ def cross(x1, x2, axisa: int = -1, axisb: int = -1, axisc: int = -1, axis=None) 
 
     def components(v):
         parts = unstack(v, axis=-1)
-        return parts if len(parts) == 3 else [*parts, array_ops.zeros_like(parts[0])]
+        return parts if len(parts) == 3 else [*parts, creation_ops.zeros_like(parts[0])]
 
     (ax, ay, az), (bx, by, bz) = components(a), components(b)
     z = ax * by - ay * bx

@@ -5,14 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 from kerasish.core.errors import InvalidArgumentError
-from kerasish.core.ops import array_ops, cumulative_ops, math_ops, nn_ops
-from kerasish.core.ops.array_ops import (
-    ones_like,
-    reshape,
-)
-from kerasish.core.ops.math_ops import (
-    not_equal,
-)
+from kerasish.core.ops import cumulative_ops, math_ops, nn_ops, reduction_ops, shape_ops
+from kerasish.core.ops.creation_ops import ones_like
+from kerasish.core.ops.math_ops import not_equal
+from kerasish.core.ops.shape_ops import reshape
 from kerasish.core.tensor import Tensor, convert_to_tensor
 from kerasish.ops.keras_dtypes import floating
 
@@ -55,7 +51,7 @@ def sum(x, axis=None, keepdims: bool = False) -> Tensor:  # noqa: A001
         >>> ops.convert_to_numpy(ops.sum([[1, 2], [3, 4]], axis=0)).tolist()
         [4, 6]
     """
-    return math_ops.reduce_sum(x, axis, keepdims)
+    return reduction_ops.reduce_sum(x, axis, keepdims)
 
 
 def mean(x, axis=None, keepdims: bool = False) -> Tensor:
@@ -74,7 +70,7 @@ def mean(x, axis=None, keepdims: bool = False) -> Tensor:
         >>> ops.mean([[1, 2], [3, 4]])
         <ks.Tensor: shape=(), dtype=float32, numpy=2.5>
     """
-    return math_ops.reduce_mean(floating(x), axis, keepdims)
+    return reduction_ops.reduce_mean(floating(x), axis, keepdims)
 
 
 def max(x, axis=None, keepdims: bool = False) -> Tensor:  # noqa: A001
@@ -96,7 +92,7 @@ def max(x, axis=None, keepdims: bool = False) -> Tensor:  # noqa: A001
         >>> ops.convert_to_numpy(ops.max([[1, 2], [3, 4]], axis=1)).tolist()
         [2, 4]
     """
-    return math_ops.reduce_max(x, axis, keepdims)
+    return reduction_ops.reduce_max(x, axis, keepdims)
 
 
 def min(x, axis=None, keepdims: bool = False) -> Tensor:  # noqa: A001
@@ -118,7 +114,7 @@ def min(x, axis=None, keepdims: bool = False) -> Tensor:  # noqa: A001
         >>> ops.convert_to_numpy(ops.min([[1, 2], [3, 4]], axis=0)).tolist()
         [1, 2]
     """
-    return math_ops.reduce_min(x, axis, keepdims)
+    return reduction_ops.reduce_min(x, axis, keepdims)
 
 
 def prod(x, axis=None, keepdims: bool = False) -> Tensor:
@@ -156,7 +152,7 @@ def var(x, axis=None, keepdims: bool = False) -> Tensor:
         >>> ops.var([1, 3])
         <ks.Tensor: shape=(), dtype=float32, numpy=1.0>
     """
-    return math_ops.reduce_variance(floating(x), axis, keepdims)
+    return reduction_ops.reduce_variance(floating(x), axis, keepdims)
 
 
 def std(x, axis=None, keepdims: bool = False) -> Tensor:
@@ -175,7 +171,7 @@ def std(x, axis=None, keepdims: bool = False) -> Tensor:
         >>> ops.std([1, 3])
         <ks.Tensor: shape=(), dtype=float32, numpy=1.0>
     """
-    return math_ops.reduce_std(floating(x), axis, keepdims)
+    return reduction_ops.reduce_std(floating(x), axis, keepdims)
 
 
 def logsumexp(x, axis=None, keepdims: bool = False) -> Tensor:
@@ -213,7 +209,7 @@ def all(x, axis=None, keepdims: bool = False) -> Tensor:  # noqa: A001
         >>> ops.convert_to_numpy(ops.all([[True, False], [True, True]], axis=1)).tolist()
         [False, True]
     """
-    return math_ops.reduce_all(x, axis, keepdims)
+    return reduction_ops.reduce_all(x, axis, keepdims)
 
 
 def any(x, axis=None, keepdims: bool = False) -> Tensor:  # noqa: A001
@@ -232,7 +228,7 @@ def any(x, axis=None, keepdims: bool = False) -> Tensor:  # noqa: A001
         >>> ops.convert_to_numpy(ops.any([[True, False], [False, False]], axis=1)).tolist()
         [True, False]
     """
-    return math_ops.reduce_any(x, axis, keepdims)
+    return reduction_ops.reduce_any(x, axis, keepdims)
 
 
 def count_nonzero(x, axis=None) -> Tensor:
@@ -250,7 +246,7 @@ def count_nonzero(x, axis=None) -> Tensor:
         >>> ops.count_nonzero([[0, 1], [2, 0]])
         <ks.Tensor: shape=(), dtype=int32, numpy=2>
     """
-    return math_ops.reduce_sum(math_ops.cast(not_equal(x, 0), np.int32), axis)
+    return reduction_ops.reduce_sum(math_ops.cast(not_equal(x, 0), np.int32), axis)
 
 
 def average(x, axis=None, weights=None) -> Tensor:
@@ -282,9 +278,9 @@ def average(x, axis=None, weights=None) -> Tensor:
                 f"average: 1-D weights of shape {weights.shape} need an axis for x of shape "
                 f"{x.shape}"
             )
-        axis = math_ops.normalize_axis(axis, x.ndim, "average")[0]
-        weights = array_ops.reshape(weights, [-1 if a == axis else 1 for a in range(x.ndim)])
-    return math_ops.reduce_sum(x * weights, axis) / math_ops.reduce_sum(
+        axis = reduction_ops.normalize_axis(axis, x.ndim, "average")[0]
+        weights = shape_ops.reshape(weights, [-1 if a == axis else 1 for a in range(x.ndim)])
+    return reduction_ops.reduce_sum(x * weights, axis) / reduction_ops.reduce_sum(
         weights * ones_like(x), axis)
 
 
@@ -304,7 +300,7 @@ def argmax(x, axis=None, keepdims: bool = False) -> Tensor:
         >>> ops.argmax([[1, 5], [7, 2]])
         <ks.Tensor: shape=(), dtype=int32, numpy=2>
     """
-    return _arg_reduce(math_ops.argmax, x, axis, keepdims)
+    return _arg_reduce(reduction_ops.argmax, x, axis, keepdims)
 
 
 def argmin(x, axis=None, keepdims: bool = False) -> Tensor:
@@ -323,7 +319,7 @@ def argmin(x, axis=None, keepdims: bool = False) -> Tensor:
         >>> ops.convert_to_numpy(ops.argmin([[1, 5], [7, 2]], axis=1)).tolist()
         [0, 1]
     """
-    return _arg_reduce(math_ops.argmin, x, axis, keepdims)
+    return _arg_reduce(reduction_ops.argmin, x, axis, keepdims)
 
 
 def _arg_reduce(op, x, axis, keepdims):
@@ -332,7 +328,7 @@ def _arg_reduce(op, x, axis, keepdims):
         result = op(reshape(x, [-1]), axis=0, output_type=np.int32)
         return reshape(result, [1] * x.ndim) if keepdims else result
     result = op(x, axis=axis, output_type=np.int32)
-    return array_ops.expand_dims(result, axis) if keepdims else result
+    return shape_ops.expand_dims(result, axis) if keepdims else result
 
 
 def cumsum(x, axis=None) -> Tensor:
@@ -391,7 +387,7 @@ def norm(x, ord=None, axis=None, keepdims: bool = False) -> Tensor:  # noqa: A00
         >>> float(ops.norm([3.0, 4.0])), float(ops.norm([3.0, -4.0], ord=1))
         (5.0, 7.0)
     """
-    return math_ops.norm(floating(x), "euclidean" if ord is None else ord, axis, keepdims)
+    return reduction_ops.norm(floating(x), "euclidean" if ord is None else ord, axis, keepdims)
 
 
 amax = max

@@ -8,14 +8,16 @@ import builtins
 import numpy as np
 
 from kerasish.core.errors import InvalidArgumentError
-from kerasish.core.ops import array_ops, math_ops, sorting_ops
-from kerasish.core.ops.array_ops import (
-    reshape,
-    squeeze,
+from kerasish.core.ops import (
+    creation_ops,
+    indexing_ops,
+    math_ops,
+    reduction_ops,
+    shape_ops,
+    sorting_ops,
 )
-from kerasish.core.ops.math_ops import (
-    not_equal,
-)
+from kerasish.core.ops.math_ops import not_equal
+from kerasish.core.ops.shape_ops import reshape, squeeze
 from kerasish.core.tensor import Tensor, convert_to_tensor
 from kerasish.ops.creation import convert_to_numpy, full
 from kerasish.ops.keras_dtypes import floating
@@ -164,7 +166,7 @@ def nonzero(x) -> tuple:
     """
     x = convert_to_tensor(x)
     found = math_ops.cast(math_ops.where(x if x.dtype.kind == "b" else not_equal(x, 0)), np.int32)
-    return tuple(array_ops.getitem(found, (builtins.slice(None), d)) for d in range(x.ndim))
+    return tuple(indexing_ops.getitem(found, (builtins.slice(None), d)) for d in range(x.ndim))
 
 
 def unique(x, sorted: bool = True, return_index: bool = False,  # noqa: A002 - Keras's names
@@ -205,9 +207,9 @@ def unique(x, sorted: bool = True, return_index: bool = False,  # noqa: A002 - K
         if axis is not None:
             raise InvalidArgumentError(f"unique: size is taken only with axis None, got {axis}")
         missing = builtins.max(int(size) - values.shape[0], 0)
-        fill = math_ops.reduce_min(values) if fill_value is None else fill_value
+        fill = reduction_ops.reduce_min(values) if fill_value is None else fill_value
         values = concatenate([values[:size], full((missing,), fill, values.dtype)])
-        index, counts = (concatenate([t[:size], array_ops.zeros((missing,), np.int32)])
+        index, counts = (concatenate([t[:size], creation_ops.zeros((missing,), np.int32)])
                          for t in (index, counts))
     asked = [t for t, wanted in ((index, return_index), (inverse, return_inverse),
                                  (counts, return_counts)) if wanted]
@@ -245,13 +247,13 @@ def bincount(x, weights=None, minlength: int = 0, sparse: bool = False) -> Tenso
         )
     host = convert_to_numpy(ids)
     length = builtins.max(int(minlength), int(host.max()) + 1 if host.size else 0)
-    values = array_ops.ones_like(ids, dtype=np.int32) if weights is None else convert_to_tensor(
+    values = creation_ops.ones_like(ids, dtype=np.int32) if weights is None else convert_to_tensor(
         weights)
     if ids.ndim == 1:
-        return array_ops.unsorted_segment_sum(values, ids, length)
+        return indexing_ops.unsorted_segment_sum(values, ids, length)
     rows = ids.shape[0]
     shifted = reshape(ids + np.arange(rows).reshape(-1, 1) * length, [-1])
-    counts = array_ops.unsorted_segment_sum(reshape(values, [-1]), shifted, rows * length)
+    counts = indexing_ops.unsorted_segment_sum(reshape(values, [-1]), shifted, rows * length)
     return reshape(counts, (rows, length))
 
 
@@ -289,16 +291,16 @@ def quantile(x, q, axis=None, method: str = "linear", keepdims: bool = False) ->
             f"method one of {_QUANTILE_METHODS} (got {method!r})"
         )
     reduced = sorted_axes = tuple(range(x.ndim)) if axis is None else tuple(
-        builtins.sorted(math_ops.normalize_axis(axis, x.ndim, "quantile")))
+        builtins.sorted(reduction_ops.normalize_axis(axis, x.ndim, "quantile")))
     kept = [a for a in range(x.ndim) if a not in sorted_axes]
-    values = reshape(array_ops.transpose(x, kept + list(reduced)),
+    values = reshape(shape_ops.transpose(x, kept + list(reduced)),
                      [x.shape[a] for a in kept] + [-1])
     values = sorting_ops.sort(values, -1)
     last, position = values.ndim - 1, qs.reshape(-1) * (values.shape[-1] - 1)
     low, high = np.floor(position).astype(np.int64), np.ceil(position).astype(np.int64)
     if method == "nearest":
         low = high = np.around(position).astype(np.int64)
-    below, above = (array_ops.gather(values, i, axis=last) for i in (low, high))
+    below, above = (indexing_ops.gather(values, i, axis=last) for i in (low, high))
     if method in ("lower", "nearest"):
         result = below
     elif method == "higher":

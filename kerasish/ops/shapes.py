@@ -8,15 +8,10 @@ import builtins
 import numpy as np
 
 from kerasish.core.errors import InvalidArgumentError
-from kerasish.core.ops import array_ops, math_ops
-from kerasish.core.ops.array_ops import (
-    reshape,
-    zeros_like,
-)
-from kerasish.core.ops.math_ops import (
-    multiply,
-    where,
-)
+from kerasish.core.ops import indexing_ops, math_ops, reduction_ops, shape_ops
+from kerasish.core.ops.creation_ops import zeros_like
+from kerasish.core.ops.math_ops import multiply, where
+from kerasish.core.ops.shape_ops import reshape
 from kerasish.core.tensor import Tensor, convert_to_tensor
 from kerasish.ops.creation import convert_to_numpy
 
@@ -65,7 +60,7 @@ def transpose(x, axes=None) -> Tensor:
         >>> ops.shape(ops.transpose(ops.zeros((2, 3, 4)), axes=(1, 0, 2)))
         (3, 2, 4)
     """
-    return array_ops.transpose(x, axes)
+    return shape_ops.transpose(x, axes)
 
 
 def swapaxes(x, axis1: int, axis2: int) -> Tensor:
@@ -89,9 +84,9 @@ def swapaxes(x, axis1: int, axis2: int) -> Tensor:
     """
     x = convert_to_tensor(x)
     axes = list(range(x.ndim))
-    first, second = (math_ops.normalize_axis(a, x.ndim, "swapaxes")[0] for a in (axis1, axis2))
+    first, second = (reduction_ops.normalize_axis(a, x.ndim, "swapaxes")[0] for a in (axis1, axis2))
     axes[first], axes[second] = second, first
-    return array_ops.transpose(x, axes)
+    return shape_ops.transpose(x, axes)
 
 
 def moveaxis(x, source, destination) -> Tensor:
@@ -117,7 +112,7 @@ def moveaxis(x, source, destination) -> Tensor:
     """
     x = convert_to_tensor(x)
     sources, destinations = (
-        [math_ops.normalize_axis(a, x.ndim, "moveaxis")[0]
+        [reduction_ops.normalize_axis(a, x.ndim, "moveaxis")[0]
          for a in ([axes] if isinstance(axes, (int, np.integer)) else axes)]
         for axes in (source, destination)
     )
@@ -128,7 +123,7 @@ def moveaxis(x, source, destination) -> Tensor:
     order = [a for a in range(x.ndim) if a not in sources]
     for destination_axis, source_axis in sorted(zip(destinations, sources)):
         order.insert(destination_axis, source_axis)
-    return array_ops.transpose(x, order)
+    return shape_ops.transpose(x, order)
 
 
 def concatenate(xs, axis: int = 0) -> Tensor:
@@ -149,7 +144,7 @@ def concatenate(xs, axis: int = 0) -> Tensor:
         >>> ops.convert_to_numpy(ops.concatenate([[1, 2], [3]])).tolist()
         [1, 2, 3]
     """
-    return array_ops.concat(list(xs), axis)
+    return shape_ops.concat(list(xs), axis)
 
 
 def stack(x, axis: int = 0) -> Tensor:
@@ -170,7 +165,7 @@ def stack(x, axis: int = 0) -> Tensor:
         >>> ops.convert_to_numpy(ops.stack([[1, 2], [3, 4]], axis=1)).tolist()
         [[1, 3], [2, 4]]
     """
-    return array_ops.stack(list(x), axis)
+    return shape_ops.stack(list(x), axis)
 
 
 def split(x, indices_or_sections, axis: int = 0) -> list:
@@ -193,10 +188,10 @@ def split(x, indices_or_sections, axis: int = 0) -> list:
         [[1, 2], [3], [4, 5]]
     """
     if isinstance(indices_or_sections, (int, np.integer)):
-        return array_ops.split(x, int(indices_or_sections), axis)
+        return shape_ops.split(x, int(indices_or_sections), axis)
     length = convert_to_tensor(x).shape[axis]
     cuts = [0] + [int(i) for i in indices_or_sections] + [length]
-    return array_ops.split(x, [b - a for a, b in zip(cuts, cuts[1:])], axis)
+    return shape_ops.split(x, [b - a for a, b in zip(cuts, cuts[1:])], axis)
 
 
 def tile(x, repeats) -> Tensor:
@@ -217,7 +212,7 @@ def tile(x, repeats) -> Tensor:
         >>> ops.convert_to_numpy(ops.tile([1, 2], [2])).tolist()
         [1, 2, 1, 2]
     """
-    return array_ops.tile(x, repeats)
+    return shape_ops.tile(x, repeats)
 
 
 def pad(x, pad_width, mode: str = "constant", constant_values=None) -> Tensor:
@@ -238,7 +233,7 @@ def pad(x, pad_width, mode: str = "constant", constant_values=None) -> Tensor:
         >>> ops.convert_to_numpy(ops.pad([1, 2, 3], [(2, 0)], mode="reflect")).tolist()
         [3, 2, 1, 2, 3]
     """
-    return array_ops.pad(x, pad_width, mode.upper(), constant_values or 0)
+    return shape_ops.pad(x, pad_width, mode.upper(), constant_values or 0)
 
 
 def take(x, indices, axis=None) -> Tensor:
@@ -261,8 +256,8 @@ def take(x, indices, axis=None) -> Tensor:
         [4, 1]
     """
     if axis is None:
-        return array_ops.gather(reshape(x, [-1]), indices)
-    return array_ops.gather(x, indices, axis=axis)
+        return indexing_ops.gather(reshape(x, [-1]), indices)
+    return indexing_ops.gather(x, indices, axis=axis)
 
 
 def segment_sum(data, segment_ids, num_segments=None) -> Tensor:
@@ -283,7 +278,7 @@ def segment_sum(data, segment_ids, num_segments=None) -> Tensor:
     """
     if num_segments is None:
         num_segments = int(convert_to_numpy(segment_ids).max()) + 1
-    return array_ops.unsorted_segment_sum(data, segment_ids, num_segments)
+    return indexing_ops.unsorted_segment_sum(data, segment_ids, num_segments)
 
 
 def repeat(x, repeats, axis=None) -> Tensor:
@@ -306,7 +301,7 @@ def repeat(x, repeats, axis=None) -> Tensor:
     if axis is None:
         x, axis = reshape(x, [-1]), 0
     index = np.repeat(np.arange(x.shape[axis]), repeats)
-    return array_ops.gather(x, index, axis=axis)
+    return indexing_ops.gather(x, index, axis=axis)
 
 
 def flip(x, axis=None) -> Tensor:
@@ -327,7 +322,7 @@ def flip(x, axis=None) -> Tensor:
     x = convert_to_tensor(x)
     axes = range(x.ndim) if axis is None else [axis] if isinstance(axis, int) else axis
     for a in axes:
-        x = array_ops.gather(x, np.arange(x.shape[a] - 1, -1, -1), axis=a)
+        x = indexing_ops.gather(x, np.arange(x.shape[a] - 1, -1, -1), axis=a)
     return x
 
 
@@ -397,12 +392,12 @@ def roll(x, shift, axis=None) -> Tensor:
         return reshape(roll(reshape(x, [-1]), shift, 0), x.shape)
     shifts, axes = np.broadcast_arrays(np.asarray(shift), np.asarray(axis))
     for step, a in zip(shifts.reshape(-1).tolist(), axes.reshape(-1).tolist()):
-        a = math_ops.normalize_axis(a, x.ndim, "roll")[0]
+        a = reduction_ops.normalize_axis(a, x.ndim, "roll")[0]
         n = x.shape[a]
         if n is None:  # a symbolic tensor's unknown axis: one node rolls it when it runs
             raise InvalidArgumentError(f"roll: axis {a} of shape {x.shape} has no known size")
         if n and step % n:
-            x = array_ops.gather(x, (np.arange(n) - step) % n, axis=a)
+            x = indexing_ops.gather(x, (np.arange(n) - step) % n, axis=a)
     return x
 
 
@@ -428,16 +423,16 @@ def diagonal(x, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Tensor:
         [2]
     """
     x = convert_to_tensor(x)
-    rows_axis, cols_axis = (math_ops.normalize_axis(a, x.ndim, "diagonal")[0]
+    rows_axis, cols_axis = (reduction_ops.normalize_axis(a, x.ndim, "diagonal")[0]
                             for a in (axis1, axis2))
     if rows_axis == cols_axis:
         raise InvalidArgumentError(
             f"diagonal: axis1 and axis2 are the same axis ({axis1}, {axis2}) of shape {x.shape}")
     rest = [a for a in range(x.ndim) if a not in (rows_axis, cols_axis)]
-    x = array_ops.transpose(x, rest + [rows_axis, cols_axis])
+    x = shape_ops.transpose(x, rest + [rows_axis, cols_axis])
     first_row, first_col = builtins.max(0, -offset), builtins.max(0, offset)
     n = builtins.max(0, builtins.min(x.shape[-2] - first_row, x.shape[-1] - first_col))
-    return array_ops.getitem(x, (Ellipsis, np.arange(n) + first_row, np.arange(n) + first_col))
+    return indexing_ops.getitem(x, (Ellipsis, np.arange(n) + first_row, np.arange(n) + first_col))
 
 
 def diag(x, k: int = 0) -> Tensor:
@@ -464,7 +459,7 @@ def diag(x, k: int = 0) -> Tensor:
     if x.ndim != 1:
         raise InvalidArgumentError(f"diag: needs a 1-D or 2-D tensor, got shape {x.shape}")
     n = x.shape[0] + builtins.abs(k)
-    padded = array_ops.pad(x, [[0, builtins.abs(k)]])
+    padded = shape_ops.pad(x, [[0, builtins.abs(k)]])
     line = reshape(padded, (-1, 1) if k >= 0 else (1, -1))
     return multiply(line, np.eye(n, k=k, dtype=x.dtype))
 
@@ -486,7 +481,7 @@ def trace(x, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Tensor:
         >>> int(ops.trace([[1, 2], [3, 4]]))
         5
     """
-    return math_ops.reduce_sum(diagonal(x, offset, axis1, axis2), -1)
+    return reduction_ops.reduce_sum(diagonal(x, offset, axis1, axis2), -1)
 
 
 def _box(op_name: str, x: Tensor, start_indices, sizes) -> tuple:
@@ -523,7 +518,7 @@ def slice(inputs, start_indices, shape) -> Tensor:  # noqa: A001 - Keras's name
         [[2, 3], [5, 6]]
     """
     x = convert_to_tensor(inputs)
-    return array_ops.getitem(x, _box("slice", x, start_indices, shape))
+    return indexing_ops.getitem(x, _box("slice", x, start_indices, shape))
 
 
 def slice_update(inputs, start_indices, updates) -> Tensor:
@@ -550,7 +545,7 @@ def slice_update(inputs, start_indices, updates) -> Tensor:
     key = _box("slice_update", x, start_indices, values.shape)
     inside = np.zeros(x.shape, dtype=bool)
     inside[key] = True
-    return where(inside, array_ops.scatter_into(values, key, x.shape), x)
+    return where(inside, indexing_ops.scatter_into(values, key, x.shape), x)
 
 
 def _scatter_key(op_name: str, indices, shape: tuple, values: Tensor):
@@ -604,7 +599,7 @@ def scatter(indices, values, shape) -> Tensor:
     values = convert_to_tensor(values)
     shape = tuple(int(s) for s in shape)
     _, key, rows = _scatter_key("scatter", indices, shape, values)
-    return array_ops.scatter_into(rows, key, shape)
+    return indexing_ops.scatter_into(rows, key, shape)
 
 
 def scatter_update(inputs, indices, updates, reduction=None) -> Tensor:
@@ -636,16 +631,16 @@ def scatter_update(inputs, indices, updates, reduction=None) -> Tensor:
             f"scatter_update: reduction must be None or 'add', got {reduction!r}")
     rows, key, values = _scatter_key("scatter_update", indices, x.shape, values)
     if reduction == "add":
-        return x + array_ops.scatter_into(values, key, x.shape)
+        return x + indexing_ops.scatter_into(values, key, x.shape)
     flat = np.ravel_multi_index(rows.T, x.shape[:rows.shape[1]])
     _, last_from_end = np.unique(flat[::-1], return_index=True)
     if len(last_from_end) < len(flat):  # repeated indices: keep each one's last update
         keep = np.sort(len(flat) - 1 - last_from_end)
-        values = array_ops.gather(values, keep)
-        key = tuple(array_ops.gather(Tensor(k), keep)._value for k in key)
+        values = indexing_ops.gather(values, keep)
+        key = tuple(indexing_ops.gather(Tensor(k), keep)._value for k in key)
     inside = np.zeros(x.shape, dtype=bool)
     inside[tuple(rows[:, d] for d in range(rows.shape[1]))] = True
-    return where(inside, array_ops.scatter_into(values, key, x.shape), x)
+    return where(inside, indexing_ops.scatter_into(values, key, x.shape), x)
 
 
 def segment_max(data, segment_ids, num_segments=None, sorted: bool = False) -> Tensor:  # noqa: A002
@@ -668,4 +663,4 @@ def segment_max(data, segment_ids, num_segments=None, sorted: bool = False) -> T
     """
     if num_segments is None:
         num_segments = int(convert_to_numpy(segment_ids).max()) + 1
-    return array_ops.unsorted_segment_max(data, segment_ids, num_segments)
+    return indexing_ops.unsorted_segment_max(data, segment_ids, num_segments)

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import kerasish as ks
-from kerasish.core.ops import math_ops, nn_ops, rnn_ops, sampled_loss_ops
+from kerasish.core.ops import math_ops, nn_ops, reduction_ops, rnn_ops, sampled_loss_ops
 from kerasish.core.primitive import NONDIFFERENTIABLE, REGISTRY, apply
 from kerasish.testing import check_gradients
 
@@ -266,11 +266,11 @@ SAMPLES: dict[str, list[Case]] = {
     ],
     # -- reductions
     "broadcast_reduced": [
-        Case(lambda x: math_ops.broadcast_reduced(x, (1,), (3, 4, 2)), [normal(3, 2)],
+        Case(lambda x: reduction_ops.broadcast_reduced(x, (1,), (3, 4, 2)), [normal(3, 2)],
              label="axis 1"),
-        Case(lambda x: math_ops.broadcast_reduced(x, (0, 2), (2, 3, 4)), [normal(1, 3, 1)],
+        Case(lambda x: reduction_ops.broadcast_reduced(x, (0, 2), (2, 3, 4)), [normal(1, 3, 1)],
              label="keepdims"),
-        Case(lambda x: math_ops.broadcast_reduced(x, None, (2, 3)) * x, [normal()],
+        Case(lambda x: reduction_ops.broadcast_reduced(x, None, (2, 3)) * x, [normal()],
              label="all axes"),
     ],
     "reduce_sum": [

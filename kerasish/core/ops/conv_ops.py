@@ -19,7 +19,7 @@ import numpy as np
 
 from kerasish.core import backend
 from kerasish.core.errors import InvalidArgumentError
-from kerasish.core.ops import array_ops, math_ops
+from kerasish.core.ops import creation_ops, math_ops, reduction_ops, shape_ops
 from kerasish.core.primitive import apply, primitive
 from kerasish.core.tensor import Tensor, convert_to_tensor
 
@@ -263,37 +263,37 @@ def conv2d(input, filters, strides=1, padding: str = "VALID", dilations=1):  # n
     if (kh, kw) == (1, 1) and _pair(strides, "conv2d") == (1, 1) and groups == 1:
         # a 1x1 convolution is a matmul over the channels (no patch copy)
         n, h, wd = x.shape[:3]
-        flat = math_ops.matmul(array_ops.reshape(x, (n * h * wd, cin)),
-                               array_ops.reshape(w, (cin, cout)))
-        return array_ops.reshape(flat, (n, h, wd, cout))
+        flat = math_ops.matmul(shape_ops.reshape(x, (n * h * wd, cin)),
+                               shape_ops.reshape(w, (cin, cout)))
+        return shape_ops.reshape(flat, (n, h, wd, cout))
     patches = extract_patches(x, (kh, kw), strides, padding, dilations=dilations)
     n, ho, wo = patches.shape[:3]
     if groups == 1:
-        columns = array_ops.reshape(patches, (n * ho * wo, kh * kw * cin))
-        out = math_ops.matmul(columns, array_ops.reshape(w, (kh * kw * cin, cout)))
-        return array_ops.reshape(out, (n, ho, wo, cout))
+        columns = shape_ops.reshape(patches, (n * ho * wo, kh * kw * cin))
+        out = math_ops.matmul(columns, shape_ops.reshape(w, (kh * kw * cin, cout)))
+        return shape_ops.reshape(out, (n, ho, wo, cout))
     per_group = cout // groups
     if cin == 1:  # depthwise: for each of the per_group filters of a channel, a product and
         # a sum over the window, with the channels as the last, contiguous axis (a batched
         # matmul of inner size kh*kw spends its time in strided copies)
-        columns = array_ops.reshape(patches, (n * ho * wo, kh * kw, groups))
-        kernels = array_ops.reshape(w, (kh * kw, groups, per_group))
+        columns = shape_ops.reshape(patches, (n * ho * wo, kh * kw, groups))
+        kernels = shape_ops.reshape(w, (kh * kw, groups, per_group))
         outs = [
-            math_ops.reduce_sum(columns * kernels[:, :, j], axis=1) for j in range(per_group)
+            reduction_ops.reduce_sum(columns * kernels[:, :, j], axis=1) for j in range(per_group)
         ]
-        out = outs[0] if per_group == 1 else array_ops.stack(outs, axis=-1)
-        return array_ops.reshape(out, (n, ho, wo, cout))
+        out = outs[0] if per_group == 1 else shape_ops.stack(outs, axis=-1)
+        return shape_ops.reshape(out, (n, ho, wo, cout))
     # per group g: (windows, kh*kw*cin) @ (kh*kw*cin, cout / groups), as one batched matmul
-    columns = array_ops.reshape(patches, (n * ho * wo, kh * kw, groups, cin))
-    columns = array_ops.reshape(
-        array_ops.transpose(columns, (2, 0, 1, 3)), (groups, n * ho * wo, kh * kw * cin)
+    columns = shape_ops.reshape(patches, (n * ho * wo, kh * kw, groups, cin))
+    columns = shape_ops.reshape(
+        shape_ops.transpose(columns, (2, 0, 1, 3)), (groups, n * ho * wo, kh * kw * cin)
     )
-    kernels = array_ops.reshape(w, (kh * kw, cin, groups, per_group))
-    kernels = array_ops.reshape(
-        array_ops.transpose(kernels, (2, 0, 1, 3)), (groups, kh * kw * cin, per_group)
+    kernels = shape_ops.reshape(w, (kh * kw, cin, groups, per_group))
+    kernels = shape_ops.reshape(
+        shape_ops.transpose(kernels, (2, 0, 1, 3)), (groups, kh * kw * cin, per_group)
     )
-    out = array_ops.transpose(math_ops.matmul(columns, kernels), (1, 0, 2))
-    return array_ops.reshape(out, (n, ho, wo, cout))
+    out = shape_ops.transpose(math_ops.matmul(columns, kernels), (1, 0, 2))
+    return shape_ops.reshape(out, (n, ho, wo, cout))
 
 
 def conv2d_transpose(
@@ -385,14 +385,14 @@ def _(op, dy):
     n, h, wd = y.shape[:3]
     patches = extract_patches(dy, (kh, kw), attrs["strides"], attrs["padding"],
                               dilations=attrs["dilations"])
-    columns = array_ops.reshape(patches, (n * h * wd, kh * kw * cout))
+    columns = shape_ops.reshape(patches, (n * h * wd, kh * kw * cout))
     dy_input = dw = None
     if op.needs[0]:
-        dy_input = array_ops.reshape(
-            math_ops.matmul(columns, array_ops.reshape(w, (kh * kw * cout, cin))), y.shape)
+        dy_input = shape_ops.reshape(
+            math_ops.matmul(columns, shape_ops.reshape(w, (kh * kw * cout, cin))), y.shape)
     if op.needs[1]:
-        dw = array_ops.reshape(
-            math_ops.matmul(columns, array_ops.reshape(y, (n * h * wd, cin)), transpose_a=True),
+        dw = shape_ops.reshape(
+            math_ops.matmul(columns, shape_ops.reshape(y, (n * h * wd, cin)), transpose_a=True),
             w.shape)
     return dy_input, dw
 
@@ -429,7 +429,7 @@ def depthwise_conv2d(input, filter, strides=1, padding: str = "VALID", dilations
             f"depthwise_conv2d: input shape {x.shape} (NHWC) must have the {cin} channels "
             f"of filter shape {w.shape} (height, width, in, multiplier)"
         )
-    grouped = array_ops.reshape(w, (kh, kw, 1, cin * multiplier))  # one group per channel
+    grouped = shape_ops.reshape(w, (kh, kw, 1, cin * multiplier))  # one group per channel
     return conv2d(x, grouped, strides, padding, dilations)
 
 
@@ -496,10 +496,10 @@ def conv1d(input, filters, stride=1, padding: str = "VALID", dilations=1):  # no
             f"shapes {x.shape} and {w.shape}"
         )
     out = conv2d(
-        array_ops.expand_dims(x, 1), array_ops.expand_dims(w, 0), (1, _single(stride)),
+        shape_ops.expand_dims(x, 1), shape_ops.expand_dims(w, 0), (1, _single(stride)),
         padding, (1, _single(dilations)),
     )
-    return array_ops.squeeze(out, 1)
+    return shape_ops.squeeze(out, 1)
 
 
 def _single(value) -> int:
@@ -679,7 +679,7 @@ def max_pool2d(input, ksize, strides, padding: str = "VALID"):  # noqa: A002
     if tiles:
         return apply(_max_pool_blocks, (x,), {"ksize": ksize, "padding": padding})
     patches = extract_patches(x, ksize, strides, padding, pad_value=-np.inf)
-    return math_ops.reduce_max(patches, axis=(3, 4))
+    return reduction_ops.reduce_max(patches, axis=(3, 4))
 
 
 def avg_pool2d(input, ksize, strides, padding: str = "VALID"):  # noqa: A002
@@ -712,9 +712,9 @@ def avg_pool2d(input, ksize, strides, padding: str = "VALID"):  # noqa: A002
             return total * (1.0 / (ksize[0] * ksize[1]))
         ones = backend.array_module(x._value).ones((1,) + x.shape[1:3] + (1,), x.dtype)
         return total / Tensor(_block_sum.forward(ones, ksize, padding))
-    total = math_ops.reduce_sum(extract_patches(x, ksize, strides, padding), axis=(3, 4))
-    counts = extract_patches(array_ops.ones_like(x[:1, :, :, :1]), ksize, strides, padding)
-    return total / math_ops.reduce_sum(counts, axis=(3, 4))
+    total = reduction_ops.reduce_sum(extract_patches(x, ksize, strides, padding), axis=(3, 4))
+    counts = extract_patches(creation_ops.ones_like(x[:1, :, :, :1]), ksize, strides, padding)
+    return total / reduction_ops.reduce_sum(counts, axis=(3, 4))
 
 
 # ---------------------------------------------------------------- volumes (3-D)
@@ -941,18 +941,18 @@ def conv3d(input, filters, strides=1, padding: str = "VALID", dilations=1):  # n
     n, od, oh, ow = patches.shape[:4]
     windows, taps = n * od * oh * ow, kd * kh * kw
     if groups == 1:
-        columns = array_ops.reshape(patches, (windows, taps * cin))
-        out = math_ops.matmul(columns, array_ops.reshape(w, (taps * cin, cout)))
-        return array_ops.reshape(out, (n, od, oh, ow, cout))
+        columns = shape_ops.reshape(patches, (windows, taps * cin))
+        out = math_ops.matmul(columns, shape_ops.reshape(w, (taps * cin, cout)))
+        return shape_ops.reshape(out, (n, od, oh, ow, cout))
     per_group = cout // groups
-    columns = array_ops.reshape(patches, (windows, taps, groups, cin))
-    columns = array_ops.reshape(
-        array_ops.transpose(columns, (2, 0, 1, 3)), (groups, windows, taps * cin))
-    kernels = array_ops.reshape(w, (taps, cin, groups, per_group))
-    kernels = array_ops.reshape(
-        array_ops.transpose(kernels, (2, 0, 1, 3)), (groups, taps * cin, per_group))
-    out = array_ops.transpose(math_ops.matmul(columns, kernels), (1, 0, 2))
-    return array_ops.reshape(out, (n, od, oh, ow, cout))
+    columns = shape_ops.reshape(patches, (windows, taps, groups, cin))
+    columns = shape_ops.reshape(
+        shape_ops.transpose(columns, (2, 0, 1, 3)), (groups, windows, taps * cin))
+    kernels = shape_ops.reshape(w, (taps, cin, groups, per_group))
+    kernels = shape_ops.reshape(
+        shape_ops.transpose(kernels, (2, 0, 1, 3)), (groups, taps * cin, per_group))
+    out = shape_ops.transpose(math_ops.matmul(columns, kernels), (1, 0, 2))
+    return shape_ops.reshape(out, (n, od, oh, ow, cout))
 
 
 def conv3d_transpose(
@@ -1015,9 +1015,9 @@ def conv3d_transpose(
         )
     n, d, h, wd = y.shape[:4]
     taps = kd * kh * kw
-    columns = math_ops.matmul(array_ops.reshape(y, (n * d * h * wd, cin)),
-                              array_ops.reshape(w, (taps * cout, cin)), transpose_b=True)
-    patches = array_ops.reshape(columns, (n, d, h, wd, kd, kh, kw, cout))
+    columns = math_ops.matmul(shape_ops.reshape(y, (n * d * h * wd, cin)),
+                              shape_ops.reshape(w, (taps * cout, cin)), transpose_b=True)
+    patches = shape_ops.reshape(columns, (n, d, h, wd, kd, kh, kw, cout))
     return patches_to_volume(patches, image_shape, (kd, kh, kw), strides, padding, dilations)
 
 
@@ -1058,7 +1058,7 @@ def max_pool3d(input, ksize, strides, padding: str = "VALID"):  # noqa: A002
     x = convert_to_tensor(input)
     ksize, strides, padding = _pool3d_args(x, ksize, strides, padding, "max_pool3d")
     patches = extract_volume_patches(x, ksize, strides, padding, pad_value=-np.inf)
-    return math_ops.reduce_max(patches, axis=(4, 5, 6))
+    return reduction_ops.reduce_max(patches, axis=(4, 5, 6))
 
 
 def avg_pool3d(input, ksize, strides, padding: str = "VALID"):  # noqa: A002
@@ -1085,12 +1085,12 @@ def avg_pool3d(input, ksize, strides, padding: str = "VALID"):  # noqa: A002
     """
     x = convert_to_tensor(input)
     ksize, strides, padding = _pool3d_args(x, ksize, strides, padding, "avg_pool3d")
-    total = math_ops.reduce_sum(extract_volume_patches(x, ksize, strides, padding),
+    total = reduction_ops.reduce_sum(extract_volume_patches(x, ksize, strides, padding),
                                 axis=(4, 5, 6))
     if padding == "VALID":
         return total * (1.0 / (ksize[0] * ksize[1] * ksize[2]))
-    ones = array_ops.ones_like(x[:1, :, :, :, :1])
-    counts = math_ops.reduce_sum(extract_volume_patches(ones, ksize, strides, padding),
+    ones = creation_ops.ones_like(x[:1, :, :, :, :1])
+    counts = reduction_ops.reduce_sum(extract_volume_patches(ones, ksize, strides, padding),
                                  axis=(4, 5, 6))
     return total / counts
 
@@ -1181,7 +1181,7 @@ def adaptive_pool(input, output_size, mode: str = "average"):  # noqa: A002
             f"adaptive_pool: output_size must be a positive int or {rank} of them for input "
             f"shape {x.shape}, got {output_size!r}"
         )
-    reduce = {"average": math_ops.reduce_mean, "max": math_ops.reduce_max}.get(mode)
+    reduce = {"average": reduction_ops.reduce_mean, "max": reduction_ops.reduce_max}.get(mode)
     if reduce is None:
         raise InvalidArgumentError(
             f"adaptive_pool: mode must be 'average' or 'max', got {mode!r}")
@@ -1192,5 +1192,5 @@ def adaptive_pool(input, output_size, mode: str = "average"):  # noqa: A002
         lead = (slice(None),) * axis
         cells = [reduce(x[(*lead, slice(start, end))], axis=axis, keepdims=True)
                  for start, end in _adaptive_bounds(size, int(out))]
-        x = cells[0] if len(cells) == 1 else array_ops.concat(cells, axis)
+        x = cells[0] if len(cells) == 1 else shape_ops.concat(cells, axis)
     return x

@@ -15,7 +15,7 @@ import numpy as np
 
 from kerasish.core import backend
 from kerasish.core.errors import InvalidArgumentError
-from kerasish.core.ops import array_ops, math_ops
+from kerasish.core.ops import creation_ops, reduction_ops, shape_ops
 from kerasish.core.primitive import apply, primitive
 from kerasish.core.tensor import Tensor, convert_to_tensor
 
@@ -72,7 +72,7 @@ def cumsum(x, axis: int = 0, exclusive: bool = False, reverse: bool = False):
 def _scan_axis(x: Tensor, axis, name: str) -> int:
     if x.ndim == 0:
         raise InvalidArgumentError(f"{name}: needs a tensor of rank >= 1, got a scalar")
-    return math_ops.normalize_axis(int(axis), x.ndim, name)[0]
+    return reduction_ops.normalize_axis(int(axis), x.ndim, name)[0]
 
 
 @primitive("cumprod")
@@ -97,7 +97,7 @@ def _(op, dy):
     rest = [dy[head + (n - 1,)]]
     for i in range(n - 2, -1, -1):
         rest.append(dy[head + (i,)] + x[head + (i + 1,)] * rest[-1])
-    return (cumprod(x, axis, exclusive=True) * array_ops.stack(rest[::-1], axis),)
+    return (cumprod(x, axis, exclusive=True) * shape_ops.stack(rest[::-1], axis),)
 
 
 def cumprod(x, axis: int = 0, exclusive: bool = False, reverse: bool = False):
@@ -120,8 +120,8 @@ def cumprod(x, axis: int = 0, exclusive: bool = False, reverse: bool = False):
         x = _flip(x, axis)
     if exclusive and x.shape[axis]:
         head = (slice(None),) * axis
-        ones = array_ops.ones_like(x[head + (slice(0, 1),)])
-        x = array_ops.concat([ones, x[head + (slice(None, -1),)]], axis)
+        ones = creation_ops.ones_like(x[head + (slice(0, 1),)])
+        x = shape_ops.concat([ones, x[head + (slice(None, -1),)]], axis)
     out = apply(_cumprod, (x,), {"axis": axis})
     return _flip(out, axis) if reverse else out
 
@@ -146,7 +146,7 @@ def reduce_prod(input_tensor, axis=None, keepdims: bool = False):
         [2.0, 12.0]
     """
     x = convert_to_tensor(input_tensor)
-    axes = math_ops.normalize_axis(axis, x.ndim, "reduce_prod")
+    axes = reduction_ops.normalize_axis(axis, x.ndim, "reduce_prod")
     reduced = tuple(range(x.ndim)) if axes is None else axes
     kept = tuple(i for i in range(x.ndim) if i not in reduced)
     kept_shape = tuple(x.shape[i] for i in kept)
@@ -155,7 +155,7 @@ def reduce_prod(input_tensor, axis=None, keepdims: bool = False):
     )
     count = int(np.prod([x.shape[i] for i in reduced]))
     if count == 0:
-        return array_ops.ones(out_shape, dtype=x.dtype)
-    rows = array_ops.reshape(array_ops.transpose(x, kept + reduced), kept_shape + (count,))
+        return creation_ops.ones(out_shape, dtype=x.dtype)
+    rows = shape_ops.reshape(shape_ops.transpose(x, kept + reduced), kept_shape + (count,))
     product = cumprod(rows, axis=len(kept))[(Ellipsis, -1)]
-    return array_ops.reshape(product, out_shape)
+    return shape_ops.reshape(product, out_shape)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from kerasish.core.errors import InvalidArgumentError
-from kerasish.core.ops import array_ops, math_ops
+from kerasish.core.ops import math_ops, reduction_ops, shape_ops
 from kerasish.core.symbolic import symbolic_fallback
 from kerasish.core.tensor import Tensor, convert_to_tensor
 
@@ -69,12 +69,12 @@ def _reduce_to(term: str, x: Tensor, output: str) -> Tensor:
     """Sum the axes of `x` (lettered by `term`) not in `output`, then order them as `output`."""
     summed = [i for i, c in enumerate(term) if c not in output]
     if summed:
-        x = math_ops.reduce_sum(x, axis=summed)
+        x = reduction_ops.reduce_sum(x, axis=summed)
         term = "".join(c for c in term if c in output)
     missing = set(output) - set(term)
     if missing:
         raise InvalidArgumentError(f"einsum: output letter(s) {sorted(missing)} are in no input")
-    return x if term == output else array_ops.transpose(x, [term.index(c) for c in output])
+    return x if term == output else shape_ops.transpose(x, [term.index(c) for c in output])
 
 
 def _contract(a_term, a, b_term, b, later):
@@ -97,9 +97,9 @@ def _contract(a_term, a, b_term, b, later):
     def volume(letters):
         return int(np.prod([sizes[c] for c in letters], dtype=np.int64))
 
-    a = array_ops.reshape(_reduce_to(a_term_kept, a, "".join(batch + left + summed)),
+    a = shape_ops.reshape(_reduce_to(a_term_kept, a, "".join(batch + left + summed)),
                 (volume(batch), volume(left), volume(summed)))
-    b = array_ops.reshape(_reduce_to(b_term_kept, b, "".join(batch + summed + right)),
+    b = shape_ops.reshape(_reduce_to(b_term_kept, b, "".join(batch + summed + right)),
                 (volume(batch), volume(summed), volume(right)))
     term = "".join(batch + left + right)
-    return term, array_ops.reshape(math_ops.matmul(a, b), [sizes[c] for c in term])
+    return term, shape_ops.reshape(math_ops.matmul(a, b), [sizes[c] for c in term])

@@ -14,7 +14,7 @@ import numpy as np
 
 from kerasish.core import backend
 from kerasish.core.errors import InvalidArgumentError
-from kerasish.core.ops import array_ops, conv_ops, math_ops
+from kerasish.core.ops import clip_ops, conv_ops, creation_ops, math_ops, shape_ops
 from kerasish.core.tensor import Tensor, convert_to_tensor
 
 INTERPOLATIONS = ("bilinear", "nearest")
@@ -95,9 +95,9 @@ def resample(images, height: int, width: int, interpolation: str, data_format: s
     )
     # move height and width last, resample both with one matmul each, move them back
     order = [d for d in range(x.ndim) if d not in (rows, cols)] + [rows, cols]
-    planes = array_ops.transpose(x, order)
+    planes = shape_ops.transpose(x, order)
     planes = math_ops.matmul(math_ops.matmul(row_matrix, planes), col_matrix, transpose_b=True)
-    return array_ops.transpose(planes, list(np.argsort(order)))
+    return shape_ops.transpose(planes, list(np.argsort(order)))
 
 
 def resize(images, size, interpolation: str = "bilinear", antialias: bool = False,
@@ -162,7 +162,7 @@ def pad(images, top: int, left: int, bottom: int, right: int, data_format: str,
     rows, cols = image_axes(images.shape, data_format)
     pads = [(0, 0)] * images.ndim
     pads[rows], pads[cols] = (top, bottom), (left, right)
-    return array_ops.pad(images, pads, constant_values=value)
+    return shape_ops.pad(images, pads, constant_values=value)
 
 
 def _sides(name: str, size: int, first, last, target, words: tuple) -> tuple:
@@ -234,7 +234,7 @@ def _channels(x: Tensor, data_format: str, name: str):
     if x.shape[axis] != 3:
         raise InvalidArgumentError(f"{name}: expects 3 channels (RGB or HSV), got shape "
                                    f"{x.shape}")
-    return axis, array_ops.split(x, 3, axis=axis)
+    return axis, shape_ops.split(x, 3, axis=axis)
 
 
 def rgb_to_grayscale(images, data_format=None):
@@ -266,14 +266,14 @@ def rgb_to_hsv(images, data_format=None):
     axis, (r, g, b) = _channels(x, data_format, "rgb_to_hsv")
     value = math_ops.maximum(math_ops.maximum(r, g), b)
     spread = value - math_ops.minimum(math_ops.minimum(r, g), b)
-    safe = math_ops.where(spread > 0, spread, array_ops.ones_like(spread))
+    safe = math_ops.where(spread > 0, spread, creation_ops.ones_like(spread))
     saturation = math_ops.where(value > 0, spread / math_ops.where(
-        value > 0, value, array_ops.ones_like(value)), array_ops.zeros_like(value))
+        value > 0, value, creation_ops.ones_like(value)), creation_ops.zeros_like(value))
     hue = math_ops.where(
         value == r, (g - b) / safe,
         math_ops.where(value == g, (b - r) / safe + 2.0, (r - g) / safe + 4.0)) / 6.0
-    hue = math_ops.where(spread > 0, hue - math_ops.floor(hue), array_ops.zeros_like(hue))
-    return array_ops.concat([hue, saturation, value], axis)
+    hue = math_ops.where(spread > 0, hue - math_ops.floor(hue), creation_ops.zeros_like(hue))
+    return shape_ops.concat([hue, saturation, value], axis)
 
 
 def hsv_to_rgb(images, data_format=None):
@@ -291,9 +291,9 @@ def hsv_to_rgb(images, data_format=None):
     out = []
     for n in (5.0, 3.0, 1.0):
         k = math_ops.floormod(h * 6.0 + n, 6.0)
-        weight = array_ops.clip_by_value(math_ops.minimum(k, 4.0 - k), 0.0, 1.0)
+        weight = clip_ops.clip_by_value(math_ops.minimum(k, 4.0 - k), 0.0, 1.0)
         out.append(v - v * s * weight)
-    return array_ops.concat(out, axis)
+    return shape_ops.concat(out, axis)
 
 
 def extract_patches(images, size, strides=None, dilation_rate=1, padding: str = "valid",
@@ -310,14 +310,14 @@ def extract_patches(images, size, strides=None, dilation_rate=1, padding: str = 
     x = convert_to_tensor(images)
     single = x.ndim == 3
     if single:
-        x = array_ops.expand_dims(x, 0)
+        x = shape_ops.expand_dims(x, 0)
     if data_format == "channels_first":
-        x = array_ops.transpose(x, (0, 2, 3, 1))
+        x = shape_ops.transpose(x, (0, 2, 3, 1))
     size = (size, size) if isinstance(size, int) else tuple(size)
     patches = conv_ops.extract_patches(x, size, size if strides is None else strides,
                                      str(padding).upper(), dilations=dilation_rate)
     n, height, width = patches.shape[:3]
-    out = array_ops.reshape(patches, (n, height, width, -1))
+    out = shape_ops.reshape(patches, (n, height, width, -1))
     if data_format == "channels_first":
-        out = array_ops.transpose(out, (0, 3, 1, 2))
+        out = shape_ops.transpose(out, (0, 3, 1, 2))
     return out[0] if single else out

@@ -15,7 +15,7 @@ import numpy as np
 
 from kerasish.core import backend
 from kerasish.core.errors import InvalidArgumentError
-from kerasish.core.ops import array_ops, math_ops
+from kerasish.core.ops import math_ops, reduction_ops, shape_ops
 from kerasish.core.primitive import apply, primitive
 from kerasish.core.symbolic import symbolic_fallback
 from kerasish.core.tensor import Tensor, convert_to_tensor
@@ -37,7 +37,7 @@ def _matrices(x, op_name: str, square: bool = True, floating: bool = True) -> Te
 
 def _mT(x: Tensor) -> Tensor:
     """The batch of transposed matrices."""
-    return array_ops.transpose(x, list(range(x.ndim - 2)) + [x.ndim - 1, x.ndim - 2])
+    return shape_ops.transpose(x, list(range(x.ndim - 2)) + [x.ndim - 1, x.ndim - 2])
 
 
 def _constant_like(array, like: Tensor) -> Tensor:
@@ -52,7 +52,7 @@ def _eye_like(size: int, like: Tensor) -> Tensor:
 def _inverse_gaps(values: Tensor) -> Tensor:
     """F[..., i, j] = 1 / (values[j] - values[i]) off the diagonal, 0 on it."""
     off = _constant_like(1.0 - np.eye(values.shape[-1]), values)
-    gaps = array_ops.expand_dims(values, -2) - array_ops.expand_dims(values, -1)
+    gaps = shape_ops.expand_dims(values, -2) - shape_ops.expand_dims(values, -1)
     return off / (gaps + (1.0 - off))
 
 
@@ -102,7 +102,7 @@ def diag_part(input) -> Tensor:  # noqa: A002 - TF's name
     x = _matrices(input, "linalg.diag_part", square=False, floating=False)
     rows, columns = x.shape[-2:]
     mask = _constant_like(np.eye(rows, columns), x)  # on x's device (ks.eye: the current one)
-    return math_ops.reduce_sum(x * mask, axis=-1 if rows <= columns else -2)
+    return reduction_ops.reduce_sum(x * mask, axis=-1 if rows <= columns else -2)
 
 
 def trace(x) -> Tensor:
@@ -121,7 +121,7 @@ def trace(x) -> Tensor:
         >>> ks.linalg.trace(ks.reshape(ks.range(8.0), (2, 2, 2))).numpy().tolist()
         [3.0, 11.0]
     """
-    return math_ops.reduce_sum(diag_part(x), axis=-1)
+    return reduction_ops.reduce_sum(diag_part(x), axis=-1)
 
 
 @primitive("matrix_inverse")
@@ -197,11 +197,11 @@ def solve(matrix, rhs) -> Tensor:
             f"{a.shape} (expected (..., {a.shape[-1]}, K) or ({a.shape[-1]},))"
         )
     if b.ndim == 1:
-        return array_ops.reshape(apply(_solve, (a, array_ops.reshape(b, (-1, 1)))), (-1,))
+        return shape_ops.reshape(apply(_solve, (a, shape_ops.reshape(b, (-1, 1)))), (-1,))
     if a.shape[:-2] != b.shape[:-2]:  # broadcast the batch axes here (CuPy's solve does not)
         batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
-        a = array_ops.broadcast_to(a, batch + a.shape[-2:])
-        b = array_ops.broadcast_to(b, batch + b.shape[-2:])
+        a = shape_ops.broadcast_to(a, batch + a.shape[-2:])
+        b = shape_ops.broadcast_to(b, batch + b.shape[-2:])
     return apply(_solve, (a, b))
 
 
@@ -212,7 +212,7 @@ def _logabsdet(a):
 
 @_logabsdet.defgrad
 def _(op, dy):
-    return (array_ops.expand_dims(array_ops.expand_dims(dy, -1), -1) * _mT(inv(op.inputs[0])),)
+    return (shape_ops.expand_dims(shape_ops.expand_dims(dy, -1), -1) * _mT(inv(op.inputs[0])),)
 
 
 _det_sign = primitive("determinant_sign", differentiable=False)(
@@ -323,7 +323,7 @@ def _(op, dys):
     # dA = V (diag(dw) + F * (V^T dV)) V^T, F[i, j] = 1 / (w[j] - w[i]) off the diagonal
     (w, v), (dw, dv) = op.output, dys
     inner = math_ops.matmul(v, dv, transpose_a=True) * _inverse_gaps(w)
-    inner = inner + array_ops.expand_dims(dw, -1) * _eye_like(w.shape[-1], w)
+    inner = inner + shape_ops.expand_dims(dw, -1) * _eye_like(w.shape[-1], w)
     grad = math_ops.matmul(math_ops.matmul(v, inner), v, transpose_b=True)
     return ((grad + _mT(grad)) * 0.5,)
 
@@ -369,8 +369,8 @@ def _(op, dys):
     u_du = math_ops.matmul(u, du, transpose_a=True)
     vh_dv = math_ops.matmul(vh, dvh, transpose_b=True)  # V^T dV
     j, k = f * (u_du - _mT(u_du)), f * (vh_dv - _mT(vh_dv))
-    row_s, column_s = array_ops.expand_dims(s, -2), array_ops.expand_dims(s, -1)
-    inner = j * row_s + k * column_s + array_ops.expand_dims(ds, -1) * _eye_like(s.shape[-1], s)
+    row_s, column_s = shape_ops.expand_dims(s, -2), shape_ops.expand_dims(s, -1)
+    inner = j * row_s + k * column_s + shape_ops.expand_dims(ds, -1) * _eye_like(s.shape[-1], s)
     grad = math_ops.matmul(math_ops.matmul(u, inner), vh)
     if rows > columns:
         grad = grad + math_ops.matmul((du - math_ops.matmul(u, u_du)) / row_s, vh)
@@ -387,7 +387,7 @@ def _singular_values(a):
 @_singular_values.defgrad
 def _(op, ds):
     u, _, vh = apply(_svd, op.inputs, {"full_matrices": False})
-    return (math_ops.matmul(u * array_ops.expand_dims(ds, -2), vh),)
+    return (math_ops.matmul(u * shape_ops.expand_dims(ds, -2), vh),)
 
 
 def svd(x, full_matrices: bool = True, compute_uv: bool = True):

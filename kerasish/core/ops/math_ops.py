@@ -1,4 +1,9 @@
-"""Elementwise math, comparisons, reductions and matmul: each primitive with its gradient."""
+"""Arithmetic, comparisons and logic, elementwise math (exp, log, trigonometric, erf), cast,
+where and matmul: each primitive with its gradient.
+
+Activations are in `activation_ops`, reductions in `reduction_ops`; they declare their ops
+with the factories here (`unary`, `factory_doc`).
+"""
 
 from __future__ import annotations
 
@@ -10,7 +15,6 @@ import numpy as np
 from kerasish.core import backend
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.primitive import apply, apply1, apply2, binary_args, primitive
-from kerasish.core.symbolic import symbolic_fallback
 from kerasish.core.tensor import Tensor, as_dtype, convert_to_tensor
 
 # ---------------------------------------------------------------- binary arithmetic
@@ -350,16 +354,22 @@ def squared_difference(x, y):
 
 _X_ARG = "x: a tensor, or a number, list or array that `convert_to_tensor` takes."
 _Y_ARG = "y: the second operand, broadcast against x (NumPy rules)."
-_AXIS_ARGS = (
-    "input_tensor: the tensor to reduce.",
-    "axis: an axis or a sequence of axes (negative counts from the end); None: all axes.",
-    "keepdims: keep each reduced axis with length 1, so the result broadcasts against"
-    " the input.",
-)
 
 
-def _factory_doc(summary: str, args, returns: str, example: str, shown: str, raises=()) -> str:
-    """The docstring of an op made by a factory below: Args, Returns, Raises and a doctest."""
+def factory_doc(summary: str, args, returns: str, example: str, shown: str, raises=()) -> str:
+    """The docstring of an op made by a factory: Args, Returns, Raises and a doctest.
+
+    Args:
+        summary: the first line.
+        args: the lines of Args, one per argument.
+        returns: the text of Returns.
+        example: the doctest's call, after `import kerasish as ks`.
+        shown: what the call shows.
+        raises: the lines of Raises, if any.
+
+    Returns:
+        The docstring.
+    """
     lines = [summary, "", "Args:", *(f"    {a}" for a in args), "", "Returns:", f"    {returns}"]
     if raises:
         lines += ["", "Raises:", *(f"    {r}" for r in raises)]
@@ -375,7 +385,7 @@ def _nondiff2(name, fn, example, shown):
         return apply2(prim, x, y)
 
     op.__name__ = name
-    op.__doc__ = _factory_doc(
+    op.__doc__ = factory_doc(
         f"Elementwise {name} (boolean result, not differentiable).",
         (_X_ARG, _Y_ARG), "A bool tensor of the broadcast shape.",
         f"ks.{name}({example}).numpy().tolist()", shown,
@@ -419,8 +429,22 @@ def logical_not(x):
 # ---------------------------------------------------------------- unary math
 
 
-def _unary(name, forward, rule, doc, example):
-    """Declare a one-input primitive and its public function; `example`: (a call, its repr)."""
+def unary(name, forward, rule, doc, example, module=__name__):
+    """Declare a one-input primitive, its gradient and its public function.
+
+    Args:
+        name: the op's name (the primitive's and the function's).
+        forward: the array function.
+        rule: `rule(x, y, dy)`, the gradient from the input, the output and the output's
+            gradient; None: not differentiable.
+        doc: the docstring's first line.
+        example: (a call, its repr) for the docstring's doctest.
+        module: the declaring module's `__name__`, which the function reports as its own
+            (configs name a function by module and name).
+
+    Returns:
+        The public function of one tensor.
+    """
     prim = primitive(name, differentiable=rule is not None)(forward)
     if rule is not None:
         prim.defgrad(lambda op, dy: (rule(op.inputs[0], op.output, dy),))
@@ -428,193 +452,88 @@ def _unary(name, forward, rule, doc, example):
     def op(x):
         return apply1(prim, x)
 
-    op.__name__ = name
-    op.__doc__ = _factory_doc(doc, (_X_ARG,), "A tensor of x's shape and dtype.", *example)
+    op.__name__, op.__module__ = name, module
+    op.__doc__ = factory_doc(doc, (_X_ARG,), "A tensor of x's shape and dtype.", *example)
     return op
 
 
-negative = _unary(
+negative = unary(
     "negative", np.negative, lambda x, y, dy: negative(dy), "-x elementwise.",
     ("ks.negative([1.0, -2.0])", "<ks.Tensor: shape=(2,), dtype=float32, numpy=[-1.,  2.]>"),
 )
-abs = _unary(  # noqa: A001
+abs = unary(  # noqa: A001
     "abs", np.abs, lambda x, y, dy: dy * sign(x), "|x| elementwise.",
     ("ks.abs([-1.5, 2.0])", "<ks.Tensor: shape=(2,), dtype=float32, numpy=[1.5, 2. ]>"),
 )
-sign = _unary(
+sign = unary(
     "sign", np.sign, None, "Sign of x (-1, 0, 1); not differentiable.",
     ("ks.sign([-2.0, 0.0, 3.0])", "<ks.Tensor: shape=(3,), dtype=float32, numpy=[-1.,  0.,  1.]>"),
 )
-floor = _unary(
+floor = unary(
     "floor", np.floor, None, "Round down; not differentiable.",
     ("ks.floor([-1.5, 1.5])", "<ks.Tensor: shape=(2,), dtype=float32, numpy=[-2.,  1.]>"),
 )
-ceil = _unary(
+ceil = unary(
     "ceil", np.ceil, None, "Round up; not differentiable.",
     ("ks.ceil([-1.5, 1.5])", "<ks.Tensor: shape=(2,), dtype=float32, numpy=[-1.,  2.]>"),
 )
-round = _unary(  # noqa: A001
+round = unary(  # noqa: A001
     "round", np.rint, None, "Round half to even; not differentiable.",
     ("ks.round([0.5, 1.5, 2.5])", "<ks.Tensor: shape=(3,), dtype=float32, numpy=[0., 2., 2.]>"),
 )
-square = _unary(
+square = unary(
     "square", np.square, lambda x, y, dy: dy * (x * 2.0), "x ** 2 elementwise.",
     ("ks.square([1.0, -3.0])", "<ks.Tensor: shape=(2,), dtype=float32, numpy=[1., 9.]>"),
 )
-sqrt = _unary(
+sqrt = unary(
     "sqrt", np.sqrt, lambda x, y, dy: dy * 0.5 / y, "Square root elementwise.",
     ("ks.sqrt([4.0, 9.0])", "<ks.Tensor: shape=(2,), dtype=float32, numpy=[2., 3.]>"),
 )
-rsqrt = _unary(
+rsqrt = unary(
     "rsqrt", lambda x: 1.0 / np.sqrt(x), lambda x, y, dy: dy * -0.5 * y * y * y, "1 / sqrt(x).",
     ("ks.rsqrt([4.0, 0.25])", "<ks.Tensor: shape=(2,), dtype=float32, numpy=[0.5, 2. ]>"),
 )
-reciprocal = _unary(
+reciprocal = unary(
     "reciprocal", lambda x: 1.0 / x, lambda x, y, dy: negative(dy) * y * y, "1/x.",
     ("ks.reciprocal([2.0, -0.5])", "<ks.Tensor: shape=(2,), dtype=float32, numpy=[ 0.5, -2. ]>"),
 )
-exp = _unary(
+exp = unary(
     "exp", np.exp, lambda x, y, dy: dy * y, "e ** x elementwise.",
     ("ks.exp([0.0, 1.0])", "<ks.Tensor: shape=(2,), dtype=float32, numpy=[1.      , 2.718282]>"),
 )
-expm1 = _unary(
+expm1 = unary(
     "expm1", np.expm1, lambda x, y, dy: dy * (y + 1.0), "e ** x - 1, accurate near 0.",
     (
         "ks.expm1([0.0, 1e-05])",
         "<ks.Tensor: shape=(2,), dtype=float32, numpy=[0.000000e+00, 1.000005e-05]>",
     ),
 )
-log = _unary(
+log = unary(
     "log", np.log, lambda x, y, dy: dy / x, "Natural logarithm elementwise.",
     (
         "ks.log([1.0, 100.0])",
         "<ks.Tensor: shape=(2,), dtype=float32, numpy=[0.       , 4.6051702]>",
     ),
 )
-log1p = _unary(
+log1p = unary(
     "log1p", np.log1p, lambda x, y, dy: dy / (x + 1.0), "log(1 + x), accurate near 0.",
     (
         "ks.log1p([0.0, 1e-05])",
         "<ks.Tensor: shape=(2,), dtype=float32, numpy=[0.00000e+00, 9.99995e-06]>",
     ),
 )
-sin = _unary(
+sin = unary(
     "sin", np.sin, lambda x, y, dy: dy * cos(x), "Sine elementwise.",
     ("ks.sin([0.0, 1.0])", "<ks.Tensor: shape=(2,), dtype=float32, numpy=[0.      , 0.841471]>"),
 )
-cos = _unary(
+cos = unary(
     "cos", np.cos, lambda x, y, dy: negative(dy) * sin(x), "Cosine elementwise.",
     ("ks.cos([0.0, 1.0])", "<ks.Tensor: shape=(2,), dtype=float32, numpy=[1.       , 0.5403023]>"),
 )
-tanh = _unary(
+tanh = unary(
     "tanh", np.tanh, lambda x, y, dy: dy * (1.0 - y * y), "Hyperbolic tangent.",
     ("ks.tanh([0.0, 1.0])", "<ks.Tensor: shape=(2,), dtype=float32, numpy=[0.       , 0.7615942]>"),
 )
-
-
-def sigmoid_values(x):
-    """1 / (1 + e**-x) of an array, as a new array (0-d included), to a few ulp.
-
-    e**-x overflows to inf only where the result is below the smallest normal
-    number, so 0 is the right answer there. The 0.5 * (tanh(x / 2) + 1) form
-    loses everything below ~1e-8 to cancellation, and NumPy's exp is
-    vectorized where its tanh may not be.
-    """
-    flat = x.reshape(-1)  # at least 1-d: the steps below are in place on arrays
-    with np.errstate(over="ignore"):
-        s = np.exp(np.negative(flat))
-    s += 1.0
-    np.divide(1.0, s, out=s)
-    return s.reshape(x.shape)
-
-
-sigmoid = _unary(
-    "sigmoid",
-    sigmoid_values,
-    lambda x, y, dy: dy * y * (1.0 - y),
-    "Logistic sigmoid 1 / (1 + e**-x), computed stably.",
-    (
-        "ks.sigmoid([0.0, 2.0])",
-        "<ks.Tensor: shape=(2,), dtype=float32, numpy=[0.5     , 0.880797]>",
-    ),
-)
-relu = _unary(
-    "relu",
-    lambda x: np.maximum(x, 0).astype(x.dtype, copy=False),
-    lambda x, y, dy: where(greater(y, 0), dy, 0.0),  # the output: x may be freed, or fused
-    "max(x, 0) elementwise.",
-    ("ks.nn.relu([-1.0, 2.0])", "<ks.Tensor: shape=(2,), dtype=float32, numpy=[0., 2.]>"),
-)
-softplus = _unary(
-    "softplus",
-    lambda x: np.logaddexp(x, 0).astype(x.dtype, copy=False),
-    lambda x, y, dy: dy * sigmoid(x),
-    "log(1 + e**x), computed stably.",
-    (
-        "ks.math.softplus([0.0, 1.0])",
-        "<ks.Tensor: shape=(2,), dtype=float32, numpy=[0.6931472, 1.3132617]>",
-    ),
-)
-elu = _unary(
-    "elu",
-    lambda x: np.where(x > 0, x, np.expm1(np.minimum(x, 0))).astype(x.dtype, copy=False),
-    lambda x, y, dy: where(greater(x, 0), dy, dy * (y + 1.0)),
-    "x if x > 0 else e**x - 1.",
-    (
-        "ks.nn.elu([-1.0, 2.0])",
-        "<ks.Tensor: shape=(2,), dtype=float32, numpy=[-0.63212055,  2.        ]>",
-    ),
-)
-
-
-def leaky_relu(x, alpha: float = 0.2):
-    """x if x > 0 else alpha * x.
-
-    Args:
-        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
-        alpha: the slope for negative x.
-
-    Returns:
-        A tensor of x's shape and dtype.
-
-    Example:
-        >>> import kerasish as ks
-        >>> ks.nn.leaky_relu([-1.0, 2.0], alpha=0.1)
-        <ks.Tensor: shape=(2,), dtype=float32, numpy=[-0.1,  2. ]>
-    """
-    x = convert_to_tensor(x)
-    return where(greater(x, 0), x, x * alpha)
-
-
-relu6 = _unary(
-    "relu6",
-    lambda x: np.clip(x, 0, 6).astype(x.dtype, copy=False),
-    lambda x, y, dy: where(logical_and(greater(x, 0), less(x, 6)), dy, 0.0),
-    "min(max(x, 0), 6); the gradient is 0 at 0 and at 6, as in TF.",
-    ("ks.nn.relu6([-1.0, 3.0, 8.0])", "<ks.Tensor: shape=(3,), dtype=float32, numpy=[0., 3., 6.]>"),
-)
-
-_SELU_ALPHA = 1.6732632423543772848170429916717
-_SELU_SCALE = 1.0507009873554804934193349852946
-
-
-def selu(x):
-    """scale * (x if x > 0 else alpha * (e**x - 1)), the self-normalizing constants of
-    Klambauer et al. (2017), as TF and Keras.
-
-    Args:
-        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
-
-    Returns:
-        A tensor of x's shape and dtype.
-
-    Example:
-        >>> import kerasish as ks
-        >>> f"{float(ks.nn.selu(1.0)):.6f}"
-        '1.050701'
-    """
-    x = convert_to_tensor(x)
-    return where(greater(x, 0), x, elu(x) * _SELU_ALPHA) * _SELU_SCALE
 
 
 def _erf_magnitudes(x):
@@ -668,7 +587,7 @@ def _erfc_values(x):
     return (erfc_part + negative_x * (2.0 - 2.0 * erfc_part)).astype(x.dtype, copy=False)
 
 
-erf = _unary(
+erf = unary(
     "erf",
     _erf_values,
     lambda x, y, dy: dy * exp(negative(square(x))) * (2.0 / math.sqrt(math.pi)),
@@ -678,7 +597,7 @@ erf = _unary(
         "<ks.Tensor: shape=(2,), dtype=float32, numpy=[0.       , 0.8427008]>",
     ),
 )
-erfc = _unary(
+erfc = unary(
     "erfc",
     _erfc_values,
     lambda x, y, dy: dy * exp(negative(square(x))) * (-2.0 / math.sqrt(math.pi)),
@@ -688,82 +607,6 @@ erfc = _unary(
         "<ks.Tensor: shape=(2,), dtype=float32, numpy=[1.0000000e+00, 2.2090497e-05]>",
     ),
 )
-
-
-def gelu(features, approximate: bool = False):
-    """Gaussian error linear unit x * P(X <= x) for a standard normal X (as tf.nn.gelu).
-
-    Args:
-        features: a floating tensor.
-        approximate: False for the exact 0.5 * x * (1 + erf(x / sqrt(2))); True for the
-            tanh approximation 0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x**3))).
-
-    Example:
-        >>> import kerasish as ks
-        >>> f"{float(ks.nn.gelu(1.0)):.6f} {float(ks.nn.gelu(1.0, approximate=True)):.6f}"
-        '0.841345 0.841192'
-    """
-    x = convert_to_tensor(features)
-    if approximate:
-        inner = (x + x * x * x * 0.044715) * math.sqrt(2.0 / math.pi)
-        return x * (tanh(inner) + 1.0) * 0.5
-    # 1 + erf(x / sqrt(2)) written as erfc(-x / sqrt(2)): no cancellation for x << 0
-    return x * erfc(x * -math.sqrt(0.5)) * 0.5
-
-
-def softsign(x):
-    """x / (1 + |x|).
-
-    Args:
-        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
-
-    Returns:
-        A tensor of x's shape and dtype, in (-1, 1).
-
-    Example:
-        >>> import kerasish as ks
-        >>> ks.nn.softsign([-3.0, 1.0])
-        <ks.Tensor: shape=(2,), dtype=float32, numpy=[-0.75,  0.5 ]>
-    """
-    return x / (abs(x) + 1.0)
-
-
-def swish(x):
-    """x * sigmoid(x) (also called SiLU).
-
-    Args:
-        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
-
-    Returns:
-        A tensor of x's shape and dtype.
-
-    Example:
-        >>> import kerasish as ks
-        >>> ks.nn.swish([0.0, 1.0])
-        <ks.Tensor: shape=(2,), dtype=float32, numpy=[0.       , 0.7310586]>
-    """
-    x = convert_to_tensor(x)
-    return x * sigmoid(x)
-
-
-silu = swish
-
-
-def log_sigmoid(x):
-    """log(sigmoid(x)) = -softplus(-x), computed stably.
-
-    Args:
-        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
-
-    Returns:
-        A tensor of x's shape and dtype; finite where sigmoid(x) rounds to 0.
-
-    Example:
-        >>> import kerasish as ks
-        >>> ks.nn.log_sigmoid([0.0, -100.0])
-        <ks.Tensor: shape=(2,), dtype=float32, numpy=[  -0.6931472, -100.       ]>
-    """
-    return negative(softplus(negative(x)))
 
 
 def ones_like_values(x: Tensor) -> Tensor:
@@ -912,298 +755,6 @@ def where(condition, x=None, y=None):
     return apply(_where, (condition, x, y))
 
 
-# ---------------------------------------------------------------- reductions
-
-
-def normalize_axis(axis, ndim: int, op_name: str):
-    """A sorted tuple of non-negative axes, or None for all axes."""
-    if axis is None:
-        return None
-    if isinstance(axis, Tensor):
-        axis = axis.numpy().tolist()
-    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
-    result = []
-    for a in axes:
-        a = int(a)
-        if not -ndim <= a < max(ndim, 1):
-            raise InvalidArgumentError(
-                f"{op_name}: axis {a} is out of range for a tensor of rank {ndim}"
-            )
-        result.append(a % ndim if ndim else 0)
-    return tuple(sorted(set(result)))
-
-
-def _kept_shape(shape, axes):
-    if axes is None:
-        return (1,) * len(shape)
-    return tuple(1 if i in axes else d for i, d in enumerate(shape))
-
-
-_ROW_BLOCK = 2048  # elements per row when summing many short rows
-
-
-def _sum_leading(x, count: int):
-    """x summed over its first `count` axes, for a C-contiguous array whose kept part is short.
-
-    `x.sum(axis=0)` over (n, m) with a small m runs NumPy's inner loop n times on m
-    elements (a bias gradient: (86528, 32) takes 1.2 ms). Summing (n/b, b*m) blocks
-    first keeps the inner loop b*m long (about 8x faster here), and the b partial sums
-    are also more accurate than one running sum.
-    """
-    kept = x.shape[count:]
-    m = int(np.prod(kept))
-    rows = x.reshape(-1, m)
-    n = rows.shape[0]
-    b = _ROW_BLOCK // m
-    body = (n // b) * b
-    total = rows[:body].reshape(-1, b * m).sum(axis=0).reshape(b, m).sum(axis=0)
-    if body < n:
-        total += rows[body:].sum(axis=0)
-    return total.reshape(kept)
-
-
-@primitive("reduce_sum")
-def _reduce_sum(x, axis, keepdims):
-    if (
-        axis is not None
-        and type(x) is np.ndarray
-        and x.size >= 16 * _ROW_BLOCK
-        and axis == tuple(range(len(axis)))
-        and len(axis) < x.ndim
-        and x.flags.c_contiguous
-        and x.dtype.kind in "fc"
-        and int(np.prod(x.shape[len(axis):])) <= 64  # short kept rows: a bias gradient
-    ):
-        total = _sum_leading(x, len(axis))
-        return total.reshape((1,) * len(axis) + total.shape) if keepdims else total
-    if x.dtype.kind in "iu":  # NumPy widens int32 sums to int64; TF keeps the dtype
-        return x.sum(axis=axis, keepdims=keepdims, dtype=x.dtype)
-    return x.sum(axis=axis, keepdims=keepdims)
-
-
-@_reduce_sum.defgrad
-def _(op, dy):
-    return (broadcast_reduced(dy, op.attrs["axis"], op.inputs[0].shape),)
-
-
-@primitive("broadcast_reduced", views=True)
-def _broadcast_reduced(dy, axis, shape):
-    return backend.array_module(dy).broadcast_to(dy.reshape(_kept_shape(shape, axis)), shape)
-
-
-@_broadcast_reduced.defgrad
-def _(op, g):
-    dy = op.inputs[0]  # reduced with or without keepdims: sum g back to the same shape
-    return (reduce_sum(g, op.attrs["axis"], keepdims=dy.ndim == g.ndim),)
-
-
-def broadcast_reduced(dy, axis, shape) -> Tensor:
-    """`dy`, the result of summing a `shape` tensor over `axis`, repeated back to `shape`.
-
-    The adjoint of `reduce_sum` as one op (a reshape and a broadcast view),
-    like JAX's `broadcast_in_dim`; `axis` is normalized (None: all axes).
-    """
-    return apply(_broadcast_reduced, (dy,), {"axis": axis, "shape": tuple(shape)})
-
-
-def reduce_sum(input_tensor, axis=None, keepdims: bool = False):
-    """Sum over `axis` (all axes if None).
-
-    Args:
-        input_tensor: the tensor to reduce.
-        axis: an axis or a sequence of axes (negative counts from the end); None: all axes.
-        keepdims: keep each reduced axis with length 1, so the result broadcasts against
-            the input.
-
-    Returns:
-        The reduced tensor.
-
-    Raises:
-        InvalidArgumentError: an axis is out of range.
-
-    Example:
-        >>> import kerasish as ks
-        >>> x = [[1.0, 2.0], [3.0, 4.0]]
-        >>> float(ks.reduce_sum(x)), ks.reduce_sum(x, axis=0).numpy().tolist()
-        (10.0, [4.0, 6.0])
-        >>> ks.reduce_sum(x, axis=1, keepdims=True).numpy().tolist()
-        [[3.0], [7.0]]
-    """
-    x = convert_to_tensor(input_tensor)
-    axes = normalize_axis(axis, x.ndim, "reduce_sum")
-    return apply(_reduce_sum, (x,), {"axis": axes, "keepdims": keepdims})
-
-
-@symbolic_fallback
-def reduce_mean(input_tensor, axis=None, keepdims: bool = False):
-    """Mean over `axis` (all axes if None).
-
-    Integer inputs give an integer mean of the same dtype, rounded toward zero
-    (C integer division), as in TF: the mean of [-3, 0] is -1.
-
-    Args:
-        input_tensor: the tensor to reduce.
-        axis: an axis or a sequence of axes (negative counts from the end); None: all axes.
-        keepdims: keep each reduced axis with length 1, so the result broadcasts against
-            the input.
-
-    Returns:
-        The reduced tensor.
-
-    Raises:
-        InvalidArgumentError: an axis is out of range.
-
-    Example:
-        >>> import kerasish as ks
-        >>> ks.reduce_mean([[1.0, 2.0], [3.0, 4.0]], axis=1).numpy().tolist()
-        [1.5, 3.5]
-        >>> int(ks.reduce_mean([-3, 0]))
-        -1
-    """
-    x = convert_to_tensor(input_tensor)
-    axes = normalize_axis(axis, x.ndim, "reduce_mean")
-    count = x.size if axes is None else math.prod(x.shape[a] for a in axes)
-    total = reduce_sum(x, axes, keepdims)
-    if x.dtype.kind in "iu":
-        return truncatediv(total, max(count, 1))
-    return total / float(max(count, 1)) if count != 1 else total
-
-
-def _extreme(name, method, shown):
-    @primitive(name)
-    def prim(x, axis, keepdims):
-        if x.size == 0:
-            raise InvalidArgumentError(f"{name}: cannot reduce an empty tensor (shape {x.shape})")
-        return getattr(x, method)(axis=axis, keepdims=keepdims)
-
-    @prim.defgrad
-    def _(op, dy):
-        x, axis = op.inputs[0], op.attrs["axis"]
-        picked = cast(equal(x, broadcast_reduced(op.output, axis, x.shape)), x.dtype)
-        share = picked / reduce_sum(picked, axis, keepdims=True)
-        return (broadcast_reduced(dy, axis, x.shape) * share,)
-
-    def op(input_tensor, axis=None, keepdims: bool = False):
-        x = convert_to_tensor(input_tensor)
-        axes = normalize_axis(axis, x.ndim, name)
-        return apply(prim, (x,), {"axis": axes, "keepdims": keepdims})
-
-    op.__name__ = name
-    op.__doc__ = _factory_doc(
-        f"{method.capitalize()} over `axis`; the gradient is shared equally between ties.",
-        _AXIS_ARGS,
-        "The reduced tensor, of the input's dtype.",
-        f"ks.{name}([[1.0, 5.0], [3.0, 2.0]], axis=1).numpy().tolist()", shown,
-        raises=("InvalidArgumentError: the input is empty, or an axis is out of range.",),
-    )
-    return op
-
-
-reduce_max = _extreme("reduce_max", "max", "[5.0, 3.0]")
-reduce_min = _extreme("reduce_min", "min", "[1.0, 2.0]")
-
-
-@symbolic_fallback
-def reduce_variance(input_tensor, axis=None, keepdims: bool = False):
-    """Population variance over `axis` (the mean squared deviation: divided by n).
-
-    Args:
-        input_tensor: the tensor to reduce.
-        axis: an axis or a sequence of axes (negative counts from the end); None: all axes.
-        keepdims: keep each reduced axis with length 1, so the result broadcasts against
-            the input.
-
-    Returns:
-        The reduced tensor.
-
-    Raises:
-        InvalidArgumentError: an axis is out of range.
-
-    Example:
-        >>> import kerasish as ks
-        >>> ks.reduce_variance([[1.0, 2.0], [3.0, 4.0]], axis=0).numpy().tolist()
-        [1.0, 1.0]
-    """
-    x = convert_to_tensor(input_tensor)
-    mean = reduce_mean(x, axis, keepdims=True)
-    return reduce_mean(square(x - mean), axis, keepdims)
-
-
-@symbolic_fallback
-def reduce_std(input_tensor, axis=None, keepdims: bool = False):
-    """Population standard deviation over `axis` (the square root of `reduce_variance`).
-
-    Args:
-        input_tensor: the tensor to reduce.
-        axis: an axis or a sequence of axes (negative counts from the end); None: all axes.
-        keepdims: keep each reduced axis with length 1, so the result broadcasts against
-            the input.
-
-    Returns:
-        The reduced tensor.
-
-    Raises:
-        InvalidArgumentError: an axis is out of range.
-
-    Example:
-        >>> import kerasish as ks
-        >>> float(ks.reduce_std([1.0, 3.0]))
-        1.0
-    """
-    return sqrt(reduce_variance(input_tensor, axis, keepdims))
-
-
-def _nondiff_reduction(name, method, shown):
-    prim = primitive(name, differentiable=False)(
-        lambda x, axis, keepdims: getattr(x, method)(axis=axis, keepdims=keepdims)
-    )
-
-    def op(input_tensor, axis=None, keepdims: bool = False):
-        x = convert_to_tensor(input_tensor)
-        axes = normalize_axis(axis, x.ndim, name)
-        return apply(prim, (x,), {"axis": axes, "keepdims": keepdims})
-
-    op.__name__ = name
-    op.__doc__ = _factory_doc(
-        f"Logical {method} over `axis` (boolean result, not differentiable).",
-        _AXIS_ARGS, "A bool tensor.",
-        f"ks.{name}([[True, False], [True, True]], axis=1).numpy().tolist()", shown,
-    )
-    return op
-
-
-reduce_any = _nondiff_reduction("reduce_any", "any", "[True, True]")
-reduce_all = _nondiff_reduction("reduce_all", "all", "[False, True]")
-
-
-def _arg_extreme(name, method, shown):
-    prim = primitive(name, differentiable=False)(
-        lambda x, axis, output_type: getattr(x, method)(axis=axis).astype(output_type)
-    )
-
-    def op(input, axis=None, output_type=np.int64):  # noqa: A002 - TF's name
-        x = convert_to_tensor(input)
-        axis = 0 if axis is None else normalize_axis(axis, x.ndim, name)[0]
-        return apply(prim, (x,), {"axis": axis, "output_type": as_dtype(output_type)})
-
-    op.__name__ = name
-    op.__doc__ = _factory_doc(
-        f"Index of the {method[3:]} along `axis` (default 0), as in TF (not differentiable).",
-        (
-            "input: the tensor to search.",
-            "axis: the one axis to search along; None means 0.",
-            "output_type: the integer dtype of the indices.",
-        ),
-        "The indices, with `axis` removed from the input's shape; the first one on ties.",
-        f"ks.{name}([[1, 5, 2], [7, 0, 3]], axis=1).numpy().tolist()", shown,
-    )
-    return op
-
-
-argmax = _arg_extreme("argmax", "argmax", "[1, 0]")
-argmin = _arg_extreme("argmin", "argmin", "[0, 1]")
-
-
 # ---------------------------------------------------------------- matmul
 
 
@@ -1276,36 +827,6 @@ def matmul(a, b, transpose_a: bool = False, transpose_b: bool = False):
     return apply(_matmul, (a, b), {"transpose_a": transpose_a, "transpose_b": transpose_b})
 
 
-def norm(tensor, ord="euclidean", axis=None, keepdims: bool = False):  # noqa: A002
-    """Euclidean (default) or 1-norm over `axis`.
-
-    Args:
-        tensor: the values.
-        ord: "euclidean" (also 2 or "fro": the square root of the sum of squares)
-            or 1 (the sum of absolute values).
-        axis: the axis or axes reduced (None: all).
-        keepdims: keep the reduced axes with size 1.
-
-    Returns:
-        The norms.
-
-    Raises:
-        InvalidArgumentError: for another `ord`.
-
-    Example:
-        >>> import kerasish as ks
-        >>> ks.linalg.norm([[3.0, 4.0], [6.0, 8.0]], axis=1).numpy().tolist()
-        [5.0, 10.0]
-        >>> float(ks.linalg.norm([3.0, -4.0], ord=1))
-        7.0
-    """
-    if ord in ("euclidean", 2, "fro"):
-        return sqrt(reduce_sum(square(tensor), axis, keepdims))
-    if ord == 1:
-        return reduce_sum(abs(tensor), axis, keepdims)
-    raise InvalidArgumentError(f"norm: ord must be 'euclidean', 2 or 1, got {ord!r}")
-
-
 def add_n(inputs):
     """Sum of a list of tensors of the same shape.
 
@@ -1340,28 +861,28 @@ def _one_minus_square(x):
     return 1.0 - x * x
 
 
-tan = _unary(
+tan = unary(
     "tan", np.tan, lambda x, y, dy: dy * (1.0 + y * y), "Tangent elementwise.",
     (
         "ks.math.tan([0.0, 1.0])",
         "<ks.Tensor: shape=(2,), dtype=float32, numpy=[0.       , 1.5574077]>",
     ),
 )
-sinh = _unary(
+sinh = unary(
     "sinh", np.sinh, lambda x, y, dy: dy * cosh(x), "Hyperbolic sine elementwise.",
     (
         "ks.math.sinh([0.0, 1.0])",
         "<ks.Tensor: shape=(2,), dtype=float32, numpy=[0.       , 1.1752012]>",
     ),
 )
-cosh = _unary(
+cosh = unary(
     "cosh", np.cosh, lambda x, y, dy: dy * sinh(x), "Hyperbolic cosine elementwise.",
     (
         "ks.math.cosh([0.0, 1.0]).numpy().astype(float).round(5).tolist()  # (last digit varies)",
         "[1.0, 1.54308]",
     ),
 )
-asin = _unary(
+asin = unary(
     "asin", np.arcsin, lambda x, y, dy: dy * rsqrt(_one_minus_square(x)),
     "Inverse sine elementwise (NaN outside [-1, 1]).",
     (
@@ -1369,7 +890,7 @@ asin = _unary(
         "<ks.Tensor: shape=(2,), dtype=float32, numpy=[0.       , 1.5707964]>",
     ),
 )
-acos = _unary(
+acos = unary(
     "acos", np.arccos, lambda x, y, dy: negative(dy) * rsqrt(_one_minus_square(x)),
     "Inverse cosine elementwise (NaN outside [-1, 1]).",
     (
@@ -1377,14 +898,14 @@ acos = _unary(
         "<ks.Tensor: shape=(2,), dtype=float32, numpy=[1.5707964, 0.       ]>",
     ),
 )
-atan = _unary(
+atan = unary(
     "atan", np.arctan, lambda x, y, dy: dy / (1.0 + x * x), "Inverse tangent elementwise.",
     (
         "ks.math.atan([0.0, 1.0])",
         "<ks.Tensor: shape=(2,), dtype=float32, numpy=[0.       , 0.7853982]>",
     ),
 )
-asinh = _unary(
+asinh = unary(
     "asinh", np.arcsinh, lambda x, y, dy: dy * rsqrt(x * x + 1.0),
     "Inverse hyperbolic sine elementwise.",
     (
@@ -1392,7 +913,7 @@ asinh = _unary(
         "<ks.Tensor: shape=(2,), dtype=float32, numpy=[0.       , 0.8813736]>",
     ),
 )
-acosh = _unary(
+acosh = unary(
     "acosh", np.arccosh, lambda x, y, dy: dy * rsqrt(x * x - 1.0),
     "Inverse hyperbolic cosine elementwise (NaN below 1).",
     (
@@ -1400,7 +921,7 @@ acosh = _unary(
         "<ks.Tensor: shape=(2,), dtype=float32, numpy=[0.      , 1.316958]>",
     ),
 )
-atanh = _unary(
+atanh = unary(
     "atanh", np.arctanh, lambda x, y, dy: dy / _one_minus_square(x),
     "Inverse hyperbolic tangent elementwise (NaN outside [-1, 1]).",
     (

@@ -9,7 +9,7 @@ import numpy as np
 
 from kerasish.core import backend, random
 from kerasish.core.errors import InvalidArgumentError
-from kerasish.core.ops import array_ops, math_ops
+from kerasish.core.ops import activation_ops, indexing_ops, math_ops, reduction_ops, shape_ops
 from kerasish.core.primitive import apply, primitive
 from kerasish.core.symbolic import symbolic_fallback
 from kerasish.core.tensor import Tensor, convert_to_tensor
@@ -20,7 +20,7 @@ from kerasish.core.tensor import Tensor, convert_to_tensor
 def _axis(x: Tensor, axis: int, name: str) -> int:
     if x.ndim == 0:
         raise InvalidArgumentError(f"{name}: needs a tensor of rank >= 1, got a scalar")
-    return math_ops.normalize_axis(axis, x.ndim, name)[0]
+    return reduction_ops.normalize_axis(axis, x.ndim, name)[0]
 
 
 def _few_classes(x) -> bool:
@@ -76,7 +76,7 @@ def _softmax(x, axis):
 @_softmax.defgrad
 def _(op, dy):
     y = op.output
-    inner = math_ops.reduce_sum(dy * y, op.attrs["axis"], keepdims=True)
+    inner = reduction_ops.reduce_sum(dy * y, op.attrs["axis"], keepdims=True)
     return (y * (dy - inner),)
 
 
@@ -123,7 +123,7 @@ def _(op, dy):
     # would carry out's rounding error (~ulp(out) absolute, 3e-5 relative at |x| ~ 1000 in
     # float32) into every entry
     x, axis = op.inputs[0], op.attrs["axis"]
-    return (math_ops.broadcast_reduced(dy, axis, x.shape) * softmax_over(x, axis),)
+    return (reduction_ops.broadcast_reduced(dy, axis, x.shape) * softmax_over(x, axis),)
 
 
 def reduce_logsumexp(input_tensor, axis=None, keepdims: bool = False):
@@ -147,7 +147,7 @@ def reduce_logsumexp(input_tensor, axis=None, keepdims: bool = False):
         <ks.Tensor: shape=(), dtype=float32, numpy=1000.6932>
     """
     x = convert_to_tensor(input_tensor)
-    axes = math_ops.normalize_axis(axis, x.ndim, "reduce_logsumexp")
+    axes = reduction_ops.normalize_axis(axis, x.ndim, "reduce_logsumexp")
     return apply(_reduce_logsumexp, (x,), {"axis": axes, "keepdims": keepdims})
 
 
@@ -158,7 +158,7 @@ def _log_softmax(x, axis):
 
 @_log_softmax.defgrad
 def _(op, dy):
-    total = math_ops.reduce_sum(dy, op.attrs["axis"], keepdims=True)
+    total = reduction_ops.reduce_sum(dy, op.attrs["axis"], keepdims=True)
     return (dy - math_ops.exp(op.output) * total,)
 
 
@@ -193,10 +193,10 @@ def _softmax_xent(labels, logits, axis):
 def _(op, dy):
     labels, logits = op.inputs
     axis = op.attrs["axis"]
-    dy = array_ops.expand_dims(dy, axis)
+    dy = shape_ops.expand_dims(dy, axis)
     d_labels = d_logits = None
     if op.needs[1]:
-        mass = math_ops.reduce_sum(labels, axis, keepdims=True)
+        mass = reduction_ops.reduce_sum(labels, axis, keepdims=True)
         d_logits = dy * (softmax(logits, axis) * mass - labels)
     if op.needs[0]:
         d_labels = dy * math_ops.negative(log_softmax(logits, axis))
@@ -268,11 +268,11 @@ def _(op, c):
     probs = softmax(logits)
     d_logits = d_dy = None
     if op.needs[1]:
-        scaled = c * array_ops.expand_dims(dy, -1)
-        d_logits = probs * (scaled - math_ops.reduce_sum(scaled * probs, -1, keepdims=True))
+        scaled = c * shape_ops.expand_dims(dy, -1)
+        d_logits = probs * (scaled - reduction_ops.reduce_sum(scaled * probs, -1, keepdims=True))
     if op.needs[2]:
-        hot = array_ops.one_hot(labels, logits.shape[-1], dtype=logits.dtype)
-        d_dy = math_ops.reduce_sum(c * (probs - hot), -1)
+        hot = indexing_ops.one_hot(labels, logits.shape[-1], dtype=logits.dtype)
+        d_dy = reduction_ops.reduce_sum(c * (probs - hot), -1)
     return None, d_logits, d_dy
 
 
@@ -308,7 +308,8 @@ def sparse_softmax_cross_entropy_with_logits(labels, logits):
             f"{name}: labels shape {labels.shape} must equal logits shape {logits.shape} "
             "without its last (class) axis"
         )
-    return apply(_sparse_xent, (array_ops.checked_indices(name, labels, logits.shape[-1]), logits))
+    labels = indexing_ops.checked_indices(name, labels, logits.shape[-1])
+    return apply(_sparse_xent, (labels, logits))
 
 
 def _log1p_of_unit(e):
@@ -354,7 +355,7 @@ def _(op, dy):
 
 @primitive("sigmoid_cross_entropy_grad")
 def _sigmoid_cross_entropy_grad(z, x, dy):
-    g = math_ops.sigmoid_values(x)  # a new array: the rest is in place
+    g = activation_ops.sigmoid_values(x)  # a new array: the rest is in place
     g -= z
     g *= dy
     return g
@@ -367,7 +368,7 @@ def _(op, c):
     dz = math_ops.negative(c * dy) if op.needs[0] else None
     dx = None
     if op.needs[1]:
-        s = math_ops.sigmoid(x)
+        s = activation_ops.sigmoid(x)
         dx = c * dy * s * (1.0 - s)
     d_dy = sigmoid_cross_entropy_grad(z, x, c) if op.needs[2] else None
     return dz, dx, d_dy
@@ -429,7 +430,7 @@ def l2_loss(t):
         >>> float(ks.nn.l2_loss([1.0, 2.0]))
         2.5
     """
-    return math_ops.reduce_sum(math_ops.square(t)) * 0.5
+    return reduction_ops.reduce_sum(math_ops.square(t)) * 0.5
 
 
 def l2_normalize(x, axis=None, epsilon: float = 1e-12):
@@ -449,7 +450,7 @@ def l2_normalize(x, axis=None, epsilon: float = 1e-12):
         [[0.6000000238418579, 0.800000011920929], [0.0, 0.0]]
     """
     x = convert_to_tensor(x)
-    squared = math_ops.reduce_sum(math_ops.square(x), axis, keepdims=True)
+    squared = reduction_ops.reduce_sum(math_ops.square(x), axis, keepdims=True)
     return x * math_ops.rsqrt(math_ops.maximum(squared, epsilon))
 
 
@@ -472,11 +473,11 @@ def moments(x, axes, keepdims: bool = False):
         ([2.0, 4.0], [1.0, 4.0])
     """
     x = convert_to_tensor(x)
-    mean = math_ops.reduce_mean(x, axes, keepdims=True)
-    variance = math_ops.reduce_mean(math_ops.square(x - mean), axes, keepdims=True)
+    mean = reduction_ops.reduce_mean(x, axes, keepdims=True)
+    variance = reduction_ops.reduce_mean(math_ops.square(x - mean), axes, keepdims=True)
     if not keepdims:
-        mean = array_ops.squeeze(mean, axes)
-        variance = array_ops.squeeze(variance, axes)
+        mean = shape_ops.squeeze(mean, axes)
+        variance = shape_ops.squeeze(variance, axes)
     return mean, variance
 
 
@@ -529,7 +530,7 @@ def embedding_lookup(params, ids):
         >>> ks.nn.embedding_lookup([[1.0, 1.0], [2.0, 2.0], [3.0, 3.0]], [2, 0]).numpy().tolist()
         [[3.0, 3.0], [1.0, 1.0]]
     """
-    return array_ops.gather(params, ids, name="embedding_lookup")
+    return indexing_ops.gather(params, ids, name="embedding_lookup")
 
 
 # ---------------------------------------------------------------- dropout

@@ -1,7 +1,7 @@
 """Python operators on Tensor, and the tensor methods that are ops, each delegating to the
 op that defines it (core/tensor.py sits below the ops and cannot import them)."""
 
-from kerasish.core.ops import array_ops, math_ops
+from kerasish.core.ops import creation_ops, indexing_ops, math_ops, shape_ops
 from kerasish.core.tensor import IndexedSlices, Tensor, Variable
 
 
@@ -40,13 +40,13 @@ Tensor.__lt__ = math_ops.less
 Tensor.__le__ = math_ops.less_equal
 Tensor.__gt__ = math_ops.greater
 Tensor.__ge__ = math_ops.greater_equal
-Tensor.__getitem__ = array_ops.getitem
-Tensor.T = property(lambda self: array_ops.transpose(self))
+Tensor.__getitem__ = indexing_ops.getitem
+Tensor.T = property(lambda self: shape_ops.transpose(self))
 
 
 def _cpu(self) -> Tensor:
     """A copy of this tensor on the CPU (differentiable)."""
-    return array_ops.copy_to_device(self, ("cpu", 0))
+    return creation_ops.copy_to_device(self, ("cpu", 0))
 
 
 def _gpu(self, index: int = 0) -> Tensor:
@@ -69,17 +69,17 @@ def _gpu(self, index: int = 0) -> Tensor:
         >>> on_gpu.numpy().tolist()
         [1.0, 2.0]
     """
-    return array_ops.copy_to_device(self, ("gpu", index))
+    return creation_ops.copy_to_device(self, ("gpu", index))
 
 
 def _read_value(self) -> Tensor:
     """A snapshot of the variable's current value as a plain tensor."""
-    return array_ops.identity(self)
+    return creation_ops.identity(self)
 
 
 def _to_dense(self) -> Tensor:
     """The dense tensor these rows stand for (rows not given are zeros, repeated ones add)."""
-    return array_ops.scatter_rows(self.values, self.indices, self.dense_shape[0])
+    return indexing_ops.scatter_rows(self.values, self.indices, self.dense_shape[0])
 
 
 Tensor.cpu = _cpu

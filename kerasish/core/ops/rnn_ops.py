@@ -20,7 +20,7 @@ import numpy as np
 
 from kerasish.core import backend, recording
 from kerasish.core import tape as tape_module
-from kerasish.core.ops import array_ops, math_ops
+from kerasish.core.ops import activation_ops, math_ops, shape_ops
 from kerasish.core.primitive import apply, primitive
 
 
@@ -126,13 +126,13 @@ def _steps_with_ops(projected, recurrent_kernel, h0, c0):
     """The sequence with recorded ops, step by step (for gradients of higher order)."""
     units = h0.shape[-1]
     h, c, outputs = h0, c0, []
-    for x in array_ops.unstack(projected, axis=0):
+    for x in shape_ops.unstack(projected, axis=0):
         z = x + math_ops.matmul(h, recurrent_kernel)
-        z_i, z_f, z_c, z_o = array_ops.split(z, [units] * 4, axis=-1)
-        c = math_ops.sigmoid(z_f) * c + math_ops.sigmoid(z_i) * math_ops.tanh(z_c)
-        h = math_ops.sigmoid(z_o) * math_ops.tanh(c)
+        z_i, z_f, z_c, z_o = shape_ops.split(z, [units] * 4, axis=-1)
+        c = activation_ops.sigmoid(z_f) * c + activation_ops.sigmoid(z_i) * math_ops.tanh(z_c)
+        h = activation_ops.sigmoid(z_o) * math_ops.tanh(c)
         outputs.append(h)
-    return array_ops.stack(outputs, axis=0), h, c
+    return shape_ops.stack(outputs, axis=0), h, c
 
 
 def _gradient_by_steps(inputs, output_gradients):

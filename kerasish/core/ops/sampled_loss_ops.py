@@ -29,7 +29,7 @@ import numpy as np
 
 from kerasish.core import backend, random
 from kerasish.core.errors import InvalidArgumentError
-from kerasish.core.ops import array_ops, math_ops, nn_ops
+from kerasish.core.ops import creation_ops, math_ops, nn_ops, reduction_ops, shape_ops
 from kerasish.core.primitive import apply, primitive
 from kerasish.core.tensor import Tensor, convert_to_tensor
 
@@ -155,7 +155,7 @@ def _(op, dys):
     dg = None
     if op.needs[2]:
         dg = sampled_logits(ca, w, cb, num_true, mask=mask) + sampled_logits(
-            x, cw, array_ops.zeros_like(cb), num_true, mask=mask
+            x, cw, creation_ops.zeros_like(cb), num_true, mask=mask
         )
     return dx, dw, dg
 
@@ -223,7 +223,7 @@ def _check_args(name, weights, biases, labels, inputs, num_sampled, num_classes,
         )
     batch = inputs.shape[0]
     if labels.ndim == 1 and num_true == 1:
-        labels = array_ops.reshape(labels, (-1, 1))
+        labels = shape_ops.reshape(labels, (-1, 1))
     if labels.shape != (batch, num_true):
         raise InvalidArgumentError(
             f"{name}: labels must have shape (batch, num_true) = ({batch}, {num_true}), "
@@ -379,7 +379,7 @@ def nce_loss(
         seed,
     )
     per_column = nn_ops.sigmoid_cross_entropy_with_logits(targets, logits)
-    return math_ops.reduce_sum(per_column, 1)
+    return reduction_ops.reduce_sum(per_column, 1)
 
 
 def sampled_softmax_loss(

@@ -10,8 +10,10 @@ import numpy as np
 
 from kerasish.core import backend
 from kerasish.core.errors import InvalidArgumentError
-from kerasish.core.ops import math_ops
-from kerasish.core.ops.array_ops import checked_indices, gather, getitem, reshape, zeros_like
+from kerasish.core.ops import math_ops, reduction_ops
+from kerasish.core.ops.creation_ops import zeros_like
+from kerasish.core.ops.indexing_ops import checked_indices, gather, getitem
+from kerasish.core.ops.shape_ops import reshape
 from kerasish.core.primitive import apply, primitive
 from kerasish.core.tensor import convert_to_tensor
 
@@ -56,7 +58,7 @@ def argsort(values, axis: int = -1, direction: str = "ASCENDING"):
         )
     if x.ndim == 0:
         return math_ops.cast(zeros_like(x), np.int32)
-    axis = math_ops.normalize_axis(axis, x.ndim, "argsort")[0]
+    axis = reduction_ops.normalize_axis(axis, x.ndim, "argsort")[0]
     return apply(_argsort, (x,), {"axis": axis, "descending": direction == "DESCENDING"})
 
 
@@ -92,7 +94,7 @@ def take_along_axis(arr, indices, axis: int):
             f"take_along_axis: indices of shape {ids.shape} do not fit x of shape {x.shape} "
             f"along axis {axis} (same rank, the other axes equal or 1)"
         )
-    axis = math_ops.normalize_axis(axis, x.ndim, "take_along_axis")[0]
+    axis = reduction_ops.normalize_axis(axis, x.ndim, "take_along_axis")[0]
     size = x.shape[axis]
     if ids.dtype.kind not in "iu":
         raise InvalidArgumentError(f"take_along_axis: indices must be integers, got {ids.dtype}")
@@ -188,7 +190,7 @@ def in_top_k(targets, predictions, k: int):
             f"classes) with the same batch, got {scores.shape}"
         )
     picked = take_along_axis(scores, reshape(ids, (-1, 1)), 1)
-    larger = math_ops.reduce_sum(math_ops.cast(math_ops.greater(scores, picked), np.int32), 1)
+    larger = reduction_ops.reduce_sum(math_ops.cast(math_ops.greater(scores, picked), np.int32), 1)
     return math_ops.less(larger, k)
 
 

@@ -15,7 +15,7 @@ import numpy as np
 
 from kerasish.core import random as ks_random
 from kerasish.core.errors import InvalidArgumentError
-from kerasish.core.ops import array_ops, image_ops, math_ops
+from kerasish.core.ops import clip_ops, image_ops, math_ops
 from kerasish.core.ops.image_ops import INTERPOLATIONS, aspect_crop_box
 from kerasish.layers.base import Layer
 from kerasish.layers.convolutional import normalize_data_format
@@ -133,7 +133,7 @@ class Resizing(_ImageLayer):
         resized = self._resize(x, self.height, self.width, self.interpolation)
         if inputs.dtype.kind in "iu":
             info = np.iinfo(inputs.dtype)
-            resized = array_ops.clip_by_value(math_ops.round(resized), info.min, info.max)
+            resized = clip_ops.clip_by_value(math_ops.round(resized), info.min, info.max)
             return math_ops.cast(resized, inputs.dtype)
         return resized
 

@@ -21,7 +21,7 @@ import numpy as np
 from kerasish.core import backend
 from kerasish.core.errors import InvalidArgumentError, KerasishError
 from kerasish.core.keras_tensor import KerasTensor
-from kerasish.core.ops.array_ops import integer_ids
+from kerasish.core.ops.indexing_ops import integer_ids
 from kerasish.core.tensor import Tensor, convert_to_tensor
 from kerasish.layers import build_probe
 from kerasish.layers.base import Layer

@@ -6,7 +6,7 @@ import numpy as np
 
 from kerasish.core import backend
 from kerasish.core.errors import InvalidArgumentError
-from kerasish.core.ops import array_ops, math_ops
+from kerasish.core.ops import math_ops, shape_ops
 from kerasish.core.tensor import Tensor, convert_to_tensor
 from kerasish.data import Dataset
 from kerasish.layers import build_probe
@@ -259,7 +259,7 @@ class Normalization(Layer):
                 "layer.adapt(data) first, or pass mean= and variance="
             )
         return tuple(
-            array_ops.reshape(math_ops.cast(v, self.dtype), self._broadcast_shape)
+            shape_ops.reshape(math_ops.cast(v, self.dtype), self._broadcast_shape)
             for v in (self.adapt_mean, self.adapt_variance)
         )
 
