@@ -243,7 +243,7 @@ class AveragePooling3D(_Pooling):
     Example:
         >>> import kerasish as ks
         >>> x = ks.reshape(ks.range(8, dtype="float32"), (1, 2, 2, 2, 1))
-        >>> ks.layers.AveragePooling3D()(x).numpy().reshape(-1).tolist()
+        >>> ks.layers.AveragePooling3D(2)(x).numpy().reshape(-1).tolist()
         [3.5]
     """
 
