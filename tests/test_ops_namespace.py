@@ -487,9 +487,12 @@ def test_conv_pool_and_batch_normalization_match_the_nn_ops():
                                ks.nn.avg_pool2d(x, (3, 2), 1, "SAME").numpy(), rtol=1e-12)
     np.testing.assert_allclose(_np(ops.max_pool(x1, 2, 1))[:, :, 0],
                                np.maximum(x1[:, :-1, 0], x1[:, 1:, 0]))
-    with pytest.raises(ks.InvalidArgumentError, match=r"conv: needs inputs with 1 or 2 spatial "
-                                                      r"axes \(rank 3 or 4, got shape"):
-        ops.conv(np.ones((1, 2, 2, 2, 1)), np.ones((1, 1, 1, 1, 1)))
+    with pytest.raises(ks.InvalidArgumentError, match=r"conv: needs inputs with 1, 2 or 3 "
+                                                      r"spatial axes \(rank 3 to 5, got shape"):
+        ops.conv(np.ones((1, 2, 2, 2, 2, 1)), np.ones((1, 1, 1, 1, 1, 1)))
+    with pytest.raises(ks.InvalidArgumentError, match=r"depthwise_conv: needs inputs with 1 or "
+                                                      r"2 spatial axes \(rank 3 or 4, got"):
+        ops.depthwise_conv(np.ones((1, 2, 2, 2, 1)), np.ones((1, 1, 1, 1, 1)))
     mean, variance = RNG.standard_normal(3), RNG.uniform(0.5, 2.0, 3)
     scale, offset = RNG.standard_normal(3), RNG.standard_normal(3)
     got = ops.batch_normalization(np.moveaxis(x, -1, 1), mean, variance, axis=1, offset=offset,

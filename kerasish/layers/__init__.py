@@ -5,13 +5,22 @@ from kerasish.layers.attention import AdditiveAttention, Attention, MultiHeadAtt
 from kerasish.layers.base import Layer  # noqa: F401
 from kerasish.layers.convolutional import (  # noqa: F401
     Conv1D,
+    Conv1DTranspose,
     Conv2D,
     Conv2DTranspose,
+    Conv3D,
+    Conv3DTranspose,
     Convolution1D,
+    Convolution1DTranspose,
     Convolution2D,
     Convolution2DTranspose,
+    Convolution3D,
+    Convolution3DTranspose,
+    DepthwiseConv1D,
     DepthwiseConv2D,
+    SeparableConv1D,
     SeparableConv2D,
+    SeparableConvolution1D,
     SeparableConvolution2D,
 )
 from kerasish.layers.core import (  # noqa: F401
@@ -24,6 +33,7 @@ from kerasish.layers.core import (  # noqa: F401
     Lambda,
     Reshape,
 )
+from kerasish.layers.einsum_dense import EinsumDense  # noqa: F401
 from kerasish.layers.input_layer import Input, InputLayer  # noqa: F401
 from kerasish.layers.input_spec import InputSpec  # noqa: F401
 from kerasish.layers.masking import Masking  # noqa: F401
@@ -49,25 +59,41 @@ from kerasish.layers.normalization import (  # noqa: F401
     BatchNormalization,
     GroupNormalization,
     LayerNormalization,
+    RMSNormalization,
+    SpectralNormalization,
     UnitNormalization,
 )
 from kerasish.layers.pooling import (  # noqa: F401
+    AdaptiveAveragePooling1D,
+    AdaptiveAveragePooling2D,
+    AdaptiveAveragePooling3D,
+    AdaptiveMaxPooling1D,
+    AdaptiveMaxPooling2D,
+    AdaptiveMaxPooling3D,
     AveragePooling1D,
     AveragePooling2D,
+    AveragePooling3D,
     AvgPool1D,
     AvgPool2D,
+    AvgPool3D,
     GlobalAveragePooling1D,
     GlobalAveragePooling2D,
+    GlobalAveragePooling3D,
     GlobalAvgPool1D,
     GlobalAvgPool2D,
+    GlobalAvgPool3D,
     GlobalMaxPool1D,
     GlobalMaxPool2D,
+    GlobalMaxPool3D,
     GlobalMaxPooling1D,
     GlobalMaxPooling2D,
+    GlobalMaxPooling3D,
     MaxPool1D,
     MaxPool2D,
+    MaxPool3D,
     MaxPooling1D,
     MaxPooling2D,
+    MaxPooling3D,
 )
 from kerasish.layers.preprocessing import (  # noqa: F401
     AutoContrast,
@@ -121,18 +147,25 @@ from kerasish.layers.recurrent_cells import (  # noqa: F401
 )
 from kerasish.layers.regularization import (  # noqa: F401
     ActivityRegularization,
+    AlphaDropout,
     GaussianDropout,
     GaussianNoise,
     SpatialDropout1D,
     SpatialDropout2D,
+    SpatialDropout3D,
 )
 from kerasish.layers.reshaping import (  # noqa: F401
     Cropping1D,
     Cropping2D,
+    Cropping3D,
     Permute,
     RepeatVector,
     UpSampling1D,
     UpSampling2D,
+    UpSampling3D,
     ZeroPadding1D,
     ZeroPadding2D,
+    ZeroPadding3D,
 )
+from kerasish.layers.serialization import deserialize, serialize  # noqa: F401
+from kerasish.layers.wrapper import Wrapper  # noqa: F401

@@ -1,4 +1,5 @@
-"""Convolution layers: Conv1D, Conv2D, Conv2DTranspose, DepthwiseConv2D, SeparableConv2D.
+"""Convolution layers: Conv1D/2D/3D, Conv1D/2D/3DTranspose, DepthwiseConv1D/2D,
+SeparableConv1D/2D.
 
 Keras 3's arguments, defaults, weight names and layouts: kernels are
 (window..., in / groups, filters), Conv2DTranspose's (h, w, filters, in),
@@ -202,6 +203,7 @@ class _Convolution(Layer):
             "bias_initializer": self.bias_initializer,
             "bias_regularizer": self.bias_regularizer,
             "bias_constraint": self.bias_constraint,
+            "activity_regularizer": self.activity_regularizer,  # Keras lists it, None too
         }
 
 
@@ -351,7 +353,210 @@ class Conv2D(_Conv):
         )
 
 
-class Conv2DTranspose(_Convolution):
+class Conv3D(_Conv):
+    """3-D convolution over (batch, depth, rows, cols, channels) (videos, medical volumes):
+    kernel (d, h, w, in / groups, filters), as Keras.
+
+    Args:
+        filters: the number of output channels.
+        kernel_size: the window's size: an int, or one int per spatial axis.
+        strides: the step between windows: an int, or one per spatial axis.
+        padding: 'valid' (no padding) or 'same' (pad so the output has ceil(size / stride)
+            positions).
+        data_format: 'channels_last' (default: channels on the last axis) or 'channels_first'.
+        dilation_rate: the spacing between the kernel's taps: an int, or one per spatial axis.
+        groups: how many groups the input channels are split into, each with its own filters.
+        activation: applied to the output: a name ('relu'), a callable, or None for none.
+        use_bias: whether to add a learned bias.
+        kernel_initializer: how `kernel` starts: a name, an initializer or a callable.
+        bias_initializer: how `bias` starts: a name, an initializer or a callable.
+        kernel_regularizer: a penalty on `kernel`, added to `losses` (None: none).
+        bias_regularizer: a penalty on `bias`, added to `losses` (None: none).
+        kernel_constraint: applied to `kernel` after each optimizer update (None: none).
+        bias_constraint: applied to `bias` after each optimizer update (None: none).
+        **kwargs: the `Layer` arguments (``name``, ``dtype``, ``activity_regularizer``, ...).
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.layers.Conv3D(4, 3, padding="same", strides=2)(ks.ones([1, 8, 8, 8, 2])).shape
+        (1, 4, 4, 4, 4)
+    """
+
+    rank = 3
+
+    def __init__(
+        self,
+        filters: int,
+        kernel_size,
+        strides=(1, 1, 1),
+        padding: str = "valid",
+        data_format=None,
+        dilation_rate=(1, 1, 1),
+        groups: int = 1,
+        activation=None,
+        use_bias: bool = True,
+        kernel_initializer="glorot_uniform",
+        bias_initializer="zeros",
+        kernel_regularizer=None,
+        bias_regularizer=None,
+        kernel_constraint=None,
+        bias_constraint=None,
+        **kwargs,
+    ):
+        super().__init__(
+            filters, kernel_size, strides, padding, data_format, dilation_rate, groups,
+            activation, use_bias, kernel_initializer, bias_initializer, kernel_regularizer,
+            bias_regularizer, kernel_constraint, bias_constraint, **kwargs,
+        )
+
+    def _convolve(self, x):
+        return conv_ops.conv3d(
+            x, self.kernel, self.strides, self.padding.upper(), self.dilation_rate
+        )
+
+
+class _ConvTranspose(_Convolution):
+    """What Conv1DTranspose/Conv2DTranspose/Conv3DTranspose share: a kernel (window...,
+    filters, in), Keras's output sizes (with or without `output_padding`)."""
+
+    def __init__(
+        self, filters, kernel_size, strides, padding, output_padding, data_format,
+        dilation_rate, activation, use_bias, kernel_initializer, bias_initializer,
+        kernel_regularizer, bias_regularizer, kernel_constraint, bias_constraint, **kwargs,
+    ):
+        super().__init__(
+            kernel_size, strides, padding, data_format, dilation_rate, activation, use_bias,
+            bias_initializer, bias_regularizer, bias_constraint, **kwargs,
+        )
+        what = type(self).__name__
+        self.filters = arguments.integer(filters, "filters", what)
+        self.output_padding = None
+        if output_padding is not None:
+            values = (output_padding,) * self.rank if isinstance(output_padding, int) else tuple(
+                output_padding
+            )
+            if len(values) != self.rank or any(
+                not 0 <= p < s for p, s in zip(values, self.strides)
+            ):
+                raise InvalidArgumentError(
+                    f"{what}: output_padding must be {self.rank} ints, each >= 0 and smaller "
+                    f"than its stride {self.strides}, got {output_padding!r}"
+                )
+            self.output_padding = values
+        self.kernel_initializer = initializers.get(kernel_initializer)
+        self.kernel_regularizer = regularizers.get(kernel_regularizer)
+        self.kernel_constraint = constraints.get(kernel_constraint)
+
+    def build(self, input_shape):
+        channels = self._input_channels(input_shape)
+        self.kernel = self.add_weight(
+            "kernel",
+            self.kernel_size + (self.filters, channels),
+            initializer=self.kernel_initializer,
+            regularizer=self.kernel_regularizer,
+            constraint=self.kernel_constraint,
+        )
+        self._build_bias(self.filters)
+
+    def _output_channels(self, input_channels: int) -> int:
+        return self.filters
+
+    def _output_spatial(self, spatial) -> tuple:
+        extra = self.output_padding or (None,) * self.rank
+        return tuple(
+            conv_ops.transpose_output_length(size, k, s, self.padding, p, d)
+            for size, k, s, p, d in zip(spatial, self.kernel_size, self.strides, extra,
+                                        self.dilation_rate)
+        )
+
+    def _output_shape(self, x) -> tuple:
+        return (x.shape[0], *self._output_spatial(x.shape[1:-1]), self.filters)
+
+    def get_config(self) -> dict:
+        return {
+            **super().get_config(),
+            "filters": self.filters,
+            "output_padding": self.output_padding,
+            "kernel_initializer": self.kernel_initializer,
+            "kernel_regularizer": self.kernel_regularizer,
+            "kernel_constraint": self.kernel_constraint,
+        }
+
+
+
+
+class Conv1DTranspose(_ConvTranspose):
+    """The transpose of Conv1D (a learned upsampling of sequences): kernel (k, filters, in).
+
+    Output lengths are Keras's: `size * stride + max(k - stride, 0)` ('valid') or
+    `size * stride` ('same') without `output_padding`, k the dilated kernel size; with it,
+    `(size - 1) * stride + k - 2 * pad + output_padding`, pad being k // 2 for 'same'.
+    It runs as Conv2DTranspose of height 1.
+
+    Args:
+        filters: the number of output channels.
+        kernel_size: the window's size: an int, or one int per spatial axis.
+        strides: the step between windows: an int, or one per spatial axis.
+        padding: 'valid' (no padding) or 'same' (pad so the output has size * stride
+            positions).
+        output_padding: extra cells on one side of each spatial axis of the output, each
+            smaller than its stride (None: as Keras infers).
+        data_format: 'channels_last' (default: channels on the last axis) or 'channels_first'.
+        dilation_rate: the spacing between the kernel's taps: an int, or one per spatial axis.
+        activation: applied to the output: a name ('relu'), a callable, or None for none.
+        use_bias: whether to add a learned bias.
+        kernel_initializer: how `kernel` starts: a name, an initializer or a callable.
+        bias_initializer: how `bias` starts: a name, an initializer or a callable.
+        kernel_regularizer: a penalty on `kernel`, added to `losses` (None: none).
+        bias_regularizer: a penalty on `bias`, added to `losses` (None: none).
+        kernel_constraint: applied to `kernel` after each optimizer update (None: none).
+        bias_constraint: applied to `bias` after each optimizer update (None: none).
+        **kwargs: the `Layer` arguments (``name``, ``dtype``, ``activity_regularizer``, ...).
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.layers.Conv1DTranspose(3, 3, strides=2, padding="same")(ks.ones([2, 5, 4])).shape
+        (2, 10, 3)
+    """
+
+    rank = 1
+
+    def __init__(
+        self,
+        filters: int,
+        kernel_size,
+        strides=1,
+        padding: str = "valid",
+        output_padding=None,
+        data_format=None,
+        dilation_rate=1,
+        activation=None,
+        use_bias: bool = True,
+        kernel_initializer="glorot_uniform",
+        bias_initializer="zeros",
+        kernel_regularizer=None,
+        bias_regularizer=None,
+        kernel_constraint=None,
+        bias_constraint=None,
+        **kwargs,
+    ):
+        super().__init__(
+            filters, kernel_size, strides, padding, output_padding, data_format, dilation_rate,
+            activation, use_bias, kernel_initializer, bias_initializer, kernel_regularizer,
+            bias_regularizer, kernel_constraint, bias_constraint, **kwargs,
+        )
+
+    def _convolve(self, x):
+        n, _, _ = x.shape
+        out = conv_ops.conv2d_transpose(
+            shape_ops.expand_dims(x, 1), shape_ops.expand_dims(self.kernel, 0),
+            (n, 1, *self._output_spatial(x.shape[1:2]), self.filters),
+            (1, self.strides[0]), self.padding.upper(), (1, self.dilation_rate[0]),
+        )
+        return shape_ops.squeeze(out, 1)
+
+
+class Conv2DTranspose(_ConvTranspose):
     """The transpose of Conv2D (a learned upsampling): kernel (h, w, filters, in), as Keras.
 
     The output size along each spatial axis is, as Keras computes it, with k the dilated
@@ -363,9 +568,10 @@ class Conv2DTranspose(_Convolution):
         filters: the number of output channels.
         kernel_size: the window's size: an int, or one int per spatial axis.
         strides: the step between windows: an int, or one per spatial axis.
-        padding: 'valid' (no padding) or 'same' (pad so the output has ceil(size / stride)
+        padding: 'valid' (no padding) or 'same' (pad so the output has size * stride
             positions).
-        output_padding: extra rows/columns on one side of the output (None: as Keras infers).
+        output_padding: extra cells on one side of each spatial axis of the output, each
+            smaller than its stride (None: as Keras infers).
         data_format: 'channels_last' (default: channels on the last axis) or 'channels_first'.
         dilation_rate: the spacing between the kernel's taps: an int, or one per spatial axis.
         activation: applied to the output: a name ('relu'), a callable, or None for none.
@@ -376,7 +582,7 @@ class Conv2DTranspose(_Convolution):
         bias_regularizer: a penalty on `bias`, added to `losses` (None: none).
         kernel_constraint: applied to `kernel` after each optimizer update (None: none).
         bias_constraint: applied to `bias` after each optimizer update (None: none).
-        **kwargs: the `Layer` arguments (``name``, ``dtype``, ``input_shape``, ...).
+        **kwargs: the `Layer` arguments (``name``, ``dtype``, ``activity_regularizer``, ...).
 
     Example:
         >>> import kerasish as ks
@@ -404,70 +610,82 @@ class Conv2DTranspose(_Convolution):
         **kwargs,
     ):
         super().__init__(
-            kernel_size, strides, padding, data_format, dilation_rate, activation, use_bias,
-            bias_initializer, bias_regularizer, bias_constraint, **kwargs,
+            filters, kernel_size, strides, padding, output_padding, data_format, dilation_rate,
+            activation, use_bias, kernel_initializer, bias_initializer, kernel_regularizer,
+            bias_regularizer, kernel_constraint, bias_constraint, **kwargs,
         )
-        self.filters = arguments.integer(filters, "filters", "Conv2DTranspose")
-        self.output_padding = None
-        if output_padding is not None:
-            values = (output_padding,) * 2 if isinstance(output_padding, int) else tuple(
-                output_padding
-            )
-            if len(values) != 2 or any(not 0 <= p < s for p, s in zip(values, self.strides)):
-                raise InvalidArgumentError(
-                    f"Conv2DTranspose: output_padding must be 2 ints, each >= 0 and smaller "
-                    f"than its stride {self.strides}, got {output_padding!r}"
-                )
-            self.output_padding = values
-        self.kernel_initializer = initializers.get(kernel_initializer)
-        self.kernel_regularizer = regularizers.get(kernel_regularizer)
-        self.kernel_constraint = constraints.get(kernel_constraint)
-
-    def build(self, input_shape):
-        channels = self._input_channels(input_shape)
-        self.kernel = self.add_weight(
-            "kernel",
-            self.kernel_size + (self.filters, channels),
-            initializer=self.kernel_initializer,
-            regularizer=self.kernel_regularizer,
-            constraint=self.kernel_constraint,
-        )
-        self._build_bias(self.filters)
-
-    def _output_channels(self, input_channels: int) -> int:
-        return self.filters
-
-    def _output_spatial(self, spatial) -> tuple:
-        sizes = []
-        for axis, size in enumerate(spatial):
-            if size is None:
-                sizes.append(None)
-                continue
-            k = (self.kernel_size[axis] - 1) * self.dilation_rate[axis] + 1
-            s = self.strides[axis]
-            if self.output_padding is None:
-                extra = max(k - s, 0) if self.padding == "valid" else 0
-                sizes.append(size * s + extra)
-            else:
-                pad = k // 2 if self.padding == "same" else 0
-                sizes.append((size - 1) * s + k - 2 * pad + self.output_padding[axis])
-        return tuple(sizes)
 
     def _convolve(self, x):
-        output_shape = (x.shape[0], *self._output_spatial(x.shape[1:3]), self.filters)
         return conv_ops.conv2d_transpose(
-            x, self.kernel, output_shape, self.strides, self.padding.upper(), self.dilation_rate
+            x, self.kernel, self._output_shape(x), self.strides, self.padding.upper(),
+            self.dilation_rate,
         )
 
-    def get_config(self) -> dict:
-        return {
-            **super().get_config(),
-            "filters": self.filters,
-            "output_padding": self.output_padding,
-            "kernel_initializer": self.kernel_initializer,
-            "kernel_regularizer": self.kernel_regularizer,
-            "kernel_constraint": self.kernel_constraint,
-        }
+
+class Conv3DTranspose(_ConvTranspose):
+    """The transpose of Conv3D (a learned upsampling of volumes): kernel (d, h, w, filters,
+    in), as Keras; output sizes as Conv2DTranspose's, per axis. Note Keras's argument order:
+    `data_format` comes before `output_padding` here.
+
+    Args:
+        filters: the number of output channels.
+        kernel_size: the window's size: an int, or one int per spatial axis.
+        strides: the step between windows: an int, or one per spatial axis.
+        padding: 'valid' (no padding) or 'same' (pad so the output has size * stride
+            positions).
+        output_padding: extra cells on one side of each spatial axis of the output, each
+            smaller than its stride (None: as Keras infers).
+        data_format: 'channels_last' (default: channels on the last axis) or 'channels_first'.
+        dilation_rate: the spacing between the kernel's taps: an int, or one per spatial axis.
+        activation: applied to the output: a name ('relu'), a callable, or None for none.
+        use_bias: whether to add a learned bias.
+        kernel_initializer: how `kernel` starts: a name, an initializer or a callable.
+        bias_initializer: how `bias` starts: a name, an initializer or a callable.
+        kernel_regularizer: a penalty on `kernel`, added to `losses` (None: none).
+        bias_regularizer: a penalty on `bias`, added to `losses` (None: none).
+        kernel_constraint: applied to `kernel` after each optimizer update (None: none).
+        bias_constraint: applied to `bias` after each optimizer update (None: none).
+        **kwargs: the `Layer` arguments (``name``, ``dtype``, ``activity_regularizer``, ...).
+
+    Example:
+        >>> import kerasish as ks
+        >>> layer = ks.layers.Conv3DTranspose(2, 3, strides=2, padding="same")
+        >>> layer(ks.ones([1, 2, 3, 4, 5])).shape
+        (1, 4, 6, 8, 2)
+    """
+
+    rank = 3
+
+    def __init__(
+        self,
+        filters: int,
+        kernel_size,
+        strides=(1, 1, 1),
+        padding: str = "valid",
+        data_format=None,
+        output_padding=None,
+        dilation_rate=(1, 1, 1),
+        activation=None,
+        use_bias: bool = True,
+        kernel_initializer="glorot_uniform",
+        bias_initializer="zeros",
+        kernel_regularizer=None,
+        bias_regularizer=None,
+        kernel_constraint=None,
+        bias_constraint=None,
+        **kwargs,
+    ):
+        super().__init__(
+            filters, kernel_size, strides, padding, output_padding, data_format, dilation_rate,
+            activation, use_bias, kernel_initializer, bias_initializer, kernel_regularizer,
+            bias_regularizer, kernel_constraint, bias_constraint, **kwargs,
+        )
+
+    def _convolve(self, x):
+        return conv_ops.conv3d_transpose(
+            x, self.kernel, self._output_shape(x), self.strides, self.padding.upper(),
+            self.dilation_rate,
+        )
 
 
 class DepthwiseConv2D(_Convolution):
@@ -642,7 +860,7 @@ class SeparableConv2D(DepthwiseConv2D):
         channels = self._build_depthwise(input_shape)
         self.pointwise_kernel = self.add_weight(
             "pointwise_kernel",
-            (1, 1, channels * self.depth_multiplier, self.filters),
+            (1,) * self.rank + (channels * self.depth_multiplier, self.filters),
             initializer=self.pointwise_initializer,
             regularizer=self.pointwise_regularizer,
             constraint=self.pointwise_constraint,
@@ -668,6 +886,161 @@ class SeparableConv2D(DepthwiseConv2D):
         }
 
 
+def _as_2d(x, kernel):
+    """A (batch, steps, channels) input and a (k, ...) kernel as height-1 2-D ones."""
+    return shape_ops.expand_dims(x, 1), shape_ops.expand_dims(kernel, 0)
+
+
+class DepthwiseConv1D(DepthwiseConv2D):
+    """Each input channel of (batch, steps, channels) convolved with its own
+    `depth_multiplier` filters: `depthwise_kernel` (k, in, depth_multiplier), `bias`
+    (in * depth_multiplier,); it runs as DepthwiseConv2D of height 1.
+
+    Args:
+        kernel_size: the window's size: an int, or a one-element sequence.
+        strides: the step between windows: an int, or a one-element sequence.
+        padding: 'valid' (no padding) or 'same' (pad so the output has ceil(size / stride)
+            positions).
+        depth_multiplier: how many filters each input channel gets.
+        data_format: 'channels_last' (default: channels on the last axis) or 'channels_first'.
+        dilation_rate: the spacing between the kernel's taps: an int or a one-element sequence.
+        activation: applied to the output: a name ('relu'), a callable, or None for none.
+        use_bias: whether to add a learned bias.
+        depthwise_initializer: how `depthwise_kernel` starts: a name, an initializer or a
+            callable.
+        bias_initializer: how `bias` starts: a name, an initializer or a callable.
+        depthwise_regularizer: a penalty on `depthwise_kernel`, added to `losses` (None:
+            none).
+        bias_regularizer: a penalty on `bias`, added to `losses` (None: none).
+        depthwise_constraint: applied to `depthwise_kernel` after each optimizer update (None:
+            none).
+        bias_constraint: applied to `bias` after each optimizer update (None: none).
+        **kwargs: the `Layer` arguments (``name``, ``dtype``, ``activity_regularizer``, ...).
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.layers.DepthwiseConv1D(3, depth_multiplier=2)(ks.ones([2, 10, 3])).shape
+        (2, 8, 6)
+    """
+
+    rank = 1
+
+    def __init__(
+        self,
+        kernel_size,
+        strides=1,
+        padding: str = "valid",
+        depth_multiplier: int = 1,
+        data_format=None,
+        dilation_rate=1,
+        activation=None,
+        use_bias: bool = True,
+        depthwise_initializer="glorot_uniform",
+        bias_initializer="zeros",
+        depthwise_regularizer=None,
+        bias_regularizer=None,
+        depthwise_constraint=None,
+        bias_constraint=None,
+        **kwargs,
+    ):
+        super().__init__(
+            kernel_size, strides, padding, depth_multiplier, data_format, dilation_rate,
+            activation, use_bias, depthwise_initializer, bias_initializer,
+            depthwise_regularizer, bias_regularizer, depthwise_constraint, bias_constraint,
+            **kwargs,
+        )
+
+    def _convolve(self, x):
+        x2, kernel = _as_2d(x, self.depthwise_kernel)
+        out = conv_ops.depthwise_conv2d(x2, kernel, (1, self.strides[0]), self.padding.upper(),
+                                        (1, self.dilation_rate[0]))
+        return shape_ops.squeeze(out, 1)
+
+
+class SeparableConv1D(SeparableConv2D):
+    """A depthwise convolution of (batch, steps, channels), then a pointwise (size 1)
+    convolution mixing its channels into `filters`.
+
+    Weights, in Keras's order: `depthwise_kernel` (k, in, depth_multiplier),
+    `pointwise_kernel` (1, in * depth_multiplier, filters) and `bias` (filters,).
+
+    Args:
+        filters: the number of output channels.
+        kernel_size: the window's size: an int, or a one-element sequence.
+        strides: the step between windows: an int, or a one-element sequence.
+        padding: 'valid' (no padding) or 'same' (pad so the output has ceil(size / stride)
+            positions).
+        data_format: 'channels_last' (default: channels on the last axis) or 'channels_first'.
+        dilation_rate: the spacing between the kernel's taps: an int or a one-element sequence.
+        depth_multiplier: how many filters each input channel gets.
+        activation: applied to the output: a name ('relu'), a callable, or None for none.
+        use_bias: whether to add a learned bias.
+        depthwise_initializer: how `depthwise_kernel` starts: a name, an initializer or a
+            callable.
+        pointwise_initializer: how `pointwise_kernel` starts: a name, an initializer or a
+            callable.
+        bias_initializer: how `bias` starts: a name, an initializer or a callable.
+        depthwise_regularizer: a penalty on `depthwise_kernel`, added to `losses` (None:
+            none).
+        pointwise_regularizer: a penalty on `pointwise_kernel`, added to `losses` (None:
+            none).
+        bias_regularizer: a penalty on `bias`, added to `losses` (None: none).
+        depthwise_constraint: applied to `depthwise_kernel` after each optimizer update (None:
+            none).
+        pointwise_constraint: applied to `pointwise_kernel` after each optimizer update (None:
+            none).
+        bias_constraint: applied to `bias` after each optimizer update (None: none).
+        **kwargs: the `Layer` arguments (``name``, ``dtype``, ``activity_regularizer``, ...).
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.layers.SeparableConv1D(4, 3, padding="same")(ks.ones([2, 10, 3])).shape
+        (2, 10, 4)
+    """
+
+    rank = 1
+
+    def __init__(
+        self,
+        filters: int,
+        kernel_size,
+        strides=1,
+        padding: str = "valid",
+        data_format=None,
+        dilation_rate=1,
+        depth_multiplier: int = 1,
+        activation=None,
+        use_bias: bool = True,
+        depthwise_initializer="glorot_uniform",
+        pointwise_initializer="glorot_uniform",
+        bias_initializer="zeros",
+        depthwise_regularizer=None,
+        pointwise_regularizer=None,
+        bias_regularizer=None,
+        depthwise_constraint=None,
+        pointwise_constraint=None,
+        bias_constraint=None,
+        **kwargs,
+    ):
+        super().__init__(
+            filters, kernel_size, strides, padding, data_format, dilation_rate,
+            depth_multiplier, activation, use_bias, depthwise_initializer,
+            pointwise_initializer, bias_initializer, depthwise_regularizer,
+            pointwise_regularizer, bias_regularizer, depthwise_constraint,
+            pointwise_constraint, bias_constraint, **kwargs,
+        )
+
+    def _convolve(self, x):
+        x2, kernel = _as_2d(x, self.depthwise_kernel)
+        out = conv_ops.separable_conv2d(
+            x2, kernel, shape_ops.expand_dims(self.pointwise_kernel, 0), (1, self.strides[0]),
+            self.padding.upper(), (1, self.dilation_rate[0]),
+        )
+        return shape_ops.squeeze(out, 1)
+
+
 Convolution1D, Convolution2D = Conv1D, Conv2D
-Convolution2DTranspose = Conv2DTranspose
-SeparableConvolution2D = SeparableConv2D
+Convolution3D = Conv3D
+Convolution1DTranspose, Convolution2DTranspose = Conv1DTranspose, Conv2DTranspose
+Convolution3DTranspose = Conv3DTranspose
+SeparableConvolution1D, SeparableConvolution2D = SeparableConv1D, SeparableConv2D

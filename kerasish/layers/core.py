@@ -290,19 +290,42 @@ class Activation(Layer):
 class Flatten(Layer):
     """Collapse every axis but the batch axis: (batch, ...) -> (batch, product).
 
+    With data_format='channels_first' the channel axis (1) is moved last before
+    flattening, as Keras does, so the order of the features is that of the channels-last
+    layout (a Dense after it sees the same features whichever layout came before).
+
     Args:
+        data_format: 'channels_last' (default) or 'channels_first': the inputs' layout.
         **kwargs: the `Layer` arguments (``name``, ``dtype``, ``input_shape``, ...).
 
     Example:
         >>> import kerasish as ks
         >>> ks.layers.Flatten()(ks.ones([2, 3, 4])).shape
         (2, 12)
+        >>> x = ks.reshape(ks.range(4.0), (1, 2, 2))  # 2 channels of 2 steps
+        >>> ks.layers.Flatten(data_format="channels_first")(x).numpy().tolist()
+        [[0.0, 2.0, 1.0, 3.0]]
     """
+
+    def __init__(self, data_format=None, **kwargs):
+        super().__init__(**kwargs)
+        data_format = "channels_last" if data_format is None else str(data_format).lower()
+        if data_format not in ("channels_last", "channels_first"):
+            raise InvalidArgumentError(
+                f"Flatten: data_format must be 'channels_last' or 'channels_first', got "
+                f"{data_format!r}"
+            )
+        self.data_format = data_format
 
     def call(self, inputs):
         if inputs.ndim == 0:
             raise InvalidArgumentError("Flatten: needs a batch axis, got a scalar")
+        if self.data_format == "channels_first" and inputs.ndim > 2:
+            inputs = shape_ops.transpose(inputs, (0, *range(2, inputs.ndim), 1))
         return shape_ops.reshape(inputs, (inputs.shape[0], int(np.prod(inputs.shape[1:]))))
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "data_format": self.data_format}
 
     def compute_output_shape(self, input_shape):
         """The output's shape for inputs of `input_shape`, found without running the layer.

@@ -1,5 +1,5 @@
-"""Regularization and noise layers: SpatialDropout1D/2D, GaussianNoise, GaussianDropout,
-ActivityRegularization.
+"""Regularization and noise layers: SpatialDropout1D/2D/3D, AlphaDropout, GaussianNoise,
+GaussianDropout, ActivityRegularization.
 
 The random layers act only when training (``layer(x, training=True)``, or inside
 a model called with ``training=True``) and are the identity otherwise. Their
@@ -21,15 +21,17 @@ from kerasish import regularizers
 from kerasish.core import arguments
 from kerasish.core import random as ks_random
 from kerasish.core.errors import InvalidArgumentError
-from kerasish.core.ops import nn_ops
+from kerasish.core.ops import math_ops, nn_ops
 from kerasish.layers.base import SameShapeLayer, in_training_mode
 
 __all__ = [
     "ActivityRegularization",
+    "AlphaDropout",
     "GaussianDropout",
     "GaussianNoise",
     "SpatialDropout1D",
     "SpatialDropout2D",
+    "SpatialDropout3D",
 ]
 
 
@@ -123,6 +125,81 @@ class SpatialDropout2D(_SpatialDropout):
 
     def get_config(self) -> dict:
         return {**super().get_config(), "data_format": self.data_format}
+
+
+class SpatialDropout3D(SpatialDropout2D):
+    """Drop entire feature maps of 5-D volume inputs with probability `rate`, when training.
+
+    Args:
+        rate: the probability of dropping a channel, in [0, 1).
+        data_format: 'channels_last' (default, (batch, depth, rows, cols, channels)) or
+            'channels_first' ((batch, channels, depth, rows, cols)).
+        seed: an op seed for a separate reproducible stream.
+        **kwargs: the `Layer` arguments (``name``, ``dtype``).
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.random.set_seed(0)
+        >>> y = ks.layers.SpatialDropout3D(0.5)(ks.ones([2, 2, 2, 2, 4]), training=True).numpy()
+        >>> bool((y == y[:, :1, :1, :1]).all())  # each channel kept or dropped everywhere
+        True
+    """
+
+    _rank = 5
+
+    def _noise_shape(self, shape) -> tuple:
+        if self.data_format == "channels_first":
+            return (shape[0], shape[1], 1, 1, 1)
+        return (shape[0], 1, 1, 1, shape[4])
+
+
+class AlphaDropout(SameShapeLayer):
+    """Dropout that keeps a SELU network's self-normalizing mean and variance, when training.
+
+    Dropped units are set to SELU's negative saturation value -alpha * scale rather than
+    0, then an affine map `a * x + b` restores zero mean and unit variance (Klambauer et
+    al., 2017), with Keras's constants and rule.
+
+    Args:
+        rate: the drop probability, in [0, 1).
+        noise_shape: None (one draw per element) or the shape of the keep/drop draws,
+            broadcast over the inputs (None entries: the input's size).
+        seed: an op seed for a separate reproducible stream.
+        **kwargs: the `Layer` arguments (``name``, ``dtype``, ``input_shape``, ...).
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.random.set_seed(0)
+        >>> y = ks.layers.AlphaDropout(0.2)(ks.random.normal([20000]), training=True).numpy()
+        >>> abs(float(y.mean())) < 0.05, abs(float(y.std()) - 1) < 0.05  # still about 0, 1
+        (True, True)
+    """
+
+    _ALPHA = 1.6732632423543772848170429916717
+    _SCALE = 1.0507009873554804934193349852946
+
+    def __init__(self, rate: float, noise_shape=None, seed=None, **kwargs):
+        super().__init__(**kwargs)
+        self.rate = arguments.number(rate, "rate", "AlphaDropout", 0, 1, high_open=True)
+        self.noise_shape = None if noise_shape is None else tuple(noise_shape)
+        self.seed = seed
+
+    def call(self, inputs, training=None):
+        if not in_training_mode(self, training) or self.rate == 0:
+            return inputs
+        shape = inputs.shape if self.noise_shape is None else tuple(
+            size if wanted is None else wanted
+            for size, wanted in zip(inputs.shape, self.noise_shape))
+        kept = math_ops.cast(
+            ks_random.uniform(shape, seed=self.seed) >= self.rate, inputs.dtype)
+        alpha_p = -self._ALPHA * self._SCALE
+        a = ((1 - self.rate) * (1 + self.rate * alpha_p**2)) ** -0.5
+        b = -a * alpha_p * self.rate
+        return (inputs * kept + alpha_p * (1 - kept)) * a + b
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "rate": self.rate, "seed": self.seed,
+                "noise_shape": self.noise_shape}
 
 
 class GaussianNoise(SameShapeLayer):

@@ -160,6 +160,59 @@ class UpSampling2D(Layer):
         }
 
 
+class UpSampling3D(Layer):
+    """Depth, rows and columns of (batch, depth, rows, cols, channels) enlarged `size`
+    times by repetition (Keras's only mode in 3-D).
+
+    Args:
+        size: an int or (depth, rows, cols): the enlargement factors.
+        data_format: 'channels_last' (default: channels on the last axis) or 'channels_first'.
+        **kwargs: the `Layer` arguments (``name``, ``dtype``, ``input_shape``, ...).
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.layers.UpSampling3D((1, 2, 3))(ks.ones([1, 2, 2, 2, 4])).shape
+        (1, 2, 4, 6, 4)
+    """
+
+    def __init__(self, size=(2, 2, 2), data_format=None, **kwargs):
+        super().__init__(**kwargs)
+        self.size = arguments.integers(size, "size", "UpSampling3D", 3)
+        self.data_format = normalize_data_format(data_format, "UpSampling3D")
+
+    def call(self, inputs):
+        _check_rank(self, inputs, 3)
+        start = 2 if self.data_format == "channels_first" else 1
+        outputs = inputs
+        for axis, times in enumerate(self.size, start=start):
+            outputs = _repeat(outputs, axis, times)
+        return outputs
+
+    def compute_output_shape(self, input_shape):
+        """The output's shape for inputs of `input_shape`, found without running the layer.
+
+        Args:
+            input_shape: the inputs' shape, batch axis included (None where unknown).
+
+        Returns:
+            The output's shape.
+
+        Example:
+            >>> import kerasish as ks
+            >>> ks.layers.UpSampling3D(2).compute_output_shape((None, 4, 8, 8, 3))
+            (None, 8, 16, 16, 3)
+        """
+        shape = list(input_shape)
+        start = 2 if self.data_format == "channels_first" else 1
+        for i, times in enumerate(self.size):
+            if shape[start + i] is not None:
+                shape[start + i] *= times
+        return tuple(shape)
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "size": self.size, "data_format": self.data_format}
+
+
 def _pairs(value, rank: int, what: str, layer: str) -> tuple:
     """Keras's forms of per-axis (before, after) amounts: an int (all sides), `rank` ints
     (symmetric per axis) or `rank` pairs; for rank 1, an int or one pair."""
@@ -293,6 +346,56 @@ class ZeroPadding2D(Layer):
         return {**super().get_config(), "padding": self.padding, "data_format": self.data_format}
 
 
+class ZeroPadding3D(Layer):
+    """Zeros added around the depth, rows and columns of (batch, depth, rows, cols,
+    channels): `padding` is an int, 3 ints or 3 (before, after) pairs.
+
+    Args:
+        padding: an int, (depth, rows, cols) or ((front, back), (top, bottom), (left,
+            right)).
+        data_format: 'channels_last' (default: channels on the last axis) or 'channels_first'.
+        **kwargs: the `Layer` arguments (``name``, ``dtype``, ``input_shape``, ...).
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.layers.ZeroPadding3D(((1, 0), (2, 2), (0, 1)))(ks.ones([1, 3, 3, 3, 2])).shape
+        (1, 4, 7, 4, 2)
+    """
+
+    def __init__(self, padding=((1, 1), (1, 1), (1, 1)), data_format=None, **kwargs):
+        super().__init__(**kwargs)
+        self.padding = _pairs(padding, 3, "padding", "ZeroPadding3D")
+        self.data_format = normalize_data_format(data_format, "ZeroPadding3D")
+
+    def call(self, inputs):
+        _check_rank(self, inputs, 3)
+        sides = [list(p) for p in self.padding]
+        if self.data_format == "channels_first":
+            return shape_ops.pad(inputs, [[0, 0], [0, 0], *sides])
+        return shape_ops.pad(inputs, [[0, 0], *sides, [0, 0]])
+
+    def compute_output_shape(self, input_shape):
+        """The output's shape for inputs of `input_shape`, found without running the layer.
+
+        Args:
+            input_shape: the inputs' shape, batch axis included (None where unknown).
+
+        Returns:
+            The output's shape.
+
+        Example:
+            >>> import kerasish as ks
+            >>> ks.layers.ZeroPadding3D(1).compute_output_shape((None, 4, 8, 8, 3))
+            (None, 6, 10, 10, 3)
+        """
+        start = 2 if self.data_format == "channels_first" else 1
+        return _cropped_shape(input_shape, start,
+                              tuple((-a, -b) for a, b in self.padding))
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "padding": self.padding, "data_format": self.data_format}
+
+
 def _crop(layer: Layer, inputs, start: int, cropping) -> Tensor:
     key = [slice(None)] * inputs.ndim
     for i, (before, after) in enumerate(cropping):
@@ -395,6 +498,56 @@ class Cropping2D(Layer):
             >>> import kerasish as ks
             >>> ks.layers.Cropping2D(1).compute_output_shape((None, 8, 8, 3))
             (None, 6, 6, 3)
+        """
+        return _cropped_shape(input_shape, self._start(), self.cropping)
+
+    def get_config(self) -> dict:
+        return {
+            **super().get_config(), "cropping": self.cropping, "data_format": self.data_format
+        }
+
+
+class Cropping3D(Layer):
+    """Cells removed from the edges of the depth, rows and columns of (batch, depth, rows,
+    cols, channels): `cropping` is an int, 3 ints or 3 (before, after) pairs.
+
+    Args:
+        cropping: an int, (depth, rows, cols) or ((front, back), (top, bottom), (left,
+            right)).
+        data_format: 'channels_last' (default: channels on the last axis) or 'channels_first'.
+        **kwargs: the `Layer` arguments (``name``, ``dtype``, ``input_shape``, ...).
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.layers.Cropping3D(((1, 0), (2, 2), (0, 1)))(ks.ones([1, 4, 7, 4, 2])).shape
+        (1, 3, 3, 3, 2)
+    """
+
+    def __init__(self, cropping=((1, 1), (1, 1), (1, 1)), data_format=None, **kwargs):
+        super().__init__(**kwargs)
+        self.cropping = _pairs(cropping, 3, "cropping", "Cropping3D")
+        self.data_format = normalize_data_format(data_format, "Cropping3D")
+
+    def _start(self) -> int:
+        return 2 if self.data_format == "channels_first" else 1
+
+    def call(self, inputs):
+        _check_rank(self, inputs, 3)
+        return _crop(self, inputs, self._start(), self.cropping)
+
+    def compute_output_shape(self, input_shape):
+        """The output's shape for inputs of `input_shape`, found without running the layer.
+
+        Args:
+            input_shape: the inputs' shape, batch axis included (None where unknown).
+
+        Returns:
+            The output's shape.
+
+        Example:
+            >>> import kerasish as ks
+            >>> ks.layers.Cropping3D(1).compute_output_shape((None, 4, 8, 8, 3))
+            (None, 2, 6, 6, 3)
         """
         return _cropped_shape(input_shape, self._start(), self.cropping)
 

@@ -48,14 +48,21 @@ clip_ops          clip_by_global_norm                       ks
 clip_ops          clip_by_norm                              ks
 clip_ops          clip_by_value                             ks
 clip_ops          global_norm                               ks
+conv_ops          adaptive_pool                             nn
 conv_ops          avg_pool2d                                nn nn:avg_pool
+conv_ops          avg_pool3d                                nn
 conv_ops          conv1d                                    nn
 conv_ops          conv2d                                    nn
 conv_ops          conv2d_transpose                          nn
+conv_ops          conv3d                                    nn
+conv_ops          conv3d_transpose                          nn
 conv_ops          depthwise_conv2d                          nn
 conv_ops          extract_patches                           nn
+conv_ops          extract_volume_patches                    nn
 conv_ops          max_pool2d                                nn nn:max_pool
+conv_ops          max_pool3d                                nn
 conv_ops          patches_to_image                          nn
+conv_ops          patches_to_volume                         nn
 conv_ops          separable_conv2d                          nn
 creation_ops      eye                                       ks linalg
 creation_ops      fill                                      ks

@@ -24,11 +24,14 @@ from kerasish.ops.keras_dtypes import floating, on_floats
 from kerasish.ops.shapes import moveaxis
 
 __all__ = [
+    "adaptive_average_pool",
+    "adaptive_max_pool",
     "average_pool",
     "batch_normalization",
     "binary_crossentropy",
     "categorical_crossentropy",
     "conv",
+    "conv_transpose",
     "depthwise_conv",
     "elu",
     "gelu",
@@ -39,6 +42,7 @@ __all__ = [
     "max_pool",
     "normalize",
     "one_hot",
+    "rms_normalization",
     "selu",
     "separable_conv",
     "sigmoid",
@@ -243,9 +247,10 @@ def _layout(data_format, op_name: str) -> bool:
     return data_format == "channels_first"
 
 
-def _spatial(op_name: str, inputs, data_format, padding: str, run2d, *per_axis):
+def _spatial(op_name: str, inputs, data_format, padding: str, run2d, *per_axis, run3d=None):
     """Run the 2-D op `run2d(x, padding, *per_axis)` on a channels-last batch of 1 or 2
-    spatial axes (one of height 1 for 1-D), moving channels first and back as asked.
+    spatial axes (one of height 1 for 1-D), or `run3d` alike on 3 spatial axes where the
+    op has one, moving channels first and back as asked.
 
     `per_axis` holds window-shaped arguments (a kernel, strides, sizes); for 1-D inputs
     each gets a leading 1 (a kernel: a leading axis of length 1)."""
@@ -253,11 +258,16 @@ def _spatial(op_name: str, inputs, data_format, padding: str, run2d, *per_axis):
     first = _layout(data_format, op_name)
     if first:
         x = moveaxis(x, 1, -1)
-    if padding.lower() not in ("valid", "same") or x.ndim not in (3, 4):
+    ranks = (3, 4, 5) if run3d is not None else (3, 4)
+    if padding.lower() not in ("valid", "same") or x.ndim not in ranks:
+        axes = ("1, 2 or 3 spatial axes (rank 3 to 5" if run3d
+                else "1 or 2 spatial axes (rank 3 or 4")
         raise InvalidArgumentError(
-            f"{op_name}: needs inputs with 1 or 2 spatial axes (rank 3 or 4, got shape "
+            f"{op_name}: needs inputs with {axes}, got shape "
             f"{x.shape}) and padding 'valid' or 'same' (got {padding!r})")
-    if x.ndim == 3:
+    if x.ndim == 5:
+        y = run3d(x, padding.upper(), *per_axis)
+    elif x.ndim == 3:
         def widened(value):
             if isinstance(value, Tensor) or hasattr(value, "shape"):
                 return expand_dims(value, 0)
@@ -271,7 +281,7 @@ def _spatial(op_name: str, inputs, data_format, padding: str, run2d, *per_axis):
 
 def conv(inputs, kernel, strides=1, padding: str = "valid", data_format=None,
          dilation_rate=1) -> Tensor:
-    """N-D convolution (cross-correlation) for 1 or 2 spatial axes; `kernel` is (spatial...,
+    """N-D convolution (cross-correlation) for 1 to 3 spatial axes; `kernel` is (spatial...,
     in_channels, out_channels), grouped when the input has a multiple of its in_channels.
 
     Args:
@@ -286,7 +296,7 @@ def conv(inputs, kernel, strides=1, padding: str = "valid", data_format=None,
         The convolved batch, in `data_format`.
 
     Raises:
-        InvalidArgumentError: 3 spatial axes, another padding, or shapes that do not fit.
+        InvalidArgumentError: another padding, or shapes that do not fit.
 
     Example:
         >>> import numpy as np
@@ -296,7 +306,8 @@ def conv(inputs, kernel, strides=1, padding: str = "valid", data_format=None,
     """
     return _spatial("conv", inputs, data_format, padding,
                     lambda x, pad, w, s, d: conv_ops.conv2d(x, w, s, pad, d),
-                    convert_to_tensor(kernel), strides, dilation_rate)
+                    convert_to_tensor(kernel), strides, dilation_rate,
+                    run3d=lambda x, pad, w, s, d: conv_ops.conv3d(x, w, s, pad, d))
 
 
 def depthwise_conv(inputs, kernel, strides=1, padding: str = "valid", data_format=None,
@@ -356,7 +367,7 @@ def separable_conv(inputs, depthwise_kernel, pointwise_kernel, strides=1,
 
 
 def max_pool(inputs, pool_size, strides=None, padding: str = "valid", data_format=None):
-    """The maximum over windows, for 1 or 2 spatial axes (padding never wins).
+    """The maximum over windows, for 1 to 3 spatial axes (padding never wins).
 
     Args:
         inputs: (batch, spatial..., channels) (or channels first).
@@ -376,11 +387,12 @@ def max_pool(inputs, pool_size, strides=None, padding: str = "valid", data_forma
     """
     return _spatial("max_pool", inputs, data_format, padding,
                     lambda x, pad, k, s: conv_ops.max_pool2d(x, k, s, pad),
-                    pool_size, pool_size if strides is None else strides)
+                    pool_size, pool_size if strides is None else strides,
+                    run3d=lambda x, pad, k, s: conv_ops.max_pool3d(x, k, s, pad))
 
 
 def average_pool(inputs, pool_size, strides=None, padding: str = "valid", data_format=None):
-    """The mean over windows, for 1 or 2 spatial axes (with 'same' padding, padded cells are
+    """The mean over windows, for 1 to 3 spatial axes (with 'same' padding, padded cells are
     not counted).
 
     Args:
@@ -401,7 +413,151 @@ def average_pool(inputs, pool_size, strides=None, padding: str = "valid", data_f
     """
     return _spatial("average_pool", inputs, data_format, padding,
                     lambda x, pad, k, s: conv_ops.avg_pool2d(x, k, s, pad),
-                    pool_size, pool_size if strides is None else strides)
+                    pool_size, pool_size if strides is None else strides,
+                    run3d=lambda x, pad, k, s: conv_ops.avg_pool3d(x, k, s, pad))
+
+
+def adaptive_average_pool(inputs, output_size, data_format=None) -> Tensor:
+    """The mean over windows that divide each spatial axis into `output_size` cells (1 to 3
+    spatial axes): output i of an axis of size n pools [floor(i n / out), ceil((i+1) n / out)).
+
+    Args:
+        inputs: (batch, spatial..., channels) (or channels first).
+        output_size: an int, or one per spatial axis.
+        data_format: 'channels_last' (None) or 'channels_first'.
+
+    Returns:
+        The pooled batch, of spatial shape `output_size`.
+
+    Raises:
+        InvalidArgumentError: a rank outside 3..5, or a wrong `output_size`.
+
+    Example:
+        >>> import numpy as np
+        >>> from kerasish import ops
+        >>> x = np.arange(5.0).reshape(1, 5, 1)
+        >>> ops.convert_to_numpy(ops.adaptive_average_pool(x, 2))[0, :, 0]
+        array([1., 3.])
+    """
+    return _adaptive("adaptive_average_pool", inputs, output_size, data_format, "average")
+
+
+def adaptive_max_pool(inputs, output_size, data_format=None) -> Tensor:
+    """The maximum over windows that divide each spatial axis into `output_size` cells (1 to
+    3 spatial axes), placed as `adaptive_average_pool`'s.
+
+    Args:
+        inputs: (batch, spatial..., channels) (or channels first).
+        output_size: an int, or one per spatial axis.
+        data_format: 'channels_last' (None) or 'channels_first'.
+
+    Returns:
+        The pooled batch, of spatial shape `output_size`.
+
+    Raises:
+        InvalidArgumentError: a rank outside 3..5, or a wrong `output_size`.
+
+    Example:
+        >>> import numpy as np
+        >>> from kerasish import ops
+        >>> x = np.arange(5.0).reshape(1, 5, 1)
+        >>> ops.convert_to_numpy(ops.adaptive_max_pool(x, 2))[0, :, 0]
+        array([2., 4.])
+    """
+    return _adaptive("adaptive_max_pool", inputs, output_size, data_format, "max")
+
+
+def _adaptive(op_name, inputs, output_size, data_format, mode) -> Tensor:
+    x = floating(inputs)
+    first = _layout(data_format, op_name)
+    y = conv_ops.adaptive_pool(moveaxis(x, 1, -1) if first else x, output_size, mode)
+    return moveaxis(y, -1, 1) if first else y
+
+
+def conv_transpose(inputs, kernel, strides=1, padding: str = "valid", output_padding=None,
+                   data_format=None, dilation_rate=1) -> Tensor:
+    """The transpose of `conv` (a learned upsampling) for 1 to 3 spatial axes; `kernel` is
+    (spatial..., out_channels, in_channels), and the output size per axis is Keras's
+    (see `kerasish.core.ops.conv_ops.transpose_output_length`).
+
+    Args:
+        inputs: (batch, spatial..., channels) (or channels first).
+        kernel: (spatial..., out_channels, in_channels).
+        strides: an int or one per spatial axis.
+        padding: 'valid' or 'same'.
+        output_padding: None, an int or one per spatial axis (each smaller than its stride).
+        data_format: 'channels_last' (None) or 'channels_first'.
+        dilation_rate: an int or one per spatial axis.
+
+    Returns:
+        The upsampled batch with out_channels channels, in `data_format`.
+
+    Raises:
+        InvalidArgumentError: a rank outside 3..5, another padding, or shapes that do not fit.
+
+    Example:
+        >>> import numpy as np
+        >>> from kerasish import ops
+        >>> ops.shape(ops.conv_transpose(np.ones((2, 4, 3)), np.ones((3, 5, 3)), 2))
+        (2, 9, 5)
+    """
+    x = floating(inputs)
+    kernel = convert_to_tensor(kernel)
+    first = _layout(data_format, "conv_transpose")
+    if first:
+        x = moveaxis(x, 1, -1)
+    rank = x.ndim - 2
+    if rank not in (1, 2, 3) or kernel.ndim != rank + 2 or str(padding).lower() not in (
+            "valid", "same"):
+        raise InvalidArgumentError(
+            f"conv_transpose: needs inputs with 1 to 3 spatial axes and a kernel of rank "
+            f"inputs' rank (spatial..., out, in), and padding 'valid' or 'same'; got shapes "
+            f"{x.shape} and {kernel.shape}, padding {padding!r}")
+
+    def per_axis(value):
+        return (value,) * rank if isinstance(value, (int, np.integer)) else tuple(value)
+
+    strides_, dilations = per_axis(strides), per_axis(dilation_rate)
+    extra = (None,) * rank if output_padding is None else per_axis(output_padding)
+    spatial = tuple(
+        conv_ops.transpose_output_length(size, k, s, padding, p, d)
+        for size, k, s, p, d in zip(x.shape[1:-1], kernel.shape[:rank], strides_, extra,
+                                    dilations))
+    shape = (x.shape[0], *spatial, kernel.shape[-2])
+    pad = str(padding).upper()
+    if rank == 3:
+        y = conv_ops.conv3d_transpose(x, kernel, shape, strides_, pad, dilations)
+    elif rank == 2:
+        y = conv_ops.conv2d_transpose(x, kernel, shape, strides_, pad, dilations)
+    else:
+        y = squeeze(conv_ops.conv2d_transpose(
+            expand_dims(x, 1), expand_dims(kernel, 0), (shape[0], 1, *shape[1:]),
+            (1, *strides_), pad, (1, *dilations)), 1)
+    return moveaxis(y, -1, 1) if first else y
+
+
+def rms_normalization(x, scale=None, axis=-1, epsilon=None) -> Tensor:
+    """x / sqrt(mean(x**2 over `axis`) + epsilon), times `scale` (broadcast), as Keras's.
+
+    Args:
+        x: a tensor.
+        scale: None, or a factor broadcast against the result.
+        axis: the axis, or axes, of the mean square.
+        epsilon: added to the mean square (None: `ks.backend.epsilon()`, 1e-7).
+
+    Returns:
+        A tensor of `x`'s shape.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.convert_to_numpy(ops.rms_normalization([[3.0, 4.0]], epsilon=0.0)).round(4)
+        array([[0.8485, 1.1314]], dtype=float32)
+    """
+    x = floating(x)
+    axes = tuple(axis) if isinstance(axis, (list, tuple)) else axis
+    mean_square = reduction_ops.reduce_mean(math_ops.square(x), axes, keepdims=True)
+    y = x * math_ops.rsqrt(mean_square + (1e-7 if epsilon is None else epsilon))
+    return y if scale is None else y * math_ops.cast(convert_to_tensor(scale), x.dtype)
 
 
 def batch_normalization(x, mean, variance, axis: int, offset=None, scale=None,

@@ -654,6 +654,31 @@ SAMPLES: dict[str, list[Case]] = {
             label="VALID dilated",
         ),
     ],
+    "extract_volume_patches": [
+        Case(
+            lambda x: ks.nn.extract_volume_patches(x, (2, 3, 2), 1, "VALID"),
+            [normal(1, 3, 4, 3, 2)],
+            label="VALID s1",
+        ),
+        Case(
+            lambda x: ks.nn.extract_volume_patches(x * x, (2, 2, 3), (2, 1, 2), "SAME",
+                                                   dilations=(1, 2, 1)),
+            [normal(1, 3, 4, 4, 1)],
+            label="SAME strided, dilated",
+        ),
+    ],
+    "patches_to_volume": [
+        Case(
+            lambda p: ks.nn.patches_to_volume(p, (1, 3, 4, 3, 2), (2, 3, 2), 1, "VALID"),
+            [normal(1, 2, 2, 2, 2, 3, 2, 2)],
+            label="VALID s1",
+        ),
+        Case(
+            lambda p: ks.nn.patches_to_volume(p * p, (1, 4, 3, 3, 1), 2, 2, "SAME"),
+            [normal(1, 2, 2, 2, 2, 2, 2, 1)],
+            label="SAME s2",
+        ),
+    ],
     "conv2d_transpose": [
         Case(
             lambda y, w: ks.nn.conv2d_transpose(y, w, (1, 5, 4, 2), 2, "SAME"),

@@ -715,3 +715,482 @@ def avg_pool2d(input, ksize, strides, padding: str = "VALID"):  # noqa: A002
     total = reduction_ops.reduce_sum(extract_patches(x, ksize, strides, padding), axis=(3, 4))
     counts = extract_patches(creation_ops.ones_like(x[:1, :, :, :1]), ksize, strides, padding)
     return total / reduction_ops.reduce_sum(counts, axis=(3, 4))
+
+
+# ---------------------------------------------------------------- volumes (3-D)
+#
+# The 3-D family is built as the 2-D one: `extract_volume_patches` (im2col over an
+# NDHWC volume) and its adjoint `patches_to_volume` are the two linear primitives;
+# conv3d is patches and one matmul, conv3d_transpose one matmul and patches_to_volume
+# (the adjoint of conv3d, so its gradients are conv3d's), and 3-D pooling reduces
+# the patches. Gradients of every order come from those two primitives.
+
+
+def _triple(value, name: str) -> tuple:
+    """(depth, height, width) from an int, 1 or 3 values, or TF's [1, d, h, w, 1]."""
+    if isinstance(value, (int, np.integer)):
+        return (int(value),) * 3
+    value = tuple(int(v) for v in value)
+    if len(value) == 5:
+        if value[0] != 1 or value[4] != 1:
+            raise InvalidArgumentError(f"{name}: batch and channel entries must be 1, got {value}")
+        return value[1:4]
+    if len(value) == 1:
+        return value * 3
+    if len(value) != 3:
+        raise InvalidArgumentError(f"{name}: expected 1, 3 or 5 values, got {value}")
+    return value
+
+
+def _volume_plan(shape, ksize, strides, padding, name, dilations=(1, 1, 1)):
+    """(output sizes (d, h, w), pads) of windows of `ksize` on an NDHWC `shape`."""
+    if len(shape) != 5:
+        raise InvalidArgumentError(
+            f"{name}: input must be NDHWC (rank 5: batch, depth, height, width, channels), "
+            f"got shape {tuple(shape)}"
+        )
+    sizes, pads = [], [(0, 0)]
+    for size, k, s, d in zip(shape[1:4], ksize, strides, dilations):
+        out, before, after = _padding_plan(size, (k - 1) * d + 1, s, padding, name)
+        sizes.append(out)
+        pads.append((before, after))
+    return tuple(sizes), tuple(pads) + ((0, 0),)
+
+
+def _volume_taps(ksize, strides, dilations, sizes):
+    """For each window cell (i, j, l): its index and the strided slices it reads."""
+    for i in range(ksize[0]):
+        for j in range(ksize[1]):
+            for m in range(ksize[2]):
+                yield (i, j, m), tuple(
+                    slice(t * d, t * d + s * o, s)
+                    for t, d, s, o in zip((i, j, m), dilations, strides, sizes)
+                )
+
+
+@primitive("extract_volume_patches")
+def _extract_volume_patches(x, ksize, strides, padding, pad_value, dilations):
+    sizes, pads = _volume_plan(x.shape, ksize, strides, padding, "extract_volume_patches",
+                               dilations)
+    xp = backend.array_module(x)
+    if any(p for pair in pads for p in pair):
+        x = xp.pad(x, pads, constant_values=pad_value)
+    n, c = x.shape[0], x.shape[4]
+    out = xp.empty((n, *sizes, *ksize, c), dtype=x.dtype)
+    for (i, j, m), cells in _volume_taps(ksize, strides, dilations, sizes):
+        out[:, :, :, :, i, j, m, :] = x[(slice(None), *cells, slice(None))]
+    return out
+
+
+@_extract_volume_patches.defgrad
+def _(op, dy):
+    attrs = op.attrs
+    return (patches_to_volume(dy, op.inputs[0].shape, attrs["ksize"], attrs["strides"],
+                              attrs["padding"], attrs["dilations"]),)
+
+
+@primitive("patches_to_volume")
+def _patches_to_volume(patches, image_shape, ksize, strides, padding, dilations):
+    sizes, pads = _volume_plan(image_shape, ksize, strides, padding, "patches_to_volume",
+                               dilations)
+    xp = backend.array_module(patches)
+    padded = tuple(size + before + after for size, (before, after) in zip(image_shape, pads))
+    out = xp.zeros(padded, dtype=patches.dtype)
+    for (i, j, m), cells in _volume_taps(ksize, strides, dilations, sizes):
+        out[(slice(None), *cells, slice(None))] += patches[:, :, :, :, i, j, m, :]
+    crop = tuple(slice(before, before + size) for size, (before, _) in zip(image_shape, pads))
+    return out[crop]
+
+
+@_patches_to_volume.defgrad
+def _(op, dy):
+    attrs = op.attrs
+    return (extract_volume_patches(dy, attrs["ksize"], attrs["strides"], attrs["padding"],
+                                   dilations=attrs["dilations"]),)
+
+
+def extract_volume_patches(
+    input, ksizes, strides, padding: str = "VALID", pad_value: float = 0.0,  # noqa: A002
+    dilations=1,
+):
+    """Sliding windows of an NDHWC batch, as tf.extract_volume_patches but with the window
+    kept as axes: shape (N, out_d, out_h, out_w, kd, kh, kw, C).
+
+    Args:
+        input: an NDHWC batch (rank 5: batch, depth, height, width, channels).
+        ksizes: the window size: an int, (depth, height, width), or TF's [1, d, h, w, 1].
+        strides: the window step, in the same forms.
+        padding: 'VALID' (windows inside the input) or 'SAME' (output size ceil(in / stride)).
+        pad_value: the value of the padding cells.
+        dilations: the spacing of window cells, in the same forms.
+
+    Returns:
+        The windows; the gradient is `patches_to_volume`.
+
+    Raises:
+        InvalidArgumentError: `input` is not rank 5, a size has the wrong form, a window is
+            larger than the input with 'VALID', or `padding` is neither mode.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.nn.extract_volume_patches(ks.ones([1, 4, 4, 4, 2]), 2, 2).shape
+        (1, 2, 2, 2, 2, 2, 2, 2)
+    """
+    attrs = {
+        "ksize": _triple(ksizes, "extract_volume_patches"),
+        "strides": _triple(strides, "extract_volume_patches"),
+        "padding": str(padding).upper(),
+        "pad_value": pad_value,
+        "dilations": _triple(dilations, "extract_volume_patches"),
+    }
+    return apply(_extract_volume_patches, (convert_to_tensor(input),), attrs)
+
+
+def patches_to_volume(patches, image_shape, ksizes, strides, padding: str = "VALID",
+                      dilations=1):
+    """The adjoint of `extract_volume_patches` (col2im in 3-D): every patch entry added
+    back onto the cell of the NDHWC volume of `image_shape` it was taken from.
+
+    Args:
+        patches: a tensor shaped as `extract_volume_patches` returns for this volume.
+        image_shape: the NDHWC shape of the volume.
+        ksizes: the window size: an int, (depth, height, width), or TF's [1, d, h, w, 1].
+        strides: the window step, in the same forms.
+        padding: 'VALID' (windows inside the input) or 'SAME' (output size ceil(in / stride)).
+        dilations: the spacing of window cells, in the same forms.
+
+    Returns:
+        A tensor of `image_shape`.
+
+    Raises:
+        InvalidArgumentError: a size has the wrong form, or `padding` is neither mode.
+
+    Example:
+        >>> import kerasish as ks
+        >>> patches = ks.nn.extract_volume_patches(ks.ones([1, 3, 3, 3, 1]), 2, 1)
+        >>> ks.nn.patches_to_volume(patches, (1, 3, 3, 3, 1), 2, 1).numpy()[0, :, 1, 1, 0].tolist()
+        [4.0, 8.0, 4.0]
+    """
+    image_shape = tuple(int(d) for d in image_shape)
+    attrs = {
+        "image_shape": image_shape,
+        "ksize": _triple(ksizes, "patches_to_volume"),
+        "strides": _triple(strides, "patches_to_volume"),
+        "padding": str(padding).upper(),
+        "dilations": _triple(dilations, "patches_to_volume"),
+    }
+    patches = convert_to_tensor(patches)
+    sizes, _ = _volume_plan(image_shape, attrs["ksize"], attrs["strides"], attrs["padding"],
+                            "patches_to_volume", attrs["dilations"])
+    expected = (image_shape[0], *sizes, *attrs["ksize"], image_shape[4])
+    if patches.shape != expected:
+        raise InvalidArgumentError(
+            f"patches_to_volume: patches of shape {patches.shape} do not fit a volume of shape "
+            f"{image_shape} with these windows: expected {expected}"
+        )
+    return apply(_patches_to_volume, (patches,), attrs)
+
+
+def conv3d(input, filters, strides=1, padding: str = "VALID", dilations=1):  # noqa: A002
+    """3-D convolution (cross-correlation, as in TF) of NDHWC `input` with DHWIO `filters`.
+
+    As `conv2d`: filter cells are `dilations` apart, and an input with a multiple g of the
+    filters' input channels is convolved in g groups (Keras's `groups`).
+
+    Args:
+        input: an NDHWC batch (rank 5: batch, depth, height, width, channels).
+        filters: (depth, height, width, in_channels, out_channels).
+        strides: the window step: an int, (depth, height, width), or TF's [1, d, h, w, 1].
+        padding: 'VALID' (windows inside the input) or 'SAME' (output size ceil(in / stride)).
+        dilations: the spacing of filter cells, in the same forms.
+
+    Returns:
+        The NDHWC output with `out_channels` channels.
+
+    Raises:
+        InvalidArgumentError: a rank is wrong, the channels do not fit the filters (both
+            shapes named), a size has the wrong form, or `padding` is neither mode.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.nn.conv3d(ks.ones([1, 4, 5, 6, 2]), ks.ones([3, 3, 3, 2, 8]), padding="SAME").shape
+        (1, 4, 5, 6, 8)
+    """
+    x = convert_to_tensor(input)
+    w = convert_to_tensor(filters)
+    if w.ndim != 5:
+        raise InvalidArgumentError(
+            f"conv3d: filters must be DHWIO (depth, height, width, in, out) (rank 5), got "
+            f"shape {w.shape}"
+        )
+    if x.ndim != 5:
+        raise InvalidArgumentError(
+            f"conv3d: input must be NDHWC (rank 5: batch, depth, height, width, channels), "
+            f"got shape {x.shape}"
+        )
+    kd, kh, kw, cin, cout = w.shape
+    channels = x.shape[4]
+    if cin == 0 or channels % cin or cout % (channels // cin):
+        raise InvalidArgumentError(
+            f"conv3d: input shape {x.shape} (NDHWC) has {channels} "
+            f"channels but filters shape {w.shape} (DHWIO) expects {cin} (or a multiple of it "
+            f"that divides the {cout} filters into groups)"
+        )
+    groups = channels // cin
+    patches = extract_volume_patches(x, (kd, kh, kw), strides, padding, dilations=dilations)
+    n, od, oh, ow = patches.shape[:4]
+    windows, taps = n * od * oh * ow, kd * kh * kw
+    if groups == 1:
+        columns = shape_ops.reshape(patches, (windows, taps * cin))
+        out = math_ops.matmul(columns, shape_ops.reshape(w, (taps * cin, cout)))
+        return shape_ops.reshape(out, (n, od, oh, ow, cout))
+    per_group = cout // groups
+    columns = shape_ops.reshape(patches, (windows, taps, groups, cin))
+    columns = shape_ops.reshape(
+        shape_ops.transpose(columns, (2, 0, 1, 3)), (groups, windows, taps * cin))
+    kernels = shape_ops.reshape(w, (taps, cin, groups, per_group))
+    kernels = shape_ops.reshape(
+        shape_ops.transpose(kernels, (2, 0, 1, 3)), (groups, taps * cin, per_group))
+    out = shape_ops.transpose(math_ops.matmul(columns, kernels), (1, 0, 2))
+    return shape_ops.reshape(out, (n, od, oh, ow, cout))
+
+
+def conv3d_transpose(
+    input, filters, output_shape, strides=1, padding: str = "SAME", dilations=1  # noqa: A002
+):
+    """The transpose (adjoint) of `conv3d`, as tf.nn.conv3d_transpose: the gradient of a
+    convolution of an `output_shape` volume, taken with respect to that volume.
+
+    It is one matmul (each input cell times every filter tap) and `patches_to_volume`
+    adding the taps onto the volume, so its gradients are those primitives'.
+
+    Args:
+        input: NDHWC, with as many channels as `filters` has (its last axis).
+        filters: (depth, height, width, out channels, in channels), Keras's
+            Conv3DTranspose layout.
+        output_shape: (batch, depth, height, width, out channels) of the result; a
+            convolution of such a volume with these strides, padding and dilations must
+            give `input`'s spatial shape.
+        strides: the window step: an int, (depth, height, width), or TF's [1, d, h, w, 1].
+        padding: 'VALID' or 'SAME', as for the forward convolution.
+        dilations: the spacing of filter cells, in the same forms.
+
+    Returns:
+        A tensor of `output_shape`.
+
+    Raises:
+        InvalidArgumentError: the channels or shapes do not fit (all named).
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.nn.conv3d_transpose(ks.ones([1, 2, 3, 3, 4]), ks.ones([3, 3, 3, 2, 4]),
+        ...                        [1, 4, 6, 6, 2], strides=2).shape
+        (1, 4, 6, 6, 2)
+    """
+    y = convert_to_tensor(input)
+    w = convert_to_tensor(filters)
+    if w.ndim != 5:
+        raise InvalidArgumentError(
+            f"conv3d_transpose: filters must be (depth, height, width, out, in) (rank 5), got "
+            f"shape {w.shape}"
+        )
+    kd, kh, kw, cout, cin = w.shape
+    image_shape = tuple(int(d) for d in output_shape)
+    if y.ndim != 5 or y.shape[4] != cin or len(image_shape) != 5 or image_shape[4] != cout:
+        raise InvalidArgumentError(
+            f"conv3d_transpose: input shape {y.shape} (NDHWC) and output_shape {image_shape} "
+            f"must have the {cin} and {cout} channels of filters shape {w.shape} "
+            "(depth, height, width, out, in)"
+        )
+    strides = _triple(strides, "conv3d_transpose")
+    dilations = _triple(dilations, "conv3d_transpose")
+    padding = str(padding).upper()
+    sizes, _ = _volume_plan(image_shape, (kd, kh, kw), strides, padding, "conv3d_transpose",
+                            dilations)
+    if sizes != y.shape[1:4] or image_shape[0] != y.shape[0]:
+        raise InvalidArgumentError(
+            f"conv3d_transpose: a convolution of an output_shape {image_shape} volume with "
+            f"strides {strides}, padding {padding!r} and dilations {dilations} has shape "
+            f"{(image_shape[0], *sizes, cin)}, not the input's {y.shape}"
+        )
+    n, d, h, wd = y.shape[:4]
+    taps = kd * kh * kw
+    columns = math_ops.matmul(shape_ops.reshape(y, (n * d * h * wd, cin)),
+                              shape_ops.reshape(w, (taps * cout, cin)), transpose_b=True)
+    patches = shape_ops.reshape(columns, (n, d, h, wd, kd, kh, kw, cout))
+    return patches_to_volume(patches, image_shape, (kd, kh, kw), strides, padding, dilations)
+
+
+def _pool3d_args(x, ksize, strides, padding, name):
+    if x.ndim != 5:
+        raise InvalidArgumentError(
+            f"{name}: input must be NDHWC (rank 5: batch, depth, height, width, channels), "
+            f"got shape {x.shape}"
+        )
+    padding = str(padding).upper()
+    if padding not in ("SAME", "VALID"):
+        raise InvalidArgumentError(f"{name}: padding must be 'SAME' or 'VALID', got {padding!r}")
+    return _triple(ksize, name), _triple(strides, name), padding
+
+
+def max_pool3d(input, ksize, strides, padding: str = "VALID"):  # noqa: A002
+    """Max over windows of an NDHWC batch (padding never wins the max).
+
+    Args:
+        input: an NDHWC batch (rank 5: batch, depth, height, width, channels).
+        ksize: the window size: an int, (depth, height, width), or TF's [1, d, h, w, 1].
+        strides: the window step, in the same forms.
+        padding: 'VALID' (windows inside the input) or 'SAME' (output size ceil(in / stride)).
+
+    Returns:
+        The pooled NDHWC batch; the gradient goes to each window's maximum (shared by ties).
+
+    Raises:
+        InvalidArgumentError: `input` is not rank 5, a size has the wrong form, or `padding`
+            is neither mode.
+
+    Example:
+        >>> import kerasish as ks
+        >>> x = ks.reshape(ks.range(8.0), (1, 2, 2, 2, 1))
+        >>> ks.nn.max_pool3d(x, 2, 2).numpy().reshape(-1).tolist()
+        [7.0]
+    """
+    x = convert_to_tensor(input)
+    ksize, strides, padding = _pool3d_args(x, ksize, strides, padding, "max_pool3d")
+    patches = extract_volume_patches(x, ksize, strides, padding, pad_value=-np.inf)
+    return reduction_ops.reduce_max(patches, axis=(4, 5, 6))
+
+
+def avg_pool3d(input, ksize, strides, padding: str = "VALID"):  # noqa: A002
+    """Mean over windows of an NDHWC batch; with SAME padding, padded cells are not counted.
+
+    Args:
+        input: an NDHWC batch (rank 5: batch, depth, height, width, channels).
+        ksize: the window size: an int, (depth, height, width), or TF's [1, d, h, w, 1].
+        strides: the window step, in the same forms.
+        padding: 'VALID' (windows inside the input) or 'SAME' (output size ceil(in / stride)).
+
+    Returns:
+        The pooled NDHWC batch.
+
+    Raises:
+        InvalidArgumentError: `input` is not rank 5, a size has the wrong form, or `padding`
+            is neither mode.
+
+    Example:
+        >>> import kerasish as ks
+        >>> x = ks.reshape(ks.range(8.0), (1, 2, 2, 2, 1))
+        >>> ks.nn.avg_pool3d(x, 2, 2).numpy().reshape(-1).tolist()
+        [3.5]
+    """
+    x = convert_to_tensor(input)
+    ksize, strides, padding = _pool3d_args(x, ksize, strides, padding, "avg_pool3d")
+    total = reduction_ops.reduce_sum(extract_volume_patches(x, ksize, strides, padding),
+                                axis=(4, 5, 6))
+    if padding == "VALID":
+        return total * (1.0 / (ksize[0] * ksize[1] * ksize[2]))
+    ones = creation_ops.ones_like(x[:1, :, :, :, :1])
+    counts = reduction_ops.reduce_sum(extract_volume_patches(ones, ksize, strides, padding),
+                                 axis=(4, 5, 6))
+    return total / counts
+
+
+def transpose_output_length(size, kernel: int, stride: int, padding: str,
+                            output_padding=None, dilation: int = 1):
+    """The length of one spatial axis of a transposed convolution's output, as Keras
+    computes it (None stays None), k being the dilated kernel size: `size * stride +
+    max(k - stride, 0)` ('valid') or `size * stride` ('same') without `output_padding`;
+    with it, `(size - 1) * stride + k - 2 * pad + output_padding`, pad = k // 2 for
+    'same', 0 for 'valid'.
+
+    Args:
+        size: the input's length on this axis (or None).
+        kernel: the kernel's size on this axis.
+        stride: the stride on this axis.
+        padding: 'valid' or 'same' (any case).
+        output_padding: None, or the extra cells on this axis.
+        dilation: the kernel's dilation on this axis.
+
+    Returns:
+        The output length, or None.
+
+    Example:
+        >>> from kerasish.core.ops.conv_ops import transpose_output_length
+        >>> transpose_output_length(4, 3, 2, "valid"), transpose_output_length(4, 3, 2, "same", 1)
+        (9, 8)
+    """
+    if size is None:
+        return None
+    k = (kernel - 1) * dilation + 1
+    same = str(padding).lower() == "same"
+    if output_padding is None:
+        return size * stride + (0 if same else max(k - stride, 0))
+    pad = k // 2 if same else 0
+    return (size - 1) * stride + k - 2 * pad + output_padding
+
+
+# ---------------------------------------------------------------- adaptive pooling
+
+
+def _adaptive_bounds(size: int, out: int) -> list:
+    """PyTorch's and Keras's windows: output i pools [floor(i * size / out),
+    ceil((i + 1) * size / out))."""
+    return [((i * size) // out, -(-((i + 1) * size) // out)) for i in range(out)]
+
+
+def adaptive_pool(input, output_size, mode: str = "average"):  # noqa: A002
+    """Pool a channels-last batch (1 to 3 spatial axes) down to `output_size` cells per
+    spatial axis, each output cell pooling a window that Keras (and PyTorch) place at
+    [floor(i * size / out), ceil((i + 1) * size / out)).
+
+    Box means and maxima are separable, so it pools one axis at a time: a slice and a
+    reduction per output cell, whose gradients are those of slicing and `reduce_mean` /
+    `reduce_max` (ties in a max share the gradient).
+
+    Args:
+        input: (batch, spatial..., channels).
+        output_size: an int, or one per spatial axis.
+        mode: 'average' or 'max'.
+
+    Returns:
+        (batch, *output_size, channels).
+
+    Raises:
+        InvalidArgumentError: a rank outside 3..5, an output size that is not a positive int
+            per spatial axis, or an unknown mode.
+
+    Example:
+        >>> import kerasish as ks
+        >>> x = ks.reshape(ks.range(5.0), (1, 5, 1))
+        >>> ks.nn.adaptive_pool(x, 2, "max").numpy().reshape(-1).tolist()
+        [2.0, 4.0]
+    """
+    x = convert_to_tensor(input)
+    rank = x.ndim - 2
+    if rank not in (1, 2, 3):
+        raise InvalidArgumentError(
+            f"adaptive_pool: input must have 1 to 3 spatial axes (rank 3 to 5: batch, "
+            f"spatial..., channels), got shape {x.shape}"
+        )
+    sizes = (output_size,) * rank if isinstance(output_size, (int, np.integer)) else tuple(
+        output_size)
+    if len(sizes) != rank or not all(
+        isinstance(v, (int, np.integer)) and not isinstance(v, bool) and v > 0 for v in sizes
+    ):
+        raise InvalidArgumentError(
+            f"adaptive_pool: output_size must be a positive int or {rank} of them for input "
+            f"shape {x.shape}, got {output_size!r}"
+        )
+    reduce = {"average": reduction_ops.reduce_mean, "max": reduction_ops.reduce_max}.get(mode)
+    if reduce is None:
+        raise InvalidArgumentError(
+            f"adaptive_pool: mode must be 'average' or 'max', got {mode!r}")
+    for axis, out in enumerate(sizes, start=1):
+        size = x.shape[axis]
+        if size == out:
+            continue
+        lead = (slice(None),) * axis
+        cells = [reduce(x[(*lead, slice(start, end))], axis=axis, keepdims=True)
+                 for start, end in _adaptive_bounds(size, int(out))]
+        x = cells[0] if len(cells) == 1 else shape_ops.concat(cells, axis)
+    return x
