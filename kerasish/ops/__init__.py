@@ -2,12 +2,12 @@
 
 Keras 3 code writes `ops.sum(x, axis=1)`, `ops.concatenate([a, b])`,
 `ops.shape(x)`; with `import kerasish as keras` (or `from kerasish import
-ops`) those names are here. Each is the kerasish op that already computes it
-(same gradient, same checks), renamed, or a thin adapter where only the
-argument spelling differs (`axes` for `perm`, `num_classes` for `depth`, NumPy's
-split points, `x_min`/`x_max`). The Keras names kerasish had no op for (`dot`,
-`full`, `take` with no axis, `repeat`, `flip`, `tril`, `triu`, `isnan`, `elu`
-with an `alpha`, `einsum`) are compositions of existing ops, so their gradients
+ops`) those names are here. Each is the kerasish op that computes it
+(same gradient, same checks; `kerasish.core.ops` holds every op once), renamed,
+or a thin adapter where only the argument spelling differs (`axes` for `perm`,
+`num_classes` for `depth`, NumPy's split points, `x_min`/`x_max`). The NumPy
+names TF had no op for (`dot`, `tensordot`, `repeat`, `flip`, `tril`, `isnan`,
+`quantile`, `einsum`, ...) are core ops composed of others, so their gradients
 come for free. Ops with real results (`exp`, `sqrt`, `mean`, `softmax`, ...) turn
 integer inputs into float32, as Keras does (kerasish's own ops follow NumPy's
 float64).
@@ -45,7 +45,6 @@ from kerasish.ops.creation import *  # noqa: F403
 from kerasish.ops.elementwise import *  # noqa: F403
 from kerasish.ops.linear_algebra import *  # noqa: F403
 from kerasish.ops.neural_network import *  # noqa: F403
-from kerasish.ops.products import *  # noqa: F403
 from kerasish.ops.reductions import *  # noqa: F403
 from kerasish.ops.selection import *  # noqa: F403
 from kerasish.ops.shapes import *  # noqa: F403

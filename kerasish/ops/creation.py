@@ -1,13 +1,11 @@
 """`ks.ops` conversion and creation: `convert_to_numpy`, `cast`, `shape`, `zeros`, `full`,
-`arange`, `meshgrid`, ..."""
+`arange`, ..."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.ops import creation_ops, math_ops
-from kerasish.core.ops.shape_ops import broadcast_to, reshape
 from kerasish.core.tensor import Tensor, convert_to_tensor
 
 __all__ = [
@@ -19,7 +17,6 @@ __all__ = [
     "full_like",
     "identity",
     "linspace",
-    "meshgrid",
     "ndim",
     "ones",
     "shape",
@@ -113,8 +110,6 @@ def size(x) -> int:
         3
     """
     return int(np.prod(shape(x), dtype=np.int64))
-
-
 
 
 def zeros(shape, dtype=None) -> Tensor:  # noqa: A002 - Keras's name
@@ -249,37 +244,6 @@ def linspace(start, stop, num=50, dtype=None) -> Tensor:
         [0.0, 0.5, 1.0]
     """
     return creation_ops.linspace(start, stop, num, dtype=dtype or np.float32)
-
-
-def meshgrid(*x, indexing: str = "xy") -> list:
-    """Coordinate grids from 1-D coordinate vectors (NumPy's meshgrid).
-
-    Args:
-        *x: 1-D tensors, one per dimension.
-        indexing: 'xy' (the first two axes swapped: x along columns) or 'ij'.
-
-    Returns:
-        A list of tensors, all of the grid's shape.
-
-    Raises:
-        InvalidArgumentError: another indexing.
-
-    Example:
-        >>> from kerasish import ops
-        >>> [ops.shape(g) for g in ops.meshgrid([1, 2, 3], [4, 5])]
-        [(2, 3), (2, 3)]
-    """
-    if indexing not in ("xy", "ij"):
-        raise InvalidArgumentError(f"meshgrid: indexing must be 'xy' or 'ij', got {indexing!r}")
-    vectors = [reshape(v, [-1]) for v in x]
-    axes = list(range(len(vectors)))
-    if indexing == "xy" and len(vectors) >= 2:
-        axes[0], axes[1] = 1, 0
-    grid = [0] * len(vectors)
-    for v, a in zip(vectors, axes):
-        grid[a] = v.shape[0]
-    return [broadcast_to(reshape(v, [-1 if d == a else 1 for d in range(len(grid))]), grid)
-            for v, a in zip(vectors, axes)]
 
 
 def identity(n: int, dtype=None) -> Tensor:

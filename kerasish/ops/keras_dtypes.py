@@ -46,7 +46,7 @@ def on_floats(op):
         (2.0, 'float32')
     """
 
-    @functools.wraps(op)
+    @functools.wraps(op, updated=())  # not op's __wrapped_op__: a loaded node runs this
     def keras_dtypes(x, *args, **kwargs):
         return op(floating(x), *args, **kwargs)
 

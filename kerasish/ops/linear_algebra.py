@@ -4,8 +4,9 @@
 from __future__ import annotations
 
 from kerasish.core.ops import linalg_ops
+from kerasish.core.ops.linalg_ops import tril, triu
+from kerasish.core.ops.shape_ops import swapaxes
 from kerasish.core.tensor import Tensor
-from kerasish.ops.shapes import swapaxes, tril, triu
 
 __all__ = [
     "cholesky",

@@ -20,6 +20,7 @@ from kerasish.core.ops import (
     linalg_ops,
     math_ops,
     nn_ops,
+    product_ops,
     reduction_ops,
     sampled_loss_ops,
     shape_ops,
@@ -28,7 +29,8 @@ from kerasish.core.ops import (
 
 _MODULES = {module.__name__.rpartition(".")[2]: module for module in (
     activation_ops, clip_ops, conv_ops, creation_ops, cumulative_ops, einsum_ops, indexing_ops,
-    linalg_ops, math_ops, nn_ops, reduction_ops, sampled_loss_ops, shape_ops, sorting_ops)}
+    linalg_ops, math_ops, nn_ops, product_ops, reduction_ops, sampled_loss_ops, shape_ops,
+    sorting_ops)}
 NAMESPACES = ("ks", "math", "nn", "linalg", "ops")
 
 _TABLE = """
@@ -81,16 +83,27 @@ cumulative_ops    cumprod                                   ks math
 cumulative_ops    cumsum                                    ks math
 cumulative_ops    reduce_prod                               ks math
 einsum_ops        einsum                                    ops
+indexing_ops      bincount                                  ops
 indexing_ops      boolean_mask                              ks
+indexing_ops      flip                                      ops
 indexing_ops      gather                                    ks
 indexing_ops      gather_nd                                 ks
+indexing_ops      nonzero                                   ops
 indexing_ops      one_hot                                   ks
+indexing_ops      repeat                                    ops
+indexing_ops      roll                                      ops
+indexing_ops      scatter                                   ops
 indexing_ops      scatter_rows                              ks
+indexing_ops      scatter_update                            ops
+indexing_ops      slice                                     ops
+indexing_ops      slice_update                              ops
 indexing_ops      unsorted_segment_max                      math
 indexing_ops      unsorted_segment_sum                      ks math
 linalg_ops        cholesky                                  linalg
 linalg_ops        det                                       linalg ops
+linalg_ops        diag                                      ops
 linalg_ops        diag_part                                 linalg
+linalg_ops        diagonal                                  ops
 linalg_ops        eigh                                      linalg ops
 linalg_ops        inv                                       linalg ops
 linalg_ops        logdet                                    linalg ops
@@ -100,6 +113,8 @@ linalg_ops        slogdet                                   linalg ops
 linalg_ops        solve                                     linalg ops
 linalg_ops        svd                                       ops
 linalg_ops        trace                                     linalg
+linalg_ops        tril                                      ops
+linalg_ops        triu                                      ops
 math_ops          abs                                       ks math ops ops:absolute
 math_ops          acos                                      math
 math_ops          acosh                                     math
@@ -126,6 +141,9 @@ math_ops          floordiv                                  ks math ops:floor_di
 math_ops          floormod                                  ks math
 math_ops          greater                                   ks math ops
 math_ops          greater_equal                             ks math ops
+math_ops          isfinite                                  ops
+math_ops          isinf                                     ops
+math_ops          isnan                                     ops
 math_ops          less                                      ks math ops
 math_ops          less_equal                                ks math ops
 math_ops          log                                       ks math
@@ -139,6 +157,7 @@ math_ops          maximum                                   ks math ops
 math_ops          minimum                                   ks math ops
 math_ops          mod                                       ks math ops
 math_ops          multiply                                  ks math ops
+math_ops          nan_to_num                                ops
 math_ops          negative                                  ks math ops
 math_ops          not_equal                                 ks math ops
 math_ops          pow                                       ks math ops:power
@@ -169,8 +188,15 @@ nn_ops            sigmoid_cross_entropy_with_logits         nn
 nn_ops            softmax                                   nn
 nn_ops            softmax_cross_entropy_with_logits         nn
 nn_ops            sparse_softmax_cross_entropy_with_logits  nn
+product_ops       cross                                     ops
+product_ops       dot                                       ops
+product_ops       inner                                     ops
+product_ops       outer                                     ops
+product_ops       tensordot                                 ops
+product_ops       vdot                                      ops
 reduction_ops     argmax                                    ks math
 reduction_ops     argmin                                    ks math
+reduction_ops     count_nonzero                             ops
 reduction_ops     norm                                      ks linalg
 reduction_ops     reduce_all                                ks math
 reduction_ops     reduce_any                                ks math
@@ -186,18 +212,23 @@ sampled_loss_ops  sampled_softmax_loss                      nn
 shape_ops         broadcast_to                              ks ops
 shape_ops         concat                                    ks
 shape_ops         expand_dims                               ks ops
+shape_ops         meshgrid                                  ops
+shape_ops         moveaxis                                  ops
 shape_ops         pad                                       ks
 shape_ops         reshape                                   ks ops
 shape_ops         split                                     ks
 shape_ops         squeeze                                   ks ops
 shape_ops         stack                                     ks
+shape_ops         swapaxes                                  ops
 shape_ops         tile                                      ks
 shape_ops         transpose                                 ks
 shape_ops         unstack                                   ks ops
 sorting_ops       digitize                                  ops
-sorting_ops       in_top_k                                  math
+sorting_ops       in_top_k                                  math ops
 sorting_ops       searchsorted                              ops
+sorting_ops       take_along_axis                           ops
 sorting_ops       top_k                                     math
+sorting_ops       unique                                    ops
 """
 
 

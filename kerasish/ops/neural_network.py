@@ -17,11 +17,10 @@ from kerasish.core.ops import (
     reduction_ops,
 )
 from kerasish.core.ops.math_ops import greater, minimum, multiply, negative, where
-from kerasish.core.ops.shape_ops import expand_dims, reshape, squeeze
+from kerasish.core.ops.shape_ops import expand_dims, moveaxis, reshape, squeeze
 from kerasish.core.tensor import Tensor, convert_to_tensor
 from kerasish.ops.elementwise import expm1
 from kerasish.ops.keras_dtypes import floating, on_floats
-from kerasish.ops.shapes import moveaxis
 
 __all__ = [
     "adaptive_average_pool",

@@ -4,13 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from kerasish.core.errors import InvalidArgumentError
-from kerasish.core.ops import cumulative_ops, math_ops, nn_ops, reduction_ops, shape_ops
-from kerasish.core.ops.creation_ops import ones_like
-from kerasish.core.ops.math_ops import not_equal
+from kerasish.core.ops import cumulative_ops, nn_ops, reduction_ops, shape_ops, statistics_ops
 from kerasish.core.ops.shape_ops import reshape
 from kerasish.core.tensor import Tensor, convert_to_tensor
-from kerasish.ops.keras_dtypes import floating
+from kerasish.ops.keras_dtypes import floating, on_floats
 
 __all__ = [
     "all",
@@ -20,7 +17,6 @@ __all__ = [
     "argmax",
     "argmin",
     "average",
-    "count_nonzero",
     "cumprod",
     "cumsum",
     "logsumexp",
@@ -231,59 +227,6 @@ def any(x, axis=None, keepdims: bool = False) -> Tensor:  # noqa: A001
     return reduction_ops.reduce_any(x, axis, keepdims)
 
 
-def count_nonzero(x, axis=None) -> Tensor:
-    """The number of non-zero elements over `axis` (all axes when None), as int32.
-
-    Args:
-        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
-        axis: an axis or a sequence of axes; None: all axes.
-
-    Returns:
-        An int32 tensor.
-
-    Example:
-        >>> from kerasish import ops
-        >>> ops.count_nonzero([[0, 1], [2, 0]])
-        <ks.Tensor: shape=(), dtype=int32, numpy=2>
-    """
-    return reduction_ops.reduce_sum(math_ops.cast(not_equal(x, 0), np.int32), axis)
-
-
-def average(x, axis=None, weights=None) -> Tensor:
-    """The mean over `axis`, weighted by `weights` (of `x`'s shape, or 1-D along `axis`).
-
-    Args:
-        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
-        axis: the axis to average over; None: all axes.
-        weights: a tensor of `x`'s shape, or 1-D along `axis`; None: the plain mean.
-
-    Returns:
-        The weighted mean (float32 for integer `x`).
-
-    Raises:
-        InvalidArgumentError: 1-D weights for a tensor of rank 2 or more without an axis.
-
-    Example:
-        >>> from kerasish import ops
-        >>> ops.average([1.0, 3.0], weights=[3.0, 1.0])
-        <ks.Tensor: shape=(), dtype=float32, numpy=1.5>
-    """
-    x = floating(x)
-    if weights is None:
-        return mean(x, axis)
-    weights = math_ops.cast(convert_to_tensor(weights), x.dtype)
-    if weights.ndim == 1 and x.ndim > 1:
-        if axis is None:
-            raise InvalidArgumentError(
-                f"average: 1-D weights of shape {weights.shape} need an axis for x of shape "
-                f"{x.shape}"
-            )
-        axis = reduction_ops.normalize_axis(axis, x.ndim, "average")[0]
-        weights = shape_ops.reshape(weights, [-1 if a == axis else 1 for a in range(x.ndim)])
-    return reduction_ops.reduce_sum(x * weights, axis) / reduction_ops.reduce_sum(
-        weights * ones_like(x), axis)
-
-
 def argmax(x, axis=None, keepdims: bool = False) -> Tensor:
     """Index of the largest value along `axis` (of the flattened `x` when None), int32.
 
@@ -392,3 +335,4 @@ def norm(x, ord=None, axis=None, keepdims: bool = False) -> Tensor:  # noqa: A00
 
 amax = max
 amin = min
+average = on_floats(statistics_ops.average)

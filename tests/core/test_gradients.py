@@ -16,7 +16,19 @@ import numpy as np
 import pytest
 
 import kerasish as ks
-from kerasish.core.ops import math_ops, nn_ops, reduction_ops, rnn_ops, sampled_loss_ops
+from kerasish.core.ops import (
+    indexing_ops,
+    linalg_ops,
+    math_ops,
+    nn_ops,
+    product_ops,
+    reduction_ops,
+    rnn_ops,
+    sampled_loss_ops,
+    shape_ops,
+    sorting_ops,
+    statistics_ops,
+)
 from kerasish.core.primitive import NONDIFFERENTIABLE, REGISTRY, apply
 from kerasish.testing import check_gradients
 
@@ -1065,6 +1077,52 @@ COMPOSITES = {
     "clip_by_global_norm": Case(
         lambda a, b: ks.concat(ks.clip_by_global_norm([a, b], 1.0)[0], 0), [normal(3), normal(2)]
     ),
+    # NumPy's composites (`ks.ops` shows them)
+    "dot matrix vector": Case(product_ops.dot, [normal(3, 4), normal(4)]),
+    "dot vector matrix": Case(lambda a, b: product_ops.dot(a, b) ** 2, [normal(3), normal(3, 2)]),
+    "tensordot": Case(lambda a, b: product_ops.tensordot(a, b, ([1, 2], [1, 0])) ** 2,
+                      [normal(2, 3, 4), normal(4, 3, 2)]),
+    "outer": Case(lambda a, b: product_ops.outer(a * a, b), [normal(3), normal(2, 2)]),
+    "inner": Case(lambda a, b: product_ops.inner(a, b) ** 2, [normal(2, 3), normal(4, 3)]),
+    "vdot": Case(lambda a, b: product_ops.vdot(a, b) ** 2, [normal(2, 3), normal(6)]),
+    "cross": Case(lambda a, b: product_ops.cross(a, b, axisa=0) ** 2, [normal(3, 2), normal(2, 3)]),
+    "cross 2-vectors": Case(lambda a, b: product_ops.cross(a, b) ** 2,
+                            [normal(4, 2), normal(4, 2)]),
+    "swapaxes/moveaxis": Case(
+        lambda x: shape_ops.moveaxis(shape_ops.swapaxes(x * x, 0, 2), [0, 1], [2, 0]),
+        [normal(2, 3, 4)]),
+    "meshgrid": Case(lambda a, b: ks.add_n(shape_ops.meshgrid(a * a, b)), [normal(3), normal(2)]),
+    "repeat/flip/roll": Case(
+        lambda x: indexing_ops.roll(
+            indexing_ops.flip(indexing_ops.repeat(x, [1, 2, 0], 0), 1), [1, -1], [0, 1]) ** 2,
+        [normal(3, 4)]),
+    "slice/slice_update": Case(
+        lambda x, u: indexing_ops.slice_update(x, (1, 0), u * u) * indexing_ops.slice(
+            x, (0, 0), (3, 4)), [normal(3, 4), normal(2, 2)]),
+    "scatter/scatter_update": Case(
+        lambda x, u: indexing_ops.scatter_update(x, [[2], [0], [2]], u * x[:3])
+        + indexing_ops.scatter([[1], [1], [0]], u * u, (4, 2)),
+        [normal(4, 2), normal(3, 2)]),
+    "bincount weights": Case(lambda w: indexing_ops.bincount([[0, 2, 2], [1, 1, 3]], w * w),
+                             [normal(2, 3)]),
+    "diagonal/trace": Case(
+        lambda x: linalg_ops.diagonal(x * x, 1, 0, 2) + linalg_ops.trace(x, -1, 2, 0),
+        [normal(3, 2, 3)]),
+    "diag": Case(lambda v: linalg_ops.diag(v * v, -1) @ linalg_ops.diag(v, 1), [normal(3)]),
+    "tril/triu": Case(lambda x: linalg_ops.tril(x, -1) @ linalg_ops.triu(x * x, 1),
+                      [normal(2, 3, 3)]),
+    "log2/log10": Case(lambda x: math_ops.log2(x) * math_ops.log10(x), [positive(4)]),
+    "nan_to_num": Case(lambda x: math_ops.nan_to_num(x * x), [normal(4)]),
+    "quantile": Case(
+        lambda x: statistics_ops.quantile(x * x, [0.3, 0.5], axis=1, keepdims=True),
+        [distinct(2, 5, 3)]),
+    "quantile midpoint": Case(
+        lambda x: statistics_ops.quantile(x, 0.4, method="midpoint") ** 2, [distinct(7)]),
+    "median": Case(lambda x: statistics_ops.median(x, axis=0) ** 2, [distinct(4, 3)]),
+    "average": Case(lambda x, w: statistics_ops.average(x * x, 1, w * w + 1.0),
+                    [normal(2, 3), normal(3)]),
+    "take_along_axis flattened": Case(
+        lambda x: sorting_ops.take_along_axis(x * x, [5, 0, 5, 2]), [normal(2, 3)]),
 }
 
 

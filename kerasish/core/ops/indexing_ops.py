@@ -1,6 +1,8 @@
 """Indexing: `one_hot`, getitem and its adjoint, the checks on index tensors, gather and
 gather_nd, scatter, the segment sums and maxima, and boolean masks: each primitive with its
-gradient."""
+gradient. Composed of these (gradients through theirs): `nonzero`, `bincount`, the gathers
+`repeat`, `flip` and `roll`, and NumPy/Keras's boxes and scatters (`slice`, `slice_update`,
+`scatter`, `scatter_update`)."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ import numpy as np
 from kerasish.core import backend
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.ops import math_ops, reduction_ops
+from kerasish.core.ops.creation_ops import ones_like
 from kerasish.core.ops.shape_ops import reshape, transpose
 from kerasish.core.primitive import apply, primitive
 from kerasish.core.symbolic import symbolic_fallback
@@ -77,7 +80,8 @@ def _normalize_key(key):
 def _is_basic(key) -> bool:
     parts = key if isinstance(key, tuple) else (key,)
     return all(
-        k is None or k is Ellipsis or isinstance(k, (slice, int, np.integer)) for k in parts
+        k is None or k is Ellipsis or isinstance(k, (builtins.slice, int, np.integer))
+        for k in parts
     )
 
 
@@ -582,3 +586,310 @@ def scatter_into(values, key, shape) -> Tensor:
     """
     return apply(_scatter_into, (convert_to_tensor(values),),
                  {"key": _normalize_key(key), "shape": tuple(shape)})
+
+
+@symbolic_fallback
+def nonzero(x) -> tuple:
+    """The indices of the non-zero elements: one int32 tensor per axis, in row-major order
+    (eager only: their number depends on the values).
+
+    Args:
+        x: a tensor of rank >= 1.
+
+    Returns:
+        A tuple of `ndim(x)` 1-D int32 tensors.
+
+    Example:
+        >>> from kerasish import ops
+        >>> [ops.convert_to_numpy(t).tolist() for t in ops.nonzero([[0, 3], [4, 0]])]
+        [[0, 1], [1, 0]]
+    """
+    x = convert_to_tensor(x)
+    found = math_ops.cast(math_ops.where(x if x.dtype.kind == "b" else math_ops.not_equal(x, 0)),
+                          np.int32)
+    return tuple(getitem(found, (builtins.slice(None), d)) for d in range(x.ndim))
+
+
+@symbolic_fallback
+def bincount(x, weights=None, minlength: int = 0, sparse: bool = False) -> Tensor:
+    """How often each non-negative integer occurs in `x` (the sum of its `weights`), per row
+    for a 2-D `x`: a segment sum.
+
+    Args:
+        x: a 1-D or 2-D tensor of non-negative integers.
+        weights: None (counts, int32), or a tensor of `x`'s shape whose entries are summed
+            (differentiable with respect to them).
+        minlength: the least length of the result.
+        sparse: Keras's flag for a sparse result; only False.
+
+    Returns:
+        (length,) or (rows, length), length = max(max(x) + 1, minlength).
+
+    Raises:
+        InvalidArgumentError: `x` is not integer of rank 1 or 2, a value is negative, or
+            `sparse` is True.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.convert_to_numpy(ops.bincount([0, 2, 2], minlength=4)).tolist()
+        [1, 0, 2, 0]
+    """
+    ids = convert_to_tensor(x)
+    if sparse or ids.dtype.kind not in "iu" or ids.ndim not in (1, 2):
+        raise InvalidArgumentError(
+            f"bincount: needs dense counts (sparse=False) of a 1-D or 2-D integer tensor, got "
+            f"sparse={sparse} and {ids.dtype} of shape {ids.shape}"
+        )
+    host = ids.numpy()
+    length = builtins.max(int(minlength), int(host.max()) + 1 if host.size else 0)
+    values = ones_like(ids, dtype=np.int32) if weights is None else convert_to_tensor(weights)
+    if ids.ndim == 1:
+        return unsorted_segment_sum(values, ids, length)
+    rows = ids.shape[0]
+    shifted = reshape(ids + np.arange(rows).reshape(-1, 1) * length, [-1])
+    counts = unsorted_segment_sum(reshape(values, [-1]), shifted, rows * length)
+    return reshape(counts, (rows, length))
+
+
+@symbolic_fallback
+def repeat(x, repeats, axis=None) -> Tensor:
+    """Each element repeated `repeats` times along `axis` (of the flattened `x` when None):
+    a gather.
+
+    Args:
+        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
+        repeats: a count, or one count per element along `axis`.
+        axis: the axis; None: the flattened `x`.
+
+    Returns:
+        The repeated tensor.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.convert_to_numpy(ops.repeat([[1, 2]], [1, 3], axis=1)).tolist()
+        [[1, 2, 2, 2]]
+    """
+    x = convert_to_tensor(x)
+    if axis is None:
+        x, axis = reshape(x, [-1]), 0
+    return gather(x, np.repeat(np.arange(x.shape[axis]), repeats), axis=axis)
+
+
+@symbolic_fallback
+def flip(x, axis=None) -> Tensor:
+    """`x` with the order of its elements reversed along `axis` (an int, a tuple, or all):
+    a gather per axis.
+
+    Args:
+        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
+        axis: an axis, a tuple of axes, or None for all.
+
+    Returns:
+        The flipped tensor.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.convert_to_numpy(ops.flip([[1, 2], [3, 4]], axis=1)).tolist()
+        [[2, 1], [4, 3]]
+    """
+    x = convert_to_tensor(x)
+    axes = range(x.ndim) if axis is None else [axis] if isinstance(axis, int) else axis
+    for a in axes:
+        x = gather(x, np.arange(x.shape[a] - 1, -1, -1), axis=a)
+    return x
+
+
+@symbolic_fallback
+def roll(x, shift, axis=None) -> Tensor:
+    """`x` shifted by `shift` places along `axis`, the end wrapping around to the front:
+    a gather per axis.
+
+    Args:
+        x: a tensor.
+        shift: an int, or one per axis.
+        axis: an int, a sequence, or None: the flattened `x` (reshaped back).
+
+    Returns:
+        A tensor of `x`'s shape.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.convert_to_numpy(ops.roll([1, 2, 3, 4], 1)).tolist()
+        [4, 1, 2, 3]
+    """
+    x = convert_to_tensor(x)
+    if axis is None:
+        return reshape(roll(reshape(x, [-1]), shift, 0), x.shape)
+    shifts, axes = np.broadcast_arrays(np.asarray(shift), np.asarray(axis))
+    for step, a in zip(shifts.reshape(-1).tolist(), axes.reshape(-1).tolist()):
+        a = reduction_ops.normalize_axis(a, x.ndim, "roll")[0]
+        n = x.shape[a]
+        if n is None:  # a symbolic tensor's unknown axis: one node rolls it when it runs
+            raise InvalidArgumentError(f"roll: axis {a} of shape {x.shape} has no known size")
+        if n and step % n:
+            x = gather(x, (np.arange(n) - step) % n, axis=a)
+    return x
+
+
+def _box(op_name: str, x: Tensor, start_indices, sizes) -> tuple:
+    """The slices of the box at `start_indices` of `sizes`, checked to lie inside `x`."""
+    starts = [int(s) for s in start_indices]
+    sizes = [int(s) for s in sizes]
+    fits = len(starts) == len(sizes) == x.ndim and builtins.all(
+        0 <= s and 0 <= n and s + n <= dim for s, n, dim in zip(starts, sizes, x.shape))
+    if not fits:
+        raise InvalidArgumentError(
+            f"{op_name}: a box at {starts} of shape {tuple(sizes)} does not fit inside inputs of "
+            f"shape {x.shape}"
+        )
+    return tuple(builtins.slice(s, s + n) for s, n in zip(starts, sizes))
+
+
+@symbolic_fallback
+def slice(inputs, start_indices, shape) -> Tensor:  # noqa: A001 - Keras's name
+    """The box of `shape` starting at `start_indices` (a checked getitem).
+
+    Args:
+        inputs: a tensor.
+        start_indices: one start per axis.
+        shape: one size per axis.
+
+    Returns:
+        A tensor of `shape`.
+
+    Raises:
+        InvalidArgumentError: the box does not fit inside `inputs`.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.convert_to_numpy(ops.slice([[1, 2, 3], [4, 5, 6]], (0, 1), (2, 2))).tolist()
+        [[2, 3], [5, 6]]
+    """
+    x = convert_to_tensor(inputs)
+    return getitem(x, _box("slice", x, start_indices, shape))
+
+
+@symbolic_fallback
+def slice_update(inputs, start_indices, updates) -> Tensor:
+    """`inputs` with the box at `start_indices` replaced by `updates` (differentiable in both:
+    a `where` over a scatter).
+
+    Args:
+        inputs: a tensor.
+        start_indices: one start per axis.
+        updates: the new values of the box (cast to `inputs`' dtype).
+
+    Returns:
+        A tensor of `inputs`' shape.
+
+    Raises:
+        InvalidArgumentError: the box does not fit inside `inputs`.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.convert_to_numpy(ops.slice_update([0, 0, 0, 0], (1,), [7, 8])).tolist()
+        [0, 7, 8, 0]
+    """
+    x = convert_to_tensor(inputs)
+    values = math_ops.cast(convert_to_tensor(updates), x.dtype)
+    key = _box("slice_update", x, start_indices, values.shape)
+    inside = np.zeros(x.shape, dtype=bool)
+    inside[key] = True
+    return math_ops.where(inside, scatter_into(values, key, x.shape), x)
+
+
+def _scatter_key(op_name: str, indices, shape: tuple, values: Tensor):
+    """(indices as one row per update, the NumPy key they make, values one row per update),
+    checked against `shape`."""
+    ids = convert_to_tensor(indices)
+    host = ids.numpy()
+    depth = host.shape[-1] if host.ndim else 0
+    expected = host.shape[:-1] + tuple(shape[depth:])
+    if host.ndim == 0 or host.dtype.kind not in "iu" or not 1 <= depth <= len(shape) or (
+            values.shape != expected):
+        raise InvalidArgumentError(
+            f"{op_name}: integer indices of shape {host.shape} (one row of up to {len(shape)} "
+            f"coordinates per update) and updates of shape {values.shape} do not fit a tensor "
+            f"of shape {tuple(shape)} (the updates' shape would be {expected})"
+        )
+    rows = host.reshape(-1, depth)
+    bad = np.argwhere((rows < 0) | (rows >= np.asarray(shape[:depth])))
+    if bad.size:
+        row, column = bad[0]
+        raise InvalidArgumentError(
+            f"{op_name}: indices row {row} = {rows[row].tolist()} is outside the shape "
+            f"{tuple(shape)} (coordinate {column})"
+        )
+    flat_ids = reshape(ids, (-1, depth))._value
+    key = tuple(flat_ids[:, d] for d in range(depth))
+    return rows, key, reshape(values, (-1,) + tuple(shape[depth:]))
+
+
+@symbolic_fallback
+def scatter(indices, values, shape) -> Tensor:
+    """A zero tensor of `shape` with `values` added at `indices` (repeated ones accumulate,
+    as tf.scatter_nd).
+
+    Args:
+        indices: integers of shape (..., d): each row the first d coordinates of one update.
+        values: (..., *shape[d:]) updates.
+        shape: the result's shape.
+
+    Returns:
+        A tensor of `shape` and `values`' dtype; differentiable with respect to `values`.
+
+    Raises:
+        InvalidArgumentError: the shapes do not fit, or an index is outside `shape`.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.convert_to_numpy(ops.scatter([[0, 1], [0, 1], [1, 0]], [1.0, 2.0, 3.0], (2, 2)))
+        array([[0., 3.],
+               [3., 0.]], dtype=float32)
+    """
+    values = convert_to_tensor(values)
+    shape = tuple(int(s) for s in shape)
+    _, key, rows = _scatter_key("scatter", indices, shape, values)
+    return scatter_into(rows, key, shape)
+
+
+@symbolic_fallback
+def scatter_update(inputs, indices, updates, reduction=None) -> Tensor:
+    """`inputs` with the entries (or slices) at `indices` replaced by `updates` (the last one
+    wins among repeated indices), or with them added (`reduction='add'`).
+
+    Args:
+        inputs: a tensor.
+        indices: integers of shape (..., d): each row the first d coordinates of one update.
+        updates: (..., *inputs.shape[d:]) values (cast to `inputs`' dtype).
+        reduction: None (replace) or 'add'.
+
+    Returns:
+        A tensor of `inputs`' shape; differentiable in `inputs` and `updates`.
+
+    Raises:
+        InvalidArgumentError: the shapes do not fit, an index is out of range, or another
+            reduction.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.convert_to_numpy(ops.scatter_update([0, 0, 0], [[2], [0], [2]], [5, 6, 7]))
+        array([6, 0, 7], dtype=int32)
+    """
+    x = convert_to_tensor(inputs)
+    values = math_ops.cast(convert_to_tensor(updates), x.dtype)
+    if reduction not in (None, "add"):
+        raise InvalidArgumentError(
+            f"scatter_update: reduction must be None or 'add', got {reduction!r}")
+    rows, key, values = _scatter_key("scatter_update", indices, x.shape, values)
+    if reduction == "add":
+        return x + scatter_into(values, key, x.shape)
+    flat = np.ravel_multi_index(rows.T, x.shape[:rows.shape[1]])
+    _, last_from_end = np.unique(flat[::-1], return_index=True)
+    if len(last_from_end) < len(flat):  # repeated indices: keep each one's last update
+        keep = np.sort(len(flat) - 1 - last_from_end)
+        values = gather(values, keep)
+        key = tuple(gather(Tensor(k), keep)._value for k in key)
+    inside = np.zeros(x.shape, dtype=bool)
+    inside[tuple(rows[:, d] for d in range(rows.shape[1]))] = True
+    return math_ops.where(inside, scatter_into(values, key, x.shape), x)

@@ -1,4 +1,6 @@
-"""Matrix decompositions and solves: each primitive with its gradient.
+"""Matrix decompositions and solves: each primitive with its gradient; NumPy's diagonals,
+traces and triangles (`diagonal`, `diag`, `trace`, `tril`, `triu`), composed of gathers and
+`where`, with theirs.
 
 Every op works on a matrix or a batch of matrices (the last two axes). The gradient rules
 are the standard closed forms written with these same ops (so they are differentiable
@@ -15,7 +17,8 @@ import numpy as np
 
 from kerasish.core import backend
 from kerasish.core.errors import InvalidArgumentError
-from kerasish.core.ops import math_ops, reduction_ops, shape_ops
+from kerasish.core.ops import indexing_ops, math_ops, reduction_ops, shape_ops
+from kerasish.core.ops.creation_ops import zeros_like
 from kerasish.core.primitive import apply, primitive
 from kerasish.core.symbolic import symbolic_fallback
 from kerasish.core.tensor import Tensor, convert_to_tensor
@@ -99,20 +102,92 @@ def diag_part(input) -> Tensor:  # noqa: A002 - TF's name
         >>> ks.linalg.diag_part(ks.reshape(ks.range(6.0), [2, 3])).numpy().tolist()
         [0.0, 4.0]
     """
-    x = _matrices(input, "linalg.diag_part", square=False, floating=False)
-    rows, columns = x.shape[-2:]
-    mask = _constant_like(np.eye(rows, columns), x)  # on x's device (ks.eye: the current one)
-    return reduction_ops.reduce_sum(x * mask, axis=-1 if rows <= columns else -2)
+    return diagonal(_matrices(input, "linalg.diag_part", square=False, floating=False), 0, -2, -1)
 
 
-def trace(x) -> Tensor:
-    """Sum of the main diagonal of a (batch of) matrices: shape (..., M, N) -> (...).
+@symbolic_fallback
+def diagonal(x, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Tensor:
+    """The diagonal `offset` above the main one (below for negative) of the matrices in the
+    axes `axis1` and `axis2`; it becomes the last axis, as in NumPy (a gather).
 
     Args:
-        x: a tensor of rank at least 2.
+        x: a tensor of rank >= 2.
+        offset: which diagonal.
+        axis1: the rows' axis.
+        axis2: the columns' axis.
 
     Returns:
-        The traces, one per matrix.
+        The diagonals: the other axes, then the diagonal's.
+
+    Raises:
+        InvalidArgumentError: the two axes are the same or out of range.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.convert_to_numpy(ops.diagonal([[1, 2], [3, 4]], offset=1)).tolist()
+        [2]
+    """
+    x = convert_to_tensor(x)
+    rows_axis, cols_axis = (reduction_ops.normalize_axis(a, x.ndim, "diagonal")[0]
+                            for a in (axis1, axis2))
+    if rows_axis == cols_axis:
+        raise InvalidArgumentError(
+            f"diagonal: axis1 and axis2 are the same axis ({axis1}, {axis2}) of shape {x.shape}")
+    rest = [a for a in range(x.ndim) if a not in (rows_axis, cols_axis)]
+    x = shape_ops.transpose(x, rest + [rows_axis, cols_axis])
+    first_row, first_col = max(0, -offset), max(0, offset)
+    n = max(0, min(x.shape[-2] - first_row, x.shape[-1] - first_col))
+    return indexing_ops.getitem(x, (Ellipsis, np.arange(n) + first_row, np.arange(n) + first_col))
+
+
+@symbolic_fallback
+def diag(x, k: int = 0) -> Tensor:
+    """The k-th diagonal of a matrix, or the square matrix with a vector on its k-th diagonal
+    (NumPy's diag).
+
+    Args:
+        x: a 1-D or 2-D tensor.
+        k: which diagonal (above the main one for k > 0).
+
+    Returns:
+        A 1-D tensor for a matrix; a (n + |k|, n + |k|) matrix for a vector of length n.
+
+    Raises:
+        InvalidArgumentError: `x` has another rank.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.convert_to_numpy(ops.diag([1, 2], k=1)).tolist()
+        [[0, 1, 0], [0, 0, 2], [0, 0, 0]]
+    """
+    x = convert_to_tensor(x)
+    if x.ndim == 2:
+        return diagonal(x, k)
+    if x.ndim != 1:
+        raise InvalidArgumentError(f"diag: needs a 1-D or 2-D tensor, got shape {x.shape}")
+    n = x.shape[0] + abs(k)
+    padded = shape_ops.pad(x, [[0, abs(k)]])
+    line = shape_ops.reshape(padded, (-1, 1) if k >= 0 else (1, -1))
+    return math_ops.multiply(line, np.eye(n, k=k, dtype=x.dtype))
+
+
+@symbolic_fallback
+def trace(x, offset: int = 0, axis1: int = -2, axis2: int = -1) -> Tensor:
+    """The sum of a diagonal (see `diagonal`) of the matrices in `axis1` and `axis2`: by
+    default the main diagonal of the last two axes, as TF's `linalg.trace` (`ks.ops.trace`
+    takes NumPy's defaults, the first two).
+
+    Args:
+        x: a tensor of rank >= 2.
+        offset: which diagonal.
+        axis1: the rows' axis.
+        axis2: the columns' axis.
+
+    Returns:
+        The sums, with the two axes removed.
+
+    Raises:
+        InvalidArgumentError: the two axes are the same or out of range.
 
     Example:
         >>> import kerasish as ks
@@ -121,7 +196,53 @@ def trace(x) -> Tensor:
         >>> ks.linalg.trace(ks.reshape(ks.range(8.0), (2, 2, 2))).numpy().tolist()
         [3.0, 11.0]
     """
-    return reduction_ops.reduce_sum(diag_part(x), axis=-1)
+    return reduction_ops.reduce_sum(diagonal(x, offset, axis1, axis2), -1)
+
+
+@symbolic_fallback
+def tril(x, k: int = 0) -> Tensor:
+    """`x` with the elements above the k-th diagonal of its last two axes set to zero.
+
+    Args:
+        x: a tensor of rank at least 2.
+        k: the diagonal: 0 the main one, > 0 above it, < 0 below it.
+
+    Returns:
+        A tensor of `x`'s shape; the gradient flows to the kept elements.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.convert_to_numpy(ops.tril(ops.ones((2, 2)))).tolist()
+        [[1.0, 0.0], [1.0, 1.0]]
+    """
+    return _band(x, k, lower=True)
+
+
+@symbolic_fallback
+def triu(x, k: int = 0) -> Tensor:
+    """`x` with the elements below the k-th diagonal of its last two axes set to zero.
+
+    Args:
+        x: a tensor of rank at least 2.
+        k: the diagonal: 0 the main one, > 0 above it, < 0 below it.
+
+    Returns:
+        A tensor of `x`'s shape; the gradient flows to the kept elements.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.convert_to_numpy(ops.triu(ops.ones((2, 2)), k=1)).tolist()
+        [[0.0, 1.0], [0.0, 0.0]]
+    """
+    return _band(x, k, lower=False)
+
+
+def _band(x, k, lower):
+    """`x` with the elements on one side of its k-th diagonal kept, the others zero."""
+    x = convert_to_tensor(x)
+    rows, cols = np.arange(x.shape[-2])[:, None], np.arange(x.shape[-1])[None, :]
+    keep = cols - rows <= k if lower else cols - rows >= k
+    return math_ops.where(keep, x, zeros_like(x))
 
 
 @primitive("matrix_inverse")

@@ -1,5 +1,6 @@
 """Arithmetic, comparisons and logic, elementwise math (exp, log, trigonometric, erf), cast,
-where and matmul: each primitive with its gradient.
+where and matmul: each primitive with its gradient. NumPy's `log2`, `log10`, `isnan`,
+`isinf`, `isfinite` and `nan_to_num` are composed of them.
 
 Activations are in `activation_ops`, reductions in `reduction_ops`; they declare their ops
 with the factories here (`unary`, `factory_doc`).
@@ -960,3 +961,117 @@ def atan2(y, x):
         <ks.Tensor: shape=(2,), dtype=float32, numpy=[ 1.5707964, -2.3561945]>
     """
     return apply2(_atan2, y, x)
+
+
+
+def log2(x) -> Tensor:
+    """The base-2 logarithm elementwise: `log(x) / log(2)`.
+
+    Args:
+        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
+
+    Returns:
+        A floating tensor of `x`'s shape (float64 for integers, as NumPy's).
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.ops.log2([1.0, 8.0])
+        <ks.Tensor: shape=(2,), dtype=float32, numpy=[0., 3.]>
+    """
+    return multiply(log(x), 1.0 / np.log(2.0))
+
+
+def log10(x) -> Tensor:
+    """The base-10 logarithm elementwise: `log(x) / log(10)`.
+
+    Args:
+        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
+
+    Returns:
+        A floating tensor of `x`'s shape (float64 for integers, as NumPy's).
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.ops.log10([1.0, 1000.0])
+        <ks.Tensor: shape=(2,), dtype=float32, numpy=[0., 3.]>
+    """
+    return multiply(log(x), 1.0 / np.log(10.0))
+
+
+def isnan(x) -> Tensor:
+    """Where `x` is NaN (the values unequal to themselves); not differentiable.
+
+    Args:
+        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
+
+    Returns:
+        A bool tensor of `x`'s shape.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.convert_to_numpy(ops.isnan([1.0, float("nan"), float("inf")])).tolist()
+        [False, True, False]
+    """
+    return not_equal(x, x)
+
+
+def isinf(x) -> Tensor:
+    """Where `x` is +inf or -inf; not differentiable.
+
+    Args:
+        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
+
+    Returns:
+        A bool tensor of `x`'s shape.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.convert_to_numpy(ops.isinf([1.0, float("nan"), float("-inf")])).tolist()
+        [False, False, True]
+    """
+    return equal(abs(x), np.inf)
+
+
+def isfinite(x) -> Tensor:
+    """Where `x` is neither NaN nor infinite; not differentiable.
+
+    Args:
+        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
+
+    Returns:
+        A bool tensor of `x`'s shape.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.convert_to_numpy(ops.isfinite([1.0, float("nan"), float("inf")])).tolist()
+        [True, False, False]
+    """
+    return logical_not(logical_or(isnan(x), isinf(x)))
+
+
+def nan_to_num(x, nan: float = 0.0, posinf=None, neginf=None) -> Tensor:
+    """`x` with NaN, +inf and -inf replaced (by default: 0 and the dtype's largest and
+    lowest finite values); the gradient flows to the entries kept, through `where`.
+
+    Args:
+        x: a tensor.
+        nan: the value for NaN.
+        posinf: the value for +inf; None: the largest finite value.
+        neginf: the value for -inf; None: the lowest finite value.
+
+    Returns:
+        A tensor of `x`'s shape and dtype (integers unchanged).
+
+    Example:
+        >>> import numpy as np
+        >>> from kerasish import ops
+        >>> ops.convert_to_numpy(ops.nan_to_num([np.nan, np.inf, 1.0], posinf=9.0)).tolist()
+        [0.0, 9.0, 1.0]
+    """
+    x = convert_to_tensor(x)
+    if x.dtype.kind != "f":
+        return x
+    info = np.finfo(x.dtype)
+    x = where(not_equal(x, x), float(nan), x)
+    x = where(equal(x, np.inf), float(info.max if posinf is None else posinf), x)
+    return where(equal(x, -np.inf), float(info.min if neginf is None else neginf), x)

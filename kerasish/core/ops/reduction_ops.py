@@ -1,5 +1,5 @@
-"""Reductions (sum, mean, max, min, variance, any, all, argmax, norm) and `broadcast_reduced`,
-the adjoint of a sum: each primitive with its gradient."""
+"""Reductions (sum, mean, max, min, variance, any, all, argmax, norm, count_nonzero) and
+`broadcast_reduced`, the adjoint of a sum: each primitive with its gradient."""
 
 from __future__ import annotations
 
@@ -9,7 +9,16 @@ import numpy as np
 
 from kerasish.core import backend
 from kerasish.core.errors import InvalidArgumentError
-from kerasish.core.ops.math_ops import abs, cast, equal, factory_doc, sqrt, square, truncatediv
+from kerasish.core.ops.math_ops import (
+    abs,
+    cast,
+    equal,
+    factory_doc,
+    not_equal,
+    sqrt,
+    square,
+    truncatediv,
+)
 from kerasish.core.primitive import apply, primitive
 from kerasish.core.symbolic import symbolic_fallback
 from kerasish.core.tensor import Tensor, as_dtype, convert_to_tensor
@@ -341,3 +350,20 @@ def norm(tensor, ord="euclidean", axis=None, keepdims: bool = False):  # noqa: A
     raise InvalidArgumentError(f"norm: ord must be 'euclidean', 2 or 1, got {ord!r}")
 
 
+def count_nonzero(x, axis=None) -> Tensor:
+    """The number of non-zero elements over `axis` (all axes when None), as int32; not
+    differentiable.
+
+    Args:
+        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
+        axis: an axis or a sequence of axes; None: all axes.
+
+    Returns:
+        An int32 tensor.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.count_nonzero([[0, 1], [2, 0]])
+        <ks.Tensor: shape=(), dtype=int32, numpy=2>
+    """
+    return reduce_sum(cast(not_equal(x, 0), np.int32), axis)

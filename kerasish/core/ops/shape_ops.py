@@ -1,5 +1,6 @@
-"""Shape manipulation: reshape, transpose, expand and squeeze, broadcast (and its adjoint
-`unbroadcast`), concat, stack, split, tile and pad: each primitive with its gradient."""
+"""Shape manipulation: reshape, transpose (and `swapaxes`, `moveaxis`), expand and squeeze,
+broadcast (its adjoint `unbroadcast`, and `meshgrid`), concat, stack, split, tile and pad:
+each primitive with its gradient, the composites through theirs."""
 
 from __future__ import annotations
 
@@ -93,6 +94,69 @@ def transpose(a, perm=None):
     return apply(_transpose, (x,), {"perm": tuple(p % x.ndim for p in perm)})
 
 
+def swapaxes(x, axis1: int, axis2: int) -> Tensor:
+    """`x` with two axes exchanged (a `transpose`).
+
+    Args:
+        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
+        axis1: one axis.
+        axis2: the other.
+
+    Returns:
+        The permuted tensor.
+
+    Raises:
+        InvalidArgumentError: an axis is out of range.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.shape(ops.swapaxes(ops.zeros((2, 3, 4)), 0, 2))
+        (4, 3, 2)
+    """
+    x = convert_to_tensor(x)
+    axes = list(builtins.range(x.ndim))
+    first, second = (reduction_ops.normalize_axis(a, x.ndim, "swapaxes")[0] for a in (axis1, axis2))
+    axes[first], axes[second] = second, first
+    return transpose(x, axes)
+
+
+def moveaxis(x, source, destination) -> Tensor:
+    """`x` with the axes `source` (an int or a sequence) moved to `destination`, the others
+    keeping their order (a `transpose`).
+
+    Args:
+        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
+        source: the axis or axes to move.
+        destination: their positions in the result, as many.
+
+    Returns:
+        The permuted tensor.
+
+    Raises:
+        InvalidArgumentError: `source` and `destination` differ in length, or an axis is out
+            of range.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.shape(ops.moveaxis(ops.zeros((2, 3, 4)), 0, -1))
+        (3, 4, 2)
+    """
+    x = convert_to_tensor(x)
+    sources, destinations = (
+        [reduction_ops.normalize_axis(a, x.ndim, "moveaxis")[0]
+         for a in ([axes] if isinstance(axes, (int, np.integer)) else axes)]
+        for axes in (source, destination)
+    )
+    if len(sources) != len(destinations):
+        raise InvalidArgumentError(
+            f"moveaxis: source {source} and destination {destination} need as many axes"
+        )
+    order = [a for a in builtins.range(x.ndim) if a not in sources]
+    for destination_axis, source_axis in sorted(zip(destinations, sources)):
+        order.insert(destination_axis, source_axis)
+    return transpose(x, order)
+
+
 @symbolic_fallback
 def expand_dims(input, axis: int):  # noqa: A002
     """Insert a size-1 axis at `axis`.
@@ -183,6 +247,40 @@ def broadcast_to(input, shape):  # noqa: A002
     if x._value.shape == shape:
         return x
     return apply(_broadcast_to, (x,), {"shape": shape})
+
+
+@symbolic_fallback
+def meshgrid(*x, indexing: str = "xy") -> list:
+    """Coordinate grids from 1-D coordinate vectors (NumPy's meshgrid): each vector
+    reshaped and broadcast to the grid's shape.
+
+    Args:
+        *x: 1-D tensors, one per dimension.
+        indexing: 'xy' (the first two axes swapped: x along columns) or 'ij'.
+
+    Returns:
+        A list of tensors, all of the grid's shape.
+
+    Raises:
+        InvalidArgumentError: another indexing.
+
+    Example:
+        >>> from kerasish import ops
+        >>> [ops.shape(g) for g in ops.meshgrid([1, 2, 3], [4, 5])]
+        [(2, 3), (2, 3)]
+    """
+    if indexing not in ("xy", "ij"):
+        raise InvalidArgumentError(f"meshgrid: indexing must be 'xy' or 'ij', got {indexing!r}")
+    vectors = [reshape(v, [-1]) for v in x]
+    axes = list(builtins.range(len(vectors)))
+    if indexing == "xy" and len(vectors) >= 2:
+        axes[0], axes[1] = 1, 0
+    grid = [0] * len(vectors)
+    for v, a in zip(vectors, axes):
+        grid[a] = v.shape[0]
+    return [broadcast_to(reshape(v, [-1 if d == a else 1 for d in builtins.range(len(grid))]),
+                         grid)
+            for v, a in zip(vectors, axes)]
 
 
 def unbroadcast(grad: Tensor, shape: tuple, op_name: str = "gradient") -> Tensor:

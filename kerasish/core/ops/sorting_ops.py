@@ -1,5 +1,5 @@
 """Sorting and searching: `sort`, `argsort`, `top_k`, `in_top_k`, `take_along_axis`,
-`searchsorted`, `digitize`, `unique_with_counts`.
+`searchsorted`, `digitize`, `unique_with_counts` and NumPy's `unique`.
 """
 
 from __future__ import annotations
@@ -10,11 +10,12 @@ import numpy as np
 
 from kerasish.core import backend
 from kerasish.core.errors import InvalidArgumentError
-from kerasish.core.ops import math_ops, reduction_ops
+from kerasish.core.ops import creation_ops, math_ops, reduction_ops
 from kerasish.core.ops.creation_ops import zeros_like
 from kerasish.core.ops.indexing_ops import checked_indices, gather, getitem
-from kerasish.core.ops.shape_ops import reshape
+from kerasish.core.ops.shape_ops import concat, reshape
 from kerasish.core.primitive import apply, primitive
+from kerasish.core.symbolic import symbolic_fallback
 from kerasish.core.tensor import convert_to_tensor
 
 # ---------------------------------------------------------------- sorting and searching
@@ -62,17 +63,18 @@ def argsort(values, axis: int = -1, direction: str = "ASCENDING"):
     return apply(_argsort, (x,), {"axis": axis, "descending": direction == "DESCENDING"})
 
 
-def take_along_axis(arr, indices, axis: int):
-    """The values of `arr` at `indices` along `axis` (NumPy's take_along_axis): result[..., i,
-    ...] = arr[..., indices[..., i, ...], ...]; the other axes of `indices` broadcast.
+@symbolic_fallback
+def take_along_axis(x, indices, axis=None):
+    """The values of `x` at `indices` along `axis` (NumPy's take_along_axis): result[..., i,
+    ...] = x[..., indices[..., i, ...], ...]; the other axes of `indices` broadcast.
 
     Args:
-        arr: a tensor.
-        indices: integers of `arr`'s rank; negative ones count from the end.
-        axis: the axis they index.
+        x: a tensor.
+        indices: integers of `x`'s rank; negative ones count from the end.
+        axis: the axis they index; None: the flattened `x` and `indices`.
 
     Returns:
-        The gathered tensor, of `indices`' shape (broadcast with `arr` off `axis`); the
+        The gathered tensor, of `indices`' shape (broadcast with `x` off `axis`); the
         gradient flows back to the picked entries.
 
     Raises:
@@ -85,7 +87,9 @@ def take_along_axis(arr, indices, axis: int):
         >>> sorting_ops.take_along_axis(x, [[1], [2]], axis=1).numpy().tolist()
         [[30.0], [6.0]]
     """
-    x, ids = convert_to_tensor(arr), convert_to_tensor(indices)
+    x, ids = convert_to_tensor(x), convert_to_tensor(indices)
+    if axis is None:
+        x, ids, axis = reshape(x, [-1]), reshape(ids, [-1]), 0
     mismatched = ids.ndim != x.ndim or not builtins.all(
         i in (1, n) or n == 1 for d, (i, n) in enumerate(zip(ids.shape, x.shape))
         if d != axis % builtins.max(x.ndim, 1))
@@ -163,6 +167,7 @@ def top_k(input, k: int = 1, sorted: bool = True):  # noqa: A002 - TF's names
     return take_along_axis(x, indices, -1), indices
 
 
+@symbolic_fallback
 def in_top_k(targets, predictions, k: int):
     """Whether each target's prediction is among the `k` largest of its row (ties at the
     boundary count as in, as TF's in_top_k); not differentiable.
@@ -285,3 +290,51 @@ def unique_with_counts(x, axis=None) -> tuple:
         [[1, 2, 3], [1, 1, 2]]
     """
     return apply(_unique, (convert_to_tensor(x),), {"axis": axis})
+
+
+@symbolic_fallback
+def unique(x, sorted: bool = True, return_index: bool = False,  # noqa: A002 - Keras's names
+           return_inverse: bool = False, return_counts: bool = False, axis=None, size=None,
+           fill_value=None):
+    """The distinct values of `x`, NumPy's and Keras's way (`unique_with_counts`, reordered
+    and padded as asked; eager only: the result's length depends on the values).
+
+    Args:
+        x: a tensor.
+        sorted: True: ascending; False: in order of first appearance.
+        return_index: also return the index of each value's first occurrence.
+        return_inverse: also return each element's position among the values.
+        return_counts: also return how often each value occurs.
+        axis: None: the flattened `x`; an int: distinct slices along it.
+        size: pad (with `fill_value`) or cut the values to this length (axis None only).
+        fill_value: the padding; None: the smallest value.
+
+    Returns:
+        The values, or a tuple (values, then index, inverse and counts as asked), the
+        last three int32.
+
+    Raises:
+        InvalidArgumentError: `size` with an axis.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.convert_to_numpy(ops.unique([3, 1, 3, 2], sorted=False)).tolist()
+        [3, 1, 2]
+    """
+    values, index, inverse, counts = unique_with_counts(x, axis)
+    if not sorted:
+        order = argsort(index)
+        values, index, counts = (gather(values, order, axis=0 if axis is None else axis),
+                                 gather(index, order), gather(counts, order))
+        inverse = gather(argsort(order), inverse)
+    if size is not None:
+        if axis is not None:
+            raise InvalidArgumentError(f"unique: size is taken only with axis None, got {axis}")
+        missing = builtins.max(int(size) - values.shape[0], 0)
+        fill = reduction_ops.reduce_min(values) if fill_value is None else fill_value
+        values = concat([values[:size], creation_ops.fill((missing,), fill, values.dtype)], 0)
+        index, counts = (concat([t[:size], creation_ops.zeros((missing,), np.int32)], 0)
+                         for t in (index, counts))
+    asked = [t for t, wanted in ((index, return_index), (inverse, return_inverse),
+                                 (counts, return_counts)) if wanted]
+    return (values, *asked) if asked else values

@@ -1,27 +1,23 @@
-"""`ks.ops` products (NumPy spellings): `dot`, `tensordot`, `outer`, `inner`, `vdot`, `cross`
-(`matmul` and `einsum` are the core ops)."""
+"""Products beside `matmul` (NumPy's): `dot`, `tensordot`, `outer`, `inner`, `vdot`, `cross`.
+
+Each is composed of transposes, reshapes, multiplies, sums and matmuls, so its gradient
+comes from theirs (to any order).
+"""
 
 from __future__ import annotations
 
 import numpy as np
 
 from kerasish.core.errors import InvalidArgumentError
-from kerasish.core.ops import creation_ops, reduction_ops, shape_ops
+from kerasish.core.ops import reduction_ops, shape_ops
+from kerasish.core.ops.creation_ops import zeros_like
 from kerasish.core.ops.math_ops import matmul, multiply
-from kerasish.core.ops.shape_ops import expand_dims, reshape, squeeze, unstack
+from kerasish.core.ops.shape_ops import expand_dims, moveaxis, reshape, squeeze, stack, unstack
+from kerasish.core.symbolic import symbolic_fallback
 from kerasish.core.tensor import Tensor, convert_to_tensor
-from kerasish.ops.shapes import moveaxis, stack
-
-__all__ = [
-    "cross",
-    "dot",
-    "inner",
-    "outer",
-    "tensordot",
-    "vdot",
-]
 
 
+@symbolic_fallback
 def dot(x1, x2) -> Tensor:
     """NumPy's dot: a product for scalars, the inner product of vectors, else a sum over
     the last axis of `x1` and the first (1-D) or second-to-last (2-D) axis of `x2`.
@@ -61,9 +57,11 @@ def dot(x1, x2) -> Tensor:
     )
 
 
+@symbolic_fallback
 def tensordot(x1, x2, axes=2) -> Tensor:
     """The sum of products over `axes` (NumPy's tensordot): the last `axes` of x1 with the
-    first of x2, or the axes listed as (x1's, x2's).
+    first of x2, or the axes listed as (x1's, x2's). One matmul of the two inputs
+    transposed and flattened.
 
     Args:
         x1: a tensor.
@@ -107,6 +105,7 @@ def tensordot(x1, x2, axes=2) -> Tensor:
     return reshape(matmul(left, right), [a.shape[i] for i in a_free] + [b.shape[i] for i in b_free])
 
 
+@symbolic_fallback
 def outer(x1, x2) -> Tensor:
     """Every product x1[i] * x2[j] of the flattened inputs, as a matrix.
 
@@ -125,6 +124,7 @@ def outer(x1, x2) -> Tensor:
     return multiply(reshape(x1, (-1, 1)), reshape(x2, (1, -1)))
 
 
+@symbolic_fallback
 def inner(x1, x2) -> Tensor:
     """The sum of products over the last axes (NumPy's inner); a product when one is a scalar.
 
@@ -146,6 +146,7 @@ def inner(x1, x2) -> Tensor:
     return tensordot(a, b, ([a.ndim - 1], [b.ndim - 1]))
 
 
+@symbolic_fallback
 def vdot(x1, x2) -> Tensor:
     """The dot product of the flattened inputs.
 
@@ -164,6 +165,7 @@ def vdot(x1, x2) -> Tensor:
     return dot(reshape(x1, [-1]), reshape(x2, [-1]))
 
 
+@symbolic_fallback
 def cross(x1, x2, axisa: int = -1, axisb: int = -1, axisc: int = -1, axis=None) -> Tensor:
     """The cross product of 3-vectors (or 2-vectors, with a zero third component) along the
     given axes, the other axes broadcast (NumPy's cross).
@@ -199,7 +201,7 @@ def cross(x1, x2, axisa: int = -1, axisb: int = -1, axisc: int = -1, axis=None) 
 
     def components(v):
         parts = unstack(v, axis=-1)
-        return parts if len(parts) == 3 else [*parts, creation_ops.zeros_like(parts[0])]
+        return parts if len(parts) == 3 else [*parts, zeros_like(parts[0])]
 
     (ax, ay, az), (bx, by, bz) = components(a), components(b)
     z = ax * by - ay * bx
