@@ -211,11 +211,11 @@ def test_weights_files_both_ways(tmp_path):
 
 
 def test_keras_layer_kerasish_lacks_is_named(tmp_path):
-    model = keras.Sequential([keras.Input((4, 4, 1)), keras.layers.Dense(2),
-                              keras.layers.RandomRotation(0.1)])
+    model = keras.Sequential([keras.Input((4, 4, 3)), keras.layers.Dense(3),
+                              keras.layers.RandAugment()])
     model.save(tmp_path / "m.keras")
     with pytest.raises(ks.saving.SerializationError,
-                       match="unsupported layer class 'RandomRotation'"):
+                       match="unsupported layer class 'RandAugment'"):
         ks.models.load_model(tmp_path / "m.keras")
 
 
