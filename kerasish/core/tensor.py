@@ -400,8 +400,16 @@ class Variable(Tensor):
             return value[()]
         return value.copy() if value is self._value else value
 
+    @property
     def value(self) -> Tensor:
-        return self.read_value()
+        """The current value as a tensor (a recorded read, as `read_value()`).
+
+        Keras 3 reads it as a property (`v.value`), TF as a method (`v.value()`): the
+        tensor it gives returns itself when called, so both spellings work.
+        """
+        read = self.read_value()
+        read.__class__ = VariableValue
+        return read
 
     def _converted(self, value, what: str):
         """`value` as an array of this variable's shape, dtype and device, or a clear error."""
@@ -717,3 +725,13 @@ def constant(value, dtype=None, shape=None) -> Tensor:
                 f"cannot fill shape {shape}"
             )
     return Tensor(array)
+
+
+class VariableValue(Tensor):
+    """A tensor read by `Variable.value`: calling it returns itself, so TF's `v.value()` and
+    Keras 3's `v.value` give the same tensor."""
+
+    __slots__ = ()
+
+    def __call__(self) -> Tensor:
+        return self

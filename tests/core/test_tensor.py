@@ -576,3 +576,16 @@ def test_random_float_dtype_is_checked():
         ks.InvalidArgumentError, match="random.normal: dtype must be floating point, got int32"
     ):
         ks.random.normal([2], dtype="int32")
+
+
+def test_variable_value_is_a_property_as_in_keras_and_callable_as_in_tf():
+    v = ks.Variable([1.0, 2.0])
+    assert isinstance(v.value, ks.Tensor) and not isinstance(v.value, ks.Variable)
+    np.testing.assert_array_equal((v.value * 2).numpy(), [2.0, 4.0])  # Keras 3: a property
+    np.testing.assert_array_equal(v.value().numpy(), [1.0, 2.0])  # TF: a method
+    snapshot = v.value
+    v.assign([5.0, 6.0])
+    np.testing.assert_array_equal(snapshot.numpy(), [1.0, 2.0])  # a read, not a view
+    with ks.GradientTape() as tape:
+        y = ks.reduce_sum(v.value * v.value())
+    np.testing.assert_array_equal(tape.gradient(y, v).numpy(), [10.0, 12.0])
