@@ -134,3 +134,21 @@ def test_training_guide_learns_what_keras_learns(guide):
     assert guide["mlp"][1] == pytest.approx(on_keras["mlp"][1], abs=0.05)
     assert guide["two_outputs"] == on_keras["two_outputs"]
     assert guide["checkpoints"] == on_keras["checkpoints"]
+
+
+@pytest.fixture(scope="module")
+def text_classifier():
+    return _run("text_classification")
+
+
+def test_text_classification_standardizes_with_string_ops_and_learns(text_classifier):
+    assert not text_classifier["has_br"]  # the custom standardization removed "<br />"
+    assert text_classifier["accuracy"] > 0.8
+    assert text_classifier["end_to_end_accuracy"] == pytest.approx(
+        text_classifier["accuracy"], abs=1e-6)  # raw strings in, the same predictions
+
+
+def test_text_classification_learns_what_keras_learns(text_classifier):
+    on_keras = _run_on_keras("text_classification")
+    assert on_keras["vocabulary_size"] == text_classifier["vocabulary_size"]
+    assert on_keras["accuracy"] > 0.8
