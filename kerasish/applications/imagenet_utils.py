@@ -452,7 +452,30 @@ def validate_activation(classifier_activation, weights) -> None:
             f"`include_top=True`; Received: classifier_activation={classifier_activation}")
 
 
-# ---------------------------------------------------------------- the model's input
+# ---------------------------------------------------------------- the model's input and head
+
+def pool_features(x, pooling):
+    """The feature extractor's head: global average (`"avg"`), max (`"max"`) or no pooling
+    (None), as Keras's applications without their classifier.
+
+    Args:
+        x: the last feature map.
+        pooling: None, `"avg"` or `"max"`.
+
+    Returns:
+        The pooled features (or `x`).
+
+    Example:
+        >>> import kerasish as ks
+        >>> pool_features(ks.Input((4, 4, 8)), "avg").shape
+        (None, 8)
+    """
+    if pooling == "avg":
+        return layers.GlobalAveragePooling2D()(x)
+    if pooling == "max":
+        return layers.GlobalMaxPooling2D()(x)
+    return x
+
 
 def source_inputs(tensor) -> list:
     """The `ks.Input` tensors a symbolic tensor is computed from (Keras's

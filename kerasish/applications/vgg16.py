@@ -26,29 +26,6 @@ _FILES = {True: ("vgg16_weights_tf_dim_ordering_tf_kernels.h5", WEIGHTS_PATH,
                   "6d6bbae143d832006294945121d1f1fc")}
 
 
-def pool_features(x, pooling):
-    """The feature extractor's head: global average (`"avg"`), max (`"max"`) or no pooling
-    (None), as Keras's applications without their classifier.
-
-    Args:
-        x: the last feature map.
-        pooling: None, `"avg"` or `"max"`.
-
-    Returns:
-        The pooled features (or `x`).
-
-    Example:
-        >>> import kerasish as ks
-        >>> pool_features(ks.Input((4, 4, 8)), "avg").shape
-        (None, 8)
-    """
-    if pooling == "avg":
-        return layers.GlobalAveragePooling2D()(x)
-    if pooling == "max":
-        return layers.GlobalMaxPooling2D()(x)
-    return x
-
-
 def build_vgg(convs_per_block: tuple, files: dict, include_top, weights, input_tensor,
               input_shape, pooling, classes, classifier_activation, name):
     """A VGG network: five blocks of 3x3 convolutions (64, 128, 256, 512, 512 filters),
@@ -94,7 +71,7 @@ def build_vgg(convs_per_block: tuple, files: dict, include_top, weights, input_t
         imagenet_utils.validate_activation(classifier_activation, weights)
         x = layers.Dense(classes, activation=classifier_activation, name="predictions")(x)
     else:
-        x = pool_features(x, pooling)
+        x = imagenet_utils.pool_features(x, pooling)
     model = Functional(imagenet_utils.model_inputs(input_tensor, img_input), x, name=name)
     fname, origin, file_hash = files[bool(include_top)]
     return imagenet_utils.load_model_weights(model, weights, fname, origin, file_hash)
