@@ -1,0 +1,26 @@
+"""`ks.applications`: Keras's ImageNet models (`keras.applications`), with Keras's
+arguments, layer names and weight order, so Keras's weight files, `.keras` and
+`.weights.h5` files of them load and predict the same.
+
+`weights="imagenet"` loads the file Keras would download, under Keras's name, from Keras's
+cache folder (`$KERAS_HOME/models` or `~/.keras/models`); kerasish downloads nothing, and
+says which file to put where when it is absent.
+
+Example:
+    >>> import kerasish as ks
+    >>> model = ks.applications.VGG16(weights=None, include_top=False,
+    ...                               input_shape=(32, 32, 3), pooling="avg")
+    >>> model.output.shape
+    (None, 512)
+"""
+
+# ruff: noqa: I001 - one import a line, so the two halves of this package merge cleanly
+
+# the shared part, and VGG, ResNet, DenseNet, Xception, Inception (one line each)
+from kerasish.applications import imagenet_utils  # noqa: F401
+from kerasish.applications import vgg16  # noqa: F401
+from kerasish.applications import vgg19  # noqa: F401
+from kerasish.applications.vgg16 import VGG16  # noqa: F401
+from kerasish.applications.vgg19 import VGG19  # noqa: F401
+
+# MobileNet, EfficientNet, ConvNeXt, NASNet (one line each)
