@@ -24,3 +24,36 @@ from kerasish.applications.vgg16 import VGG16  # noqa: F401
 from kerasish.applications.vgg19 import VGG19  # noqa: F401
 
 # MobileNet, EfficientNet, ConvNeXt, NASNet (one line each)
+from kerasish.applications import convnext  # noqa: F401
+from kerasish.applications import efficientnet  # noqa: F401
+from kerasish.applications import efficientnet_v2  # noqa: F401
+from kerasish.applications import mobilenet  # noqa: F401
+from kerasish.applications import mobilenet_v2  # noqa: F401
+from kerasish.applications import mobilenet_v3  # noqa: F401
+from kerasish.applications import nasnet  # noqa: F401
+from kerasish.applications.convnext import ConvNeXtBase  # noqa: F401
+from kerasish.applications.convnext import ConvNeXtLarge  # noqa: F401
+from kerasish.applications.convnext import ConvNeXtSmall  # noqa: F401
+from kerasish.applications.convnext import ConvNeXtTiny  # noqa: F401
+from kerasish.applications.convnext import ConvNeXtXLarge  # noqa: F401
+from kerasish.applications.efficientnet import EfficientNetB0  # noqa: F401
+from kerasish.applications.efficientnet import EfficientNetB1  # noqa: F401
+from kerasish.applications.efficientnet import EfficientNetB2  # noqa: F401
+from kerasish.applications.efficientnet import EfficientNetB3  # noqa: F401
+from kerasish.applications.efficientnet import EfficientNetB4  # noqa: F401
+from kerasish.applications.efficientnet import EfficientNetB5  # noqa: F401
+from kerasish.applications.efficientnet import EfficientNetB6  # noqa: F401
+from kerasish.applications.efficientnet import EfficientNetB7  # noqa: F401
+from kerasish.applications.efficientnet_v2 import EfficientNetV2B0  # noqa: F401
+from kerasish.applications.efficientnet_v2 import EfficientNetV2B1  # noqa: F401
+from kerasish.applications.efficientnet_v2 import EfficientNetV2B2  # noqa: F401
+from kerasish.applications.efficientnet_v2 import EfficientNetV2B3  # noqa: F401
+from kerasish.applications.efficientnet_v2 import EfficientNetV2L  # noqa: F401
+from kerasish.applications.efficientnet_v2 import EfficientNetV2M  # noqa: F401
+from kerasish.applications.efficientnet_v2 import EfficientNetV2S  # noqa: F401
+from kerasish.applications.mobilenet import MobileNet  # noqa: F401
+from kerasish.applications.mobilenet_v2 import MobileNetV2  # noqa: F401
+from kerasish.applications.mobilenet_v3 import MobileNetV3Large  # noqa: F401
+from kerasish.applications.mobilenet_v3 import MobileNetV3Small  # noqa: F401
+from kerasish.applications.nasnet import NASNetLarge  # noqa: F401
+from kerasish.applications.nasnet import NASNetMobile  # noqa: F401

@@ -7,7 +7,6 @@ functional model from the input tensor's source inputs, and load the weights.
 
 from __future__ import annotations
 
-from kerasish import layers
 from kerasish.applications import imagenet_utils
 from kerasish.core import settings
 from kerasish.core.keras_tensor import KerasTensor
@@ -60,13 +59,7 @@ def make_model(input_tensor, img_input, outputs, name: str) -> Model:
     return Model(imagenet_utils.model_inputs(input_tensor, img_input), outputs, name=name)
 
 
-def pool_features(x, pooling, avg_name=None, max_name=None):
-    """The features pooled as `pooling` says (`"avg"`, `"max"`), or as they are for `None`."""
-    if pooling == "avg":
-        return layers.GlobalAveragePooling2D(name=avg_name)(x)
-    if pooling == "max":
-        return layers.GlobalMaxPooling2D(name=max_name)(x)
-    return x
+pool_features = imagenet_utils.pool_features
 
 
 def make_divisible(v, divisor=8, min_value=None) -> int:
