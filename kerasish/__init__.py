@@ -9,6 +9,7 @@ import numpy as _np
 
 from kerasish import (  # noqa: F401 - the submodules, as ks.layers etc.
     activations,
+    applications,
     backend,
     callbacks,
     checkpoint,

@@ -27,7 +27,7 @@ from kerasish.layers.base import Layer, losses_of
 from kerasish.models import data_adapter, training_hooks
 from kerasish.models.compile_utils import CompiledLoss, CompiledMetrics, OutputMetric
 from kerasish.models.data_adapter import pack_x_y_sample_weight, unpack_x_y_sample_weight
-from kerasish.saving import keras_file
+from kerasish.saving import keras_file, legacy_h5
 
 # compile() arguments of Keras that only tune how Keras runs a step; kerasish runs eagerly.
 _KERAS_RUN_SETTINGS = ("steps_per_execution", "jit_compile", "auto_scale_loss")
@@ -395,7 +395,8 @@ class Model(Layer):
         built, and also restores the optimizer's state when compiled.
 
         Args:
-            filepath: a file written by `save_weights` (or Keras 3's `*.weights.h5`).
+            filepath: a file written by `save_weights` (or Keras 3's `*.weights.h5`, or a
+                Keras 2 `.h5` weights file such as Keras's ImageNet weights).
 
         Returns:
             The checkpoint's load status for a kerasish checkpoint, else None.
@@ -413,6 +414,9 @@ class Model(Layer):
         """
         if str(filepath).endswith(".weights.h5"):
                 return keras_file.load_weights(self, filepath)
+        if str(filepath).endswith((".h5", ".hdf5")) and legacy_h5.is_legacy_weights_file(filepath):
+            # Keras 2's layout (Keras's ImageNet files for ks.applications), by position
+            return legacy_h5.load_legacy_weights(self, filepath)
         return Checkpoint(model=self).read(filepath).expect_partial()
 
     # -- compile ------------------------------------------------------------
