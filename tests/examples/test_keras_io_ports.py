@@ -152,3 +152,21 @@ def test_text_classification_learns_what_keras_learns(text_classifier):
     on_keras = _run_on_keras("text_classification")
     assert on_keras["vocabulary_size"] == text_classifier["vocabulary_size"]
     assert on_keras["accuracy"] > 0.8
+
+
+@pytest.fixture(scope="module")
+def transfer():
+    _needs_fashion_mnist()
+    return _run("transfer_learning")
+
+
+def test_transfer_learning_frozen_base_keeps_its_batch_norm_statistics(transfer):
+    assert transfer["trainable_weights"] == 2  # the new head's kernel and bias
+    assert transfer["statistics_kept"] and transfer["fine_tuned_statistics_kept"]
+    assert 0 <= transfer["head_accuracy"] <= 1
+
+
+def test_transfer_learning_does_what_keras_does(transfer):
+    on_keras = _run_on_keras("transfer_learning")
+    assert on_keras["trainable_weights"] == transfer["trainable_weights"]
+    assert on_keras["statistics_kept"] and on_keras["fine_tuned_statistics_kept"]
