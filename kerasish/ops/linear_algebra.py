@@ -7,8 +7,16 @@ from __future__ import annotations
 
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.ops import creation_ops, linalg_ops, math_ops, reduction_ops
-from kerasish.core.ops.linalg_ops import cholesky_inverse, eig, lstsq, lu_factor, matrix_rank, \
-    pinv, tril, triu
+from kerasish.core.ops.linalg_ops import (
+    cholesky_inverse,
+    eig,
+    lstsq,
+    lu_factor,
+    matrix_rank,
+    pinv,
+    tril,
+    triu,
+)
 from kerasish.core.ops.shape_ops import swapaxes
 from kerasish.core.tape import GradientTape
 from kerasish.core.tensor import Tensor, convert_to_tensor

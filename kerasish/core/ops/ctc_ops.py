@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from kerasish.core.errors import InvalidArgumentError
-from kerasish.core.ops import einsum_ops, indexing_ops, math_ops, nn_ops, reduction_ops, shape_ops
+from kerasish.core.ops import einsum_ops, math_ops, nn_ops, reduction_ops, shape_ops
 from kerasish.core.tensor import Tensor, convert_to_tensor
 
 _LOG_EPSILON = -1e5  # the log weight of an impossible transition (Keras's, optax's)
@@ -139,7 +139,7 @@ def _beam_search(logprobs: np.ndarray, length: int, beam_width: int, top_paths: 
         row = logprobs[t]
         grown: dict = {}
 
-        def add(prefix, blank_part, label_part):
+        def add(prefix, blank_part, label_part, grown=grown):
             old_blank, old_label = grown.get(prefix, (-np.inf, -np.inf))
             grown[prefix] = (np.logaddexp(old_blank, blank_part),
                              np.logaddexp(old_label, label_part))
