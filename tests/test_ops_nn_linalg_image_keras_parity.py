@@ -141,6 +141,9 @@ def test_ctc_loss_objects_match_keras():
         _close(ks.losses.CTC(reduction=reduction)(labels, logits),
                keras.losses.CTC(reduction=reduction)(labels, logits), atol=1e-4)
     assert ks.losses.CTC().get_config() == {"reduction": "sum_over_batch_size", "name": "ctc"}
+    # a Keras model's compile config names the loss so: it loads here
+    loaded = ks.losses.deserialize(keras.losses.serialize(keras.losses.CTC(reduction="sum")))
+    assert isinstance(loaded, ks.losses.CTC) and loaded.reduction == "sum"
 
 
 @pytest.mark.parametrize("merge_repeated", [True, False])
