@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from kerasish import activations, losses
+from kerasish.core import backend
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.ops import (
     activation_ops,
@@ -867,9 +868,8 @@ def psnr(x1, x2, max_val) -> Tensor:
         raise InvalidArgumentError(
             f"psnr: x1 of shape {x1.shape} and x2 of shape {x2.shape} must have the same shape")
     mse = reduction_ops.reduce_mean(math_ops.square(x1 - x2))
-    ten = math_ops.cast(convert_to_tensor(np.log(10.0)), x2.dtype)
     peak = math_ops.cast(convert_to_tensor(max_val), x2.dtype)
-    return (20.0 * math_ops.log(peak) - 10.0 * math_ops.log(mse)) / ten
+    return (20.0 * math_ops.log(peak) - 10.0 * math_ops.log(mse)) * (1.0 / np.log(10.0))
 
 
 def _blocks(name: str, x, block_size, data_format) -> tuple:
@@ -960,6 +960,11 @@ def space_to_depth(x, block_size, data_format="channels_last") -> Tensor:
     return moveaxis(y, -1, 1) if data_format == "channels_first" else y
 
 
+def _on_device(array: np.ndarray, like: Tensor) -> Tensor:
+    """A NumPy constant on `like`'s device."""
+    return Tensor(backend.to_device(array, backend.device_of(like._value)))
+
+
 def _pair(name: str, what: str, value) -> tuple:
     pair = (value, value) if isinstance(value, (int, np.integer)) else tuple(value)
     if len(pair) != 2 or not all(isinstance(v, (int, np.integer)) for v in pair):
@@ -1021,7 +1026,7 @@ def unfold(x, kernel_size, dilation=1, padding=0, stride=1) -> Tensor:
     size = x.shape[2:]
     flat, _ = _window_indices(size, kernel, dilation, stride)
     cells = reshape(x, (n, c, size[0] * size[1]))
-    patches = indexing_ops.gather(cells, convert_to_tensor(flat), axis=2)
+    patches = indexing_ops.gather(cells, _on_device(flat, x), axis=2)
     return reshape(patches, (n, c * flat.shape[0], flat.shape[1]))
 
 
@@ -1068,7 +1073,7 @@ def fold(x, output_size, kernel_size, dilation=1, padding=0, stride=1) -> Tensor
             f"{stride}; got shape {x.shape}")
     n, c = x.shape[0], x.shape[1] // cells
     rows = shape_ops.transpose(reshape(x, (n * c, cells * flat.shape[1])), (1, 0))
-    summed = indexing_ops.unsorted_segment_sum(rows, convert_to_tensor(flat.reshape(-1)),
+    summed = indexing_ops.unsorted_segment_sum(rows, _on_device(flat.reshape(-1), x),
                                                size[0] * size[1])
     y = reshape(shape_ops.transpose(summed, (1, 0)), (n, c, size[0], size[1]))
     return y[:, :, padding[0]:size[0] - padding[0], padding[1]:size[1] - padding[1]]
@@ -1132,10 +1137,10 @@ def dot_product_attention(query, key, value, bias=None, mask=None, scale=None,
         logits = logits + math_ops.cast(convert_to_tensor(bias), logits.dtype)
     keep = None if mask is None else math_ops.cast(convert_to_tensor(mask), np.bool_)
     if is_causal:
-        causal = convert_to_tensor(np.tril(np.ones(logits.shape[-2:], np.bool_)))
+        causal = _on_device(np.tril(np.ones(logits.shape[-2:], np.bool_)), logits)
         keep = causal if keep is None else math_ops.logical_and(keep, causal)
     if keep is not None:
         large_negative = np.asarray(-0.7 * np.finfo(np.float32).max, logits.dtype)
-        logits = where(keep, logits, convert_to_tensor(large_negative))
+        logits = where(keep, logits, _on_device(large_negative, logits))
     probs = nn_ops.softmax(logits, -1)
     return einsum_ops.einsum("bnts,bsnh->btnh", probs, value)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from kerasish.core import backend
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.ops import einsum_ops, math_ops, nn_ops, reduction_ops, shape_ops
 from kerasish.core.tensor import Tensor, convert_to_tensor
@@ -27,6 +28,11 @@ _LOG_EPSILON = -1e5  # the log weight of an impossible transition (Keras's, opta
 
 def _logaddexp(a: Tensor, b: Tensor) -> Tensor:
     return nn_ops.reduce_logsumexp(shape_ops.stack([a, b]), 0)
+
+
+def _like(array: np.ndarray, x: Tensor) -> Tensor:
+    """A NumPy constant on `x`'s device."""
+    return Tensor(backend.to_device(array, backend.device_of(x._value)))
 
 
 def _int_array(value, name: str, what: str) -> np.ndarray:
@@ -82,12 +88,12 @@ def ctc_loss(target, output, target_length, output_length, mask_index: int = 0) 
     dtype = output.dtype
     logprobs = nn_ops.log_softmax(output, -1)
     hot = np.eye(classes, dtype=dtype)[np.clip(labels, 0, classes - 1)]  # (B, N, K)
-    emit_probs = einsum_ops.einsum("btk,bnk->tbn", logprobs, convert_to_tensor(hot))
+    emit_probs = einsum_ops.einsum("btk,bnk->tbn", logprobs, _like(hot, output))
     blank_probs = shape_ops.transpose(logprobs[:, :, mask_index:mask_index + 1], (1, 0, 2))
     repeat = np.zeros((batch, count), dtype)
     repeat[:, :-1] = labels[:, :-1] == labels[:, 1:]
-    no_repeat_penalty = convert_to_tensor(_LOG_EPSILON * (1.0 - repeat))
-    repeat_penalty = convert_to_tensor(_LOG_EPSILON * repeat)
+    no_repeat_penalty = _like(_LOG_EPSILON * (1.0 - repeat), output)
+    repeat_penalty = _like(_LOG_EPSILON * repeat, output)
     padded = (np.arange(frames)[:, None] >= frame_lengths[None, :]).astype(dtype)[:, :, None]
 
     def add_to_tail(phi, score):  # phi[:, 1:] log-added with score
@@ -95,8 +101,8 @@ def ctc_loss(target, output, target_length, output_length, mask_index: int = 0) 
 
     start = np.full((batch, count + 1), _LOG_EPSILON, dtype)
     start[:, 0] = 0.0
-    phi = convert_to_tensor(start)
-    emit = convert_to_tensor(np.full((batch, count), _LOG_EPSILON, dtype))
+    phi = _like(start, output)
+    emit = _like(np.full((batch, count), _LOG_EPSILON, dtype), output)
     for t in range(frames):
         # emit-to-blank moves, except into a repeated label
         moved = add_to_tail(phi, emit + repeat_penalty)
@@ -104,13 +110,13 @@ def ctc_loss(target, output, target_length, output_length, mask_index: int = 0) 
         next_phi = add_to_tail(moved + blank_probs[t],
                                emit + blank_probs[t] + no_repeat_penalty)
         if padded[t].any():
-            pad = convert_to_tensor(padded[t])
+            pad = _like(padded[t], output)
             next_emit = pad * emit + (1.0 - pad) * next_emit
             next_phi = pad * phi + (1.0 - pad) * next_phi
         phi, emit = next_phi, next_emit
     final = add_to_tail(phi, emit)
     picked = np.eye(count + 1, dtype=dtype)[np.clip(label_lengths, 0, count)]
-    return math_ops.negative(reduction_ops.reduce_sum(final * convert_to_tensor(picked), 1))
+    return math_ops.negative(reduction_ops.reduce_sum(final * _like(picked, output), 1))
 
 
 def _greedy(scores: np.ndarray, lengths: np.ndarray, merge_repeated: bool, blank: int):
