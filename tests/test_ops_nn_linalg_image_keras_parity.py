@@ -159,12 +159,14 @@ def test_ctc_greedy_decode_matches_keras(merge_repeated):
         _close(scores, want_scores)
 
 
-def test_ctc_beam_search_matches_keras():
+@pytest.mark.parametrize("beam_width,top_paths", [(50, 3), (3, 2), (2, 1)])
+def test_ctc_beam_search_matches_keras(beam_width, top_paths):
     logits, _, _, frame_length = _ctc_batch()
-    paths, scores = ops.nn.ctc_decode(logits, frame_length, "beam_search", beam_width=50,
-                                      top_paths=3)
+    paths, scores = ops.nn.ctc_decode(logits, frame_length, "beam_search",
+                                      beam_width=beam_width, top_paths=top_paths)
     want_paths, want_scores = keras.ops.nn.ctc_decode(logits, frame_length, "beam_search",
-                                                      beam_width=50, top_paths=3)
+                                                      beam_width=beam_width,
+                                                      top_paths=top_paths)
     np.testing.assert_array_equal(ops.convert_to_numpy(paths), np.asarray(want_paths))
     _close(scores, want_scores, atol=1e-4)
 

@@ -16,6 +16,8 @@ probabilities, which sums the probabilities of all alignments of a prefix.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from kerasish.core import backend
@@ -136,36 +138,56 @@ def _greedy(scores: np.ndarray, lengths: np.ndarray, merge_repeated: bool, blank
     return paths[None], total.astype(scores.dtype)
 
 
+def _log_add(a: float, b: float) -> float:
+    if a < b:
+        a, b = b, a
+    return a if b == -math.inf else a + math.log1p(math.exp(b - a))
+
+
 def _beam_search(logprobs: np.ndarray, length: int, beam_width: int, top_paths: int,
                  blank: int) -> tuple:
     """The `top_paths` best label sequences of one example and their log probabilities
-    (each the log-sum over its alignments among the beams kept)."""
-    beams = {(): (0.0, -np.inf)}  # prefix: (log p ending in blank, log p ending in a label)
+    (each the log-sum over its alignments among the beams kept).
+
+    Each frame scores every extension of every beam by a class at once (an array of beams
+    by classes); only the `beam_width` best extensions, and those that land on a beam kept
+    already (whose probabilities add up), can survive, so only they enter the table."""
+    beams = {(): (0.0, -math.inf)}  # prefix: (log p ending in blank, log p ending in a label)
+    classes = logprobs.shape[1]
     for t in range(length):
         row = logprobs[t]
         grown: dict = {}
 
         def add(prefix, blank_part, label_part, grown=grown):
-            old_blank, old_label = grown.get(prefix, (-np.inf, -np.inf))
-            grown[prefix] = (np.logaddexp(old_blank, blank_part),
-                             np.logaddexp(old_label, label_part))
+            old_blank, old_label = grown.get(prefix, (-math.inf, -math.inf))
+            grown[prefix] = (_log_add(old_blank, blank_part), _log_add(old_label, label_part))
 
-        for prefix, (p_blank, p_label) in beams.items():
-            p_total = np.logaddexp(p_blank, p_label)
-            add(prefix, p_total + row[blank], -np.inf)
-            last = prefix[-1] if prefix else None
-            for c in range(row.shape[0]):
-                if c == blank:
-                    continue
-                if c == last:  # a repeat needs a blank between; otherwise it merges
-                    add(prefix + (c,), -np.inf, p_blank + row[c])
-                    add(prefix, -np.inf, p_label + row[c])
-                else:
-                    add(prefix + (c,), -np.inf, p_total + row[c])
-        ranked = sorted(grown.items(), key=lambda item: -np.logaddexp(*item[1]))
+        prefixes = list(beams)
+        position = {prefix: i for i, prefix in enumerate(prefixes)}
+        parts = np.array([beams[p] for p in prefixes])  # (beams, 2)
+        totals = np.logaddexp(parts[:, 0], parts[:, 1])
+        extended = totals[:, None] + row[None, :]  # a new label after any ending
+        for i, prefix in enumerate(prefixes):
+            add(prefix, float(totals[i] + row[blank]), -math.inf)
+            if prefix:  # the repeated label: only after a blank; else it merges into prefix
+                last = prefix[-1]
+                extended[i, last] = parts[i, 0] + row[last]
+                add(prefix, -math.inf, float(parts[i, 1] + row[last]))
+        extended[:, blank] = -np.inf
+        flat = extended.reshape(-1)
+        keep = min(beam_width, flat.size)
+        chosen = set(np.argpartition(-flat, keep - 1)[:keep].tolist())
+        for prefix in prefixes:  # extensions that are beams already
+            if prefix and prefix[:-1] in beams:
+                chosen.add(position[prefix[:-1]] * classes + prefix[-1])
+        for index in chosen:
+            i, c = divmod(index, classes)
+            if c != blank and flat[index] > -np.inf:
+                add(prefixes[i] + (c,), -math.inf, float(flat[index]))
+        ranked = sorted(grown.items(), key=lambda item: -_log_add(*item[1]))
         beams = dict(ranked[:beam_width])
-    ranked = sorted(beams.items(), key=lambda item: -np.logaddexp(*item[1]))[:top_paths]
-    return [p for p, _ in ranked], [float(np.logaddexp(*s)) for _, s in ranked]
+    ranked = sorted(beams.items(), key=lambda item: -_log_add(*item[1]))[:top_paths]
+    return [p for p, _ in ranked], [_log_add(*s) for _, s in ranked]
 
 
 def ctc_decode(inputs, sequence_lengths, strategy: str = "greedy", beam_width: int = 100,
