@@ -127,4 +127,4 @@ image = types.SimpleNamespace(**{name: getattr(image_ops, name) for name in (
     "rgb_to_grayscale", "rgb_to_hsv", "sobel_edges")})
 """Keras's `ops.image` names (those kerasish has): resizing, crops, pads, colour spaces."""
 vars(image).update({name: getattr(image_ops, name) for name in (
-    "extract_patches_3d", "scale_and_translate", "ssim") if hasattr(image_ops, name)})
+    "extract_patches_3d", "scale_and_translate", "ssim")})
