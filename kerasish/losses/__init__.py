@@ -29,6 +29,7 @@ from kerasish.losses.base import (
     Reduction,
     compute_weighted_loss,
 )
+from kerasish.losses.ctc import CTC, ctc
 from kerasish.losses.hinge import (
     CategoricalHinge,
     Hinge,
@@ -121,6 +122,7 @@ __all__ = [
     "dice",
     "tversky",
     "circle",
+    "ctc",
     "categorical_generalized_cross_entropy",
     "mse",
     "MSE",
@@ -136,6 +138,7 @@ __all__ = [
     "kullback_leibler_divergence",
     "Loss",
     "LossFunctionWrapper",
+    "CTC",
     "MeanSquaredError",
     "MeanAbsoluteError",
     "Huber",

@@ -7,6 +7,7 @@ import difflib
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.serialization import deserialize_keras_object
 from kerasish.losses.base import Loss, LossFunctionWrapper
+from kerasish.losses.ctc import CTC, ctc
 from kerasish.losses.hinge import (
     CategoricalHinge,
     Hinge,
@@ -74,6 +75,7 @@ _CLASSES = {
         Tversky,
         Circle,
         CategoricalGeneralizedCrossEntropy,
+        CTC,
     )
 }
 
@@ -113,6 +115,7 @@ _NAMES = {
     "tversky": Tversky,
     "circle": Circle,
     "categorical_generalized_cross_entropy": CategoricalGeneralizedCrossEntropy,
+    "ctc": CTC,
     **_CLASSES,
 }
 
@@ -138,6 +141,7 @@ _FUNCTIONS = {
     dice: Dice,
     tversky: Tversky,
     circle: Circle,
+    ctc: CTC,
 }
 
 

@@ -69,6 +69,8 @@ for _name, _value in list(globals().items()):
 linalg = types.SimpleNamespace(**{name: globals()[name] for name in (
     "cholesky", "det", "eigh", "inv", "norm", "qr", "solve", "solve_triangular", "svd")})
 """Keras's `ops.linalg` names: the same functions as `ops.inv`, `ops.solve`, ..."""
+vars(linalg).update({name: globals()[name] for name in (
+    "cholesky_inverse", "eig", "jvp", "lstsq", "lu_factor", "matrix_rank", "pinv")})
 
 # Keras 3's listings of `keras.ops.numpy` and `keras.ops.nn`: which of the ops above each
 # sub-namespace holds (the same functions; a name kerasish does not have yet is absent)
@@ -124,3 +126,5 @@ image = types.SimpleNamespace(**{name: getattr(image_ops, name) for name in (
     "hsv_to_rgb", "map_coordinates", "pad_images", "perspective_transform", "resize",
     "rgb_to_grayscale", "rgb_to_hsv", "sobel_edges")})
 """Keras's `ops.image` names (those kerasish has): resizing, crops, pads, colour spaces."""
+vars(image).update({name: getattr(image_ops, name) for name in (
+    "extract_patches_3d", "scale_and_translate", "ssim")})

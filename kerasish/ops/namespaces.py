@@ -100,17 +100,17 @@ indexing_ops      slice_update                              ops
 indexing_ops      unsorted_segment_max                      math
 indexing_ops      unsorted_segment_sum                      ks math
 linalg_ops        cholesky                                  linalg
-linalg_ops        det                                       linalg ops
+linalg_ops        det                                       linalg
 linalg_ops        diag                                      ops
 linalg_ops        diag_part                                 linalg
 linalg_ops        diagonal                                  ops
-linalg_ops        eigh                                      linalg ops
-linalg_ops        inv                                       linalg ops
+linalg_ops        eigh                                      linalg
+linalg_ops        inv                                       linalg
 linalg_ops        logdet                                    linalg ops
 linalg_ops        matrix_transpose                          linalg
 linalg_ops        qr                                        ops
 linalg_ops        slogdet                                   linalg ops
-linalg_ops        solve                                     linalg ops
+linalg_ops        solve                                     linalg
 linalg_ops        svd                                       ops
 linalg_ops        trace                                     linalg
 linalg_ops        tril                                      ops
@@ -182,7 +182,7 @@ nn_ops            embedding_lookup                          nn
 nn_ops            l2_loss                                   nn
 nn_ops            l2_normalize                              math nn linalg
 nn_ops            log_softmax                               math nn
-nn_ops            moments                                   nn ops
+nn_ops            moments                                   nn
 nn_ops            reduce_logsumexp                          ks math
 nn_ops            sigmoid_cross_entropy_with_logits         nn
 nn_ops            softmax                                   nn

@@ -6,15 +6,19 @@ from __future__ import annotations
 import numpy as np
 
 from kerasish import activations, losses
+from kerasish.core import backend
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.ops import (
     activation_ops,
     clip_ops,
     conv_ops,
+    ctc_ops,
+    einsum_ops,
     indexing_ops,
     math_ops,
     nn_ops,
     reduction_ops,
+    shape_ops,
 )
 from kerasish.core.ops.math_ops import greater, minimum, multiply, negative, where
 from kerasish.core.ops.shape_ops import expand_dims, moveaxis, reshape, squeeze
@@ -25,6 +29,31 @@ from kerasish.ops.keras_dtypes import floating, on_floats
 __all__ = [
     "adaptive_average_pool",
     "adaptive_max_pool",
+    "celu",
+    "ctc_decode",
+    "ctc_loss",
+    "depth_to_space",
+    "dot_product_attention",
+    "fold",
+    "glu",
+    "hard_shrink",
+    "hard_silu",
+    "hard_swish",
+    "hard_tanh",
+    "layer_normalization",
+    "moments",
+    "multi_hot",
+    "polar",
+    "psnr",
+    "soft_shrink",
+    "space_to_depth",
+    "sparse_plus",
+    "sparse_sigmoid",
+    "sparsemax",
+    "squareplus",
+    "tanh_shrink",
+    "threshold",
+    "unfold",
     "average_pool",
     "batch_normalization",
     "binary_crossentropy",
@@ -54,15 +83,115 @@ __all__ = [
 ]
 
 
-sigmoid, log_sigmoid, softplus, softsign, silu, selu, gelu = map(on_floats, (
+sigmoid, log_sigmoid, softplus, softsign, silu, selu = map(on_floats, (
     activation_ops.sigmoid, activation_ops.log_sigmoid, activation_ops.softplus,
-    activation_ops.softsign, activation_ops.silu, activation_ops.selu, activation_ops.gelu))
-softmax, log_softmax = map(on_floats, (nn_ops.softmax, nn_ops.log_softmax))
+    activation_ops.softsign, activation_ops.silu, activation_ops.selu))
 hard_sigmoid = on_floats(activations.hard_sigmoid)
 swish = silu
+# The activations Keras's `ops.nn` shares with `keras.activations`: the same functions
+# (composed of core ops, so their gradients come for free), under Keras's dtypes.
+(celu, glu, hard_shrink, hard_silu, hard_tanh, soft_shrink, tanh_shrink, threshold,
+ sparse_plus, sparse_sigmoid, sparsemax, squareplus) = map(on_floats, (
+    activations.celu, activations.glu, activations.hard_shrink, activations.hard_silu,
+    activations.hard_tanh, activations.soft_shrink, activations.tanh_shrink,
+    activations.threshold, activations.sparse_plus, activations.sparse_sigmoid,
+    activations.sparsemax, activations.squareplus))
+hard_swish = hard_silu
+ctc_loss, ctc_decode = ctc_ops.ctc_loss, ctc_ops.ctc_decode
 
 
-def one_hot(x, num_classes: int, axis: int = -1, dtype=None) -> Tensor:
+def softmax(x, axis=-1) -> Tensor:
+    """exp(x) / sum(exp(x)) along `axis` (or over several axes together).
+
+    Args:
+        x: a tensor, or a value `convert_to_tensor` takes (integers become float32).
+        axis: an axis, or a tuple of axes normalized together.
+
+    Returns:
+        A tensor of `x`'s shape.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.softmax([0.0, 0.0])
+        <ks.Tensor: shape=(2,), dtype=float32, numpy=[0.5, 0.5]>
+    """
+    x = floating(x)
+    if isinstance(axis, (tuple, list)):
+        return nn_ops.softmax_over(x, tuple(axis))
+    return nn_ops.softmax(x, axis)
+
+
+def log_softmax(x, axis=-1) -> Tensor:
+    """x - logsumexp(x) along `axis` (or over several axes together): log of `softmax`.
+
+    Args:
+        x: a tensor, or a value `convert_to_tensor` takes (integers become float32).
+        axis: an axis, or a tuple of axes normalized together.
+
+    Returns:
+        A tensor of `x`'s shape.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.log_softmax([0.0, 0.0])
+        <ks.Tensor: shape=(2,), dtype=float32, numpy=[-0.6931472, -0.6931472]>
+    """
+    x = floating(x)
+    if isinstance(axis, (tuple, list)):
+        return x - nn_ops.reduce_logsumexp(x, tuple(axis), keepdims=True)
+    return nn_ops.log_softmax(x, axis)
+
+
+def gelu(x, approximate: bool = True) -> Tensor:
+    """Gaussian error linear unit, x * Phi(x): by default (as Keras's `ops.gelu`) the tanh
+    approximation; `keras.activations.gelu` defaults to the exact form.
+
+    Args:
+        x: a tensor, or a value `convert_to_tensor` takes (integers become float32).
+        approximate: use the tanh approximation.
+
+    Returns:
+        A tensor of `x`'s shape.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.gelu([0.0, 1.0])
+        <ks.Tensor: shape=(2,), dtype=float32, numpy=[0.      , 0.841192]>
+    """
+    return activation_ops.gelu(floating(x), approximate)
+
+
+def moments(x, axes, keepdims: bool = False, synchronized: bool = False) -> tuple:
+    """The mean and variance of `x` over `axes`.
+
+    Args:
+        x: a tensor.
+        axes: the axes reduced.
+        keepdims: keep the reduced axes with length 1.
+        synchronized: Keras's all-replica statistics; kerasish's eager ops run on one
+            process, so True raises.
+
+    Returns:
+        (mean, variance).
+
+    Raises:
+        NotImplementedError: `synchronized` is True.
+
+    Example:
+        >>> from kerasish import ops
+        >>> [float(v) for v in ops.moments([1.0, 3.0], axes=[0])]
+        [2.0, 1.0]
+    """
+    if synchronized:
+        raise NotImplementedError(
+            "moments: synchronized=True needs statistics all-reduced across replicas inside "
+            "a distribution strategy; kerasish's ops run on one process (use "
+            "synchronized=False)")
+    axes = tuple(axes) if isinstance(axes, list) else axes
+    return nn_ops.moments(floating(x), axes, keepdims=keepdims)
+
+
+def one_hot(x, num_classes: int, axis: int = -1, dtype=None, sparse: bool = False) -> Tensor:
     """One-hot vectors of `num_classes` for integer `x` (out-of-range ids give zeros).
 
     Args:
@@ -70,19 +199,61 @@ def one_hot(x, num_classes: int, axis: int = -1, dtype=None) -> Tensor:
         num_classes: the number of classes.
         axis: where the class axis goes.
         dtype: the element type; None: float32.
+        sparse: Keras's sparse result; kerasish has no sparse tensors, so True raises.
 
     Returns:
         The one-hot tensor.
 
     Raises:
         InvalidArgumentError: `x` is not an integer tensor.
+        NotImplementedError: `sparse` is True.
 
     Example:
         >>> from kerasish import ops
         >>> ops.convert_to_numpy(ops.one_hot([1, 0], 3)).tolist()
         [[0.0, 1.0, 0.0], [1.0, 0.0, 0.0]]
     """
+    if sparse:
+        raise NotImplementedError(
+            "one_hot: sparse=True is not supported: kerasish has no sparse tensors (its "
+            "arrays are dense NumPy/CuPy arrays); use sparse=False")
     return indexing_ops.one_hot(x, num_classes, axis=axis, dtype=dtype or np.float32)
+
+
+def multi_hot(inputs, num_classes=None, axis: int = -1, dtype=None, sparse: bool = False,
+              **kwargs) -> Tensor:
+    """Multi-hot vectors: for each example (each row of a 2-D `inputs`, or a 1-D `inputs`
+    as one example) a 1 at every class id it holds.
+
+    Args:
+        inputs: integer class ids, (batch, ids) or (ids,).
+        num_classes: the number of classes (Keras's old name `num_tokens` is accepted).
+        axis: where the class axis goes.
+        dtype: the element type; None: float32.
+        sparse: as `one_hot`'s; True raises.
+        **kwargs: only `num_tokens`.
+
+    Returns:
+        (batch, num_classes) (or (num_classes,)).
+
+    Raises:
+        InvalidArgumentError: no `num_classes`, or another keyword.
+        NotImplementedError: `sparse` is True.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.convert_to_numpy(ops.multi_hot([[0, 2], [1, 1]], 3)).tolist()
+        [[1.0, 0.0, 1.0], [0.0, 1.0, 0.0]]
+    """
+    if "num_tokens" in kwargs:
+        num_classes = kwargs.pop("num_tokens")
+    if kwargs or num_classes is None:
+        raise InvalidArgumentError(
+            f"multi_hot: needs num_classes and takes no other keyword, got "
+            f"num_classes={num_classes!r} and {sorted(kwargs)}")
+    x = math_ops.cast(convert_to_tensor(inputs), np.int64)
+    hot = one_hot(x, num_classes, axis=axis, dtype=dtype, sparse=sparse)
+    return reduction_ops.reduce_max(hot, 1 if x.ndim > 1 else 0)
 
 
 
@@ -126,28 +297,39 @@ def leaky_relu(x, negative_slope: float = 0.2) -> Tensor:
     return activation_ops.leaky_relu(x, alpha=negative_slope)
 
 
-def normalize(x, axis: int = -1, order: int = 2) -> Tensor:
-    """`x` scaled to unit L2 norm along `axis` (Keras: `ops.normalize`; only order 2).
+def normalize(x, axis: int = -1, order: int = 2, epsilon=None) -> Tensor:
+    """`x` scaled to unit norm along `axis`: x / max(norm, epsilon) (for order 2,
+    x * min(rsqrt(sum of squares), 1 / epsilon), as Keras computes it).
 
     Args:
         x: a tensor, or a number, list or array that `convert_to_tensor` takes.
         axis: the axis the norm is taken over.
-        order: the norm; only 2.
+        order: the norm's order (an int >= 1).
+        epsilon: the smallest norm divided by (None: `ks.backend.epsilon()`, 1e-7).
 
     Returns:
         A tensor of `x`'s shape.
 
     Raises:
-        InvalidArgumentError: `order` is not 2.
+        InvalidArgumentError: `order` is not an int >= 1.
 
     Example:
         >>> from kerasish import ops
         >>> ops.normalize([[3.0, 4.0]])
         <ks.Tensor: shape=(1, 2), dtype=float32, numpy=[[0.6, 0.8]]>
     """
-    if order != 2:
-        raise InvalidArgumentError(f"normalize: only order=2 is available, got {order}")
-    return nn_ops.l2_normalize(x, axis=axis)
+    if not isinstance(order, (int, np.integer)) or order < 1:
+        raise InvalidArgumentError(f"normalize: order must be an int >= 1, got {order!r}")
+    x = floating(x)
+    if x.ndim == 0:
+        x = expand_dims(x, 0)
+    epsilon = 1e-7 if epsilon is None else epsilon
+    if order == 2:
+        squares = reduction_ops.reduce_sum(math_ops.square(x), axis, keepdims=True)
+        return x * minimum(math_ops.rsqrt(squares), 1.0 / epsilon)
+    powers = math_ops.pow(math_ops.abs(x), float(order))
+    norm = math_ops.pow(reduction_ops.reduce_sum(powers, axis, keepdims=True), 1.0 / order)
+    return x / math_ops.maximum(norm, epsilon)
 
 
 
@@ -593,3 +775,372 @@ def batch_normalization(x, mean, variance, axis: int, offset=None, scale=None,
         factor = factor * along(scale)
     y = (x - along(mean)) * factor
     return y if offset is None else y + along(offset)
+
+
+def layer_normalization(x, gamma=None, beta=None, axis=-1, epsilon=None, **kwargs) -> Tensor:
+    """Layer normalization (Ba et al., 2016): (x - mean) / sqrt(variance + epsilon) over
+    `axis`, times `gamma`, plus `beta`; with `rms_scaling=True`, x / sqrt(variance +
+    epsilon) * gamma (Keras's RMS variant, which keeps using the variance).
+
+    Args:
+        x: a tensor.
+        gamma: None, or the scale (of the normalized axes' shape).
+        beta: None, or the offset, likewise.
+        axis: the axis, or axes, normalized over.
+        epsilon: added to the variance (None: `ks.backend.epsilon()`, 1e-7).
+        **kwargs: only `rms_scaling` (bool).
+
+    Returns:
+        A tensor of `x`'s shape.
+
+    Raises:
+        InvalidArgumentError: another keyword.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.convert_to_numpy(ops.layer_normalization([[1.0, 3.0]], epsilon=0.0)).tolist()
+        [[-1.0, 1.0]]
+    """
+    rms_scaling = bool(kwargs.pop("rms_scaling", False))
+    if kwargs:
+        raise InvalidArgumentError(
+            f"layer_normalization: takes no keyword but rms_scaling, got {sorted(kwargs)}")
+    x = floating(x)
+    axes = reduction_ops.normalize_axis(axis, x.ndim, "layer_normalization")
+    shape = [x.shape[a] if a in axes else 1 for a in range(x.ndim)]
+
+    def along(v):
+        v = math_ops.cast(convert_to_tensor(v), x.dtype)
+        return reshape(v, shape) if v.ndim != x.ndim and axes != (x.ndim - 1,) else v
+
+    mean, variance = nn_ops.moments(x, axes, keepdims=True)
+    epsilon = 1e-7 if epsilon is None else epsilon
+    y = (x if rms_scaling else x - mean) * math_ops.rsqrt(variance + epsilon)
+    if gamma is not None:
+        y = y * along(gamma)
+    if beta is not None and not rms_scaling:
+        y = y + along(beta)
+    return y
+
+
+def polar(abs_, angle) -> Tensor:
+    """The complex numbers of magnitude `abs_` and angle `angle`: abs_ * (cos + i sin).
+
+    Args:
+        abs_: magnitudes.
+        angle: angles in radians (broadcast against `abs_`).
+
+    Returns:
+        A complex tensor (complex64 from float32 inputs, complex128 from float64).
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.convert_to_numpy(ops.polar([2.0], [0.0])).tolist()
+        [(2+0j)]
+    """
+    abs_, angle = floating(abs_), floating(angle)
+    unit = np.complex128(1j) if np.float64 in (abs_.dtype, angle.dtype) else np.complex64(1j)
+    return abs_ * math_ops.cos(angle) + abs_ * math_ops.sin(angle) * unit
+
+
+def psnr(x1, x2, max_val) -> Tensor:
+    """Peak signal-to-noise ratio in decibels: 20 log10(max_val) - 10 log10(mean((x1 -
+    x2)**2)), over all elements.
+
+    Args:
+        x1: a tensor (images, say).
+        x2: a tensor of `x1`'s shape.
+        max_val: the largest possible value (1.0 for images in [0, 1], 255 for bytes).
+
+    Returns:
+        A scalar.
+
+    Raises:
+        InvalidArgumentError: the shapes differ.
+
+    Example:
+        >>> from kerasish import ops
+        >>> print(f"{float(ops.psnr([0.0, 1.0], [0.0, 0.9], 1.0)):.3f}")
+        23.010
+    """
+    x1, x2 = floating(x1), floating(x2)
+    if x1.shape != x2.shape:
+        raise InvalidArgumentError(
+            f"psnr: x1 of shape {x1.shape} and x2 of shape {x2.shape} must have the same shape")
+    mse = reduction_ops.reduce_mean(math_ops.square(x1 - x2))
+    peak = math_ops.cast(convert_to_tensor(max_val), x2.dtype)
+    return (20.0 * math_ops.log(peak) - 10.0 * math_ops.log(mse)) * (1.0 / np.log(10.0))
+
+
+def _blocks(name: str, x, block_size, data_format) -> tuple:
+    x = convert_to_tensor(x)
+    if data_format not in ("channels_last", "channels_first") or x.ndim != 4 or not (
+            isinstance(block_size, (int, np.integer)) and block_size >= 2):
+        raise InvalidArgumentError(
+            f"{name}: needs a rank-4 batch of images, an int block_size >= 2 and data_format "
+            f"'channels_last' or 'channels_first'; got shape {x.shape}, block_size "
+            f"{block_size!r}, data_format {data_format!r}")
+    return (moveaxis(x, 1, -1) if data_format == "channels_first" else x), int(block_size)
+
+
+def depth_to_space(x, block_size, data_format="channels_last") -> Tensor:
+    """Pixel shuffle: each pixel's channels spread over a block_size x block_size square,
+    (n, h, w, c) to (n, h * b, w * b, c / b**2), channel (i * b + j) * c' + k going to row
+    i, column j of the block.
+
+    Args:
+        x: (n, h, w, c) (or (n, c, h, w) channels first), c divisible by block_size**2.
+        block_size: the block's side.
+        data_format: 'channels_last' or 'channels_first'.
+
+    Returns:
+        The rearranged batch.
+
+    Raises:
+        InvalidArgumentError: another rank, block size or data_format, or channels not
+            divisible by block_size**2.
+
+    Example:
+        >>> import numpy as np
+        >>> from kerasish import ops
+        >>> x = np.arange(4.0).reshape(1, 1, 1, 4)
+        >>> ops.convert_to_numpy(ops.depth_to_space(x, 2))[0, ..., 0]
+        array([[0., 1.],
+               [2., 3.]])
+    """
+    y, b = _blocks("depth_to_space", x, block_size, data_format)
+    n, h, w, c = y.shape
+    if c % (b * b):
+        raise InvalidArgumentError(
+            f"depth_to_space: {c} channels are not divisible by block_size**2 = {b * b}")
+    if data_format == "channels_first":  # Keras's layout: channel k * b * b + i * b + j
+        y = reshape(y, (n, h, w, c // (b * b), b, b))
+        y = shape_ops.transpose(y, (0, 1, 4, 2, 5, 3))
+    else:
+        y = reshape(y, (n, h, w, b, b, c // (b * b)))
+        y = shape_ops.transpose(y, (0, 1, 3, 2, 4, 5))
+    y = reshape(y, (n, h * b, w * b, c // (b * b)))
+    return moveaxis(y, -1, 1) if data_format == "channels_first" else y
+
+
+def space_to_depth(x, block_size, data_format="channels_last") -> Tensor:
+    """The inverse of `depth_to_space`: each block_size x block_size square of pixels
+    stacked into the channels, (n, h, w, c) to (n, h / b, w / b, c * b**2).
+
+    Args:
+        x: (n, h, w, c) (or (n, c, h, w) channels first), h and w divisible by block_size.
+        block_size: the block's side.
+        data_format: 'channels_last' or 'channels_first'.
+
+    Returns:
+        The rearranged batch.
+
+    Raises:
+        InvalidArgumentError: another rank, block size or data_format, or sides not
+            divisible by block_size.
+
+    Example:
+        >>> import numpy as np
+        >>> from kerasish import ops
+        >>> x = np.arange(4.0).reshape(1, 2, 2, 1)
+        >>> ops.convert_to_numpy(ops.space_to_depth(x, 2)).ravel()
+        array([0., 1., 2., 3.])
+    """
+    y, b = _blocks("space_to_depth", x, block_size, data_format)
+    n, h, w, c = y.shape
+    if h % b or w % b:
+        raise InvalidArgumentError(
+            f"space_to_depth: height {h} and width {w} must be divisible by block_size {b}")
+    y = reshape(y, (n, h // b, b, w // b, b, c))
+    if data_format == "channels_first":
+        y = shape_ops.transpose(y, (0, 1, 3, 5, 2, 4))
+    else:
+        y = shape_ops.transpose(y, (0, 1, 3, 2, 4, 5))
+    y = reshape(y, (n, h // b, w // b, c * b * b))
+    return moveaxis(y, -1, 1) if data_format == "channels_first" else y
+
+
+def _on_device(array: np.ndarray, like: Tensor) -> Tensor:
+    """A NumPy constant on `like`'s device."""
+    return Tensor(backend.to_device(array, backend.device_of(like._value)))
+
+
+def _pair(name: str, what: str, value) -> tuple:
+    pair = (value, value) if isinstance(value, (int, np.integer)) else tuple(value)
+    if len(pair) != 2 or not all(isinstance(v, (int, np.integer)) for v in pair):
+        raise InvalidArgumentError(f"{name}: {what} must be an int or a pair of ints, got "
+                                   f"{value!r}")
+    return int(pair[0]), int(pair[1])
+
+
+def _window_indices(size, kernel, dilation, stride) -> tuple:
+    """The flat (row * width + column) positions each window reads of a padded image of
+    `size`, (kh * kw, blocks), and the number of blocks per axis."""
+    counts = [(n - d * (k - 1) - 1) // s + 1 for n, k, d, s in zip(size, kernel, dilation,
+                                                                     stride)]
+    rows = (np.arange(kernel[0])[:, None] * dilation[0]
+            + np.arange(counts[0])[None, :] * stride[0])
+    cols = (np.arange(kernel[1])[:, None] * dilation[1]
+            + np.arange(counts[1])[None, :] * stride[1])
+    flat = rows[:, None, :, None] * size[1] + cols[None, :, None, :]
+    return flat.reshape(kernel[0] * kernel[1], counts[0] * counts[1]), counts
+
+
+def unfold(x, kernel_size, dilation=1, padding=0, stride=1) -> Tensor:
+    """Sliding local blocks of a channels-first batch (PyTorch's `unfold`, im2col):
+    (n, c, h, w) to (n, c * kh * kw, blocks), block entries ordered channel, row, column.
+
+    Args:
+        x: (n, c, h, w).
+        kernel_size: an int or (kh, kw).
+        dilation: an int or a pair: the spacing of a block's cells.
+        padding: an int or a pair: zeros added on both sides of each spatial axis.
+        stride: an int or a pair: the step between blocks.
+
+    Returns:
+        (n, c * kh * kw, blocks), blocks in row-major order.
+
+    Raises:
+        InvalidArgumentError: another rank, or a size that is not an int or a pair.
+
+    Example:
+        >>> import numpy as np
+        >>> from kerasish import ops
+        >>> ops.convert_to_numpy(ops.unfold(np.arange(9.0).reshape(1, 1, 3, 3), 2))[0]
+        array([[0., 1., 3., 4.],
+               [1., 2., 4., 5.],
+               [3., 4., 6., 7.],
+               [4., 5., 7., 8.]])
+    """
+    x = floating(x)
+    if x.ndim != 4:
+        raise InvalidArgumentError(f"unfold: needs a rank-4 (n, c, h, w) batch, got shape "
+                                   f"{x.shape}")
+    kernel, dilation, padding, stride = (
+        _pair("unfold", what, v) for what, v in (("kernel_size", kernel_size),
+                                                ("dilation", dilation), ("padding", padding),
+                                                ("stride", stride)))
+    n, c = x.shape[:2]
+    if any(padding):
+        x = shape_ops.pad(x, [(0, 0), (0, 0), (padding[0],) * 2, (padding[1],) * 2])
+    size = x.shape[2:]
+    flat, _ = _window_indices(size, kernel, dilation, stride)
+    cells = reshape(x, (n, c, size[0] * size[1]))
+    patches = indexing_ops.gather(cells, _on_device(flat, x), axis=2)
+    return reshape(patches, (n, c * flat.shape[0], flat.shape[1]))
+
+
+def fold(x, output_size, kernel_size, dilation=1, padding=0, stride=1) -> Tensor:
+    """The adjoint of `unfold` (col2im): sliding blocks summed back into a channels-first
+    batch, overlapping cells added (so fold(unfold(x)) counts each pixel once per block
+    that covers it).
+
+    Args:
+        x: (n, c * kh * kw, blocks).
+        output_size: an int or (h, w): the image's size.
+        kernel_size: an int or (kh, kw).
+        dilation: an int or a pair.
+        padding: an int or a pair: cropped off both sides after summing.
+        stride: an int or a pair.
+
+    Returns:
+        (n, c, h, w).
+
+    Raises:
+        InvalidArgumentError: another rank, a size that is not an int or a pair, or a block
+            count that does not fit the sizes.
+
+    Example:
+        >>> import numpy as np
+        >>> from kerasish import ops
+        >>> ops.convert_to_numpy(ops.fold(np.ones((1, 4, 4)), 3, 2))[0, 0]
+        array([[1., 2., 1.],
+               [2., 4., 2.],
+               [1., 2., 1.]])
+    """
+    x = floating(x)
+    output, kernel, dilation, padding, stride = (
+        _pair("fold", what, v) for what, v in (
+            ("output_size", output_size), ("kernel_size", kernel_size),
+            ("dilation", dilation), ("padding", padding), ("stride", stride)))
+    size = (output[0] + 2 * padding[0], output[1] + 2 * padding[1])
+    flat, _ = _window_indices(size, kernel, dilation, stride)
+    cells = kernel[0] * kernel[1]
+    if x.ndim != 3 or x.shape[1] % cells or x.shape[2] != flat.shape[1]:
+        raise InvalidArgumentError(
+            f"fold: needs (n, c * {cells}, {flat.shape[1]}) blocks for output_size {output}, "
+            f"kernel_size {kernel}, dilation {dilation}, padding {padding} and stride "
+            f"{stride}; got shape {x.shape}")
+    n, c = x.shape[0], x.shape[1] // cells
+    rows = shape_ops.transpose(reshape(x, (n * c, cells * flat.shape[1])), (1, 0))
+    summed = indexing_ops.unsorted_segment_sum(rows, _on_device(flat.reshape(-1), x),
+                                               size[0] * size[1])
+    y = reshape(shape_ops.transpose(summed, (1, 0)), (n, c, size[0], size[1]))
+    return y[:, :, padding[0]:size[0] - padding[0], padding[1]:size[1] - padding[1]]
+
+
+def dot_product_attention(query, key, value, bias=None, mask=None, scale=None,
+                          is_causal: bool = False, flash_attention=None,
+                          attn_logits_soft_cap=None) -> Tensor:
+    """softmax(q k^T * scale + bias, masked) v per head, for (batch, length, heads,
+    head_dim) inputs (Keras's and JAX's layout); `key`/`value` may have fewer heads that
+    divide `query`'s (grouped-query attention).
+
+    Args:
+        query: (B, T, N, H).
+        key: (B, S, K, H), K dividing N.
+        value: (B, S, K, H).
+        bias: None, or added to the logits, broadcast against (B, N, T, S).
+        mask: None, or a boolean broadcast against (B, N, T, S): False drops the pair.
+        scale: the logits' factor (None: 1 / sqrt(H)).
+        is_causal: also drop key positions after each query's position.
+        flash_attention: Keras's fused kernel switch; there is no flash kernel on
+            NumPy/CuPy, so True raises (None and False compute the same result).
+        attn_logits_soft_cap: Keras's logit capping, JAX on TPU only; not None raises.
+
+    Returns:
+        (B, T, N, H).
+
+    Raises:
+        NotImplementedError: `flash_attention` is True, or `attn_logits_soft_cap` is set.
+        InvalidArgumentError: inputs not of rank 4, or head counts that do not divide.
+
+    Example:
+        >>> import numpy as np
+        >>> from kerasish import ops
+        >>> q = np.ones((1, 2, 1, 4), np.float32)
+        >>> ops.shape(ops.dot_product_attention(q, q, q, is_causal=True))
+        (1, 2, 1, 4)
+    """
+    if flash_attention:
+        raise NotImplementedError(
+            "dot_product_attention: flash_attention=True needs a fused flash-attention "
+            "kernel (JAX/TPU, cuDNN, PyTorch); there is none on NumPy/CuPy: use "
+            "flash_attention=None or False")
+    if attn_logits_soft_cap is not None:
+        raise NotImplementedError(
+            "dot_product_attention: attn_logits_soft_cap is only supported by Keras for JAX "
+            "on TPU (its Splash kernel); kerasish has no such kernel: use None")
+    query, key, value = floating(query), floating(key), floating(value)
+    if query.ndim != 4 or key.ndim != 4 or value.ndim != 4 or query.shape[2] % key.shape[2]:
+        raise InvalidArgumentError(
+            f"dot_product_attention: needs rank-4 (batch, length, heads, head_dim) inputs "
+            f"whose key heads divide the query heads; got query {query.shape}, key "
+            f"{key.shape}, value {value.shape}")
+    groups = query.shape[2] // key.shape[2]
+    if groups > 1:
+        key = indexing_ops.repeat(key, groups, axis=2)
+        value = indexing_ops.repeat(value, groups, axis=2)
+    scale = 1.0 / np.sqrt(key.shape[-1]) if scale is None else scale
+    logits = einsum_ops.einsum("btnh,bsnh->bnts", query, key) * scale
+    if bias is not None:
+        logits = logits + math_ops.cast(convert_to_tensor(bias), logits.dtype)
+    keep = None if mask is None else math_ops.cast(convert_to_tensor(mask), np.bool_)
+    if is_causal:
+        causal = _on_device(np.tril(np.ones(logits.shape[-2:], np.bool_)), logits)
+        keep = causal if keep is None else math_ops.logical_and(keep, causal)
+    if keep is not None:
+        large_negative = np.asarray(-0.7 * np.finfo(np.float32).max, logits.dtype)
+        logits = where(keep, logits, _on_device(large_negative, logits))
+    probs = nn_ops.softmax(logits, -1)
+    return einsum_ops.einsum("bnts,bsnh->btnh", probs, value)

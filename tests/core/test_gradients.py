@@ -820,6 +820,15 @@ SAMPLES: dict[str, list[Case]] = {
         Case(lambda a: ks.linalg.slogdet(a)[1], [normal(3, 3) + 3.0 * np.eye(3)], label="log"),
         Case(ks.linalg.det, [normal(2, 3, 3) - 3.0 * np.eye(3)], label="det, negative"),
     ],
+    "pinv": [  # full rank, where the pseudo-inverse is smooth
+        Case(ks.ops.linalg.pinv, [normal(3, 5)], label="wide"),
+        Case(ks.ops.linalg.pinv, [normal(2, 4, 3)], label="tall, batch"),
+        Case(ks.ops.linalg.lstsq, [normal(5, 3), normal(5, 2)], label="lstsq"),
+    ],
+    "lu_factor": [  # distinct pivots, so small changes keep the row order
+        Case(lambda x: ks.ops.linalg.lu_factor(x)[0], [normal(4, 4)], label="matrix"),
+        Case(lambda x: ks.ops.linalg.lu_factor(x)[0], [normal(2, 3, 3)], label="batch"),
+    ],
     "cholesky": [
         Case(lambda x: ks.linalg.cholesky(ks.matmul(x, x, transpose_b=True) + 2.0 * np.eye(3)),
              [normal(3, 3)], label="matrix"),

@@ -774,3 +774,221 @@ def sobel_edges(images, data_format=None):
     if data_format == "channels_first":
         out = shape_ops.transpose(out, (0, 3, 1, 2, 4))
     return out
+
+
+def extract_patches_3d(volumes, size, strides=None, dilation_rate=1, padding: str = "valid",
+                       data_format=None):
+    """Each window of `size` (an int or (depth, height, width)) of a volume as one vector:
+    (..., out_depth, out_height, out_width, depth * height * width * channels), entries
+    ordered depth, row, column, channel (Keras 3's `ops.image.extract_patches_3d`).
+
+    Args:
+        volumes: (batch, depth, height, width, channels) or one volume without the batch
+            axis (channels first with `data_format`).
+        size: the window: an int or three.
+        strides: the step: an int or three (None: `size`).
+        dilation_rate: the spacing of a window's cells: an int or three.
+        padding: 'valid' or 'same'.
+        data_format: 'channels_last' (None) or 'channels_first'.
+
+    Returns:
+        The patches, batched as `volumes` (channels first: the patch vector on axis 1).
+
+    Raises:
+        InvalidArgumentError: `volumes` is not of rank 4 or 5, or a size is malformed.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.ops.image.extract_patches_3d(ks.ones([1, 4, 4, 4, 3]), 2).shape
+        (1, 2, 2, 2, 24)
+    """
+    data_format = _data_format(data_format, "extract_patches_3d")
+    x = convert_to_tensor(volumes)
+    if x.ndim not in (4, 5):
+        raise InvalidArgumentError(
+            f"extract_patches_3d: needs a volume (rank 4) or a batch of them (rank 5), got "
+            f"shape {x.shape}")
+    single = x.ndim == 4
+    if single:
+        x = shape_ops.expand_dims(x, 0)
+    if data_format == "channels_first":
+        x = shape_ops.transpose(x, (0, 2, 3, 4, 1))
+    patches = conv_ops.extract_volume_patches(x, size, size if strides is None else strides,
+                                              str(padding).upper(), dilations=dilation_rate)
+    out = shape_ops.reshape(patches, tuple(patches.shape[:4]) + (-1,))
+    if data_format == "channels_first":
+        out = shape_ops.transpose(out, (0, 4, 1, 2, 3))
+    return out[0] if single else out
+
+
+def _triangle(x):
+    return np.maximum(0.0, 1.0 - np.abs(x))
+
+
+def _keys_cubic(x):
+    out = ((1.5 * x - 2.5) * x) * x + 1.0
+    out = np.where(x >= 1.0, ((-0.5 * x + 2.5) * x - 4.0) * x + 2.0, out)
+    return np.where(x >= 2.0, 0.0, out)
+
+
+def _lanczos(radius):
+    def kernel(x):
+        y = radius * np.sin(np.pi * x) * np.sin(np.pi * x / radius)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out = np.where(x > 1e-3, y / np.where(x != 0, np.pi ** 2 * x ** 2, 1.0), 1.0)
+        return np.where(x > radius, 0.0, out)
+    return kernel
+
+
+SCALE_AND_TRANSLATE_KERNELS = {
+    "linear": _triangle, "bilinear": _triangle, "trilinear": _triangle, "triangle": _triangle,
+    "cubic": _keys_cubic, "bicubic": _keys_cubic, "tricubic": _keys_cubic,
+    "lanczos3": _lanczos(3.0), "lanczos5": _lanczos(5.0),
+}
+
+
+def scale_weights(input_size: int, output_size: int, scale: float, translation: float,
+                  kernel, antialias: bool) -> np.ndarray:
+    """The (input_size, output_size) matrix of `scale_and_translate` along one axis: output
+    cell j samples input position (j + 0.5 - translation) / scale - 0.5 with `kernel`
+    (stretched by 1 / scale when downsampling with `antialias`), weights normalized to sum
+    1, zero for samples outside the input."""
+    inv_scale = 1.0 / scale
+    stretch = max(inv_scale, 1.0) if antialias else 1.0
+    sample = (np.arange(output_size) + 0.5) * inv_scale - translation * inv_scale - 0.5
+    weights = kernel(np.abs(sample[None, :] - np.arange(input_size)[:, None]) / stretch)
+    total = weights.sum(axis=0, keepdims=True)
+    weights = np.where(np.abs(total) > 1000.0 * np.finfo(np.float32).eps,
+                       weights / np.where(total != 0, total, 1.0), 0.0)
+    inside = (sample >= -0.5) & (sample <= input_size - 0.5)
+    return np.where(inside[None, :], weights, 0.0)
+
+
+def scale_and_translate(images, output_shape, scale, translation, spatial_dims, method,
+                        antialias=True):
+    """Resample `images` along `spatial_dims` to `output_shape`, scaling each by `scale`
+    and shifting by `translation` (JAX's `image.scale_and_translate`): a product with one
+    fixed weight matrix per axis, so gradients flow to `images` (not to `scale` or
+    `translation`, which fix the matrices).
+
+    Args:
+        images: a tensor of any rank.
+        output_shape: the full output shape (axes not in `spatial_dims` keep their size).
+        scale: one factor per spatial axis.
+        translation: one shift per spatial axis, in output pixels.
+        spatial_dims: the axes resampled.
+        method: 'linear' (also 'bilinear', 'trilinear', 'triangle'), 'cubic' ('bicubic',
+            'tricubic'), 'lanczos3' or 'lanczos5'.
+        antialias: widen the kernel when downsampling.
+
+    Returns:
+        The resampled tensor (integer input: rounded and clipped to its range, its dtype).
+
+    Raises:
+        InvalidArgumentError: an unknown method, or scales and translations that are not
+            one per spatial axis.
+
+    Example:
+        >>> import numpy as np
+        >>> from kerasish.core.ops import image_ops
+        >>> x = np.arange(4.0).reshape(1, 4)
+        >>> image_ops.scale_and_translate(x, (1, 2), [0.5], [0.0], (1,), "linear",
+        ...                               antialias=False).numpy()
+        array([[0.5, 2.5]])
+    """
+    if method not in SCALE_AND_TRANSLATE_KERNELS:
+        raise InvalidArgumentError(
+            f"scale_and_translate: method must be one of {sorted(SCALE_AND_TRANSLATE_KERNELS)}"
+            f", got {method!r}")
+    x = convert_to_tensor(images)
+    dims = [int(d) % x.ndim for d in np.ravel(spatial_dims)]
+    scales = np.ravel(convert_to_tensor(scale).numpy()).astype(np.float64)
+    shifts = np.ravel(convert_to_tensor(translation).numpy()).astype(np.float64)
+    if len(scales) != len(dims) or len(shifts) != len(dims):
+        raise InvalidArgumentError(
+            f"scale_and_translate: needs one scale and one translation per spatial axis "
+            f"{tuple(dims)}, got {len(scales)} and {len(shifts)}")
+    integer = x.dtype.kind in "iub"
+    out = math_ops.cast(x, np.float32) if integer else x
+    for d, s, t in zip(dims, scales, shifts):
+        weights = scale_weights(x.shape[d], int(output_shape[d]), s, t,
+                                SCALE_AND_TRANSLATE_KERNELS[method], antialias)
+        moved = shape_ops.moveaxis(out, d, -1)
+        out = shape_ops.moveaxis(math_ops.matmul(
+            moved, Tensor(backend.to_device(weights.astype(out.dtype),
+                                            backend.device_of(out._value)))), -1, d)
+    if integer:
+        low, high = float(reduction_ops.reduce_min(x)), float(reduction_ops.reduce_max(x))
+        out = math_ops.cast(clip_ops.clip_by_value(math_ops.round(out), low, high), x.dtype)
+    return out
+
+
+def ssim(image1, image2, max_val=1.0, filter_size=11, filter_sigma=1.5, k1=0.01, k2=0.03,
+         data_format=None):
+    """The structural similarity index (Wang et al., 2004) of two images, per image: the
+    mean over channels and valid windows of (2 mu1 mu2 + c1)(2 sigma12 + c2) / ((mu1^2 +
+    mu2^2 + c1)(sigma1^2 + sigma2^2 + c2)), the statistics weighted by a Gaussian window
+    (c1 = (k1 max_val)^2, c2 = (k2 max_val)^2). Composed of recorded ops: differentiable.
+
+    Args:
+        image1: (batch, height, width, channels) or one image (channels first with
+            `data_format`).
+        image2: of `image1`'s shape.
+        max_val: the dynamic range (1.0 for images in [0, 1], 255 for bytes).
+        filter_size: the Gaussian window's side (odd, at most the image's sides).
+        filter_sigma: its standard deviation.
+        k1: the luminance constant.
+        k2: the contrast constant.
+        data_format: 'channels_last' (None) or 'channels_first'.
+
+    Returns:
+        (batch,) values (a scalar for one image), in [-1, 1]; float32 for integer images
+        (Keras casts back to the images' integer dtype, which truncates the value to 0).
+
+    Raises:
+        InvalidArgumentError: ranks other than 3 or 4, or shapes that differ.
+
+    Example:
+        >>> import numpy as np
+        >>> from kerasish.core.ops import image_ops
+        >>> x = np.random.default_rng(0).random((16, 16, 1)).astype("float32")
+        >>> round(float(image_ops.ssim(x, x)), 4)
+        1.0
+    """
+    data_format = _data_format(data_format, "ssim")
+    a, b = convert_to_tensor(image1), convert_to_tensor(image2)
+    if a.ndim not in (3, 4) or a.shape != b.shape:
+        raise InvalidArgumentError(
+            f"ssim: needs two images (rank 3) or batches (rank 4) of the same shape, got "
+            f"{a.shape} and {b.shape}")
+    dtype = a.dtype if a.dtype.kind == "f" else np.dtype(np.float32)
+    a, b = math_ops.cast(a, dtype), math_ops.cast(b, dtype)
+    single = a.ndim == 3
+    if single:
+        a, b = shape_ops.expand_dims(a, 0), shape_ops.expand_dims(b, 0)
+    if data_format == "channels_first":
+        a, b = shape_ops.moveaxis(a, 1, -1), shape_ops.moveaxis(b, 1, -1)
+    n, height, width, channels = a.shape
+    line = np.exp(-np.square(np.arange(filter_size) - (filter_size - 1) / 2.0)
+                  / (2.0 * filter_sigma ** 2))
+    line = line / line.sum()
+    kernel = Tensor(backend.to_device(np.outer(line, line).astype(dtype)[:, :, None, None],
+                                      backend.device_of(a._value)))
+
+    def planes(x):  # (n, h, w, c) -> (n * c, h, w, 1)
+        return shape_ops.reshape(shape_ops.transpose(x, (0, 3, 1, 2)), (-1, height, width, 1))
+
+    def blur(x):
+        return conv_ops.conv2d(x, kernel, 1, "VALID")
+
+    a, b = planes(a), planes(b)
+    mu1, mu2 = blur(a), blur(b)
+    c1, c2 = (k1 * max_val) ** 2, (k2 * max_val) ** 2
+    var1 = blur(a * a) - mu1 * mu1
+    var2 = blur(b * b) - mu2 * mu2
+    cov = blur(a * b) - mu1 * mu2
+    index = ((2.0 * mu1 * mu2 + c1) * (2.0 * cov + c2)) / (
+        (mu1 * mu1 + mu2 * mu2 + c1) * (var1 + var2 + c2))
+    per_image = reduction_ops.reduce_mean(
+        shape_ops.reshape(reduction_ops.reduce_mean(index, (1, 2, 3)), (n, channels)), -1)
+    return per_image[0] if single else per_image

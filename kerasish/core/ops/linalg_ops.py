@@ -583,3 +583,260 @@ def qr(x, mode: str = "reduced") -> tuple:
     if mode not in ("reduced", "complete"):
         raise InvalidArgumentError(f"qr: mode must be 'reduced' or 'complete', got {mode!r}")
     return apply(_qr, (_matrices(x, "qr", square=False),), {"mode": mode})
+
+
+def _host_eig(a):
+    """NumPy's general eigendecomposition on the host (CuPy has none), back on a's device."""
+    values, vectors = np.linalg.eig(backend.to_numpy(a))
+    device = backend.device_of(a)
+    return backend.to_device(values, device), backend.to_device(vectors, device)
+
+
+_eig = primitive("eig", differentiable=False, multi_output=True)(_host_eig)
+
+
+def eig(x) -> tuple:
+    """Eigenvalues and right eigenvectors of general square matrices (complex in general).
+
+    No gradient (Keras has none either: a general eigendecomposition's is ill-conditioned
+    near repeated eigenvalues; `eigh` has one for symmetric matrices). CuPy has no general
+    eigensolver, so GPU inputs are decomposed by NumPy on the host.
+
+    Args:
+        x: a tensor of shape (..., M, M).
+
+    Returns:
+        (eigenvalues (..., M), eigenvectors (..., M, M) as unit columns), real when all
+        eigenvalues are, complex otherwise (NumPy's rule).
+
+    Raises:
+        InvalidArgumentError: `x` is not square.
+
+    Example:
+        >>> from kerasish.core.ops import linalg_ops
+        >>> w, v = linalg_ops.eig([[2.0, 0.0], [0.0, 3.0]])
+        >>> w.numpy().tolist()
+        [2.0, 3.0]
+    """
+    return apply(_eig, (_matrices(x, "eig"),))
+
+
+@primitive("pinv")
+def _pinv(a, rcond):
+    xp = backend.array_module(a)
+    return xp.linalg.pinv(a) if rcond is None else xp.linalg.pinv(a, rcond)
+
+
+@_pinv.defgrad
+def _(op, dy):
+    # Golub and Pereyra: dP = -P dA P + P P^T dA^T (I - A P) + (I - P A) dA^T P^T P, so
+    # the gradient is -P^T G P^T + (I - A P) G^T P P^T + P^T P G^T (I - P A) (constant rank)
+    (a,), p = op.inputs, op.output
+    m, n = a.shape[-2:]
+    left = _eye_like(m, a) - math_ops.matmul(a, p)
+    right = _eye_like(n, a) - math_ops.matmul(p, a)
+    g_t = _mT(dy)
+    grad = math_ops.negative(math_ops.matmul(math_ops.matmul(_mT(p), dy), _mT(p)))
+    grad = grad + math_ops.matmul(math_ops.matmul(left, g_t), math_ops.matmul(p, _mT(p)))
+    grad = grad + math_ops.matmul(math_ops.matmul(_mT(p), p), math_ops.matmul(g_t, right))
+    return (grad,)
+
+
+def pinv(x, rcond=None) -> Tensor:
+    """The Moore-Penrose pseudo-inverse of a (batch of) matrices, by the SVD: singular
+    values at most rcond times the largest are treated as zero.
+
+    The gradient holds where the rank does not change (always for matrices of full rank).
+
+    Args:
+        x: a tensor of shape (..., M, N).
+        rcond: the relative cutoff (None: NumPy's default, 1e-15).
+
+    Returns:
+        (..., N, M).
+
+    Example:
+        >>> from kerasish.core.ops import linalg_ops
+        >>> linalg_ops.pinv([[2.0, 0.0], [0.0, 0.0]]).numpy().tolist()
+        [[0.5, 0.0], [0.0, 0.0]]
+    """
+    return apply(_pinv, (_matrices(x, "pinv", square=False),),
+                 {"rcond": None if rcond is None else float(rcond)})
+
+
+def lstsq(a, b, rcond=None) -> Tensor:
+    """The least-squares solution of a @ X = b with the smallest norm: pinv(a) @ b.
+
+    Args:
+        a: a tensor of shape (..., M, N).
+        b: (..., M, K) right-hand sides, or one vector (M,).
+        rcond: singular values at most rcond times the largest count as zero (None: machine
+            epsilon times max(M, N), NumPy's `lstsq` default).
+
+    Returns:
+        X, (..., N, K) (or (N,) for a vector `b`).
+
+    Raises:
+        InvalidArgumentError: the shapes do not fit.
+
+    Example:
+        >>> from kerasish.core.ops import linalg_ops
+        >>> linalg_ops.lstsq([[1.0], [1.0]], [1.0, 3.0]).numpy().round(4).tolist()
+        [2.0]
+    """
+    a = _matrices(a, "lstsq", square=False)
+    b = math_ops.cast(convert_to_tensor(b), a.dtype)
+    if b.ndim == 0 or b.shape[-2 if b.ndim > 1 else 0] != a.shape[-2]:
+        raise InvalidArgumentError(
+            f"lstsq: the right-hand side of shape {b.shape} does not fit the matrix of shape "
+            f"{a.shape} (expected (..., {a.shape[-2]}, K) or ({a.shape[-2]},))")
+    if rcond is None:
+        rcond = float(np.finfo(a.dtype).eps) * max(a.shape[-2:])
+    inverse = pinv(a, rcond)
+    if b.ndim == 1:
+        return shape_ops.reshape(math_ops.matmul(inverse, shape_ops.reshape(b, (-1, 1))), (-1,))
+    return math_ops.matmul(inverse, b)
+
+
+def _matrix_rank_values(x, tol):
+    rank = backend.array_module(x).linalg.matrix_rank(x, tol=tol)
+    return rank.astype(np.int32)
+
+
+_matrix_rank = primitive("matrix_rank", differentiable=False)(_matrix_rank_values)
+
+
+def matrix_rank(x, tol=None) -> Tensor:
+    """The rank of a (batch of) matrices: the singular values above `tol` (no gradient:
+    an integer).
+
+    Args:
+        x: a tensor of shape (..., M, N).
+        tol: the threshold (None: the largest singular value times max(M, N) times the
+            dtype's epsilon, NumPy's default).
+
+    Returns:
+        int32 ranks, of shape (...).
+
+    Raises:
+        InvalidArgumentError: `x` has rank below 2.
+
+    Example:
+        >>> from kerasish.core.ops import linalg_ops
+        >>> int(linalg_ops.matrix_rank([[1.0, 2.0], [2.0, 4.0]]))
+        1
+    """
+    x = _matrices(x, "matrix_rank", square=False)
+    return apply(_matrix_rank, (x,), {"tol": None if tol is None else float(tol)})
+
+
+def _lu_values(a):
+    """LAPACK's getrf by rows: the packed factors (L's unit diagonal implied) and the pivot
+    rows, as SciPy's `lu_factor` returns them; a zero pivot leaves its column unscaled."""
+    xp = backend.array_module(a)
+    lu = a.copy()
+    m, n = lu.shape[-2:]
+    steps = min(m, n)
+    pivots = xp.zeros(lu.shape[:-2] + (steps,), dtype=np.int32)
+    flat = lu.reshape(-1, m, n)
+    flat_pivots = pivots.reshape(-1, steps)
+    rows = xp.arange(flat.shape[0])
+    for k in range(steps):
+        best = k + xp.abs(flat[:, k:, k]).argmax(axis=1)
+        flat_pivots[:, k] = best
+        top = flat[rows, k].copy()
+        flat[rows, k] = flat[rows, best]
+        flat[rows, best] = top
+        pivot = flat[:, k, k]
+        safe = xp.where(pivot == 0, 1, pivot)
+        flat[:, k + 1:, k] /= safe[:, None]
+        flat[:, k + 1:, k + 1:] -= flat[:, k + 1:, k:k + 1] * flat[:, k:k + 1, k + 1:]
+    return flat.reshape(lu.shape), flat_pivots.reshape(pivots.shape)
+
+
+@primitive("lu_factor", multi_output=True)
+def _lu_factor(a):
+    lu, pivots = _lu_values(a)
+    return lu, pivots.astype(lu.dtype)  # floating, so the tape follows the factors
+
+
+@_lu_factor.defgrad
+def _(op, dys):
+    # A = P L U; dLU = L tril(X, -1) + triu(X) U with X = L^-1 P^T dA U^-1, so
+    # dA-bar = P L^-T (tril(L^T G_lower, -1) + triu(G_upper U^T)) U^-T
+    (lu, pivots), (d_lu, _) = op.output, dys
+    n = lu.shape[-1]
+    eye = _eye_like(n, lu)
+    lower = _band(lu, -1, True) + eye
+    upper = _band(lu, 0, False)
+    phi = _band(math_ops.matmul(lower, _band(d_lu, -1, True), transpose_a=True), -1, True)
+    phi = phi + _band(math_ops.matmul(_band(d_lu, 0, False), upper, transpose_b=True), 0,
+                      False)
+    x = _mT(solve(upper, _mT(solve(_mT(lower), phi))))
+    order = _pivot_order(backend.to_numpy(pivots._value).astype(np.int64), n)  # P^T A = A[order]
+    permutation = np.zeros(order.shape + (n,))
+    np.put_along_axis(permutation, order[..., None], 1.0, axis=-1)  # its rows: P^T
+    return (math_ops.matmul(_constant_like(permutation, lu), x, transpose_a=True),)
+
+
+def _pivot_order(pivots: np.ndarray, n: int) -> np.ndarray:
+    """The row order that the pivots' interchanges give: P^T A = A[order]."""
+    order = np.broadcast_to(np.arange(n), pivots.shape[:-1] + (n,)).copy()
+    flat, flat_pivots = order.reshape(-1, n), pivots.reshape(-1, pivots.shape[-1])
+    for row, swaps in zip(flat, flat_pivots):
+        for k, p in enumerate(swaps):
+            row[k], row[p] = row[p], row[k]
+    return order
+
+
+def lu_factor(x) -> tuple:
+    """The LU factorization with partial pivoting, packed as SciPy's (and Keras's)
+    `lu_factor`: P^T x = L U with L unit lower triangular, both in one matrix.
+
+    Gradients for square matrices (the factors of an invertible one).
+
+    Args:
+        x: a tensor of shape (..., M, N).
+
+    Returns:
+        (lu (..., M, N): U on and above the diagonal, L below it; pivots (..., min(M, N))
+        int32: row i was interchanged with row pivots[i]).
+
+    Raises:
+        InvalidArgumentError: `x` has rank below 2.
+
+    Example:
+        >>> from kerasish.core.ops import linalg_ops
+        >>> lu, pivots = linalg_ops.lu_factor([[1.0, 2.0], [3.0, 4.0]])
+        >>> lu.numpy().astype("float64").round(2).tolist(), pivots.numpy().tolist()
+        ([[3.0, 4.0], [0.33, 0.67]], [1, 1])
+    """
+    lu, pivots = apply(_lu_factor, (_matrices(x, "lu_factor", square=False),))
+    return lu, math_ops.cast(pivots, np.int32)
+
+
+def cholesky_inverse(x, upper: bool = False) -> Tensor:
+    """The inverse of A from its Cholesky factor: (L L^T)^-1 = L^-T L^-1 for the lower
+    factor L = x (or (U^T U)^-1 = U^-1 U^-T for the upper one), reading only its triangle.
+
+    Args:
+        x: the factor, (..., M, M).
+        upper: `x` is the upper factor U (A = U^T U).
+
+    Returns:
+        A^-1, (..., M, M).
+
+    Raises:
+        InvalidArgumentError: `x` is not square, or the factor is singular.
+
+    Example:
+        >>> from kerasish.core.ops import linalg_ops
+        >>> linalg_ops.cholesky_inverse([[2.0, 0.0], [1.0, 1.0]]).numpy().tolist()
+        [[0.5, -0.5], [-0.5, 1.0]]
+    """
+    x = _matrices(x, "cholesky_inverse")
+    factor = triu(x) if upper else tril(x)
+    inverse = solve(factor, _eye_like(x.shape[-1], x))
+    if upper:
+        return math_ops.matmul(inverse, inverse, transpose_b=True)
+    return math_ops.matmul(inverse, inverse, transpose_a=True)
