@@ -879,6 +879,8 @@ class Model(Layer):
         finally:
             batches.close()
             self._fit_batches = None
+        if self.optimizer is not None:  # use_ema: the averages become the weights, as Keras
+            self.optimizer.finalize_variable_values(self.trainable_variables)
         callback_list.on_train_end(logs)
         return history
 

@@ -152,7 +152,8 @@ _KERAS_SLOT_GROUPS = {
 
 def optimizer_variables(optimizer, trainable_variables: list) -> list:
     """The optimizer's variables in Keras's order: iterations, the learning rate (when it is
-    a variable), then the slots of `trainable_variables`, created now if missing, then
+    a variable), the EMA averages and the gradient accumulators (when kept), then the slots
+    of `trainable_variables`, created now if missing, then
     what Keras's `build` makes after them (Nadam's `u_product`). A LossScaleOptimizer:
     its own (unused) step and learning rate, `step_counter` and `dynamic_scale` (made by
     Keras's `build`), then the inner optimizer's variables."""
@@ -166,9 +167,14 @@ def optimizer_variables(optimizer, trainable_variables: list) -> list:
     groups = _KERAS_SLOT_GROUPS.get(type(optimizer).__name__, [tuple(names)])
     listed = {name for group in groups for name in group}
     groups = groups + [tuple(name for name in names if name not in listed)]
-    result = [optimizer.iterations]
+    result = [optimizer._iterations]
     if isinstance(optimizer._learning_rate, Variable):
         result.append(optimizer._learning_rate)
+    for aux_name in ("average", "gradient_accumulator"):  # Keras's base `build` makes these
+        for var in trainable_variables:
+            aux = optimizer._aux.get(id(var), {})
+            if aux_name in aux:
+                result.append(aux[aux_name])
     for group in groups:
         present = [name for name in group if name in names]
         for var in trainable_variables:
