@@ -380,7 +380,18 @@ class CallbackList:
             callback.set_params(params)
 
     def append(self, callback) -> None:
-        """Add `callback` at the end (given the list's model and params)."""
+        """Add `callback` at the end (given the list's model and params).
+
+        Args:
+            callback: the callback to add.
+
+        Example:
+            >>> import kerasish as ks
+            >>> callbacks = ks.callbacks.CallbackList(epochs=1)
+            >>> callbacks.append(ks.callbacks.History())
+            >>> len(callbacks.callbacks)
+            1
+        """
         if self.model is not None:
             callback.set_model(self.model)
         callback.set_params(self.params)
@@ -1175,6 +1186,11 @@ class OrbaxCheckpoint(Callback):
 
     Orbax saves JAX arrays (sharded, asynchronously); kerasish trains on NumPy/CuPy. Use
     `ModelCheckpoint` (`.keras` or `.weights.h5` files) or `BackupAndRestore` instead.
+
+    Args:
+        directory: Keras's checkpoint directory (not used).
+        *args: Keras's other arguments (not used).
+        **kwargs: Keras's other arguments (not used).
 
     Raises:
         NotImplementedError: always, saying what to use instead.
