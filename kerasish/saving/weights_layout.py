@@ -366,10 +366,11 @@ def _optimizer_pairs(h5file, path: str, optimizer, compiled_into, source: str) -
 
 
 def read_weights(h5file, model: Layer, include_optimizers: bool = True,
-                 source: str = "weights file") -> None:
+                 source: str = "weights file", skip_mismatch: bool = False) -> None:
     """Assign the variables of `model` (and, if asked, of the optimizers it holds whose groups
     the file has) from an open h5py file in Keras's layout; nothing is assigned unless all
-    fit."""
+    fit, or, with `skip_mismatch` (Keras's), a layer whose variables do not fit (count or
+    shapes) keeps its values, with a warning naming it."""
     check_safe(h5file, source)
     pairs = []
     _check_no_unused_groups(h5file, model, source)
@@ -381,6 +382,11 @@ def read_weights(h5file, model: Layer, include_optimizers: bool = True,
         what = f"layer '{item.name}' ({type(item).__name__}, at '{path or '/'}')"
         if not path and "vars" not in h5file and not own_variables(item):
             continue
-        pairs.extend(_read_group(h5file, path, own_variables(item), what, source))
+        try:
+            pairs.extend(_read_group(h5file, path, own_variables(item), what, source))
+        except WeightsFileError as exc:
+            if not skip_mismatch:
+                raise
+            warnings.warn(f"skip_mismatch: {exc}; that layer keeps its values", stacklevel=3)
     for variable, array in pairs:
         variable.assign(array.astype(variable.dtype, copy=False))
