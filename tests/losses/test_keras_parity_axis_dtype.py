@@ -68,3 +68,15 @@ def test_a_non_float_dtype_is_refused():
 def test_an_axis_out_of_range_is_refused():
     with pytest.raises(ValueError, match="axis 5 is out of range for y_pred of rank 3"):
         ks.losses.categorical_crossentropy(ONE_HOT, PROBS, axis=5)
+
+
+def test_sparse_top_k_from_sorted_ids():
+    ids = np.array([[2, 0, 1], [1, 2, 0], [0, 1, 2]])
+    labels = np.array([0, 0, 1])
+    theirs = keras.metrics.sparse_top_k_categorical_accuracy(labels, ids, k=2,
+                                                             from_sorted_ids=True)
+    ours = ks.metrics.sparse_top_k_categorical_accuracy(labels, ids, k=2, from_sorted_ids=True)
+    np.testing.assert_array_equal(ours.numpy(), np.asarray(theirs))
+    metric = ks.metrics.SparseTopKCategoricalAccuracy(k=2, from_sorted_ids=True)
+    metric.update_state(labels, ids)
+    assert float(metric.result()) == pytest.approx(float(np.mean(np.asarray(theirs))))
