@@ -63,3 +63,11 @@ def test_sequential_trainable_false_freezes_every_layer():
     model = ks.Sequential([ks.Input((3,)), ks.layers.Dense(2)], trainable=False)
     assert not model.trainable and not model.layers[0].trainable
     assert model.trainable_variables == []
+
+
+def test_metric_add_variable_is_keras_spelling_of_add_weight():
+    metric = ks.metrics.Mean()
+    total = metric.add_variable((2,), "ones", name="extra")
+    assert total.name == "extra" and any(v is total for v in metric.variables)
+    with pytest.raises(ValueError, match="aggregation must be one of"):
+        metric.add_variable((), "zeros", aggregation="max")
