@@ -9,9 +9,13 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import json
 import math
 import os
 import sys
+import time
+import urllib.parse
+import urllib.request
 import warnings
 
 import numpy as np
@@ -345,24 +349,53 @@ class CallbackList:
 
     Args:
         callbacks: the callbacks, called in this order.
+        add_history: add a `History` callback if there is none (Keras's argument).
+        add_progbar: add a `ProgbarLogger` if there is none.
         model: the model given to each callback's `set_model`.
-        params: the dict given to each callback's `set_params`.
+        **params: the dict given to each callback's `set_params` (a dict passed
+            as `params=` is taken as it is).
 
     Example:
         >>> import kerasish as ks
         >>> history = ks.callbacks.History()
-        >>> callbacks = ks.callbacks.CallbackList([history], ks.Sequential(), {"epochs": 1})
+        >>> callbacks = ks.callbacks.CallbackList([history], model=ks.Sequential(), epochs=1)
         >>> callbacks.on_train_begin()
         >>> callbacks.on_epoch_end(0, {"loss": 0.5})
         >>> history.history
         {'loss': [0.5]}
     """
 
-    def __init__(self, callbacks, model, params: dict):
-        self.callbacks = list(callbacks)
+    def __init__(self, callbacks=None, add_history: bool = False, add_progbar: bool = False,
+                 model=None, **params):
+        params = params.pop("params") if set(params) == {"params"} else params
+        self.callbacks = list(callbacks or [])
+        if add_progbar and not any(isinstance(c, ProgbarLogger) for c in self.callbacks):
+            self.callbacks.insert(0, ProgbarLogger())
+        if add_history and not any(isinstance(c, History) for c in self.callbacks):
+            self.callbacks.append(History())
+        self.model, self.params = model, params
         for callback in self.callbacks:
-            callback.set_model(model)
+            if model is not None:
+                callback.set_model(model)
             callback.set_params(params)
+
+    def append(self, callback) -> None:
+        """Add `callback` at the end (given the list's model and params).
+
+        Args:
+            callback: the callback to add.
+
+        Example:
+            >>> import kerasish as ks
+            >>> callbacks = ks.callbacks.CallbackList(epochs=1)
+            >>> callbacks.append(ks.callbacks.History())
+            >>> len(callbacks.callbacks)
+            1
+        """
+        if self.model is not None:
+            callback.set_model(self.model)
+        callback.set_params(self.params)
+        self.callbacks.append(callback)
 
     def wants_batch_logs(self) -> bool:
         """Whether any callback looks at per-batch logs (computing them costs a device sync)."""
@@ -655,6 +688,8 @@ class ModelCheckpoint(Callback):
             ending in `.keras` always gets the whole model (`model.save`: architecture,
             weights, compile settings and optimizer state), as in Keras 3.
         save_freq: "epoch", or an integer number of batches.
+        initial_value_threshold: with save_best_only, the value `monitor` must beat
+            for the first save (Keras's argument; None: the first value is saved).
 
     Example:
         >>> import os, tempfile
@@ -672,7 +707,7 @@ class ModelCheckpoint(Callback):
 
     def __init__(self, filepath, monitor: str = "val_loss", verbose: int = 0,
                  save_best_only: bool = False, save_weights_only: bool = True,
-                 mode: str = "auto", save_freq="epoch"):
+                 mode: str = "auto", save_freq="epoch", initial_value_threshold=None):
         super().__init__()
         self.filepath = os.fspath(filepath)
         self.monitor, self.verbose = monitor, verbose
@@ -681,7 +716,8 @@ class ModelCheckpoint(Callback):
         if save_freq != "epoch" and not (isinstance(save_freq, int) and save_freq > 0):
             raise ValueError(f"save_freq must be 'epoch' or a positive integer, got {save_freq!r}")
         self.save_freq = save_freq
-        self.best = None
+        self.initial_value_threshold = initial_value_threshold
+        self.best = initial_value_threshold
         self._batches = 0
         self._epoch = 0
 
@@ -744,6 +780,16 @@ class TensorBoard(Callback):
         log_dir: the directory for the `train` and `validation` runs.
         histogram_freq: write weight histograms every this many epochs (0: never).
         update_freq: "epoch", or a number of batches between training values.
+        write_graph: write the model's config as text (tag `keras`), once, at the start
+            (there is no computation graph to draw on eager NumPy/CuPy).
+        write_images: with histograms, also write each kernel as an image.
+        write_steps_per_second: log `steps_per_second` each epoch (and batch, with update_freq).
+        profile_batch: must be 0: there is no profiler for NumPy/CuPy training to attach
+            (a ValueError says so otherwise).
+        embeddings_freq: write the weights of every `Embedding` layer for the projector
+            every this many epochs (0: never).
+        embeddings_metadata: a metadata file per Embedding layer name (a dict), or one
+            file for all (a str), shown by the projector.
         purge_step: the step from which an earlier run's events are hidden.
 
     Example:
@@ -760,10 +806,22 @@ class TensorBoard(Callback):
         ['train', 'validation']
     """
 
-    def __init__(self, log_dir="logs", histogram_freq: int = 0, update_freq="epoch",
-                 purge_step=None):
+    def __init__(self, log_dir="logs", histogram_freq: int = 0, write_graph: bool = True,
+                 write_images: bool = False, write_steps_per_second: bool = False,
+                 update_freq="epoch", profile_batch=0, embeddings_freq: int = 0,
+                 embeddings_metadata=None, purge_step=None):
         super().__init__()
+        if profile_batch not in (0, None, (0, 0), [0, 0]):
+            raise ValueError(
+                f"TensorBoard: profile_batch={profile_batch!r} asks for the TensorFlow "
+                "profiler, which cannot trace NumPy/CuPy training; pass profile_batch=0 (time "
+                "steps with write_steps_per_second=True, or profile with cProfile / Nsight)")
         self.log_dir = os.fspath(log_dir)
+        self.write_graph, self.write_images = bool(write_graph), bool(write_images)
+        self.write_steps_per_second = bool(write_steps_per_second)
+        self.profile_batch = profile_batch
+        self.embeddings_freq, self.embeddings_metadata = int(embeddings_freq), embeddings_metadata
+        self._clock = None
         if update_freq == "batch":
             update_freq = 1
         if update_freq != "epoch" and not (isinstance(update_freq, int) and update_freq > 0):
@@ -790,13 +848,33 @@ class TensorBoard(Callback):
 
     def on_train_begin(self, logs=None):
         self._batches = 0
+        if self.write_graph:
+            config = getattr(self.model, "to_json", None)
+            if config is not None:
+                with self._writer("train").as_default(), summary.record_if(True):
+                    summary.text("keras", config(), step=0)
+
+    def on_epoch_begin(self, epoch, logs=None):
+        self._clock = (time.perf_counter(), self._batches)
+
+    def on_train_batch_begin(self, batch, logs=None):
+        if self._clock is None:
+            self._clock = (time.perf_counter(), self._batches)
 
     def on_train_batch_end(self, batch, logs=None):
         self._batches += 1
         if self.update_freq != "epoch" and self._batches % int(self.update_freq) == 0:
             optimizer = getattr(self.model, "optimizer", None)
             step = int(optimizer.iterations) if optimizer is not None else self._batches
-            self._write("train", logs or {}, step, prefix="batch_")
+            values = dict(logs or {})
+            if self.write_steps_per_second:
+                values["steps_per_second"] = self._steps_per_second()
+            self._write("train", values, step, prefix="batch_")
+
+    def _steps_per_second(self) -> float:
+        start, batches = self._clock or (time.perf_counter(), self._batches)
+        elapsed = time.perf_counter() - start
+        return (self._batches - batches) / elapsed if elapsed > 0 else 0.0
 
     def on_epoch_end(self, epoch, logs=None):
         logs = dict(logs or {})
@@ -805,6 +883,8 @@ class TensorBoard(Callback):
         optimizer = getattr(self.model, "optimizer", None)
         if optimizer is not None and "epoch_learning_rate" not in train:
             train["epoch_learning_rate"] = float(optimizer.learning_rate)
+        if self.write_steps_per_second:
+            train["epoch_steps_per_second"] = self._steps_per_second()
         self._write("train", train, epoch)
         if validation:
             self._write("validation", validation, epoch)
@@ -812,13 +892,42 @@ class TensorBoard(Callback):
             with self._writer("train").as_default(), summary.record_if(True):
                 for variable in self.model.variables:
                     summary.histogram(variable.name, variable, step=epoch)
+                    if self.write_images and len(variable.shape) in (2, 4):
+                        summary.image(variable.name, _weight_image(variable.numpy()),
+                                      step=epoch)
+        if self.embeddings_freq and epoch % self.embeddings_freq == 0:
+            self._write_embeddings(epoch)
         for writer in self._writers.values():
             writer.flush()
+
+    def _write_embeddings(self, epoch: int) -> None:
+        """Each Embedding layer's weights for the projector (with its metadata file)."""
+        layers = [layer for layer in [self.model, *self.model.submodules]
+                  if type(layer).__name__ == "Embedding"]
+        with self._writer("train").as_default(), summary.record_if(True):
+            for layer in layers:
+                metadata = self.embeddings_metadata
+                if isinstance(metadata, dict):
+                    metadata = metadata.get(layer.name)
+                labels = None
+                if metadata is not None:
+                    with open(metadata, encoding="utf-8") as handle:
+                        labels = [line.rstrip("\n") for line in handle]
+                summary.embedding(layer.embeddings.numpy(), metadata=labels, tag=layer.name,
+                                  step=epoch)
 
     def on_train_end(self, logs=None):
         for writer in self._writers.values():
             writer.close()
         self._writers = {}
+
+
+def _weight_image(array):
+    """A kernel as a one-image NHWC batch for `summary.image`, scaled to [0, 1]."""
+    matrix = array.reshape(-1, array.shape[-1]) if array.ndim == 4 else array
+    low, high = float(matrix.min()), float(matrix.max())
+    scaled = (matrix - low) / (high - low) if high > low else np.zeros_like(matrix)
+    return scaled[None, :, :, None].astype(np.float32)
 
 
 class ReduceLROnPlateau(Callback):
@@ -915,6 +1024,13 @@ class ReduceLROnPlateau(Callback):
 class TerminateOnNaN(Callback):
     """Stop training as soon as a batch's loss is NaN or infinite.
 
+    Args:
+        raise_error: raise a RuntimeError instead of stopping quietly (Keras's argument),
+            so a script or a test fails at the batch.
+
+    Raises:
+        RuntimeError: with `raise_error`, naming the batch and the loss.
+
     Example:
         >>> import numpy as np
         >>> import kerasish as ks
@@ -929,11 +1045,170 @@ class TerminateOnNaN(Callback):
         1
     """
 
+    def __init__(self, raise_error: bool = False):
+        super().__init__()
+        self.raise_error = bool(raise_error)
+
     def on_train_batch_end(self, batch, logs=None):
         loss = (logs or {}).get("loss")
         if loss is not None and not math.isfinite(loss):
+            if self.raise_error:
+                raise RuntimeError(f"TerminateOnNaN: batch {batch} has the loss {loss}; "
+                                   "training stopped (raise_error=True)")
             print(f"Batch {batch}: the loss is {loss}; terminating training")
             self.model.stop_training = True
+
+
+class SwapEMAWeights(Callback):
+    """Evaluate and predict with the optimizer's moving averages of the weights (`use_ema`).
+
+    Before `evaluate`/`predict` (and the validation in `fit`) the averages are swapped
+    into the model's variables, and swapped back after. With `swap_on_epoch`, they are
+    in the model at the end of each epoch too (for a `ModelCheckpoint` placed after this
+    callback), as Keras does.
+
+    Args:
+        swap_on_epoch: also swap at the end of each epoch (and back at the next start).
+
+    Raises:
+        ValueError: when the model's optimizer does not keep averages (use_ema=False).
+
+    Example:
+        >>> import numpy as np
+        >>> import kerasish as ks
+        >>> model = ks.Sequential([ks.Input((2,)), ks.layers.Dense(1)])
+        >>> model.compile(ks.optimizers.SGD(0.1, use_ema=True), "mse")
+        >>> x = np.ones((4, 2), np.float32)
+        >>> _ = model.fit(x, x[:, :1], validation_data=(x, x[:, :1]), verbose=0,
+        ...               callbacks=[ks.callbacks.SwapEMAWeights()])
+    """
+
+    def __init__(self, swap_on_epoch: bool = False):
+        super().__init__()
+        self.swap_on_epoch = bool(swap_on_epoch)
+        self._ema_weights_in_model = False
+
+    def _optimizer(self):
+        optimizer = self.model.optimizer
+        optimizer = getattr(optimizer, "inner_optimizer", optimizer)
+        if not getattr(optimizer, "use_ema", False):
+            raise ValueError(
+                "SwapEMAWeights must be used with an optimizer that keeps the moving averages "
+                f"of the weights: set use_ema=True on it (received use_ema="
+                f"{getattr(optimizer, 'use_ema', None)})")
+        return optimizer
+
+    def _pairs(self):
+        optimizer = self._optimizer()
+        return [(optimizer._slot_owners[key], aux["average"])
+                for key, aux in optimizer._aux.items() if "average" in aux]
+
+    def _swap(self) -> None:
+        for var, average in self._pairs():
+            held = var.numpy().copy()
+            var.assign(average)
+            average.assign(held)
+
+    def on_epoch_begin(self, epoch, logs=None):
+        if self.swap_on_epoch and self._ema_weights_in_model:
+            self._swap()
+            self._ema_weights_in_model = False
+
+    def on_epoch_end(self, epoch, logs=None):
+        if self.swap_on_epoch and not self._ema_weights_in_model:
+            self._swap()
+            self._ema_weights_in_model = True
+            if epoch == self.params.get("epochs", 0) - 1:  # fit ends by writing the averages
+                for var, average in self._pairs():
+                    average.assign(var)
+
+    def on_test_begin(self, logs=None):
+        if not self._ema_weights_in_model:
+            self._swap()
+            self._ema_weights_in_model = True
+
+    def on_test_end(self, logs=None):
+        if self._ema_weights_in_model:
+            self._swap()
+            self._ema_weights_in_model = False
+
+    on_predict_begin = on_test_begin
+    on_predict_end = on_test_end
+
+
+class RemoteMonitor(Callback):
+    """POST each epoch's logs to a server (Keras's RemoteMonitor), with the standard library.
+
+    A failed post is a warning (as in Keras), never the end of training.
+
+    Args:
+        root: the server's address.
+        path: the path the logs are posted to.
+        field: the form field holding the logs as JSON (unless `send_as_json`).
+        headers: extra HTTP headers.
+        send_as_json: post the logs as a JSON body instead of a form field.
+
+    Example:
+        >>> import kerasish as ks
+        >>> monitor = ks.callbacks.RemoteMonitor(root="http://localhost:9000")
+        >>> monitor.root, monitor.path
+        ('http://localhost:9000', '/publish/epoch/end/')
+    """
+
+    def __init__(self, root="http://localhost:9000", path="/publish/epoch/end/", field="data",
+                 headers=None, send_as_json=False):
+        super().__init__()
+        self.root, self.path, self.field = root, path, field
+        self.headers, self.send_as_json = headers, bool(send_as_json)
+
+    def on_epoch_end(self, epoch, logs=None):
+        send = {"epoch": epoch}
+        for key, value in (logs or {}).items():
+            send[key] = value.item() if hasattr(value, "item") else value
+        if self.send_as_json:
+            body = json.dumps(send).encode("utf-8")
+            headers = {"Content-Type": "application/json", **(self.headers or {})}
+        else:
+            body = urllib.parse.urlencode({self.field: json.dumps(send)}).encode("utf-8")
+            headers = dict(self.headers or {})
+        request = urllib.request.Request(self.root + self.path, data=body, headers=headers,
+                                         method="POST")
+        try:
+            with urllib.request.urlopen(request, timeout=10):
+                pass
+        except (OSError, ValueError) as exc:
+            warnings.warn(f"RemoteMonitor: could not reach the server at {self.root}: {exc}",
+                          stacklevel=2)
+
+
+class OrbaxCheckpoint(Callback):
+    """Keras's OrbaxCheckpoint: not available here (it is tied to JAX and Orbax).
+
+    Orbax saves JAX arrays (sharded, asynchronously); kerasish trains on NumPy/CuPy. Use
+    `ModelCheckpoint` (`.keras` or `.weights.h5` files) or `BackupAndRestore` instead.
+
+    Args:
+        directory: Keras's checkpoint directory (not used).
+        *args: Keras's other arguments (not used).
+        **kwargs: Keras's other arguments (not used).
+
+    Raises:
+        NotImplementedError: always, saying what to use instead.
+
+    Example:
+        >>> import kerasish as ks
+        >>> try:
+        ...     ks.callbacks.OrbaxCheckpoint("ckpt")
+        ... except NotImplementedError as error:
+        ...     print(str(error)[:40])
+        OrbaxCheckpoint saves JAX arrays with Or
+    """
+
+    def __init__(self, directory=None, *args, **kwargs):
+        raise NotImplementedError(
+            "OrbaxCheckpoint saves JAX arrays with Orbax, which needs the JAX backend; "
+            "kerasish trains on NumPy/CuPy: use ModelCheckpoint (a .keras or .weights.h5 "
+            "file) or BackupAndRestore instead")
 
 
 # hook -> whether it takes an epoch or batch index before `logs`

@@ -158,7 +158,8 @@ class CustomObjectScope:
     """Within `with CustomObjectScope({"Name": obj}):`, deserialization finds those objects.
 
     Args:
-        *custom_objects: dicts of {name: class or function}; later ones win on a name.
+        custom_objects: a dict of {name: class or function} (Keras's argument).
+        *more_custom_objects: more such dicts; later ones win on a name.
 
     Example:
         >>> import kerasish as ks
@@ -169,9 +170,9 @@ class CustomObjectScope:
         True
     """
 
-    def __init__(self, *custom_objects: dict):
+    def __init__(self, custom_objects=None, *more_custom_objects: dict):
         self._objects = {}
-        for table in custom_objects:
+        for table in (custom_objects, *more_custom_objects):
             self._objects.update(table or {})
 
     def __enter__(self):

@@ -237,6 +237,22 @@ def compute_weighted_loss(
 # ---------------------------------------------------------------- Loss objects
 
 
+def _computation_dtype(dtype, name: str):
+    """A loss's `dtype` argument as a float dtype name, or None."""
+    if dtype is None:
+        return None
+    dtype = getattr(dtype, "compute_dtype", dtype)  # a DTypePolicy
+    try:
+        kind = np.dtype(dtype)
+    except TypeError:
+        kind = None
+    if kind is None or kind.kind != "f":
+        raise InvalidArgumentError(
+            f"{name}: dtype must be a floating-point dtype (the dtype of the loss's "
+            f"computation), got {dtype!r}")
+    return kind.name
+
+
 class Loss:
     """Base of loss objects: ``loss(y_true, y_pred, sample_weight=None)`` -> reduced loss.
 
@@ -247,6 +263,9 @@ class Loss:
     Args:
         reduction: 'sum_over_batch_size' (default), 'sum' or 'none'.
         name: a name for logs (default: the class name in snake_case).
+        dtype: the dtype of the computation (Keras's `dtype`): given, y_pred and float
+            y_true are cast to it before `call`, and the loss comes out in it; a
+            `DTypePolicy` gives its compute dtype. None: the dtype of y_pred.
 
     Example:
         >>> import kerasish as ks
@@ -257,9 +276,25 @@ class Loss:
         4.5
     """
 
-    def __init__(self, reduction: str = "sum_over_batch_size", name: str | None = None):
+    def __init__(self, reduction: str = "sum_over_batch_size", name: str | None = None,
+                 dtype=None):
         self.reduction = Reduction.validate(reduction)
         self.name = name or snake_case(type(self).__name__)
+        self._dtype = _computation_dtype(dtype, self.name)
+
+    @property
+    def dtype(self):
+        """The dtype the loss computes in (a string), or None: y_pred's."""
+        return self._dtype
+
+    def _cast_inputs(self, y_true, y_pred):
+        """y_pred, and y_true when it holds floats, as tensors of the loss's dtype."""
+        y_true, y_pred = convert_to_tensor(y_true), convert_to_tensor(y_pred)
+        if self._dtype is None:
+            return y_true, y_pred
+        if y_true.dtype.kind in "fb":
+            y_true = math_ops.cast(y_true, self._dtype)
+        return y_true, math_ops.cast(y_pred, self._dtype)
 
     def call(self, y_true, y_pred):
         """The per-example losses, before weighting and reduction; subclasses override it.
@@ -283,7 +318,7 @@ class Loss:
         raise NotImplementedError(f"{type(self).__name__} must implement call(y_true, y_pred)")
 
     def __call__(self, y_true, y_pred, sample_weight=None):
-        losses = self.call(convert_to_tensor(y_true), convert_to_tensor(y_pred))
+        losses = self.call(*self._cast_inputs(y_true, y_pred))
         return compute_weighted_loss(losses, sample_weight, self.reduction, self.name)
 
     def get_config(self) -> dict:
@@ -324,6 +359,7 @@ class LossFunctionWrapper(Loss):
         fn: ``fn(y_true, y_pred, **kwargs)`` returning per-example losses.
         reduction: how the per-example losses are reduced (see `Loss`).
         name: the loss's name in logs (default: fn's ``__name__``).
+        dtype: the dtype of the computation (see `Loss`).
         **kwargs: keyword arguments passed to every call of `fn` (and kept in the config).
 
     Example:
@@ -334,9 +370,10 @@ class LossFunctionWrapper(Loss):
     """
 
     def __init__(
-        self, fn, reduction: str = "sum_over_batch_size", name: str | None = None, **kwargs
+        self, fn, reduction: str = "sum_over_batch_size", name: str | None = None, dtype=None,
+        **kwargs
     ):
-        super().__init__(reduction, name or getattr(fn, "__name__", "loss"))
+        super().__init__(reduction, name or getattr(fn, "__name__", "loss"), dtype)
         self.fn = fn
         self._fn_kwargs = kwargs
 

@@ -99,6 +99,7 @@ class Hinge(LossFunctionWrapper):
     Args:
         reduction: how the per-example losses are reduced (see `Loss`).
         name: the loss's name in logs (default 'hinge').
+        dtype: the dtype of the computation (see `Loss`).
 
     Example:
         >>> import kerasish as ks
@@ -106,8 +107,8 @@ class Hinge(LossFunctionWrapper):
         0.25
     """
 
-    def __init__(self, reduction: str = "sum_over_batch_size", name: str = "hinge"):
-        super().__init__(hinge, reduction, name)
+    def __init__(self, reduction: str = "sum_over_batch_size", name: str = "hinge", dtype=None):
+        super().__init__(hinge, reduction, name, dtype=dtype)
 
 
 class SquaredHinge(LossFunctionWrapper):
@@ -116,6 +117,7 @@ class SquaredHinge(LossFunctionWrapper):
     Args:
         reduction: how the per-example losses are reduced (see `Loss`).
         name: the loss's name in logs (default 'squared_hinge').
+        dtype: the dtype of the computation (see `Loss`).
 
     Example:
         >>> import kerasish as ks
@@ -123,8 +125,9 @@ class SquaredHinge(LossFunctionWrapper):
         4.625
     """
 
-    def __init__(self, reduction: str = "sum_over_batch_size", name: str = "squared_hinge"):
-        super().__init__(squared_hinge, reduction, name)
+    def __init__(self, reduction: str = "sum_over_batch_size", name: str = "squared_hinge",
+                 dtype=None):
+        super().__init__(squared_hinge, reduction, name, dtype=dtype)
 
 
 class CategoricalHinge(LossFunctionWrapper):
@@ -133,6 +136,7 @@ class CategoricalHinge(LossFunctionWrapper):
     Args:
         reduction: how the per-example losses are reduced (see `Loss`).
         name: the loss's name in logs (default 'categorical_hinge').
+        dtype: the dtype of the computation (see `Loss`).
 
     Example:
         >>> import kerasish as ks
@@ -140,5 +144,6 @@ class CategoricalHinge(LossFunctionWrapper):
         0.8
     """
 
-    def __init__(self, reduction: str = "sum_over_batch_size", name: str = "categorical_hinge"):
-        super().__init__(categorical_hinge, reduction, name)
+    def __init__(self, reduction: str = "sum_over_batch_size", name: str = "categorical_hinge",
+                 dtype=None):
+        super().__init__(categorical_hinge, reduction, name, dtype=dtype)

@@ -175,6 +175,7 @@ class Dice(LossFunctionWrapper):
     Args:
         reduction: how the losses are reduced (see `Loss`).
         name: the loss's name in logs (default 'dice').
+        dtype: the dtype of the computation (see `Loss`).
         axis: the axes summed over; None (the default) sums everything, one loss per batch.
 
     Example:
@@ -184,8 +185,9 @@ class Dice(LossFunctionWrapper):
         0.4167
     """
 
-    def __init__(self, reduction: str = "sum_over_batch_size", name: str = "dice", axis=None):
-        super().__init__(dice, reduction, name, axis=axis)
+    def __init__(self, reduction: str = "sum_over_batch_size", name: str = "dice", axis=None,
+                 dtype=None):
+        super().__init__(dice, reduction, name, axis=axis, dtype=dtype)
 
 
 class Tversky(LossFunctionWrapper):
@@ -196,6 +198,7 @@ class Tversky(LossFunctionWrapper):
         beta: the weight of the false negatives.
         reduction: how the losses are reduced (see `Loss`).
         name: the loss's name in logs (default 'tversky').
+        dtype: the dtype of the computation (see `Loss`).
         axis: the axes summed over; None (the default) sums everything.
 
     Example:
@@ -211,8 +214,10 @@ class Tversky(LossFunctionWrapper):
         reduction: str = "sum_over_batch_size",
         name: str = "tversky",
         axis=None,
+        dtype=None,
     ):
-        super().__init__(tversky, reduction, name, alpha=alpha, beta=beta, axis=axis)
+        super().__init__(tversky, reduction, name, alpha=alpha, beta=beta, axis=axis,
+                         dtype=dtype)
 
 
 class Circle(LossFunctionWrapper):
@@ -227,6 +232,7 @@ class Circle(LossFunctionWrapper):
         remove_diagonal: leave each example's pair with itself out of the positives.
         reduction: how the per-example losses are reduced (see `Loss`).
         name: the loss's name in logs (default 'circle').
+        dtype: the dtype of the computation (see `Loss`).
 
     Example:
         >>> import kerasish as ks
@@ -242,6 +248,7 @@ class Circle(LossFunctionWrapper):
         remove_diagonal: bool = True,
         reduction: str = "sum_over_batch_size",
         name: str = "circle",
+        dtype=None,
     ):
         super().__init__(
             circle,
@@ -250,11 +257,12 @@ class Circle(LossFunctionWrapper):
             gamma=float(gamma),
             margin=float(margin),
             remove_diagonal=bool(remove_diagonal),
+            dtype=dtype,
         )
 
     def __call__(self, y_true, y_pred, sample_weight=None):
         """As `Loss.__call__`, counting only the examples whose loss is above 0."""
-        losses = circle(y_true, y_pred, **self._fn_kwargs)
+        losses = circle(*self._cast_inputs(y_true, y_pred), **self._fn_kwargs)
         return compute_weighted_loss(
             losses, sample_weight, self.reduction, self.name, math_ops.greater(losses, 0.0)
         )

@@ -68,14 +68,16 @@ def _check_label_smoothing(label_smoothing: float, name: str) -> float:
 
 
 @loss_function
-def binary_crossentropy(y_true, y_pred, from_logits: bool = False, label_smoothing: float = 0.0):
-    """Binary cross-entropy, averaged over the last axis: one value per example.
+def binary_crossentropy(y_true, y_pred, from_logits: bool = False, label_smoothing: float = 0.0,
+                        axis: int = -1):
+    """Binary cross-entropy, averaged over `axis` (the last): one value per example.
 
     Args:
         y_true: targets in [0, 1] (0/1 labels), any dtype.
         y_pred: probabilities, or logits with ``from_logits=True``.
         from_logits: use the stable ``max(x, 0) - x*z + log(1 + e**-|x|)``.
         label_smoothing: squeeze targets towards 0.5: ``z * (1 - s) + 0.5 * s``.
+        axis: the axis the mean is taken over.
 
     Example:
         >>> import kerasish as ks
@@ -88,11 +90,26 @@ def binary_crossentropy(y_true, y_pred, from_logits: bool = False, label_smoothi
     if label_smoothing:
         y_true = y_true * (1.0 - label_smoothing) + 0.5 * label_smoothing
     if from_logits:
-        return _mean_last_axis(nn_ops.sigmoid_cross_entropy_with_logits(y_true, y_pred))
+        return _mean_over(nn_ops.sigmoid_cross_entropy_with_logits(y_true, y_pred), axis)
     _warn_if_not_probabilities(y_pred, name)
     p = clip_ops.clip_by_value(y_pred, EPSILON, 1.0 - EPSILON)
     loss = y_true * math_ops.log(p) + (1.0 - y_true) * math_ops.log(1.0 - p)
-    return _mean_last_axis(math_ops.negative(loss))
+    return _mean_over(math_ops.negative(loss), axis)
+
+
+def _mean_over(values: Tensor, axis: int) -> Tensor:
+    return reduction_ops.reduce_mean(values, axis) if values.ndim else values
+
+
+def _classes_last(x, axis: int, name: str) -> Tensor:
+    """`x` with its class axis `axis` moved to the end, where the computation expects it."""
+    x = convert_to_tensor(x)
+    if axis == -1 or x.ndim == 0:
+        return x
+    if not -x.ndim <= axis < x.ndim:
+        raise InvalidArgumentError(
+            f"{name}: axis {axis} is out of range for y_pred of rank {x.ndim}")
+    return shape_ops.moveaxis(x, axis, -1)
 
 
 def _check_classes(y_pred: Tensor, name: str) -> None:
@@ -109,7 +126,7 @@ def _check_classes(y_pred: Tensor, name: str) -> None:
 
 @loss_function
 def categorical_crossentropy(
-    y_true, y_pred, from_logits: bool = False, label_smoothing: float = 0.0
+    y_true, y_pred, from_logits: bool = False, label_smoothing: float = 0.0, axis: int = -1
 ):
     """Cross-entropy of one-hot (or soft) targets over the last (class) axis.
 
@@ -117,7 +134,9 @@ def categorical_crossentropy(
         y_true: (..., C) one-hot or probability targets.
         y_pred: (..., C) probabilities (renormalized per row, then clipped), or
             logits with ``from_logits=True`` (fused, stable softmax cross-entropy).
-        label_smoothing: ``y_true * (1 - s) + s / C``.
+        label_smoothing: ``y_true * (1 - s) + s / C``, C the size of the last axis (as
+            Keras, even when `axis` is another).
+        axis: the class axis (default the last).
 
     Raises:
         InvalidArgumentError: if C is 1 (a (batch, 1) output), where the loss would
@@ -131,10 +150,15 @@ def categorical_crossentropy(
     name = "categorical_crossentropy"
     label_smoothing = _check_label_smoothing(label_smoothing, name)
     y_pred = _prediction(y_pred, name)
+    # Keras divides the smoothing by the size of the last axis, whatever `axis` is
+    smoothing_classes = y_pred.shape[-1] if y_pred.ndim else 1
+    y_pred = _classes_last(y_pred, axis, name)
+    if axis != -1:
+        y_true = _classes_last(y_true, axis, name)
     _check_classes(y_pred, name)
     y_true, y_pred = _prepare(y_true, y_pred, name, exact=True)
     if label_smoothing:
-        y_true = y_true * (1.0 - label_smoothing) + label_smoothing / y_pred.shape[-1]
+        y_true = y_true * (1.0 - label_smoothing) + label_smoothing / smoothing_classes
     if from_logits:
         return nn_ops.softmax_cross_entropy_with_logits(y_true, y_pred)
     _warn_if_not_probabilities(y_pred, name)
@@ -185,7 +209,7 @@ def _sparse_labels(y_true, y_pred: Tensor, name: str) -> Tensor:
 
 @loss_function
 def sparse_categorical_crossentropy(
-    y_true, y_pred, from_logits: bool = False, ignore_class: int | None = None
+    y_true, y_pred, from_logits: bool = False, ignore_class: int | None = None, axis: int = -1
 ):
     """Cross-entropy of integer class ids against per-class scores (last axis).
 
@@ -197,6 +221,7 @@ def sparse_categorical_crossentropy(
         ignore_class: a label value (e.g. -1 or 255 for "void" pixels) whose
             positions get a loss of 0; it need not be a valid class id.
             `SparseCategoricalCrossentropy` also leaves them out of the mean.
+        axis: the class axis of y_pred (default the last).
 
     Raises:
         InvalidArgumentError: naming this loss and the bad value, for a label
@@ -208,13 +233,14 @@ def sparse_categorical_crossentropy(
         >>> ks.losses.sparse_categorical_crossentropy([1], [[0.5, 0.5]]).numpy()
         array([0.6931472], dtype=float32)
     """
-    return _sparse_crossentropy_and_mask(y_true, y_pred, from_logits, ignore_class)[0]
+    return _sparse_crossentropy_and_mask(y_true, y_pred, from_logits, ignore_class, axis)[0]
 
 
-def _sparse_crossentropy_and_mask(y_true, y_pred, from_logits: bool, ignore_class):
+def _sparse_crossentropy_and_mask(y_true, y_pred, from_logits: bool, ignore_class,
+                                  axis: int = -1):
     """(per-example losses, boolean mask of the counted positions or None)."""
     name = "sparse_categorical_crossentropy"
-    y_pred = _prediction(y_pred, name)
+    y_pred = _classes_last(_prediction(y_pred, name), axis, name)
     if y_pred.ndim == 0:
         raise InvalidArgumentError(f"{name}: y_pred must have a class axis (last), got a scalar")
     valid = None
@@ -460,8 +486,10 @@ class BinaryCrossentropy(LossFunctionWrapper):
     Args:
         from_logits: whether y_pred holds logits rather than probabilities.
         label_smoothing: in [0, 1], squeezes targets towards 0.5.
+        axis: the class axis (binary: the axis of the mean), default the last.
         reduction: how the per-example losses are reduced (see `Loss`).
         name: the loss's name in logs (default 'binary_crossentropy').
+        dtype: the dtype of the computation (see `Loss`).
 
     Example:
         >>> import kerasish as ks
@@ -473,8 +501,10 @@ class BinaryCrossentropy(LossFunctionWrapper):
         self,
         from_logits: bool = False,
         label_smoothing: float = 0.0,
+        axis: int = -1,
         reduction: str = "sum_over_batch_size",
         name: str = "binary_crossentropy",
+        dtype=None,
     ):
         super().__init__(
             binary_crossentropy,
@@ -482,6 +512,8 @@ class BinaryCrossentropy(LossFunctionWrapper):
             name,
             from_logits=bool(from_logits),
             label_smoothing=_check_label_smoothing(label_smoothing, name),
+            axis=int(axis),
+            dtype=dtype,
         )
 
 
@@ -491,8 +523,10 @@ class CategoricalCrossentropy(LossFunctionWrapper):
     Args:
         from_logits: whether y_pred holds logits rather than probabilities.
         label_smoothing: in [0, 1], mixes targets with the uniform distribution.
+        axis: the class axis (binary: the axis of the mean), default the last.
         reduction: how the per-example losses are reduced (see `Loss`).
         name: the loss's name in logs (default 'categorical_crossentropy').
+        dtype: the dtype of the computation (see `Loss`).
 
     Example:
         >>> import kerasish as ks
@@ -504,8 +538,10 @@ class CategoricalCrossentropy(LossFunctionWrapper):
         self,
         from_logits: bool = False,
         label_smoothing: float = 0.0,
+        axis: int = -1,
         reduction: str = "sum_over_batch_size",
         name: str = "categorical_crossentropy",
+        dtype=None,
     ):
         super().__init__(
             categorical_crossentropy,
@@ -513,6 +549,8 @@ class CategoricalCrossentropy(LossFunctionWrapper):
             name,
             from_logits=bool(from_logits),
             label_smoothing=_check_label_smoothing(label_smoothing, name),
+            axis=int(axis),
+            dtype=dtype,
         )
 
 
@@ -523,8 +561,10 @@ class SparseCategoricalCrossentropy(LossFunctionWrapper):
         from_logits: whether y_pred holds logits rather than probabilities.
         ignore_class: a label value whose positions count neither in the sum nor in
             the mean (None: every position counts).
+        axis: the class axis (binary: the axis of the mean), default the last.
         reduction: how the per-example losses are reduced (see `Loss`).
         name: the loss's name in logs (default 'sparse_categorical_crossentropy').
+        dtype: the dtype of the computation (see `Loss`).
 
     Example:
         >>> import kerasish as ks
@@ -538,7 +578,9 @@ class SparseCategoricalCrossentropy(LossFunctionWrapper):
         from_logits: bool = False,
         ignore_class: int | None = None,
         reduction: str = "sum_over_batch_size",
+        axis: int = -1,
         name: str = "sparse_categorical_crossentropy",
+        dtype=None,
     ):
         super().__init__(
             sparse_categorical_crossentropy,
@@ -546,11 +588,21 @@ class SparseCategoricalCrossentropy(LossFunctionWrapper):
             name,
             from_logits=bool(from_logits),
             ignore_class=None if ignore_class is None else int(ignore_class),
+            axis=int(axis),
+            dtype=dtype,
         )
+
+    def get_config(self) -> dict:
+        """Keras's keys: `axis` only when it is not the last (Keras's config never has it)."""
+        config = super().get_config()
+        if config.get("axis") == -1:
+            del config["axis"]
+        return config
 
     def __call__(self, y_true, y_pred, sample_weight=None):
         """As `Loss.__call__`; positions labelled `ignore_class` are left out of the mean too."""
-        losses, valid = _sparse_crossentropy_and_mask(y_true, y_pred, **self._fn_kwargs)
+        losses, valid = _sparse_crossentropy_and_mask(*self._cast_inputs(y_true, y_pred),
+                                                      **self._fn_kwargs)
         return compute_weighted_loss(losses, sample_weight, self.reduction, self.name, valid)
 
 
@@ -560,6 +612,7 @@ class KLDivergence(LossFunctionWrapper):
     Args:
         reduction: how the per-example losses are reduced (see `Loss`).
         name: the loss's name in logs (default 'kl_divergence').
+        dtype: the dtype of the computation (see `Loss`).
 
     Example:
         >>> import kerasish as ks
@@ -567,8 +620,9 @@ class KLDivergence(LossFunctionWrapper):
         0.1438
     """
 
-    def __init__(self, reduction: str = "sum_over_batch_size", name: str = "kl_divergence"):
-        super().__init__(kl_divergence, reduction, name)
+    def __init__(self, reduction: str = "sum_over_batch_size", name: str = "kl_divergence",
+                 dtype=None):
+        super().__init__(kl_divergence, reduction, name, dtype=dtype)
 
 
 class Poisson(LossFunctionWrapper):
@@ -577,6 +631,7 @@ class Poisson(LossFunctionWrapper):
     Args:
         reduction: how the per-example losses are reduced (see `Loss`).
         name: the loss's name in logs (default 'poisson').
+        dtype: the dtype of the computation (see `Loss`).
 
     Example:
         >>> import kerasish as ks
@@ -584,8 +639,8 @@ class Poisson(LossFunctionWrapper):
         1.3069
     """
 
-    def __init__(self, reduction: str = "sum_over_batch_size", name: str = "poisson"):
-        super().__init__(poisson, reduction, name)
+    def __init__(self, reduction: str = "sum_over_batch_size", name: str = "poisson", dtype=None):
+        super().__init__(poisson, reduction, name, dtype=dtype)
 
 
 class BinaryFocalCrossentropy(LossFunctionWrapper):
@@ -600,6 +655,7 @@ class BinaryFocalCrossentropy(LossFunctionWrapper):
         axis: the axis averaged over.
         reduction: how the per-example losses are reduced (see `Loss`).
         name: the loss's name in logs (default 'binary_focal_crossentropy').
+        dtype: the dtype of the computation (see `Loss`).
 
     Example:
         >>> import kerasish as ks
@@ -618,6 +674,7 @@ class BinaryFocalCrossentropy(LossFunctionWrapper):
         axis: int = -1,
         reduction: str = "sum_over_batch_size",
         name: str = "binary_focal_crossentropy",
+        dtype=None,
     ):
         alpha, gamma = _check_focal(alpha, gamma, name)
         super().__init__(
@@ -630,6 +687,7 @@ class BinaryFocalCrossentropy(LossFunctionWrapper):
             from_logits=bool(from_logits),
             label_smoothing=_check_label_smoothing(label_smoothing, name),
             axis=int(axis),
+            dtype=dtype,
         )
 
 
@@ -644,6 +702,7 @@ class CategoricalFocalCrossentropy(LossFunctionWrapper):
         axis: the class axis.
         reduction: how the per-example losses are reduced (see `Loss`).
         name: the loss's name in logs (default 'categorical_focal_crossentropy').
+        dtype: the dtype of the computation (see `Loss`).
 
     Example:
         >>> import kerasish as ks
@@ -660,6 +719,7 @@ class CategoricalFocalCrossentropy(LossFunctionWrapper):
         axis: int = -1,
         reduction: str = "sum_over_batch_size",
         name: str = "categorical_focal_crossentropy",
+        dtype=None,
     ):
         alpha, gamma = _check_focal(alpha, gamma, name)
         super().__init__(
@@ -671,6 +731,7 @@ class CategoricalFocalCrossentropy(LossFunctionWrapper):
             from_logits=bool(from_logits),
             label_smoothing=_check_label_smoothing(label_smoothing, name),
             axis=int(axis),
+            dtype=dtype,
         )
 
 
@@ -681,6 +742,7 @@ class CategoricalGeneralizedCrossEntropy(LossFunctionWrapper):
         q: the noise parameter, in (0, 1).
         reduction: how the per-example losses are reduced (see `Loss`).
         name: the loss's name in logs (default 'categorical_generalized_cross_entropy').
+        dtype: the dtype of the computation (see `Loss`).
 
     Raises:
         InvalidArgumentError: if q is not in (0, 1).
@@ -696,7 +758,9 @@ class CategoricalGeneralizedCrossEntropy(LossFunctionWrapper):
         q: float = 0.5,
         reduction: str = "sum_over_batch_size",
         name: str = "categorical_generalized_cross_entropy",
+        dtype=None,
     ):
         if not 0 < q < 1:
             raise InvalidArgumentError(f"{name}: q must be in (0, 1), got {q}")
-        super().__init__(categorical_generalized_cross_entropy, reduction, name, q=float(q))
+        super().__init__(categorical_generalized_cross_entropy, reduction, name, q=float(q),
+              dtype=dtype)

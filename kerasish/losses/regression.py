@@ -214,6 +214,7 @@ class MeanSquaredError(LossFunctionWrapper):
     Args:
         reduction: how the per-example losses are reduced (see `Loss`).
         name: the loss's name in logs (default 'mean_squared_error').
+        dtype: the dtype of the computation (see `Loss`).
 
     Example:
         >>> import kerasish as ks
@@ -221,8 +222,9 @@ class MeanSquaredError(LossFunctionWrapper):
         5.0
     """
 
-    def __init__(self, reduction: str = "sum_over_batch_size", name: str = "mean_squared_error"):
-        super().__init__(mean_squared_error, reduction, name)
+    def __init__(self, reduction: str = "sum_over_batch_size", name: str = "mean_squared_error",
+                 dtype=None):
+        super().__init__(mean_squared_error, reduction, name, dtype=dtype)
 
 
 class MeanAbsoluteError(LossFunctionWrapper):
@@ -231,6 +233,7 @@ class MeanAbsoluteError(LossFunctionWrapper):
     Args:
         reduction: how the per-example losses are reduced (see `Loss`).
         name: the loss's name in logs (default 'mean_absolute_error').
+        dtype: the dtype of the computation (see `Loss`).
 
     Example:
         >>> import kerasish as ks
@@ -238,8 +241,9 @@ class MeanAbsoluteError(LossFunctionWrapper):
         2.0
     """
 
-    def __init__(self, reduction: str = "sum_over_batch_size", name: str = "mean_absolute_error"):
-        super().__init__(mean_absolute_error, reduction, name)
+    def __init__(self, reduction: str = "sum_over_batch_size", name: str = "mean_absolute_error",
+                 dtype=None):
+        super().__init__(mean_absolute_error, reduction, name, dtype=dtype)
 
 
 class Huber(LossFunctionWrapper):
@@ -249,6 +253,7 @@ class Huber(LossFunctionWrapper):
         delta: where the quadratic part turns linear; > 0.
         reduction: how the per-example losses are reduced (see `Loss`).
         name: the loss's name in logs (default 'huber_loss').
+        dtype: the dtype of the computation (see `Loss`).
 
     Raises:
         InvalidArgumentError: if delta is not > 0.
@@ -260,12 +265,13 @@ class Huber(LossFunctionWrapper):
     """
 
     def __init__(
-        self, delta: float = 1.0, reduction: str = "sum_over_batch_size", name: str = "huber_loss"
+        self, delta: float = 1.0, reduction: str = "sum_over_batch_size", name: str = "huber_loss",
+        dtype=None
     ):
         delta = float(delta)
         if not delta > 0:
             raise InvalidArgumentError(f"Huber: delta must be > 0, got {delta}")
-        super().__init__(huber, reduction, name, delta=delta)
+        super().__init__(huber, reduction, name, delta=delta, dtype=dtype)
 
 
 class MeanAbsolutePercentageError(LossFunctionWrapper):
@@ -274,6 +280,7 @@ class MeanAbsolutePercentageError(LossFunctionWrapper):
     Args:
         reduction: how the per-example losses are reduced (see `Loss`).
         name: the loss's name in logs (default 'mean_absolute_percentage_error').
+        dtype: the dtype of the computation (see `Loss`).
 
     Example:
         >>> import kerasish as ks
@@ -285,8 +292,9 @@ class MeanAbsolutePercentageError(LossFunctionWrapper):
         self,
         reduction: str = "sum_over_batch_size",
         name: str = "mean_absolute_percentage_error",
+        dtype=None,
     ):
-        super().__init__(mean_absolute_percentage_error, reduction, name)
+        super().__init__(mean_absolute_percentage_error, reduction, name, dtype=dtype)
 
 
 class MeanSquaredLogarithmicError(LossFunctionWrapper):
@@ -295,6 +303,7 @@ class MeanSquaredLogarithmicError(LossFunctionWrapper):
     Args:
         reduction: how the per-example losses are reduced (see `Loss`).
         name: the loss's name in logs (default 'mean_squared_logarithmic_error').
+        dtype: the dtype of the computation (see `Loss`).
 
     Example:
         >>> import kerasish as ks
@@ -306,8 +315,9 @@ class MeanSquaredLogarithmicError(LossFunctionWrapper):
         self,
         reduction: str = "sum_over_batch_size",
         name: str = "mean_squared_logarithmic_error",
+        dtype=None,
     ):
-        super().__init__(mean_squared_logarithmic_error, reduction, name)
+        super().__init__(mean_squared_logarithmic_error, reduction, name, dtype=dtype)
 
 
 class LogCosh(LossFunctionWrapper):
@@ -316,6 +326,7 @@ class LogCosh(LossFunctionWrapper):
     Args:
         reduction: how the per-example losses are reduced (see `Loss`).
         name: the loss's name in logs (default 'log_cosh').
+        dtype: the dtype of the computation (see `Loss`).
 
     Example:
         >>> import kerasish as ks
@@ -323,8 +334,8 @@ class LogCosh(LossFunctionWrapper):
         0.4338
     """
 
-    def __init__(self, reduction: str = "sum_over_batch_size", name: str = "log_cosh"):
-        super().__init__(log_cosh, reduction, name)
+    def __init__(self, reduction: str = "sum_over_batch_size", name: str = "log_cosh", dtype=None):
+        super().__init__(log_cosh, reduction, name, dtype=dtype)
 
 
 class CosineSimilarity(LossFunctionWrapper):
@@ -334,6 +345,7 @@ class CosineSimilarity(LossFunctionWrapper):
         axis: the axis holding the vectors.
         reduction: how the per-example losses are reduced (see `Loss`).
         name: the loss's name in logs (default 'cosine_similarity').
+        dtype: the dtype of the computation (see `Loss`).
 
     Example:
         >>> import kerasish as ks
@@ -346,5 +358,6 @@ class CosineSimilarity(LossFunctionWrapper):
         axis: int = -1,
         reduction: str = "sum_over_batch_size",
         name: str = "cosine_similarity",
+        dtype=None,
     ):
-        super().__init__(cosine_similarity, reduction, name, axis=int(axis))
+        super().__init__(cosine_similarity, reduction, name, axis=int(axis), dtype=dtype)

@@ -142,6 +142,35 @@ class Metric(Trackable):
         self._initializers.append(init)
         return variable
 
+    def add_variable(self, shape, initializer, dtype=None, aggregation="sum", name=None):
+        """Keras 3's spelling of `add_weight`: a non-trainable state variable.
+
+        Args:
+            shape: its shape.
+            initializer: a name ('zeros', 'ones'), an initializer, or a callable.
+            dtype: defaults to the metric's dtype.
+            aggregation: how replicas would combine it (Keras's argument); one of
+                'sum', 'mean', 'only_first_replica', 'none'. kerasish keeps one copy.
+            name: the variable's name (default 'variable').
+
+        Returns:
+            The new variable.
+
+        Raises:
+            ValueError: for an unknown aggregation.
+
+        Example:
+            >>> import kerasish as ks
+            >>> count = ks.metrics.Mean().add_variable((), "zeros", name="count")
+            >>> count.name, float(count)
+            ('count', 0.0)
+        """
+        if aggregation not in ("sum", "mean", "only_first_replica", "none", None):
+            raise ValueError(
+                f"{type(self).__name__}.add_variable: aggregation must be one of 'sum', 'mean', "
+                f"'only_first_replica' or 'none', got {aggregation!r}")
+        return self.add_weight(name or "variable", shape, initializer, dtype)
+
     def _tracked_children(self) -> list:
         """Attribute children first; weights not held by any attribute under their own name."""
         children = super()._tracked_children()

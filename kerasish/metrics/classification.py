@@ -101,6 +101,9 @@ def categorical_accuracy(y_true, y_pred, from_logits: bool = False):
         y_true: (..., C) one-hot labels.
         y_pred: (..., C) scores.
         from_logits: accepted for Keras's signature; argmax is the same on logits.
+        from_sorted_ids: y_pred holds class ids sorted from the highest score down,
+            shape (..., N), rather than scores (Keras's argument): a hit is y_true among
+            its first k.
 
     Returns:
         1.0 or 0.0 per example, shape (...).
@@ -213,7 +216,8 @@ def top_k_categorical_accuracy(y_true, y_pred, k: int = 5, from_logits: bool = F
     return _hits(_in_top_k(reduction_ops.argmax(y_true, -1), as_float(y_pred), int(k)))
 
 
-def sparse_top_k_categorical_accuracy(y_true, y_pred, k: int = 5, from_logits: bool = False):
+def sparse_top_k_categorical_accuracy(y_true, y_pred, k: int = 5, from_logits: bool = False,
+                                      from_sorted_ids: bool = False):
     """1.0 where the integer label is among the k highest scores, per example.
 
     Args:
@@ -237,6 +241,11 @@ def sparse_top_k_categorical_accuracy(y_true, y_pred, k: int = 5, from_logits: b
     """
     y_true, y_pred = as_pair(y_true, y_pred)
     what = "sparse_top_k_categorical_accuracy"
+    if from_sorted_ids:
+        labels = shape_ops.reshape(y_true, y_pred.shape[:-1] + (1,))
+        top = y_pred[..., : int(k)]
+        return _hits(reduction_ops.reduce_any(math_ops.equal(
+            math_ops.cast(labels, top.dtype), top), -1))
     _check_classes(y_pred, what, "use binary_accuracy")
     labels = _sparse_labels(y_true, y_pred, what)
     return _hits(_in_top_k(labels, as_float(y_pred), int(k)))
@@ -386,13 +395,16 @@ class SparseTopKCategoricalAccuracy(MeanMetricWrapper):
 
     _default_name = "sparse_top_k_categorical_accuracy"
 
-    def __init__(self, k: int = 5, name: str | None = None, dtype=None, from_logits: bool = False):
+    def __init__(self, k: int = 5, name: str | None = None, dtype=None, from_logits: bool = False,
+                 from_sorted_ids: bool = False):
         super().__init__(
             sparse_top_k_categorical_accuracy,
             name=name,
             dtype=dtype,
             k=int(k),
             from_logits=from_logits,
+            from_sorted_ids=bool(from_sorted_ids),
         )
         self.k = int(k)
         self.from_logits = bool(from_logits)
+        self.from_sorted_ids = bool(from_sorted_ids)

@@ -17,7 +17,8 @@ def _fresh_copy(layer: Layer) -> Layer:
     return type(layer).from_config(layer.get_config())
 
 
-def clone_model(model, input_tensors=None, clone_function=None):
+def clone_model(model, input_tensors=None, clone_function=None, call_function=None,
+                recursive=False, **kwargs):
     """A new model with `model`'s architecture and newly initialized weights.
 
     Sequential models are rebuilt layer by layer and functional models node by
@@ -30,6 +31,12 @@ def clone_model(model, input_tensors=None, clone_function=None):
         input_tensors: symbolic inputs (`ks.Input`) to build the clone on,
             instead of new ones like the original's.
         clone_function: `fn(layer) -> layer` applied to every layer but the inputs.
+        call_function: `fn(layer, *args, **kwargs) -> outputs`, called in place of each
+            layer call of a functional model's graph (Keras's argument: wrap or replace
+            calls); default: the layer itself.
+        recursive: also clone the models nested inside (with the same functions) rather
+            than passing them to `clone_function` whole.
+        **kwargs: Keras's other keyword arguments; a given one is refused.
 
     Example:
         >>> import kerasish as ks
@@ -38,11 +45,26 @@ def clone_model(model, input_tensors=None, clone_function=None):
         >>> clone.layers[0].kernel is model.layers[0].kernel, clone.count_params()
         (False, 8)
     """
-    clone_function = clone_function or _fresh_copy
+    if kwargs:
+        raise TypeError(f"clone_model: unexpected argument(s) {sorted(kwargs)}")
+    base = clone_function or _fresh_copy
+    if recursive:
+        def clone_function(layer):
+            if isinstance(layer, (Sequential, Functional)):
+                calls = None if isinstance(layer, Sequential) else call_function
+                return clone_model(layer, clone_function=base, call_function=calls,
+                                   recursive=True)
+            return base(layer)
+    else:
+        clone_function = base
     if isinstance(model, Sequential):
+        if call_function is not None:
+            raise InvalidArgumentError(
+                f"clone_model: call_function needs a functional model's graph; model "
+                f"'{model.name}' is Sequential: clone ks.Model(model.inputs, model.outputs)")
         return _clone_sequential(model, input_tensors, clone_function)
     if isinstance(model, Functional):
-        return _clone_functional(model, input_tensors, clone_function)
+        return _clone_functional(model, input_tensors, clone_function, call_function)
     raise InvalidArgumentError(
         f"clone_model: model '{model.name}' is a subclassed {type(model).__name__}; only "
         "Sequential and functional models can be cloned. Rebuild it with its constructor "
@@ -62,7 +84,7 @@ def _clone_sequential(model, input_tensors, clone_function):
     return clone
 
 
-def _clone_functional(model, input_tensors, clone_function):
+def _clone_functional(model, input_tensors, clone_function, call_function=None):
     """Replay the model's nodes on new inputs, calling each layer's clone (each layer cloned
     once, so a shared layer stays shared)."""
     if input_tensors is None:
@@ -90,7 +112,10 @@ def _clone_functional(model, input_tensors, clone_function):
             (node.args, node.kwargs),
             [mapping[id(leaf)] if isinstance(leaf, KerasTensor) else leaf for leaf in leaves],
         )
-        outputs = operation(*args, **kwargs)
+        if call_function is not None and isinstance(operation, Layer):
+            outputs = call_function(operation, *args, **kwargs)
+        else:
+            outputs = operation(*args, **kwargs)
         for old, new in zip(node.output_tensors, nest.flatten(outputs)):
             mapping[id(old)] = new
     outputs = nest.pack_sequence_as(model._outputs_struct,

@@ -864,7 +864,7 @@ class Model(Layer):
                                   settings.max_steps_per_epoch())
         steps = steps_per_epoch or data_adapter.num_steps(data)
         callback_list = callbacks_module.CallbackList(
-            items, self, {"epochs": epochs, "steps": steps, "verbose": verbose}
+            items, model=self, epochs=epochs, steps=steps, verbose=verbose
         )
         batches = data_adapter.EpochBatches(data, steps_per_epoch)
         self.history = history
@@ -883,6 +883,8 @@ class Model(Layer):
         finally:
             batches.close()
             self._fit_batches = None
+        if self.optimizer is not None:  # use_ema: the averages become the weights, as Keras
+            self.optimizer.finalize_variable_values(self.trainable_variables)
         callback_list.on_train_end(logs)
         return history
 
@@ -909,7 +911,9 @@ class Model(Layer):
             self.stop_training = self.stop_training or batches.ran_out
             logs = self._epoch_logs(step_logs)
             if validation is not None and (epoch + 1) % validation_freq == 0:
+                callback_list.on_test_begin()  # as Keras's fit (SwapEMAWeights swaps here)
                 results = self._run_evaluation(validation)
+                callback_list.on_test_end(results)
                 logs.update({f"val_{k}": v for k, v in results.items()})
             callback_list.on_epoch_end(epoch, logs)
             writer = summary.get_default_writer()
@@ -982,7 +986,7 @@ class Model(Layer):
         data = data_adapter.batches(x, y, sample_weight, batch_size, shuffle=False,
                                     where="evaluate")
         data = training_hooks.current().prepare_evaluation(data)  # in an MPI job: its share
-        callback_list = callbacks_module.CallbackList(callbacks or [], self, {"verbose": verbose})
+        callback_list = callbacks_module.CallbackList(callbacks or [], model=self, verbose=verbose)
         callback_list.on_test_begin()
         logs = self._run_evaluation(data, callback_list)
         callback_list.on_test_end(logs)
@@ -1029,7 +1033,7 @@ class Model(Layer):
             (10, 3)
         """
         data = data_adapter.batches(x, None, None, batch_size, shuffle=False, where="predict")
-        callback_list = callbacks_module.CallbackList(callbacks or [], self, {"verbose": verbose})
+        callback_list = callbacks_module.CallbackList(callbacks or [], model=self, verbose=verbose)
         callback_list.on_predict_begin()
         outputs, structure = [], None
         for step, (xb, yb, wb) in enumerate(data):

@@ -41,7 +41,9 @@ class Adafactor(Optimizer):
         epsilon_2: the smallest RMS of a variable the step scales by.
         clip_threshold: the RMS of the step above which it is scaled down.
         relative_step: Keras's flag (see above).
-        **kwargs: clipnorm, clipvalue, global_clipnorm, weight_decay, name.
+        base arguments: weight_decay, clipnorm, clipvalue, global_clipnorm, use_ema,
+            ema_momentum, ema_overwrite_frequency, loss_scale_factor,
+            gradient_accumulation_steps, name: as for `Optimizer`.
 
     Example:
         >>> import kerasish as ks
@@ -65,9 +67,32 @@ class Adafactor(Optimizer):
         epsilon_2=1e-3,
         clip_threshold=1.0,
         relative_step=True,
+        weight_decay=None,
+        clipnorm=None,
+        clipvalue=None,
+        global_clipnorm=None,
+        use_ema=False,
+        ema_momentum=0.99,
+        ema_overwrite_frequency=None,
+        loss_scale_factor=None,
+        gradient_accumulation_steps=None,
+        name=None,
         **kwargs,
     ):
-        super().__init__(learning_rate, **kwargs)
+        super().__init__(
+            learning_rate,
+            weight_decay=weight_decay,
+            clipnorm=clipnorm,
+            clipvalue=clipvalue,
+            global_clipnorm=global_clipnorm,
+            use_ema=use_ema,
+            ema_momentum=ema_momentum,
+            ema_overwrite_frequency=ema_overwrite_frequency,
+            loss_scale_factor=loss_scale_factor,
+            gradient_accumulation_steps=gradient_accumulation_steps,
+            name=name,
+            **kwargs,
+        )
         if float(clip_threshold) <= 0:
             raise ValueError(f"Adafactor: clip_threshold must be > 0, got {clip_threshold!r}")
         self.beta_2_decay = float(beta_2_decay)

@@ -32,7 +32,9 @@ class Adagrad(Optimizer):
         learning_rate: a float or a schedule (default 0.001).
         initial_accumulator_value: starting value of the accumulator (> 0).
         epsilon: small constant for numerical stability.
-        **kwargs: clipnorm, clipvalue, global_clipnorm, weight_decay, name.
+        base arguments: weight_decay, clipnorm, clipvalue, global_clipnorm, use_ema,
+            ema_momentum, ema_overwrite_frequency, loss_scale_factor,
+            gradient_accumulation_steps, name: as for `Optimizer`.
 
     Example:
         >>> import kerasish as ks
@@ -44,8 +46,37 @@ class Adagrad(Optimizer):
         0.9
     """
 
-    def __init__(self, learning_rate=0.001, initial_accumulator_value=0.1, epsilon=1e-7, **kwargs):
-        super().__init__(learning_rate, **kwargs)
+    def __init__(
+        self,
+        learning_rate=0.001,
+        initial_accumulator_value=0.1,
+        epsilon=1e-7,
+        weight_decay=None,
+        clipnorm=None,
+        clipvalue=None,
+        global_clipnorm=None,
+        use_ema=False,
+        ema_momentum=0.99,
+        ema_overwrite_frequency=None,
+        loss_scale_factor=None,
+        gradient_accumulation_steps=None,
+        name=None,
+        **kwargs,
+    ):
+        super().__init__(
+            learning_rate,
+            weight_decay=weight_decay,
+            clipnorm=clipnorm,
+            clipvalue=clipvalue,
+            global_clipnorm=global_clipnorm,
+            use_ema=use_ema,
+            ema_momentum=ema_momentum,
+            ema_overwrite_frequency=ema_overwrite_frequency,
+            loss_scale_factor=loss_scale_factor,
+            gradient_accumulation_steps=gradient_accumulation_steps,
+            name=name,
+            **kwargs,
+        )
         self.initial_accumulator_value = arguments.number(
             initial_accumulator_value, "initial_accumulator_value", "Adagrad", 0)
         self.epsilon = arguments.number(epsilon, "epsilon", "Adagrad", 0)

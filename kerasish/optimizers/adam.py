@@ -56,7 +56,9 @@ class Adam(Optimizer):
         beta_1, beta_2: decay rates of the first and second moments.
         epsilon: small constant for numerical stability.
         amsgrad: use the maximum of past second moments (slot `vhat`).
-        **kwargs: clipnorm, clipvalue, global_clipnorm, weight_decay, name.
+        base arguments: weight_decay, clipnorm, clipvalue, global_clipnorm, use_ema,
+            ema_momentum, ema_overwrite_frequency, loss_scale_factor,
+            gradient_accumulation_steps, name: as for `Optimizer`.
 
     Example:
         >>> import kerasish as ks
@@ -74,9 +76,32 @@ class Adam(Optimizer):
         beta_2=0.999,
         epsilon=1e-7,
         amsgrad=False,
+        weight_decay=None,
+        clipnorm=None,
+        clipvalue=None,
+        global_clipnorm=None,
+        use_ema=False,
+        ema_momentum=0.99,
+        ema_overwrite_frequency=None,
+        loss_scale_factor=None,
+        gradient_accumulation_steps=None,
+        name=None,
         **kwargs,
     ):
-        super().__init__(learning_rate, **kwargs)
+        super().__init__(
+            learning_rate,
+            weight_decay=weight_decay,
+            clipnorm=clipnorm,
+            clipvalue=clipvalue,
+            global_clipnorm=global_clipnorm,
+            use_ema=use_ema,
+            ema_momentum=ema_momentum,
+            ema_overwrite_frequency=ema_overwrite_frequency,
+            loss_scale_factor=loss_scale_factor,
+            gradient_accumulation_steps=gradient_accumulation_steps,
+            name=name,
+            **kwargs,
+        )
         kind = type(self).__name__
         self.beta_1 = arguments.number(beta_1, "beta_1", kind, 0, 1, high_open=True)
         self.beta_2 = arguments.number(beta_2, "beta_2", kind, 0, 1, high_open=True)
@@ -123,7 +148,9 @@ class AdamW(Adam):
         learning_rate: a float or a schedule (default 0.001).
         weight_decay: the decay coefficient (default 0.004, as Keras).
         beta_1, beta_2, epsilon, amsgrad: as for `Adam`.
-        **kwargs: clipnorm, clipvalue, global_clipnorm, name.
+        base arguments: clipnorm, clipvalue, global_clipnorm, use_ema, ema_momentum,
+            ema_overwrite_frequency, loss_scale_factor, gradient_accumulation_steps,
+            name: as for `Optimizer`.
 
     Raises:
         ValueError: if `weight_decay` is None (use `Adam` for no decay) or negative.
@@ -145,6 +172,15 @@ class AdamW(Adam):
         beta_2=0.999,
         epsilon=1e-7,
         amsgrad=False,
+        clipnorm=None,
+        clipvalue=None,
+        global_clipnorm=None,
+        use_ema=False,
+        ema_momentum=0.99,
+        ema_overwrite_frequency=None,
+        loss_scale_factor=None,
+        gradient_accumulation_steps=None,
+        name=None,
         **kwargs,
     ):
         if weight_decay is None:
@@ -158,5 +194,14 @@ class AdamW(Adam):
             epsilon=epsilon,
             amsgrad=amsgrad,
             weight_decay=weight_decay,
+            clipnorm=clipnorm,
+            clipvalue=clipvalue,
+            global_clipnorm=global_clipnorm,
+            use_ema=use_ema,
+            ema_momentum=ema_momentum,
+            ema_overwrite_frequency=ema_overwrite_frequency,
+            loss_scale_factor=loss_scale_factor,
+            gradient_accumulation_steps=gradient_accumulation_steps,
+            name=name,
             **kwargs,
         )

@@ -37,7 +37,9 @@ class Adamax(Optimizer):
         beta_1: decay rate of the first moment.
         beta_2: decay rate of the infinity norm.
         epsilon: small constant for numerical stability.
-        **kwargs: clipnorm, clipvalue, global_clipnorm, weight_decay, name.
+        base arguments: weight_decay, clipnorm, clipvalue, global_clipnorm, use_ema,
+            ema_momentum, ema_overwrite_frequency, loss_scale_factor,
+            gradient_accumulation_steps, name: as for `Optimizer`.
 
     Example:
         >>> import kerasish as ks
@@ -48,8 +50,38 @@ class Adamax(Optimizer):
         array([0.9, 1.1], dtype=float32)
     """
 
-    def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7, **kwargs):
-        super().__init__(learning_rate, **kwargs)
+    def __init__(
+        self,
+        learning_rate=0.001,
+        beta_1=0.9,
+        beta_2=0.999,
+        epsilon=1e-7,
+        weight_decay=None,
+        clipnorm=None,
+        clipvalue=None,
+        global_clipnorm=None,
+        use_ema=False,
+        ema_momentum=0.99,
+        ema_overwrite_frequency=None,
+        loss_scale_factor=None,
+        gradient_accumulation_steps=None,
+        name=None,
+        **kwargs,
+    ):
+        super().__init__(
+            learning_rate,
+            weight_decay=weight_decay,
+            clipnorm=clipnorm,
+            clipvalue=clipvalue,
+            global_clipnorm=global_clipnorm,
+            use_ema=use_ema,
+            ema_momentum=ema_momentum,
+            ema_overwrite_frequency=ema_overwrite_frequency,
+            loss_scale_factor=loss_scale_factor,
+            gradient_accumulation_steps=gradient_accumulation_steps,
+            name=name,
+            **kwargs,
+        )
         for arg, value in (("beta_1", beta_1), ("beta_2", beta_2)):
             if not 0.0 <= float(value) < 1.0:
                 raise ValueError(f"Adamax: {arg} must be in [0, 1), got {value!r}")

@@ -31,7 +31,9 @@ class Ftrl(Optimizer):
         l2_regularization_strength: >= 0 (the stabilizing penalty of the paper).
         l2_shrinkage_regularization_strength: >= 0 (a magnitude penalty on the weights).
         beta: the paper's beta (default 0.0).
-        **kwargs: clipnorm, clipvalue, global_clipnorm, weight_decay, name.
+        base arguments: weight_decay, clipnorm, clipvalue, global_clipnorm, use_ema,
+            ema_momentum, ema_overwrite_frequency, loss_scale_factor,
+            gradient_accumulation_steps, name: as for `Optimizer`.
 
     Raises:
         ValueError: for a positive learning_rate_power or a negative strength or
@@ -56,9 +58,32 @@ class Ftrl(Optimizer):
         l2_regularization_strength=0.0,
         l2_shrinkage_regularization_strength=0.0,
         beta=0.0,
+        weight_decay=None,
+        clipnorm=None,
+        clipvalue=None,
+        global_clipnorm=None,
+        use_ema=False,
+        ema_momentum=0.99,
+        ema_overwrite_frequency=None,
+        loss_scale_factor=None,
+        gradient_accumulation_steps=None,
+        name=None,
         **kwargs,
     ):
-        super().__init__(learning_rate, **kwargs)
+        super().__init__(
+            learning_rate,
+            weight_decay=weight_decay,
+            clipnorm=clipnorm,
+            clipvalue=clipvalue,
+            global_clipnorm=global_clipnorm,
+            use_ema=use_ema,
+            ema_momentum=ema_momentum,
+            ema_overwrite_frequency=ema_overwrite_frequency,
+            loss_scale_factor=loss_scale_factor,
+            gradient_accumulation_steps=gradient_accumulation_steps,
+            name=name,
+            **kwargs,
+        )
         if float(learning_rate_power) > 0:
             raise ValueError(f"Ftrl: learning_rate_power must be <= 0, got "
                              f"{learning_rate_power!r}")

@@ -34,7 +34,9 @@ class Lion(Optimizer):
         learning_rate: a float or a schedule (default 0.001).
         beta_1: the interpolation factor of the step, in (0, 1].
         beta_2: the decay rate of the momentum.
-        **kwargs: clipnorm, clipvalue, global_clipnorm, weight_decay, name.
+        base arguments: weight_decay, clipnorm, clipvalue, global_clipnorm, use_ema,
+            ema_momentum, ema_overwrite_frequency, loss_scale_factor,
+            gradient_accumulation_steps, name: as for `Optimizer`.
 
     Raises:
         ValueError: for beta_1 outside (0, 1] (at 0 Lion is signSGD).
@@ -48,8 +50,37 @@ class Lion(Optimizer):
         array([0.9, 1.1, 1. ], dtype=float32)
     """
 
-    def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.99, **kwargs):
-        super().__init__(learning_rate, **kwargs)
+    def __init__(
+        self,
+        learning_rate=0.001,
+        beta_1=0.9,
+        beta_2=0.99,
+        weight_decay=None,
+        clipnorm=None,
+        clipvalue=None,
+        global_clipnorm=None,
+        use_ema=False,
+        ema_momentum=0.99,
+        ema_overwrite_frequency=None,
+        loss_scale_factor=None,
+        gradient_accumulation_steps=None,
+        name=None,
+        **kwargs,
+    ):
+        super().__init__(
+            learning_rate,
+            weight_decay=weight_decay,
+            clipnorm=clipnorm,
+            clipvalue=clipvalue,
+            global_clipnorm=global_clipnorm,
+            use_ema=use_ema,
+            ema_momentum=ema_momentum,
+            ema_overwrite_frequency=ema_overwrite_frequency,
+            loss_scale_factor=loss_scale_factor,
+            gradient_accumulation_steps=gradient_accumulation_steps,
+            name=name,
+            **kwargs,
+        )
         if not 0.0 < float(beta_1) <= 1.0:
             raise ValueError(f"Lion: beta_1 must be in (0, 1] (at 0 Lion is signSGD), got "
                              f"{beta_1!r}")

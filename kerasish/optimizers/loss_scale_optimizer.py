@@ -115,6 +115,9 @@ class LossScaleOptimizer(Optimizer):
         own = [self._iterations, self._learning_rate, self.step_counter, self.dynamic_scale]
         return own + self.inner_optimizer.variables
 
+    def finalize_variable_values(self, var_list) -> None:
+        self.inner_optimizer.finalize_variable_values(var_list)
+
     def reset_state(self) -> None:
         self.inner_optimizer.reset_state()
         self.step_counter.assign(0)

@@ -69,7 +69,19 @@ class Optimizer(Trackable):
         weight_decay: decoupled weight decay: before each update,
             `var -= learning_rate * weight_decay * var` (for a sparse gradient,
             on the touched rows only). See `exclude_from_weight_decay`.
-        name: the optimizer's name (default: its class name in lower case, e.g. 'adamw').
+        use_ema: keep an exponential moving average of each variable (Keras's
+            `use_ema`): after every step `average = ema_momentum * average +
+            (1 - ema_momentum) * variable` (the first step copies the variable).
+            `finalize_variable_values` (called at the end of `fit`) writes the averages
+            into the variables; the `SwapEMAWeights` callback swaps them in and out.
+        ema_momentum: the momentum of that average, in [0, 1].
+        ema_overwrite_frequency: write the averages into the variables every this many
+            steps (None: only at the end of `fit`).
+        loss_scale_factor: multiply the loss by this in `scale_loss` and divide the
+            gradients by it before applying them (a fixed loss scale).
+        gradient_accumulation_steps: an int >= 2: add up the gradients of this many
+            calls and update the variables with their mean on the last of them (as Keras
+            does; `iterations` then counts the updates, the raw call count is kept).
 
     Raises:
         ValueError: if more than one clipping argument is set, or a clipping or
@@ -111,6 +123,7 @@ class Optimizer(Trackable):
             "_excluded_names",
             "_built",
             "_warned_missing",
+            "_aux",
         }
     )
 
@@ -122,10 +135,24 @@ class Optimizer(Trackable):
         global_clipnorm=None,
         weight_decay=None,
         name=None,
+        use_ema=False,
+        ema_momentum=0.99,
+        ema_overwrite_frequency=None,
+        loss_scale_factor=None,
+        gradient_accumulation_steps=None,
         **kwargs,
     ):
         _reject_unknown(type(self).__name__, kwargs)
         kind = type(self).__name__
+        self.use_ema = bool(use_ema)
+        self.ema_momentum = arguments.number(ema_momentum, "ema_momentum", kind, 0, 1)
+        self.ema_overwrite_frequency = arguments.integer(
+            ema_overwrite_frequency or None, "ema_overwrite_frequency", kind, 1, none=True)
+        self.loss_scale_factor = arguments.number(loss_scale_factor, "loss_scale_factor", kind,
+                                                  0, low_open=True, none=True)
+        self.gradient_accumulation_steps = arguments.integer(
+            gradient_accumulation_steps or None, "gradient_accumulation_steps", kind, 2,
+            none=True)
         clipping = dict(zip(_CLIP_ARGS, (clipnorm, clipvalue, global_clipnorm), strict=True))
         given = {arg: value for arg, value in clipping.items() if value is not None}
         if len(given) > 1:
@@ -148,13 +175,29 @@ class Optimizer(Trackable):
         self._excluded_from_decay: set[int] = set()
         self._excluded_names: list = []
         self._warned_missing: set = set()  # sets of variables (ids) already warned about
+        # per variable, Keras's "average" (use_ema) and "gradient_accumulator" variables
+        self._aux: dict[int, dict[str, Variable]] = {}
         self._step = 1
 
     # -- state ----------------------------------------------------------------
     @property
-    def iterations(self) -> Variable:
-        """The number of `apply_gradients` calls that updated something (int64 variable)."""
+    def iterations(self):
+        """The number of `apply_gradients` calls that updated something (int64 variable).
+
+        With `gradient_accumulation_steps`, the number of updates made (Keras's
+        `iterations // gradient_accumulation_steps`, a tensor); the variable counting the
+        calls is then `_iterations`.
+        """
+        if self.gradient_accumulation_steps:
+            return constant(int(self._iterations._value) // self.gradient_accumulation_steps,
+                            dtype=np.int64)
         return self._iterations
+
+    def _updates_made(self) -> int:
+        """Keras's `iterations` as an int: the updates made so far."""
+        count = int(self._iterations._value)
+        return count // self.gradient_accumulation_steps if self.gradient_accumulation_steps \
+            else count
 
     @property
     def learning_rate(self):
@@ -262,6 +305,15 @@ class Optimizer(Trackable):
     def _create_slots(self, var: Variable) -> None:
         self._slot_owners[id(var)] = var
         self._slots.setdefault(id(var), {})
+        aux = self._aux.setdefault(id(var), {})
+        wanted = (["average"] if self.use_ema else []) + (
+            ["gradient_accumulator"] if self.gradient_accumulation_steps else [])
+        for aux_name in wanted:
+            if aux_name not in aux:
+                value = backend.array_module(var._value).zeros_like(var._value)
+                aux[aux_name] = Variable(Tensor(value), name=f"{var.name}/{aux_name}",
+                                         trainable=False)
+                self._slot_created(var, aux_name, aux[aux_name])
         for slot_name, initial_value in self._slot_specs():
             self.add_slot(var, slot_name, initial_value, self._slot_shape(var, slot_name))
         self._built.add(id(var))
@@ -314,6 +366,8 @@ class Optimizer(Trackable):
             array([-0.1], dtype=float32)
         """
         slots = self._slots.get(id(var))
+        if slots is not None and name in self._aux.get(id(var), {}):
+            return self._aux[id(var)][name]
         if slots is None:
             raise KeyError(
                 f"{type(self).__name__} has no slots for variable '{var.name}': it has not "
@@ -328,10 +382,13 @@ class Optimizer(Trackable):
         return slots[name]
 
     def slot_variables(self):
-        """Yield (variable, slot name, slot variable) for every slot created so far."""
+        """Yield (variable, slot name, slot variable) for every slot created so far (with
+        the EMA `average` and `gradient_accumulator` of each variable, when kept)."""
         for key, slots in self._slots.items():
             var = self._slot_owners[key]
             for name, slot in slots.items():
+                yield var, name, slot
+            for name, slot in self._aux.get(key, {}).items():
                 yield var, name, slot
 
     @property
@@ -350,9 +407,12 @@ class Optimizer(Trackable):
         and references to them stay valid. The learning rate is not changed.
         """
         for key, slots in self._slots.items():
-            initial = self._slot_initial_values[key]
+            initial = self._slot_initial_values.get(key, {})
             for name, slot in slots.items():
                 slot._value.fill(initial[name])
+                slot._version += 1
+            for slot in self._aux.get(key, {}).values():
+                slot._value.fill(0)
                 slot._version += 1
         self._iterations._value.fill(0)
         self._iterations._version += 1
@@ -404,6 +464,8 @@ class Optimizer(Trackable):
             >>> float(ks.optimizers.SGD().scale_loss(ks.constant(2.0)))  # alone: unchanged
             2.0
         """
+        if self.loss_scale_factor is not None:
+            loss = loss * self.loss_scale_factor
         if self.gradient_exchange is None:
             return loss
         return self.gradient_exchange.scale_loss(loss)
@@ -539,21 +601,95 @@ class Optimizer(Trackable):
         prepared = [(self._prepare_gradient(grad, var, groups), var) for grad, var in pairs]
         if self.gradient_exchange is not None:  # ks.distribute: the average over the ranks
             prepared = self.gradient_exchange(prepared)
-        prepared = self._clip_gradients(prepared)
-        lr = self._current_learning_rate()
-        self._step = int(self._iterations._value) + 1
-        self._begin_step()
-        with backend.subnormals_flushed(bool(self._slot_specs())):  # decaying slots stay fast
-            for grad, var in prepared:
-                if id(var) not in self._built:
-                    self._create_slots(var)
-                if isinstance(grad, SparseGrad):
-                    self.sparse_update_step(grad.values, grad.indices, var, lr)
-                else:
-                    self.update_step(grad, var, lr)
-        _apply_constraints([var for _, var in prepared])
+        if self.loss_scale_factor is not None:
+            scale = self.loss_scale_factor
+            prepared = [(_map_grad(g, lambda a: a / np.asarray(scale, a.dtype)), v)
+                        for g, v in prepared]
+        for _, var in prepared:
+            if id(var) not in self._built:
+                self._create_slots(var)
+        if self.gradient_accumulation_steps:
+            prepared = self._accumulate(prepared)
+        if prepared is not None:
+            prepared = self._clip_gradients(prepared)
+            lr = self._current_learning_rate()
+            self._step = self._updates_made() + 1
+            self._begin_step()
+            with backend.subnormals_flushed(bool(self._slot_specs())):  # decaying slots
+                for grad, var in prepared:
+                    if isinstance(grad, SparseGrad):
+                        self.sparse_update_step(grad.values, grad.indices, var, lr)
+                    else:
+                        self.update_step(grad, var, lr)
+            if self.gradient_accumulation_steps:
+                for aux in self._aux.values():  # every accumulator starts again from 0
+                    aux["gradient_accumulator"]._value.fill(0)
+                    aux["gradient_accumulator"]._version += 1
+        _apply_constraints([var for _, var in pairs])
+        if self.use_ema:
+            self._update_averages()
         self._iterations._value += 1
         self._iterations._version += 1
+
+    def _accumulate(self, prepared: list):
+        """Gradient accumulation (Keras's): on all but every N-th call, add the gradients
+        to the accumulators and return None (no update); on the N-th, return the dense
+        gradients (this call's plus the accumulated) divided by N."""
+        steps = self.gradient_accumulation_steps
+        update = (int(self._iterations._value) + 1) % steps == 0
+        result = []
+        for grad, var in prepared:
+            accumulator = self._aux[id(var)]["gradient_accumulator"]
+            total = accumulator._value.copy() if update else accumulator._value
+            if isinstance(grad, SparseGrad):
+                total[grad.indices] += grad.values
+            else:
+                total += grad
+            if update:
+                result.append((total / np.asarray(steps, total.dtype), var))
+            else:
+                accumulator._version += 1
+        return result if update else None
+
+    def _update_averages(self) -> None:
+        """EMA step (Keras's `use_ema`): every average moves toward its variable (the first
+        update copies it); every `ema_overwrite_frequency` updates, the variables take the
+        averages."""
+        made = self._updates_made()
+        for key, aux in self._aux.items():
+            var, average = self._slot_owners[key], aux["average"]
+            momentum = average.dtype.type(self.ema_momentum if made != 0 else 0.0)
+            one = average.dtype.type(1.0)
+            average._value[...] = momentum * average._value + (one - momentum) * var._value
+            average._version += 1
+        if self.ema_overwrite_frequency and (made + 1) % self.ema_overwrite_frequency == 0:
+            self._overwrite_with_averages()
+
+    def _overwrite_with_averages(self, var_list=None) -> None:
+        wanted = None if var_list is None else {id(v) for v in var_list}
+        for key, aux in self._aux.items():
+            if "average" in aux and (wanted is None or key in wanted):
+                self._slot_owners[key].assign(aux["average"])
+
+    def finalize_variable_values(self, var_list) -> None:
+        """Set the variables' final values: with `use_ema`, their moving averages (as
+        Keras's `fit` does at its end); otherwise nothing changes.
+
+        Args:
+            var_list: the model's trainable variables.
+
+        Example:
+            >>> import kerasish as ks
+            >>> w = ks.Variable([1.0])
+            >>> opt = ks.optimizers.SGD(1.0, use_ema=True, ema_momentum=0.5)
+            >>> for _ in range(2):
+            ...     _ = opt.apply_gradients([(ks.constant([1.0]), w)])
+            >>> opt.finalize_variable_values([w])
+            >>> w.numpy()  # the average of 0 (first step) and -1: 0.5 * 0 + 0.5 * -1
+            array([-0.5], dtype=float32)
+        """
+        if self.use_ema:
+            self._overwrite_with_averages(list(var_list))
 
     def replay_plan(self, variables: list):
         """`run(*gradient_arrays)` applying dense gradients (arrays of each variable's shape,
@@ -579,7 +715,8 @@ class Optimizer(Trackable):
             >>> var.numpy()
             array([0., 1.], dtype=float32)
         """
-        if (self.gradient_exchange is not None or self.weight_decay
+        if (self.gradient_exchange is not None or self.weight_decay or self.use_ema
+                or self.gradient_accumulation_steps or self.loss_scale_factor is not None
                 or any(getattr(self, c) is not None for c in _CLIP_ARGS)
                 or any(v.constraint is not None or id(v) not in self._built for v in variables)):
             return None
@@ -879,6 +1016,11 @@ class Optimizer(Trackable):
             "clipvalue": self.clipvalue,
             "global_clipnorm": self.global_clipnorm,
             "weight_decay": self.weight_decay,
+            "use_ema": self.use_ema,
+            "ema_momentum": self.ema_momentum,
+            "ema_overwrite_frequency": self.ema_overwrite_frequency,
+            "loss_scale_factor": self.loss_scale_factor,
+            "gradient_accumulation_steps": self.gradient_accumulation_steps,
         }
 
     @classmethod

@@ -70,7 +70,9 @@ class RMSprop(Optimizer):
         momentum: heavy-ball momentum (0: no slot).
         epsilon: small constant for numerical stability.
         centered: normalize by the estimated variance instead of the mean square.
-        **kwargs: clipnorm, clipvalue, global_clipnorm, weight_decay, name.
+        base arguments: weight_decay, clipnorm, clipvalue, global_clipnorm, use_ema,
+            ema_momentum, ema_overwrite_frequency, loss_scale_factor,
+            gradient_accumulation_steps, name: as for `Optimizer`.
 
     Example:
         >>> import kerasish as ks
@@ -88,9 +90,32 @@ class RMSprop(Optimizer):
         momentum=0.0,
         epsilon=1e-7,
         centered=False,
+        weight_decay=None,
+        clipnorm=None,
+        clipvalue=None,
+        global_clipnorm=None,
+        use_ema=False,
+        ema_momentum=0.99,
+        ema_overwrite_frequency=None,
+        loss_scale_factor=None,
+        gradient_accumulation_steps=None,
+        name=None,
         **kwargs,
     ):
-        super().__init__(learning_rate, **kwargs)
+        super().__init__(
+            learning_rate,
+            weight_decay=weight_decay,
+            clipnorm=clipnorm,
+            clipvalue=clipvalue,
+            global_clipnorm=global_clipnorm,
+            use_ema=use_ema,
+            ema_momentum=ema_momentum,
+            ema_overwrite_frequency=ema_overwrite_frequency,
+            loss_scale_factor=loss_scale_factor,
+            gradient_accumulation_steps=gradient_accumulation_steps,
+            name=name,
+            **kwargs,
+        )
         self.rho = arguments.number(rho, "rho", "RMSprop", 0, 1, high_open=True)
         self.momentum = arguments.number(momentum, "momentum", "RMSprop", 0, 1)
         self.epsilon = arguments.number(epsilon, "epsilon", "RMSprop", 0)

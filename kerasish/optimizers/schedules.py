@@ -393,12 +393,12 @@ _SCHEDULES = {cls.__name__: cls for cls in (
     InverseTimeDecay)}
 
 
-def serialize(schedule: LearningRateSchedule) -> dict:
+def serialize(learning_rate_schedule: LearningRateSchedule) -> dict:
     """Keras 3's serialized form (`ks.saving.serialize_keras_object`), which `deserialize`
     turns back.
 
     Args:
-        schedule: a learning-rate schedule.
+        learning_rate_schedule: a learning-rate schedule (Keras's argument name).
 
     Returns:
         A JSON-ready dict.
@@ -410,7 +410,7 @@ def serialize(schedule: LearningRateSchedule) -> dict:
         >>> config["class_name"], config["config"]["decay_steps"]
         ('ExponentialDecay', 10)
     """
-    return serialize_keras_object(schedule)
+    return serialize_keras_object(learning_rate_schedule)
 
 
 def deserialize(config: dict, custom_objects: dict | None = None) -> LearningRateSchedule:

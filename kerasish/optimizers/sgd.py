@@ -40,7 +40,9 @@ class SGD(Optimizer):
         learning_rate: a float or a schedule (default 0.01).
         momentum: in [0, 1]; 0 keeps no slot.
         nesterov: use Nesterov momentum.
-        **kwargs: clipnorm, clipvalue, global_clipnorm, weight_decay, name
+        base arguments: weight_decay, clipnorm, clipvalue, global_clipnorm, use_ema,
+            ema_momentum, ema_overwrite_frequency, loss_scale_factor,
+            gradient_accumulation_steps, name: as for `Optimizer`.
             (see `Optimizer`).
 
     Example:
@@ -53,8 +55,37 @@ class SGD(Optimizer):
         0.71
     """
 
-    def __init__(self, learning_rate=0.01, momentum=0.0, nesterov=False, **kwargs):
-        super().__init__(learning_rate, **kwargs)
+    def __init__(
+        self,
+        learning_rate=0.01,
+        momentum=0.0,
+        nesterov=False,
+        weight_decay=None,
+        clipnorm=None,
+        clipvalue=None,
+        global_clipnorm=None,
+        use_ema=False,
+        ema_momentum=0.99,
+        ema_overwrite_frequency=None,
+        loss_scale_factor=None,
+        gradient_accumulation_steps=None,
+        name=None,
+        **kwargs,
+    ):
+        super().__init__(
+            learning_rate,
+            weight_decay=weight_decay,
+            clipnorm=clipnorm,
+            clipvalue=clipvalue,
+            global_clipnorm=global_clipnorm,
+            use_ema=use_ema,
+            ema_momentum=ema_momentum,
+            ema_overwrite_frequency=ema_overwrite_frequency,
+            loss_scale_factor=loss_scale_factor,
+            gradient_accumulation_steps=gradient_accumulation_steps,
+            name=name,
+            **kwargs,
+        )
         self.momentum = arguments.number(momentum, "momentum", "SGD", 0, 1)
         self.nesterov = bool(nesterov)
 

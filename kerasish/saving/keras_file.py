@@ -93,7 +93,8 @@ def model_config(model, include_compile: bool = True) -> dict:
 
 # ---------------------------------------------------------------- .keras files
 
-def save_model(model, filepath, overwrite: bool = True, include_optimizer: bool = True) -> str:
+def save_model(model, filepath, overwrite: bool = True, include_optimizer: bool = True,
+               zipped=None) -> str:
     """Write `model` to a `.keras` file, atomically; returns the path.
 
     Args:
@@ -102,6 +103,12 @@ def save_model(model, filepath, overwrite: bool = True, include_optimizer: bool 
         overwrite: when False, an existing file is an error.
         include_optimizer: also save the state of the optimizers: the compiled one and
             any other the model holds as an attribute (a GAN's `d_optimizer`), as Keras does.
+        zipped: None or True: the zip archive Keras writes. False (Keras's unzipped
+            folder, meant for Hugging Face Hub uploads) is refused: only the archive is
+            written and read here.
+
+    Raises:
+        NotImplementedError: for zipped=False.
 
     Example:
         >>> import os, tempfile, numpy as np, kerasish as ks
@@ -113,6 +120,10 @@ def save_model(model, filepath, overwrite: bool = True, include_optimizer: bool 
         >>> bool(np.array_equal(again.predict(x), model.predict(x)))
         True
     """
+    if zipped is False:
+        raise NotImplementedError(
+            "save_model(zipped=False): kerasish writes and reads the zipped .keras archive "
+            "only, not Keras's unzipped folder; save with zipped=True (the default)")
     path = os.fspath(filepath)
     if not path.endswith(".keras"):
         raise ValueError(
@@ -309,7 +320,7 @@ def _check_weights_name(path: str, what: str) -> None:
         )
 
 
-def save_weights(model, filepath, overwrite: bool = True) -> str:
+def save_weights(model, filepath, overwrite: bool = True, max_shard_size=None) -> str:
     """Write the model's variables (and its optimizers' state) to a `.weights.h5`
     file in Keras 3's layout, atomically; returns the path.
 
@@ -317,11 +328,14 @@ def save_weights(model, filepath, overwrite: bool = True) -> str:
         model: a built model.
         filepath: a name ending in `.weights.h5`.
         overwrite: replace an existing file.
+        max_shard_size: must be None: one file is written. Keras's sharded files
+            (`.weights.json` and numbered parts) are not written here.
 
     Returns:
         `filepath`.
 
     Raises:
+        NotImplementedError: for a max_shard_size.
         ValueError: for a name that does not end in `.weights.h5`.
         FileExistsError: if the file exists and `overwrite` is False.
 
@@ -335,6 +349,10 @@ def save_weights(model, filepath, overwrite: bool = True) -> str:
         >>> ks.saving.save_weights(model, path) == path
         True
     """
+    if max_shard_size is not None:
+        raise NotImplementedError(
+            f"save_weights(max_shard_size={max_shard_size!r}): sharded weights files are not "
+            "written by kerasish; save one .weights.h5 file (max_shard_size=None)")
     path = os.fspath(filepath)
     _check_weights_name(path, "save_weights")
     if not overwrite and os.path.exists(path):
@@ -348,16 +366,20 @@ def save_weights(model, filepath, overwrite: bool = True) -> str:
     return path
 
 
-def load_weights(model, filepath) -> None:
+def load_weights(model, filepath, skip_mismatch: bool = False, **kwargs) -> None:
     """Read a `.weights.h5` file in Keras 3's layout into the (built) model, and into the
     optimizers it holds (the compiled one, others as attributes) whose state the file has.
 
     Args:
         model: a built model with the structure of the one saved.
         filepath: a name ending in `.weights.h5` (written by `save_weights` or Keras 3).
+        skip_mismatch: leave a layer whose variables do not fit the file's (count or
+            shapes) as it is, with a warning, instead of refusing the file.
+        **kwargs: Keras's other keyword arguments; none is used, a given one is refused.
 
     Raises:
         ValueError: for a name that does not end in `.weights.h5`.
+        TypeError: for a keyword argument other than those.
         FileNotFoundError: if there is no such file.
 
     Example:
@@ -374,6 +396,8 @@ def load_weights(model, filepath) -> None:
         >>> bool((restored.get_weights()[0] == saved.get_weights()[0]).all())
         True
     """
+    if kwargs:
+        raise TypeError(f"load_weights: unexpected argument(s) {sorted(kwargs)}")
     path = os.fspath(filepath)
     _check_weights_name(path, "load_weights")
     if not os.path.exists(path):
@@ -385,7 +409,7 @@ def load_weights(model, filepath) -> None:
             f"{path}: not a weights file (HDF5 cannot open it: {exc})"
         ) from exc
     with h5file:
-        weights_layout.read_weights(h5file, model, source=path)
+        weights_layout.read_weights(h5file, model, source=path, skip_mismatch=skip_mismatch)
 
 
 # ---------------------------------------------------------------- JSON

@@ -152,7 +152,8 @@ _KERAS_SLOT_GROUPS = {
 
 def optimizer_variables(optimizer, trainable_variables: list) -> list:
     """The optimizer's variables in Keras's order: iterations, the learning rate (when it is
-    a variable), then the slots of `trainable_variables`, created now if missing, then
+    a variable), the EMA averages and the gradient accumulators (when kept), then the slots
+    of `trainable_variables`, created now if missing, then
     what Keras's `build` makes after them (Nadam's `u_product`). A LossScaleOptimizer:
     its own (unused) step and learning rate, `step_counter` and `dynamic_scale` (made by
     Keras's `build`), then the inner optimizer's variables."""
@@ -166,9 +167,14 @@ def optimizer_variables(optimizer, trainable_variables: list) -> list:
     groups = _KERAS_SLOT_GROUPS.get(type(optimizer).__name__, [tuple(names)])
     listed = {name for group in groups for name in group}
     groups = groups + [tuple(name for name in names if name not in listed)]
-    result = [optimizer.iterations]
+    result = [optimizer._iterations]
     if isinstance(optimizer._learning_rate, Variable):
         result.append(optimizer._learning_rate)
+    for aux_name in ("average", "gradient_accumulator"):  # Keras's base `build` makes these
+        for var in trainable_variables:
+            aux = optimizer._aux.get(id(var), {})
+            if aux_name in aux:
+                result.append(aux[aux_name])
     for group in groups:
         present = [name for name in group if name in names]
         for var in trainable_variables:
@@ -360,10 +366,11 @@ def _optimizer_pairs(h5file, path: str, optimizer, compiled_into, source: str) -
 
 
 def read_weights(h5file, model: Layer, include_optimizers: bool = True,
-                 source: str = "weights file") -> None:
+                 source: str = "weights file", skip_mismatch: bool = False) -> None:
     """Assign the variables of `model` (and, if asked, of the optimizers it holds whose groups
     the file has) from an open h5py file in Keras's layout; nothing is assigned unless all
-    fit."""
+    fit, or, with `skip_mismatch` (Keras's), a layer whose variables do not fit (count or
+    shapes) keeps its values, with a warning naming it."""
     check_safe(h5file, source)
     pairs = []
     _check_no_unused_groups(h5file, model, source)
@@ -375,6 +382,11 @@ def read_weights(h5file, model: Layer, include_optimizers: bool = True,
         what = f"layer '{item.name}' ({type(item).__name__}, at '{path or '/'}')"
         if not path and "vars" not in h5file and not own_variables(item):
             continue
-        pairs.extend(_read_group(h5file, path, own_variables(item), what, source))
+        try:
+            pairs.extend(_read_group(h5file, path, own_variables(item), what, source))
+        except WeightsFileError as exc:
+            if not skip_mismatch:
+                raise
+            warnings.warn(f"skip_mismatch: {exc}; that layer keeps its values", stacklevel=3)
     for variable, array in pairs:
         variable.assign(array.astype(variable.dtype, copy=False))
