@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from kerasish import layers
 from kerasish.applications import imagenet_utils
+from kerasish.applications.imagenet_utils import decode_predictions  # noqa: F401
 from kerasish.core import settings
 from kerasish.models import Functional
 
@@ -25,42 +26,6 @@ WEIGHTS_HASHES = {
     "resnet101v2": ("6343647c601c52e1368623803854d971", "c0ed64b8031c3730f411d2eb4eea35b5"),
     "resnet152v2": ("a49b44d1979771252814e80f8ec446f9", "ed17cf2e0169df9d443503ef94b23b33"),
 }
-
-DOC = """The {title} model (Keras's `keras.applications.{title}`), default input 224x224.
-
-    Call `ks.applications.{module}.preprocess_input` on the images first ({preprocessing}).
-    `weights="imagenet"` loads Keras's file from Keras's cache folder (`$KERAS_HOME/models`
-    or `~/.keras/models`); kerasish downloads nothing, and the error names the file, its URL
-    and the folder.
-
-    Args:
-        include_top: include the fully-connected layer at the top.
-        weights: None (random initialization), `"imagenet"`, or the path of a weights file.
-        input_tensor: a symbolic tensor (from `ks.Input`) to use as the image input.
-        input_shape: the input shape, only without the top (else `(224, 224, 3)`); at
-            least {min_size}x{min_size}, 3 channels with ImageNet weights.
-        pooling: without the top, None (the 4D output of the last block), `"avg"` or
-            `"max"` (global pooling, a 2D output).
-        classes: the number of classes, with the top and no pretrained weights.
-        classifier_activation: the top layer's activation (None for the logits); only
-            None or `"softmax"` with pretrained weights.
-        name: the model's name.
-
-    Returns:
-        A functional `Model`.
-
-    Raises:
-        ValueError: for an invalid `weights`, `classes` or `input_shape`.
-        FileNotFoundError: for `"imagenet"` when Keras's file is not in its cache folder.
-
-    Example:
-        >>> import kerasish as ks
-        >>> model = ks.applications.{title}(weights=None, include_top=False,
-        ...     input_shape=({min_size}, {min_size}, 3), pooling="avg")
-        >>> model.output.shape
-        (None, {features})
-    """
-
 
 def _bn_axis() -> int:
     return 3 if settings.image_data_format() == "channels_last" else 1
@@ -295,8 +260,9 @@ def ResNet152(include_top=True, weights="imagenet", input_tensor=None, input_sha
 
 _CAFFE = "RGB to BGR, each channel zero-centred on ImageNet's mean, no scaling"
 for _model in (ResNet50, ResNet101, ResNet152):
-    _model.__doc__ = DOC.format(title=_model.__name__, module="resnet", min_size=32,
-                                preprocessing=_CAFFE, features=2048)
+    _model.__doc__ = imagenet_utils.APPLICATION_DOC.format(
+        title=_model.__name__, module="resnet", default_size=224, min_size=32,
+        preprocessing=_CAFFE, features=2048)
 
 
 def preprocess_input(x, data_format=None):
@@ -317,24 +283,3 @@ def preprocess_input(x, data_format=None):
     """
     return imagenet_utils.preprocess_input(x, data_format=data_format, mode="caffe")
 
-
-def decode_predictions(preds, top=5):
-    """The `top` ImageNet classes of each prediction (see
-    `imagenet_utils.decode_predictions`).
-
-    Args:
-        preds: predictions of shape `(samples, 1000)`.
-        top: how many classes per sample.
-
-    Returns:
-        One list per sample of `(class_name, class_description, score)` tuples.
-
-    Example:
-        >>> import numpy as np
-        >>> try:
-        ...     decode_predictions(np.zeros((2, 5)))
-        ... except ValueError as error:
-        ...     "(samples, 1000)" in str(error)
-        True
-    """
-    return imagenet_utils.decode_predictions(preds, top=top)

@@ -12,7 +12,8 @@ Example:
 from __future__ import annotations
 
 from kerasish.applications import imagenet_utils
-from kerasish.applications.resnet import DOC, ResNet, stack_residual_blocks_v2
+from kerasish.applications.imagenet_utils import decode_predictions  # noqa: F401
+from kerasish.applications.resnet import ResNet, stack_residual_blocks_v2
 
 
 def _v2_stacks(blocks: tuple):
@@ -46,8 +47,9 @@ def ResNet152V2(include_top=True, weights="imagenet", input_tensor=None, input_s
 
 
 for _model in (ResNet50V2, ResNet101V2, ResNet152V2):
-    _model.__doc__ = DOC.format(title=_model.__name__, module="resnet_v2", min_size=32,
-                                preprocessing="scaled to [-1, 1]", features=2048)
+    _model.__doc__ = imagenet_utils.APPLICATION_DOC.format(
+        title=_model.__name__, module="resnet_v2", default_size=224, min_size=32,
+        preprocessing="scaled to [-1, 1]", features=2048)
 
 
 def preprocess_input(x, data_format=None):
@@ -68,24 +70,3 @@ def preprocess_input(x, data_format=None):
     """
     return imagenet_utils.preprocess_input(x, data_format=data_format, mode="tf")
 
-
-def decode_predictions(preds, top=5):
-    """The `top` ImageNet classes of each prediction (see
-    `imagenet_utils.decode_predictions`).
-
-    Args:
-        preds: predictions of shape `(samples, 1000)`.
-        top: how many classes per sample.
-
-    Returns:
-        One list per sample of `(class_name, class_description, score)` tuples.
-
-    Example:
-        >>> import numpy as np
-        >>> try:
-        ...     decode_predictions(np.zeros((2, 5)))
-        ... except ValueError as error:
-        ...     "(samples, 1000)" in str(error)
-        True
-    """
-    return imagenet_utils.decode_predictions(preds, top=top)
