@@ -24,10 +24,12 @@ from kerasish.applications import resnet50  # noqa: F401
 from kerasish.applications import resnet_v2  # noqa: F401
 from kerasish.applications import vgg16  # noqa: F401
 from kerasish.applications import vgg19  # noqa: F401
+from kerasish.applications import xception  # noqa: F401
 from kerasish.applications.densenet import DenseNet121, DenseNet169, DenseNet201  # noqa: F401
 from kerasish.applications.resnet import ResNet50, ResNet101, ResNet152  # noqa: F401
 from kerasish.applications.resnet_v2 import ResNet50V2, ResNet101V2, ResNet152V2  # noqa: F401
 from kerasish.applications.vgg16 import VGG16  # noqa: F401
 from kerasish.applications.vgg19 import VGG19  # noqa: F401
+from kerasish.applications.xception import Xception  # noqa: F401
 
 # MobileNet, EfficientNet, ConvNeXt, NASNet (one line each)
