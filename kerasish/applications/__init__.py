@@ -19,6 +19,7 @@ Example:
 # the shared part, and VGG, ResNet, DenseNet, Xception, Inception (one line each)
 from kerasish.applications import densenet  # noqa: F401
 from kerasish.applications import imagenet_utils  # noqa: F401
+from kerasish.applications import inception_resnet_v2  # noqa: F401
 from kerasish.applications import inception_v3  # noqa: F401
 from kerasish.applications import resnet  # noqa: F401
 from kerasish.applications import resnet50  # noqa: F401
@@ -27,6 +28,7 @@ from kerasish.applications import vgg16  # noqa: F401
 from kerasish.applications import vgg19  # noqa: F401
 from kerasish.applications import xception  # noqa: F401
 from kerasish.applications.densenet import DenseNet121, DenseNet169, DenseNet201  # noqa: F401
+from kerasish.applications.inception_resnet_v2 import InceptionResNetV2  # noqa: F401
 from kerasish.applications.inception_v3 import InceptionV3  # noqa: F401
 from kerasish.applications.resnet import ResNet50, ResNet101, ResNet152  # noqa: F401
 from kerasish.applications.resnet_v2 import ResNet50V2, ResNet101V2, ResNet152V2  # noqa: F401
