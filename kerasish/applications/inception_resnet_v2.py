@@ -39,6 +39,8 @@ class CustomScaleLayer(layers.Layer):
         array([3., 3.], dtype=float32)
     """
 
+    keras_module = "keras.src.applications.inception_resnet_v2"  # written in .keras files
+
     def __init__(self, scale, **kwargs):
         super().__init__(**kwargs)
         self.scale = scale
