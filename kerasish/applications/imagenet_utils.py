@@ -24,8 +24,7 @@ import warnings
 import numpy as np
 
 from kerasish import activations, layers
-from kerasish.core import settings
-from kerasish.core.keras_tensor import KerasTensor, producing_node
+from kerasish.core import keras_tensor, settings
 from kerasish.core.tensor import Tensor, convert_to_tensor
 
 CLASS_INDEX = None
@@ -536,7 +535,7 @@ def source_inputs(tensor) -> list:
     found, seen, stack = [], set(), [tensor]
     while stack:
         current = stack.pop()
-        node = producing_node(current)
+        node = keras_tensor.producing_node(current)
         if node is None or not node.input_tensors:
             if id(current) not in seen:
                 seen.add(id(current))
@@ -564,7 +563,7 @@ def image_input(input_tensor, input_shape: tuple):
     """
     if input_tensor is None:
         return layers.Input(shape=input_shape)
-    if isinstance(input_tensor, KerasTensor):
+    if isinstance(input_tensor, keras_tensor.KerasTensor):
         return input_tensor
     return layers.Input(tensor=input_tensor, shape=input_shape)
 

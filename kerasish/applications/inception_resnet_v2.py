@@ -60,9 +60,6 @@ class CustomScaleLayer(layers.Layer):
     def call(self, inputs):
         return inputs[0] + inputs[1] * self.scale
 
-    def compute_output_shape(self, input_shape):
-        return tuple(input_shape[0])
-
 
 # Keras's files name it "CustomScaleLayer" (module keras.src.applications....), registered
 # under that plain name: found by deserialization as Keras finds it
