@@ -112,7 +112,8 @@ FULLY_DOCUMENTED = ("kerasish.layers", "kerasish.losses", "kerasish.metrics",
                     "kerasish.datasets", "kerasish.utils", "kerasish.activations",
                     "kerasish.initializers", "kerasish.regularizers", "kerasish.constraints",
                     "kerasish.testing", "kerasish.summary", "kerasish.checkpoint",
-                    "kerasish.module", "kerasish.printing", "kerasish.config", "kerasish.train")
+                    "kerasish.module", "kerasish.printing", "kerasish.config", "kerasish.train",
+                    "kerasish.applications")
 
 
 def _takes_arguments(function) -> bool:
@@ -134,6 +135,8 @@ def _public_callables(packages: tuple) -> dict:
                   ks.datasets, ks.distribute]
     namespaces += [value for name, value in vars(ks.datasets).items()
                    if inspect.ismodule(value) and not name.startswith("_")]
+    namespaces += [ks.applications] + [value for name, value in vars(ks.applications).items()
+                                       if inspect.ismodule(value) and not name.startswith("_")]
     for space in namespaces:
         for attr in dir(space):
             value = getattr(space, attr)

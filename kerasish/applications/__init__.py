@@ -17,11 +17,24 @@ Example:
 # ruff: noqa: I001 - one import a line, so the two halves of this package merge cleanly
 
 # the shared part, and VGG, ResNet, DenseNet, Xception, Inception (one line each)
+from kerasish.applications import densenet  # noqa: F401
 from kerasish.applications import imagenet_utils  # noqa: F401
+from kerasish.applications import inception_resnet_v2  # noqa: F401
+from kerasish.applications import inception_v3  # noqa: F401
+from kerasish.applications import resnet  # noqa: F401
+from kerasish.applications import resnet50  # noqa: F401
+from kerasish.applications import resnet_v2  # noqa: F401
 from kerasish.applications import vgg16  # noqa: F401
 from kerasish.applications import vgg19  # noqa: F401
+from kerasish.applications import xception  # noqa: F401
+from kerasish.applications.densenet import DenseNet121, DenseNet169, DenseNet201  # noqa: F401
+from kerasish.applications.inception_resnet_v2 import InceptionResNetV2  # noqa: F401
+from kerasish.applications.inception_v3 import InceptionV3  # noqa: F401
+from kerasish.applications.resnet import ResNet50, ResNet101, ResNet152  # noqa: F401
+from kerasish.applications.resnet_v2 import ResNet50V2, ResNet101V2, ResNet152V2  # noqa: F401
 from kerasish.applications.vgg16 import VGG16  # noqa: F401
 from kerasish.applications.vgg19 import VGG19  # noqa: F401
+from kerasish.applications.xception import Xception  # noqa: F401
 
 # MobileNet, EfficientNet, ConvNeXt, NASNet (one line each)
 from kerasish.applications import convnext  # noqa: F401

@@ -24,8 +24,7 @@ import warnings
 import numpy as np
 
 from kerasish import activations, layers
-from kerasish.core import settings
-from kerasish.core.keras_tensor import KerasTensor, producing_node
+from kerasish.core import keras_tensor, settings
 from kerasish.core.tensor import Tensor, convert_to_tensor
 
 CLASS_INDEX = None
@@ -37,6 +36,46 @@ _MODES = ("caffe", "tf", "torch")
 _CAFFE_MEAN = (103.939, 116.779, 123.68)  # BGR
 _TORCH_MEAN = (0.485, 0.456, 0.406)
 _TORCH_STD = (0.229, 0.224, 0.225)
+
+# the docstring of an application's constructor: {title} (the function's name), {module},
+# {preprocessing} (what its preprocess_input does), {default_size}, {min_size}, {features}
+# (the width of the pooled features)
+APPLICATION_DOC = """The {title} model (Keras's `keras.applications.{title}`), default input
+    {default_size}x{default_size}.
+
+    Call `ks.applications.{module}.preprocess_input` on the images first ({preprocessing}).
+    `weights="imagenet"` loads Keras's file from Keras's cache folder (`$KERAS_HOME/models`
+    or `~/.keras/models`); kerasish downloads nothing, and the error names the file, its URL
+    and the folder.
+
+    Args:
+        include_top: include the fully-connected layer at the top.
+        weights: None (random initialization), `"imagenet"`, or the path of a weights file.
+        input_tensor: a symbolic tensor (from `ks.Input`) to use as the image input.
+        input_shape: the input shape, only without the top (else
+            `({default_size}, {default_size}, 3)`); at least {min_size}x{min_size}, 3
+            channels with ImageNet weights.
+        pooling: without the top, None (the 4D output of the last block), `"avg"` or
+            `"max"` (global pooling, a 2D output).
+        classes: the number of classes, with the top and no pretrained weights.
+        classifier_activation: the top layer's activation (None for the logits); only
+            None or `"softmax"` with pretrained weights.
+        name: the model's name.
+
+    Returns:
+        A functional `Model`.
+
+    Raises:
+        ValueError: for an invalid `weights`, `classes` or `input_shape`.
+        FileNotFoundError: for `"imagenet"` when Keras's file is not in its cache folder.
+
+    Example:
+        >>> import kerasish as ks
+        >>> model = ks.applications.{title}(weights=None, include_top=False,
+        ...     input_shape=({min_size}, {min_size}, 3), pooling="avg")
+        >>> model.output.shape
+        (None, {features})
+    """
 
 
 # ---------------------------------------------------------------- Keras's cache folder
@@ -496,7 +535,7 @@ def source_inputs(tensor) -> list:
     found, seen, stack = [], set(), [tensor]
     while stack:
         current = stack.pop()
-        node = producing_node(current)
+        node = keras_tensor.producing_node(current)
         if node is None or not node.input_tensors:
             if id(current) not in seen:
                 seen.add(id(current))
@@ -524,7 +563,7 @@ def image_input(input_tensor, input_shape: tuple):
     """
     if input_tensor is None:
         return layers.Input(shape=input_shape)
-    if isinstance(input_tensor, KerasTensor):
+    if isinstance(input_tensor, keras_tensor.KerasTensor):
         return input_tensor
     return layers.Input(tensor=input_tensor, shape=input_shape)
 

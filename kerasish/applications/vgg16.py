@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from kerasish import layers
 from kerasish.applications import imagenet_utils
+from kerasish.applications.imagenet_utils import decode_predictions  # noqa: F401
 from kerasish.core import settings
 from kerasish.models import Functional
 
@@ -135,24 +136,3 @@ def preprocess_input(x, data_format=None):
     """
     return imagenet_utils.preprocess_input(x, data_format=data_format, mode="caffe")
 
-
-def decode_predictions(preds, top=5):
-    """The `top` ImageNet classes of each prediction (see
-    `imagenet_utils.decode_predictions`).
-
-    Args:
-        preds: predictions of shape `(samples, 1000)`.
-        top: how many classes per sample.
-
-    Returns:
-        One list per sample of `(class_name, class_description, score)` tuples.
-
-    Example:
-        >>> import numpy as np
-        >>> try:
-        ...     decode_predictions(np.zeros((2, 5)))
-        ... except ValueError as error:
-        ...     "(samples, 1000)" in str(error)
-        True
-    """
-    return imagenet_utils.decode_predictions(preds, top=top)

@@ -402,8 +402,9 @@ def _serialize_object(obj, config) -> dict:
         registered = None
         if family == "models" and cls.__name__ == "Functional":
             module, registered = "keras.src.models.functional", "Functional"
-    else:
-        module, registered = cls.__module__, get_registered_name(cls)
+    else:  # a class Keras keeps outside its public families says where (`keras_module`)
+        module = vars(cls).get("keras_module") or cls.__module__
+        registered = get_registered_name(cls)
     result = {"module": module, "class_name": cls.__name__, "config": config,
               "registered_name": registered}
     if layer:
