@@ -97,9 +97,13 @@ from kerasish.layers.pooling import (  # noqa: F401
 )
 from kerasish.layers.preprocessing import (  # noqa: F401
     AutoContrast,
+    CategoryEncoding,
     CenterCrop,
     CutMix,
+    Discretization,
     Equalization,
+    HashedCrossing,
+    Hashing,
     IntegerLookup,
     MaxNumBoundingBoxes,
     MixUp,
