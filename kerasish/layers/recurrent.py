@@ -384,12 +384,26 @@ class SimpleRNN(_CellLayer):
 
     Args:
         units: the size of the output and of the state.
-        activation, use_bias, kernel_initializer, recurrent_initializer, bias_initializer,
-            kernel_regularizer, recurrent_regularizer, bias_regularizer, kernel_constraint,
-            recurrent_constraint, bias_constraint, dropout, recurrent_dropout, seed: the
-            `SimpleRNNCell` arguments, with Keras's names and defaults.
+        activation: the activation of the output (default tanh).
+        use_bias: whether the cell has a bias.
+        kernel_initializer: the input kernel's initializer.
+        recurrent_initializer: the recurrent kernel's initializer.
+        bias_initializer: the bias's initializer.
+        kernel_regularizer: a penalty on the input kernel.
+        recurrent_regularizer: a penalty on the recurrent kernel.
+        bias_regularizer: a penalty on the bias.
+        kernel_constraint: applied to the input kernel after each update.
+        recurrent_constraint: applied to the recurrent kernel after each update.
+        bias_constraint: applied to the bias after each update.
+        dropout: the dropout rate on the inputs (in training).
+        recurrent_dropout: the dropout rate on the recurrent state (in training).
+        seed: the dropout's seed.
         activity_regularizer: a penalty on the layer's output.
-        return_sequences, return_state, go_backwards, stateful, unroll: the `RNN` arguments.
+        return_sequences: return the whole sequence of outputs (else the last).
+        return_state: also return the last state(s).
+        go_backwards: run over the sequence backwards.
+        stateful: keep the last state of each batch as the next batch's first.
+        unroll: accepted as Keras (the loop runs step by step either way).
         **kwargs: the `Layer` arguments.
 
     Example:
@@ -419,13 +433,28 @@ class LSTM(_CellLayer):
 
     Args:
         units: the size of the output and of the states.
-        activation, recurrent_activation, use_bias, kernel_initializer,
-            recurrent_initializer, bias_initializer, unit_forget_bias, kernel_regularizer,
-            recurrent_regularizer, bias_regularizer, kernel_constraint, recurrent_constraint,
-            bias_constraint, dropout, recurrent_dropout, seed: the `LSTMCell` arguments,
-            with Keras's names and defaults.
+        activation: the activation of the output (default tanh).
+        recurrent_activation: the gates' activation (default sigmoid).
+        use_bias: whether the cell has a bias.
+        kernel_initializer: the input kernel's initializer.
+        recurrent_initializer: the recurrent kernel's initializer.
+        bias_initializer: the bias's initializer.
+        unit_forget_bias: add 1 to the forget gate's bias at initialization.
+        kernel_regularizer: a penalty on the input kernel.
+        recurrent_regularizer: a penalty on the recurrent kernel.
+        bias_regularizer: a penalty on the bias.
+        kernel_constraint: applied to the input kernel after each update.
+        recurrent_constraint: applied to the recurrent kernel after each update.
+        bias_constraint: applied to the bias after each update.
+        dropout: the dropout rate on the inputs (in training).
+        recurrent_dropout: the dropout rate on the recurrent state (in training).
+        seed: the dropout's seed.
         activity_regularizer: a penalty on the layer's output.
-        return_sequences, return_state, go_backwards, stateful, unroll: the `RNN` arguments.
+        return_sequences: return the whole sequence of outputs (else the last).
+        return_state: also return the last state(s).
+        go_backwards: run over the sequence backwards.
+        stateful: keep the last state of each batch as the next batch's first.
+        unroll: accepted as Keras (the loop runs step by step either way).
         use_cudnn: "auto" or False; True raises (no cuDNN kernel here, also on a GPU).
         **kwargs: the `Layer` arguments.
 
@@ -457,13 +486,28 @@ class GRU(_CellLayer):
 
     Args:
         units: the size of the output and of the state.
-        activation, recurrent_activation, use_bias, kernel_initializer,
-            recurrent_initializer, bias_initializer, kernel_regularizer,
-            recurrent_regularizer, bias_regularizer, kernel_constraint, recurrent_constraint,
-            bias_constraint, dropout, recurrent_dropout, seed, reset_after: the `GRUCell`
-            arguments, with Keras's names and defaults.
+        activation: the activation of the output (default tanh).
+        recurrent_activation: the gates' activation (default sigmoid).
+        use_bias: whether the cell has a bias.
+        kernel_initializer: the input kernel's initializer.
+        recurrent_initializer: the recurrent kernel's initializer.
+        bias_initializer: the bias's initializer.
+        kernel_regularizer: a penalty on the input kernel.
+        recurrent_regularizer: a penalty on the recurrent kernel.
+        bias_regularizer: a penalty on the bias.
+        kernel_constraint: applied to the input kernel after each update.
+        recurrent_constraint: applied to the recurrent kernel after each update.
+        bias_constraint: applied to the bias after each update.
+        dropout: the dropout rate on the inputs (in training).
+        recurrent_dropout: the dropout rate on the recurrent state (in training).
+        seed: the dropout's seed.
+        reset_after: apply the reset gate after the recurrent product (Keras 3's default).
         activity_regularizer: a penalty on the layer's output.
-        return_sequences, return_state, go_backwards, stateful, unroll: the `RNN` arguments.
+        return_sequences: return the whole sequence of outputs (else the last).
+        return_state: also return the last state(s).
+        go_backwards: run over the sequence backwards.
+        stateful: keep the last state of each batch as the next batch's first.
+        unroll: accepted as Keras (the loop runs step by step either way).
         use_cudnn: "auto" or False; True raises (no cuDNN kernel here, also on a GPU).
         **kwargs: the `Layer` arguments.
 
