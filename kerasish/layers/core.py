@@ -43,6 +43,9 @@ class Dense(Layer):
             losses (e.g. `ks.regularizers.L2(1e-4)`).
         kernel_constraint, bias_constraint: projections applied after every
             optimizer update.
+        lora_rank: must be None (LoRA is not available here yet: a clear error).
+        lora_alpha: LoRA's scale (accepted with lora_rank=None).
+        quantization_config: must be None (no quantized kernels: a clear error).
         **kwargs: `name`, `trainable`, `dtype`, `input_shape` (see `Layer`).
 
     Raises:
@@ -71,8 +74,13 @@ class Dense(Layer):
         bias_regularizer=None,
         kernel_constraint=None,
         bias_constraint=None,
+        lora_rank=None,
+        lora_alpha=None,
+        quantization_config=None,
         **kwargs,
     ):
+        check_no_quantization(quantization_config, "Dense")
+        check_no_lora(lora_rank, "Dense")
         super().__init__(**kwargs)
         self.units = arguments.integer(units, "units", "Dense")
         self.activation = activations.get(activation)

@@ -64,3 +64,13 @@ def test_bidirectional_weights_set_at_build():
     expected = source(x).numpy()
     copy = ks.layers.Bidirectional(ks.layers.GRU(2), weights=source.get_weights())
     np.testing.assert_allclose(copy(x).numpy(), expected, atol=1e-6)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"quantization_config": {"mode": "int8"}}, "quantization_config is not supported"),
+    ({"lora_rank": 4, "lora_alpha": 8}, "lora_rank is not supported yet"),
+])
+def test_dense_refuses_quantization_and_lora(kwargs, message):
+    with pytest.raises(InvalidArgumentError, match=message):
+        ks.layers.Dense(3, **kwargs)
+    assert ks.layers.Dense(3, lora_rank=None, lora_alpha=None, quantization_config=None)
