@@ -2,6 +2,12 @@
 
 from kerasish.layers.activation import ELU, LeakyReLU, PReLU, ReLU, Softmax  # noqa: F401
 from kerasish.layers.attention import AdditiveAttention, Attention, MultiHeadAttention  # noqa: F401
+from kerasish.layers.backend_tied import (  # noqa: F401
+    FlaxLayer,
+    JaxLayer,
+    TFSMLayer,
+    TorchModuleWrapper,
+)
 from kerasish.layers.base import Layer  # noqa: F401
 from kerasish.layers.convolutional import (  # noqa: F401
     Conv1D,
@@ -34,6 +40,7 @@ from kerasish.layers.core import (  # noqa: F401
     Reshape,
 )
 from kerasish.layers.einsum_dense import EinsumDense  # noqa: F401
+from kerasish.layers.grouped_query_attention import GroupQueryAttention  # noqa: F401
 from kerasish.layers.input_layer import Input, InputLayer  # noqa: F401
 from kerasish.layers.input_spec import InputSpec  # noqa: F401
 from kerasish.layers.masking import Masking  # noqa: F401
@@ -97,9 +104,13 @@ from kerasish.layers.pooling import (  # noqa: F401
 )
 from kerasish.layers.preprocessing import (  # noqa: F401
     AutoContrast,
+    CategoryEncoding,
     CenterCrop,
     CutMix,
+    Discretization,
     Equalization,
+    HashedCrossing,
+    Hashing,
     IntegerLookup,
     MaxNumBoundingBoxes,
     MixUp,
@@ -167,5 +178,6 @@ from kerasish.layers.reshaping import (  # noqa: F401
     ZeroPadding2D,
     ZeroPadding3D,
 )
+from kerasish.layers.reversible_embedding import ReversibleEmbedding  # noqa: F401
 from kerasish.layers.serialization import deserialize, serialize  # noqa: F401
 from kerasish.layers.wrapper import Wrapper  # noqa: F401

@@ -29,6 +29,20 @@ from kerasish.layers.base import Layer, _with_unknown_batch, in_training_mode
 _MASKED_SCORE = 1e9  # what a masked position's score loses before the softmax (as Keras)
 
 
+def check_flash_attention(flash_attention, where: str) -> None:
+    """Refuse `flash_attention=True`: the fused kernel is cuDNN's / JAX's / PyTorch's.
+
+    None and False compute the same attention without it (as Keras does where it is
+    unavailable).
+    """
+    if flash_attention:
+        raise InvalidArgumentError(
+            f"{where}: flash_attention=True needs a fused flash-attention kernel (cuDNN, JAX "
+            "or PyTorch), which the NumPy/CuPy backend does not have; leave it None or False "
+            "(the same attention, computed without the fused kernel)"
+        )
+
+
 def _as_bool(mask):
     mask = convert_to_tensor(mask)
     return mask if mask.dtype.kind == "b" else math_ops.cast(mask, "bool")
@@ -116,6 +130,8 @@ class MultiHeadAttention(Layer):
         use_gate: gate each head's output with a learned sigmoid of the query.
         sliding_window: each query attends only to keys within this distance (None: all).
         seed: an op seed, for a separate reproducible random stream.
+        flash_attention: None or False; True raises (no fused flash-attention kernel on
+            the NumPy/CuPy backend).
         **kwargs: the `Layer` arguments (``name``, ``dtype``, ``input_shape``, ...).
 
     Example:
@@ -147,9 +163,11 @@ class MultiHeadAttention(Layer):
         use_gate: bool = False,
         sliding_window=None,
         seed=None,
+        flash_attention=None,
         **kwargs,
     ):
         where = "MultiHeadAttention"
+        check_flash_attention(flash_attention, type(self).__name__)
         num_heads = arguments.integer(num_heads, "num_heads", where)
         key_dim = arguments.integer(key_dim, "key_dim", where)
         value_dim = arguments.integer(value_dim, "value_dim", where, none=True)

@@ -43,6 +43,9 @@ class Dense(Layer):
             losses (e.g. `ks.regularizers.L2(1e-4)`).
         kernel_constraint, bias_constraint: projections applied after every
             optimizer update.
+        lora_rank: must be None (LoRA is not available here yet: a clear error).
+        lora_alpha: LoRA's scale (accepted with lora_rank=None).
+        quantization_config: must be None (no quantized kernels: a clear error).
         **kwargs: `name`, `trainable`, `dtype`, `input_shape` (see `Layer`).
 
     Raises:
@@ -71,8 +74,13 @@ class Dense(Layer):
         bias_regularizer=None,
         kernel_constraint=None,
         bias_constraint=None,
+        lora_rank=None,
+        lora_alpha=None,
+        quantization_config=None,
         **kwargs,
     ):
+        check_no_quantization(quantization_config, "Dense")
+        check_no_lora(lora_rank, "Dense")
         super().__init__(**kwargs)
         self.units = arguments.integer(units, "units", "Dense")
         self.activation = activations.get(activation)
@@ -152,6 +160,48 @@ class Dense(Layer):
         }
 
 
+def check_no_quantization(quantization_config, where: str) -> None:
+    """Refuse a `quantization_config`: kerasish has no int8/int4/float8/GPTQ layers.
+
+    Args:
+        quantization_config: Keras's quantization config (None: none).
+        where: the layer's class name, for the message.
+
+    Raises:
+        InvalidArgumentError: a config is given.
+
+    Example:
+        >>> from kerasish.layers.core import check_no_quantization
+        >>> check_no_quantization(None, "Dense")
+    """
+    if quantization_config is not None:
+        raise InvalidArgumentError(
+            f"{where}: quantization_config is not supported: kerasish has no quantized "
+            "(int8/int4/float8/GPTQ) kernels; leave it None"
+        )
+
+
+def check_no_lora(lora_rank, where: str) -> None:
+    """Refuse `lora_rank`: low-rank adaptation is not available on this layer yet.
+
+    Args:
+        lora_rank: the LoRA rank (None: no LoRA).
+        where: the layer's class name, for the message.
+
+    Raises:
+        InvalidArgumentError: a rank is given.
+
+    Example:
+        >>> from kerasish.layers.core import check_no_lora
+        >>> check_no_lora(None, "Embedding")
+    """
+    if lora_rank is not None:
+        raise InvalidArgumentError(
+            f"{where}: lora_rank is not supported yet (LoRA's merged-kernel saving is not "
+            "written); leave it None"
+        )
+
+
 class Embedding(Layer):
     """Rows of an (input_dim, output_dim) table; ids outside [0, input_dim) raise at the call.
 
@@ -165,6 +215,10 @@ class Embedding(Layer):
         embeddings_constraint: a projection applied after every optimizer update.
         mask_zero: id 0 is padding: the output carries a mask (ids != 0) that
             mask-aware layers after it (recurrent layers, pooling) respect.
+        weights: the initial table, an (input_dim, output_dim) array (or a list holding it).
+        lora_rank: must be None (LoRA is not available here yet; see `check_no_lora`).
+        lora_alpha: LoRA's scale (accepted with lora_rank=None).
+        quantization_config: must be None (quantized layers are not supported).
         **kwargs: `name`, `trainable`, `dtype`, `input_shape` (see `Layer`).
 
     Ids may be floats holding whole numbers (the float32 ids of a `ks.Input(shape=(n,))`),
@@ -189,9 +243,17 @@ class Embedding(Layer):
         embeddings_regularizer=None,
         embeddings_constraint=None,
         mask_zero: bool = False,
+        weights=None,
+        lora_rank=None,
+        lora_alpha=None,
+        quantization_config=None,
         **kwargs,
     ):
         kwargs.pop("input_length", None)
+        check_no_quantization(quantization_config, "Embedding")
+        check_no_lora(lora_rank, "Embedding")
+        if embeddings_initializer == "uniform":  # Keras's alias of its default
+            embeddings_initializer = None
         super().__init__(**kwargs)
         self.input_dim = arguments.integer(input_dim, "input_dim", "Embedding")
         self.output_dim = arguments.integer(output_dim, "output_dim", "Embedding")
@@ -200,8 +262,15 @@ class Embedding(Layer):
         self.embeddings_constraint = constraints.get(embeddings_constraint)
         # mask_zero: id 0 is padding; the output carries a mask (ids != 0) for later layers
         self.mask_zero = self.supports_masking = bool(mask_zero)
+        self.lora_rank, self.lora_alpha = None, lora_alpha
+        if weights is not None:  # as Keras: the table given, set now
+            self.build()
+            self.built = True
+            if not (isinstance(weights, list) and len(weights) == 1):
+                weights = [weights]
+            self.set_weights(weights)
 
-    def build(self, input_shape):
+    def build(self, input_shape=None):
         self.embeddings = self.add_weight(
             "embeddings",
             (self.input_dim, self.output_dim),

@@ -355,14 +355,56 @@ for _name in ("units", "activation", "use_bias", "kernel_initializer", "recurren
     setattr(_CellLayer, _name, _delegate(_name))
 
 
+def _named_arguments(arguments: dict) -> dict:
+    """A recurrent layer's own `__init__` arguments (Keras's names, given explicitly) as
+    the keyword arguments of `_CellLayer`: `use_cudnn` checked and dropped, an unset
+    activity_regularizer left out, the rest passed on (cell, RNN and Layer arguments)."""
+    arguments = dict(arguments)
+    owner = arguments.pop("self")
+    arguments.pop("__class__", None)
+    kwargs = arguments.pop("kwargs")
+    use_cudnn = arguments.pop("use_cudnn", "auto")
+    if use_cudnn is True:
+        raise InvalidArgumentError(
+            f"{type(owner).__name__}: use_cudnn=True asks for cuDNN's fused recurrent kernel, "
+            "which kerasish does not use (its recurrent layers run their cell step by step on "
+            "NumPy/CuPy, also on a GPU); leave use_cudnn='auto' or False"
+        )
+    if use_cudnn not in ("auto", False):
+        raise InvalidArgumentError(
+            f"{type(owner).__name__}: use_cudnn must be 'auto', True or False, got {use_cudnn!r}"
+        )
+    if arguments.get("activity_regularizer") is None:
+        arguments.pop("activity_regularizer", None)
+    return {**arguments, **kwargs}
+
+
 class SimpleRNN(_CellLayer):
     """A fully connected RNN: h = tanh(x @ kernel + h_prev @ recurrent_kernel + bias).
 
     Args:
         units: the size of the output and of the state.
-        **kwargs: the `SimpleRNNCell` arguments (activation, initializers, dropout, ...), the
-            `RNN` ones (return_sequences, return_state, go_backwards, stateful, ...) and the
-            `Layer` ones.
+        activation: the activation of the output (default tanh).
+        use_bias: whether the cell has a bias.
+        kernel_initializer: the input kernel's initializer.
+        recurrent_initializer: the recurrent kernel's initializer.
+        bias_initializer: the bias's initializer.
+        kernel_regularizer: a penalty on the input kernel.
+        recurrent_regularizer: a penalty on the recurrent kernel.
+        bias_regularizer: a penalty on the bias.
+        kernel_constraint: applied to the input kernel after each update.
+        recurrent_constraint: applied to the recurrent kernel after each update.
+        bias_constraint: applied to the bias after each update.
+        dropout: the dropout rate on the inputs (in training).
+        recurrent_dropout: the dropout rate on the recurrent state (in training).
+        seed: the dropout's seed.
+        activity_regularizer: a penalty on the layer's output.
+        return_sequences: return the whole sequence of outputs (else the last).
+        return_state: also return the last state(s).
+        go_backwards: run over the sequence backwards.
+        stateful: keep the last state of each batch as the next batch's first.
+        unroll: accepted as Keras (the loop runs step by step either way).
+        **kwargs: the `Layer` arguments.
 
     Example:
         >>> import kerasish as ks
@@ -371,6 +413,16 @@ class SimpleRNN(_CellLayer):
     """
 
     _cell_class, _cell_name = SimpleRNNCell, "simple_rnn_cell"
+
+    def __init__(self, units, activation="tanh", use_bias=True,
+                 kernel_initializer="glorot_uniform", recurrent_initializer="orthogonal",
+                 bias_initializer="zeros", kernel_regularizer=None, recurrent_regularizer=None,
+                 bias_regularizer=None, activity_regularizer=None, kernel_constraint=None,
+                 recurrent_constraint=None, bias_constraint=None, dropout=0.0,
+                 recurrent_dropout=0.0, return_sequences=False, return_state=False,
+                 go_backwards=False, stateful=False, unroll=False, seed=None, **kwargs):
+        arguments_ = dict(locals())
+        super().__init__(**_named_arguments(arguments_))
 
 
 class LSTM(_CellLayer):
@@ -381,9 +433,30 @@ class LSTM(_CellLayer):
 
     Args:
         units: the size of the output and of the states.
-        **kwargs: the `LSTMCell` arguments (activation, recurrent_activation,
-            unit_forget_bias, dropout, ...), the `RNN` ones (return_sequences, return_state,
-            go_backwards, stateful, ...) and the `Layer` ones.
+        activation: the activation of the output (default tanh).
+        recurrent_activation: the gates' activation (default sigmoid).
+        use_bias: whether the cell has a bias.
+        kernel_initializer: the input kernel's initializer.
+        recurrent_initializer: the recurrent kernel's initializer.
+        bias_initializer: the bias's initializer.
+        unit_forget_bias: add 1 to the forget gate's bias at initialization.
+        kernel_regularizer: a penalty on the input kernel.
+        recurrent_regularizer: a penalty on the recurrent kernel.
+        bias_regularizer: a penalty on the bias.
+        kernel_constraint: applied to the input kernel after each update.
+        recurrent_constraint: applied to the recurrent kernel after each update.
+        bias_constraint: applied to the bias after each update.
+        dropout: the dropout rate on the inputs (in training).
+        recurrent_dropout: the dropout rate on the recurrent state (in training).
+        seed: the dropout's seed.
+        activity_regularizer: a penalty on the layer's output.
+        return_sequences: return the whole sequence of outputs (else the last).
+        return_state: also return the last state(s).
+        go_backwards: run over the sequence backwards.
+        stateful: keep the last state of each batch as the next batch's first.
+        unroll: accepted as Keras (the loop runs step by step either way).
+        use_cudnn: "auto" or False; True raises (no cuDNN kernel here, also on a GPU).
+        **kwargs: the `Layer` arguments.
 
     Example:
         >>> import kerasish as ks
@@ -393,6 +466,17 @@ class LSTM(_CellLayer):
     """
 
     _cell_class, _cell_name = LSTMCell, "lstm_cell"
+
+    def __init__(self, units, activation="tanh", recurrent_activation="sigmoid", use_bias=True,
+                 kernel_initializer="glorot_uniform", recurrent_initializer="orthogonal",
+                 bias_initializer="zeros", unit_forget_bias=True, kernel_regularizer=None,
+                 recurrent_regularizer=None, bias_regularizer=None, activity_regularizer=None,
+                 kernel_constraint=None, recurrent_constraint=None, bias_constraint=None,
+                 dropout=0.0, recurrent_dropout=0.0, seed=None, return_sequences=False,
+                 return_state=False, go_backwards=False, stateful=False, unroll=False,
+                 use_cudnn="auto", **kwargs):
+        arguments_ = dict(locals())
+        super().__init__(**_named_arguments(arguments_))
     recurrent_activation = _delegate("recurrent_activation")
     unit_forget_bias = _delegate("unit_forget_bias")
 
@@ -402,9 +486,30 @@ class GRU(_CellLayer):
 
     Args:
         units: the size of the output and of the state.
-        **kwargs: the `GRUCell` arguments (activation, recurrent_activation, reset_after,
-            dropout, ...), the `RNN` ones (return_sequences, return_state, go_backwards,
-            stateful, ...) and the `Layer` ones.
+        activation: the activation of the output (default tanh).
+        recurrent_activation: the gates' activation (default sigmoid).
+        use_bias: whether the cell has a bias.
+        kernel_initializer: the input kernel's initializer.
+        recurrent_initializer: the recurrent kernel's initializer.
+        bias_initializer: the bias's initializer.
+        kernel_regularizer: a penalty on the input kernel.
+        recurrent_regularizer: a penalty on the recurrent kernel.
+        bias_regularizer: a penalty on the bias.
+        kernel_constraint: applied to the input kernel after each update.
+        recurrent_constraint: applied to the recurrent kernel after each update.
+        bias_constraint: applied to the bias after each update.
+        dropout: the dropout rate on the inputs (in training).
+        recurrent_dropout: the dropout rate on the recurrent state (in training).
+        seed: the dropout's seed.
+        reset_after: apply the reset gate after the recurrent product (Keras 3's default).
+        activity_regularizer: a penalty on the layer's output.
+        return_sequences: return the whole sequence of outputs (else the last).
+        return_state: also return the last state(s).
+        go_backwards: run over the sequence backwards.
+        stateful: keep the last state of each batch as the next batch's first.
+        unroll: accepted as Keras (the loop runs step by step either way).
+        use_cudnn: "auto" or False; True raises (no cuDNN kernel here, also on a GPU).
+        **kwargs: the `Layer` arguments.
 
     Example:
         >>> import kerasish as ks
@@ -413,6 +518,17 @@ class GRU(_CellLayer):
     """
 
     _cell_class, _cell_name = GRUCell, "gru_cell"
+
+    def __init__(self, units, activation="tanh", recurrent_activation="sigmoid", use_bias=True,
+                 kernel_initializer="glorot_uniform", recurrent_initializer="orthogonal",
+                 bias_initializer="zeros", kernel_regularizer=None, recurrent_regularizer=None,
+                 bias_regularizer=None, activity_regularizer=None, kernel_constraint=None,
+                 recurrent_constraint=None, bias_constraint=None, dropout=0.0,
+                 recurrent_dropout=0.0, seed=None, return_sequences=False, return_state=False,
+                 go_backwards=False, stateful=False, unroll=False, reset_after=True,
+                 use_cudnn="auto", **kwargs):
+        arguments_ = dict(locals())
+        super().__init__(**_named_arguments(arguments_))
     recurrent_activation = _delegate("recurrent_activation")
     reset_after = _delegate("reset_after")
 
@@ -431,6 +547,8 @@ class Bidirectional(Layer):
             `forward_<name>`, and as `backward_<name>` with `go_backwards` flipped
             unless `backward_layer` is given.
         merge_mode: 'concat' (default), 'sum', 'mul', 'ave', or None (a list of both).
+        weights: initial weights (a list of arrays): the first half the forward layer's,
+            the second half the backward layer's, set when the layer is built.
         backward_layer: an RNN layer to use for the backward direction.
 
     Example:
@@ -441,7 +559,8 @@ class Bidirectional(Layer):
 
     supports_masking = True
 
-    def __init__(self, layer, merge_mode="concat", backward_layer=None, **kwargs):
+    def __init__(self, layer, merge_mode="concat", weights=None, backward_layer=None,
+                 **kwargs):
         if not isinstance(layer, RNN):
             raise InvalidArgumentError(
                 f"Bidirectional: layer must be a recurrent layer (RNN, LSTM, GRU, SimpleRNN), "
@@ -483,10 +602,16 @@ class Bidirectional(Layer):
         self.stateful = forward.stateful
         self.return_sequences = forward.return_sequences
         self.return_state = forward.return_state
+        self._initial_weights = None if not weights else list(weights)
 
     def build(self, sequences_shape):
         build_child(self.forward_layer, sequences_shape)
         build_child(self.backward_layer, sequences_shape)
+        if self._initial_weights is not None:
+            half = len(self._initial_weights) // 2
+            self.forward_layer.set_weights(self._initial_weights[:half])
+            self.backward_layer.set_weights(self._initial_weights[half:])
+            self._initial_weights = None
 
     def call(self, sequences, initial_state=None, mask=None, training=None):
         forward_state = backward_state = None

@@ -112,7 +112,9 @@ def _listed(attr: str, layers: list) -> list:
     """(path, layer) for a list of layers held by `attr`: `attr/dense`, `attr/dense_1`, ..."""
     pairs, used = [], {}
     for item in layers:
-        name = snake_case(type(item).__name__)
+        # Keras names the group after the layer's Python class, which for a few layers is
+        # not the exported name (GroupQueryAttention is Keras's GroupedQueryAttention)
+        name = snake_case(getattr(type(item), "keras_class_name", type(item).__name__))
         used[name] = used.get(name, -1) + 1
         pairs.append((f"{attr}/{name}_{used[name]}" if used[name] else f"{attr}/{name}", item))
     return pairs

@@ -294,9 +294,9 @@ def test_lambda_in_config_needs_safe_mode_false(tmp_path):
 def test_unknown_layer_class_in_a_file_is_named(tmp_path):
     good = _mlp().save(tmp_path / "good.keras")
     _, config, _ = _archive(good)
-    config["config"]["layers"][1]["class_name"] = "TFSMLayer"
+    config["config"]["layers"][1]["class_name"] = "NoSuchLayer"
     bad = _rewrite(good, tmp_path / "u.keras", replace={"config.json": json.dumps(config)})
-    with pytest.raises(SerializationError, match="unsupported layer class 'TFSMLayer'"):
+    with pytest.raises(SerializationError, match="unsupported layer class 'NoSuchLayer'"):
         ks.models.load_model(bad)
 
 

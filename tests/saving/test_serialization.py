@@ -117,10 +117,10 @@ def test_unregistered_class_needs_custom_objects_or_scope():
 
 
 def test_unknown_builtin_class_names_its_family_and_class():
-    config = {"module": "keras.layers", "class_name": "TFSMLayer", "config": {},
+    config = {"module": "keras.layers", "class_name": "NoSuchLayer", "config": {},
               "registered_name": None}
     with pytest.raises(SerializationError,
-                       match="unsupported layer class 'TFSMLayer' .*keras.layers"):
+                       match="unsupported layer class 'NoSuchLayer' .*keras.layers"):
         deserialize_keras_object(config)
 
 

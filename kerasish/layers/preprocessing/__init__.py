@@ -15,6 +15,12 @@ from kerasish.layers.preprocessing.augmentation import (
     RandomTranslation,
     RandomZoom,
 )
+from kerasish.layers.preprocessing.categorical import (
+    CategoryEncoding,
+    Discretization,
+    HashedCrossing,
+    Hashing,
+)
 from kerasish.layers.preprocessing.color import (
     AutoContrast,
     Equalization,
@@ -47,9 +53,13 @@ from kerasish.layers.preprocessing.text_vectorization import TextVectorization
 __all__ = [
     "AutoContrast",
     "BaseImagePreprocessingLayer",
+    "CategoryEncoding",
     "CenterCrop",
     "CutMix",
+    "Discretization",
     "Equalization",
+    "HashedCrossing",
+    "Hashing",
     "IntegerLookup",
     "MaxNumBoundingBoxes",
     "MixUp",
