@@ -32,6 +32,7 @@ from kerasish import (  # noqa: F401 - the submodules, as ks.layers etc.
     random,
     regularizers,
     saving,
+    strings,
     summary,
     testing,
     train,
