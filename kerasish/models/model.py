@@ -774,35 +774,44 @@ class Model(Layer):
         class_weight=None,
         sample_weight=None,
         initial_epoch: int = 0,
-        validation_batch_size=None,
-        validation_freq: int = 1,
         steps_per_epoch=None,
+        validation_steps=None,
+        validation_batch_size=None,
+        validation_freq=1,
     ):
         """Train for `epochs` epochs, one `train_step` per batch; returns a `History`.
 
+        The arguments are Keras 3's, in its order.
+
         Args:
             x: the inputs: an array, tensor, list/dict of them, or a dataset or
-                iterable yielding `(x, y)` or `(x, y, sample_weight)` batches.
+                iterable yielding `(x, y)` or `(x, y, sample_weight)` batches (a
+                `ks.data.Dataset`, a generator, a `PyDataset`, or, when those libraries
+                are installed, a `tf.data.Dataset` or a PyTorch `DataLoader`, whose
+                batches are converted to arrays, as Keras 3 does).
             y: the targets when `x` holds arrays (None for a dataset).
-            batch_size: examples per batch for arrays (default 32); must not be
-                given for a dataset, which already batches.
+            batch_size: examples per batch for arrays (default 32); ignored, as in
+                Keras, for a dataset, which already batches.
             epochs: the epoch to stop before (counting from 0, so with
                 `initial_epoch` it is an end, not a count).
-            verbose: 0 silent, 1 a progress bar in a terminal (a line per epoch
-                otherwise), 2 a line per epoch.
+            verbose: "auto" (1), 0 silent, 1 a progress bar in a terminal (a line per
+                epoch otherwise), 2 a line per epoch.
             callbacks: `ks.callbacks.Callback` objects called during training.
             validation_split: the LAST fraction of the arrays (taken before
                 shuffling, as Keras does) held out for validation.
-            validation_data: `(x, y)`, `(x, y, sample_weight)` or a dataset,
-                evaluated after every `validation_freq` epochs.
+            validation_data: `(x, y)`, `(x, y, sample_weight)` or a dataset (of the
+                kinds `x` may be), evaluated after every `validation_freq` epochs.
             shuffle: reshuffle the arrays every epoch (from `ks.random`'s stream).
             class_weight: class index -> weight, for sparse or one-hot labels.
             sample_weight: per-example weights for arrays.
             initial_epoch: the epoch to start at (to continue an earlier run).
-            validation_batch_size: batch size for array validation data.
-            validation_freq: validate every this many epochs.
             steps_per_epoch: end each epoch after this many batches, continuing
                 from the same iterator (needed for an infinite `.repeat()` dataset).
+            validation_steps: validate on this many batches of `validation_data`
+                (None: all of it, from a new pass each time).
+            validation_batch_size: batch size for array validation data.
+            validation_freq: validate every this many epochs (an int), or after the
+                epochs listed (a list of 1-based epoch numbers), as in Keras.
 
         Returns:
             A `History` whose `history` dict maps each log name ("loss", the
@@ -811,7 +820,8 @@ class Model(Layer):
         Raises:
             RuntimeError: if the model was not compiled.
             InvalidArgumentError: for inputs that cannot be batched (different
-                lengths, `y` or `batch_size` with a dataset, a bad validation split).
+                lengths, `y` or `sample_weight` with a dataset, a bad validation split),
+                or a `validation_freq` or `validation_steps` that is not one.
 
         Example:
             >>> import numpy as np
@@ -831,7 +841,10 @@ class Model(Layer):
                                             high_open=True)
         validation_batch_size = arguments.integer(validation_batch_size,
                                                   "validation_batch_size", "fit", none=True)
-        validation_freq = arguments.integer(validation_freq, "validation_freq", "fit")
+        validation_freq = _validation_freq(validation_freq)
+        validation_steps = arguments.integer(validation_steps, "validation_steps", "fit",
+                                             none=True)
+        verbose = _verbose(verbose, "fit", auto=1)
         data = data_adapter.batches(x, y, sample_weight, batch_size, shuffle)
         validation = None
         if validation_split:
@@ -844,6 +857,8 @@ class Model(Layer):
             validation = self._validation_batches(
                 validation_data, validation_batch_size or batch_size
             )
+        if validation is not None and validation_steps is not None:
+            validation = data_adapter.FirstBatches(validation, validation_steps)
 
         # in an MPI job: this rank's share of each batch, the chief's callbacks on the chief
         data, validation, callbacks, verbose = training_hooks.current().prepare_fit(
@@ -904,7 +919,9 @@ class Model(Layer):
                     break
             self.stop_training = self.stop_training or batches.ran_out
             logs = self._epoch_logs(step_logs)
-            if validation is not None and (epoch + 1) % validation_freq == 0:
+            if validation is not None and (
+                    (epoch + 1) in validation_freq if isinstance(validation_freq, frozenset)
+                    else (epoch + 1) % validation_freq == 0):
                 results = self._run_evaluation(validation)
                 logs.update({f"val_{k}": v for k, v in results.items()})
             callback_list.on_epoch_end(epoch, logs)
@@ -933,7 +950,7 @@ class Model(Layer):
         if isinstance(validation_data, tuple) and len(validation_data) in (2, 3):
             x, y, *rest = validation_data
             return data_adapter.ArrayBatches(x, y, rest[0] if rest else None, batch_size or 32)
-        return data_adapter.IterableBatches(validation_data)
+        return data_adapter.batches(validation_data, where="fit (validation_data)")
 
     def _run_evaluation(self, data, callback_list=None) -> dict:
         self.reset_metrics()
@@ -947,15 +964,17 @@ class Model(Layer):
         return self._epoch_logs(step_logs)
 
     def evaluate(
-        self, x=None, y=None, batch_size=None, verbose: int = 0, sample_weight=None,
-        callbacks=None, return_dict: bool = False,
+        self, x=None, y=None, batch_size=None, verbose=0, sample_weight=None, steps=None,
+        callbacks=None, return_dict: bool = False, **kwargs,
     ):
         """Loss and metrics over the data, in inference mode.
 
         Args:
             x, y, sample_weight: as for `fit` (arrays, or a dataset yielding batches).
-            batch_size: examples per batch for arrays (default 32); not with a dataset.
-            verbose: 1 prints the results.
+            batch_size: examples per batch for arrays (default 32); ignored for a dataset.
+            verbose: 1 (or "auto") prints the results.
+            steps: evaluate on this many batches only (None: all of them).
+            **kwargs: Keras's internal `_use_cached_eval_dataset` (accepted, unused).
             callbacks: callbacks whose `on_test_*` hooks are called.
             return_dict: return {name: value} instead of a float or list.
 
@@ -975,8 +994,15 @@ class Model(Layer):
             {'loss': 1.0, 'mae': 1.0}
         """
         self._require_compiled("evaluate")
+        unknown = set(kwargs) - {"_use_cached_eval_dataset"}
+        if unknown:
+            raise TypeError(f"evaluate: unexpected keyword arguments {sorted(unknown)}")
+        verbose = _verbose(verbose, "evaluate", auto=1)
+        steps = arguments.integer(steps, "steps", "evaluate", none=True)
         data = data_adapter.batches(x, y, sample_weight, batch_size, shuffle=False,
                                     where="evaluate")
+        if steps is not None:
+            data = data_adapter.FirstBatches(data, steps)
         data = training_hooks.current().prepare_evaluation(data)  # in an MPI job: its share
         callback_list = callbacks_module.CallbackList(callbacks or [], self, {"verbose": verbose})
         callback_list.on_test_begin()
@@ -999,7 +1025,7 @@ class Model(Layer):
         first = [logs[name] for name in named if name in logs]
         return first + [logs[key] for key in sorted(logs) if key not in named]
 
-    def predict(self, x, batch_size=None, verbose: int = 0, callbacks=None):
+    def predict(self, x, batch_size=None, verbose=0, steps=None, callbacks=None):
         """Outputs for every example, computed in batches by `predict_step`.
 
         NumPy arrays in the structure the model returns: one array, or a list, tuple
@@ -1007,8 +1033,9 @@ class Model(Layer):
 
         Args:
             x: inputs (arrays, or a dataset yielding batches).
-            batch_size: examples per batch for arrays (default 32); not with a dataset.
-            verbose: accepted for Keras compatibility.
+            batch_size: examples per batch for arrays (default 32); ignored for a dataset.
+            verbose: accepted for Keras compatibility (0, 1, 2 or "auto").
+            steps: predict on this many batches only (None: all of them).
             callbacks: callbacks whose `on_predict_*` hooks are called.
 
         Returns:
@@ -1024,7 +1051,11 @@ class Model(Layer):
             >>> model.predict(np.ones((10, 4)), batch_size=4).shape
             (10, 3)
         """
+        _verbose(verbose, "predict", auto=1)
+        steps = arguments.integer(steps, "steps", "predict", none=True)
         data = data_adapter.batches(x, None, None, batch_size, shuffle=False, where="predict")
+        if steps is not None:
+            data = data_adapter.FirstBatches(data, steps)
         callback_list = callbacks_module.CallbackList(callbacks or [], self, {"verbose": verbose})
         callback_list.on_predict_begin()
         outputs, structure = [], None
@@ -1154,6 +1185,36 @@ def _as_tensors(structure):
 
 def _to_numpy(value) -> np.ndarray:
     return value.numpy() if isinstance(value, Tensor) else np.asarray(value)
+
+
+def _verbose(verbose, where: str, auto: int) -> int:
+    """Keras's verbosity: "auto", 0, 1 or 2."""
+    if verbose == "auto":
+        return auto
+    try:
+        return int(verbose)
+    except (TypeError, ValueError):
+        raise InvalidArgumentError(f'{where}: verbose must be "auto", 0, 1 or 2, got '
+                                   f"{verbose!r}") from None
+
+
+def _validation_freq(validation_freq):
+    """A positive int (every n epochs) or a frozenset of 1-based epochs, as Keras takes."""
+    if isinstance(validation_freq, (list, tuple)):
+        if not all(isinstance(e, (int, np.integer)) and not isinstance(e, bool) and e > 0
+                   for e in validation_freq):
+            raise InvalidArgumentError(
+                f"fit: validation_freq as a list names the (1-based) epochs to validate after, "
+                f"positive integers; got {validation_freq!r}")
+        return frozenset(int(e) for e in validation_freq)
+    if isinstance(validation_freq, (int, np.integer)) and not isinstance(validation_freq, bool):
+        if validation_freq < 1:
+            raise InvalidArgumentError(f"fit: validation_freq must be a positive integer or a "
+                                       f"list of epochs, got {validation_freq!r}")
+        return int(validation_freq)
+    raise InvalidArgumentError(f"fit: validation_freq must be an int or a list of epochs "
+                               f"(Keras's), got {type(validation_freq).__name__} "
+                               f"{validation_freq!r}")
 
 
 def _batch_size(x) -> int:
