@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import re
 import warnings
 import weakref
 
@@ -216,24 +217,44 @@ class Model(Layer):
         )
         self.built = True  # a model is built by running call(); its layers build themselves
 
-    def summary(self, print_fn=print, line_length: int = 72) -> None:
-        """Print each layer's type, output shape and parameter count, then the totals.
+    # Keras's default widths and column edges (fractions of the width): a model whose
+    # layers run in a chain has three columns, a functional graph a fourth, "Connected to"
+    _SUMMARY_LAYOUT = {3: (88, (0.45, 0.80, 1.0)), 4: (108, (0.3, 0.56, 0.74, 1.0))}
+
+    def summary(self, line_length=None, positions=None, print_fn=None, expand_nested=False,
+                show_trainable=False, layer_range=None) -> None:
+        """Print each layer's name and type, output shape and parameter count, then the totals.
+
+        Keras's columns: "Layer (type)", "Output Shape", "Param #", and for a functional
+        model "Connected to" (the inputs each layer reads); "Trainable" with
+        `show_trainable`. A column widens to fit its longest entry, so long names never
+        run together.
 
         Args:
-            print_fn: called with each line.
-            line_length: the table's least width in characters (columns widen to fit their
-                longest entry).
+            line_length: the table's least width in characters (None: Keras's, 88 or 108).
+            positions: where the columns end: fractions of `line_length` (the last 1.0) or
+                absolute character positions, one per column.
+            print_fn: called with each line (None: `print`).
+            expand_nested: also list the layers inside nested models, indented.
+            show_trainable: add a "Trainable" column: Y, N, or - for a layer without
+                weights.
+            layer_range: (first, last): only the layers from the first whose name matches
+                the regular expression `first` to the last matching `last`.
 
         Raises:
             InvalidArgumentError: if the model (or one of its layers) is not built yet.
+            ValueError: for a `layer_range` that is not two strings or matches no layer,
+                or `positions` of the wrong length.
 
         Example:
             >>> import kerasish as ks
             >>> model = ks.Sequential([ks.Input((3,)), ks.layers.Dense(2, name="d")])
             >>> lines = []
-            >>> model.summary(print_fn=lines.append)
+            >>> model.summary(print_fn=lines.append, show_trainable=True)
             >>> [line for line in lines if "params" in line]
             ['Total params: 8', 'Trainable params: 8', 'Non-trainable params: 0']
+            >>> next(line for line in lines if line.startswith("d ")).split()
+            ['d', '(Dense)', '(None,', '2)', '8', 'Y']
         """
         if not self.built or any(not layer.built for layer in self.layers):
             raise InvalidArgumentError(
@@ -242,21 +263,37 @@ class Model(Layer):
                 "model.build(input_shape), or give the first layer of a Sequential an "
                 "input_shape=..."
             )
-        cells = [("Layer (type)", "Output Shape", "Param #")] + [
-            (f"{layer.name} ({type(layer).__name__})",
-             "?" if layer.output_shape_seen is None else str(layer.output_shape_seen),
-             f"{layer.count_params():,}")
-            for layer in self.layers
-        ]
-        # the default proportions, widened to fit the longest entry (never run together)
-        widths = [max(line_length * share // 100, max(len(row[i]) for row in cells) + 2)
-                  for i, share in enumerate((45, 33))]
-        line_length = max(line_length, sum(widths) + max(len(row[2]) for row in cells))
+        header, entries = self._summary_entries()
+        columns = len(header)
+        entries = _in_layer_range(entries, layer_range)
+        rows = []
+        for layer, cells in entries:
+            rows += _summary_rows(layer, cells, columns, expand_nested, show_trainable, 0)
+        default_length, default_positions = self._SUMMARY_LAYOUT[columns]
+        header = list(header)
+        if show_trainable:
+            default_length += 12
+            default_positions = tuple(p * 0.9 for p in default_positions) + (1.0,)
+            header.append("Trainable")
+        line_length = int(line_length or default_length)
+        positions = tuple(positions or default_positions)
+        if len(positions) != len(header):
+            raise ValueError(f"summary: positions needs one end per column ({len(header)}: "
+                             f"{', '.join(header)}), got {list(positions)}")
+        ends = [int(p * line_length) if positions[-1] <= 1 else int(p) for p in positions]
+        cells = [header] + rows
+        widths, start = [], 0
+        for index, end in enumerate(ends[:-1]):
+            longest = max(len(row[index]) for row in cells)
+            widths.append(max(end - start, longest + 2))  # never run together
+            start = end
+        last = max(len(row[-1]) for row in cells)
+        line_length = max(line_length, sum(widths) + last)
 
-        def row(a, b, c):
-            return f"{a:<{widths[0]}}{b:<{widths[1]}}{c}"
+        def line(row) -> str:
+            return "".join(f"{c:<{w}}" for c, w in zip(row, widths)) + row[-1]
 
-        self._print_summary(print_fn, row(*cells[0]), [row(*c) for c in cells[1:]],
+        self._print_summary(print_fn or print, line(header), [line(r) for r in rows],
                             line_length)
 
     def _print_summary(self, print_fn, header: str, rows: list, line_length: int) -> None:
@@ -275,6 +312,16 @@ class Model(Layer):
         print_fn(f"Trainable params: {trainable:,}")
         print_fn(f"Non-trainable params: {non_trainable:,}")
         print_fn(rule)
+
+    def _summary_entries(self) -> tuple:
+        """(header, [(layer, cells)]): the summary's columns and each layer's row in order."""
+        header = ("Layer (type)", "Output Shape", "Param #")
+        return header, [
+            (layer, [f"{layer.name} ({type(layer).__name__})",
+                     "?" if layer.output_shape_seen is None else str(layer.output_shape_seen),
+                     f"{layer.count_params():,}"])
+            for layer in self.layers
+        ]
 
     # -- whole-model files ------------------------------------------------------
     def save(self, filepath, overwrite: bool = True, include_optimizer: bool = True) -> str:
@@ -1185,6 +1232,43 @@ def _as_tensors(structure):
 
 def _to_numpy(value) -> np.ndarray:
     return value.numpy() if isinstance(value, Tensor) else np.asarray(value)
+
+
+def _in_layer_range(entries: list, layer_range) -> list:
+    """The summary rows from the first layer matching `layer_range[0]` to the last matching
+    `layer_range[1]` (regular expressions, as Keras reads them)."""
+    if layer_range is None:
+        return entries
+    if len(layer_range) != 2 or not all(isinstance(p, str) for p in layer_range):
+        raise ValueError(f"summary: layer_range must be two strings (the first and last "
+                         f"layers' names or patterns), got {layer_range!r}")
+    first = [i for i, (layer, _) in enumerate(entries) if re.match(layer_range[0], layer.name)]
+    last = [i for i, (layer, _) in enumerate(entries) if re.match(layer_range[1], layer.name)]
+    if not first or not last:
+        raise ValueError(f"summary: layer_range {list(layer_range)} matches no layer names of "
+                         f"the model: {[layer.name for layer, _ in entries]}")
+    low, high = min(first), max(last)
+    if low > high:
+        low, high = min(last), max(first)
+    return entries[low:high + 1]
+
+
+def _summary_rows(layer, cells, columns: int, expand_nested: bool, show_trainable: bool,
+                  depth: int) -> list:
+    """The summary's row for a layer (cut or padded to `columns`) and, with expand_nested,
+    those of the layers inside it, indented below it as Keras shows them."""
+    row = (list(cells) + ["-"] * columns)[:columns]
+    if depth:
+        row[0] = "   " * depth + "└ " + row[0]
+    if show_trainable:
+        weights = getattr(layer, "weights", None)
+        row.append(("Y" if layer.trainable else "N") if weights else "-")
+    rows = [row]
+    if expand_nested and isinstance(layer, Model):
+        for inner, inner_cells in layer._summary_entries()[1]:
+            rows += _summary_rows(inner, inner_cells, columns, expand_nested, show_trainable,
+                                  depth + 1)
+    return rows
 
 
 def _verbose(verbose, where: str, auto: int) -> int:

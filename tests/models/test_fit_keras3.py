@@ -128,3 +128,60 @@ def test_a_tf_data_dataset_is_taken_as_batches():
     assert reader.predict(texts).tolist() == reader.predict(np.array(["a b", "b"])).tolist()
     infinite = tf.data.Dataset.from_tensor_slices((x, y)).batch(4).repeat()
     model.fit(infinite, steps_per_epoch=3, epochs=1, verbose=0)
+
+
+# -- summary as Keras 3 ----------------------------------------------------------------------
+def _nested_model():
+    inner = ks.Sequential([ks.Input((4,)), ks.layers.Dense(3, name="inner_dense"),
+                           ks.layers.Dropout(0.1)], name="inner")
+    inner.trainable = False
+    a, b = ks.Input((4,), name="a"), ks.Input((4,), name="b")
+    summed = ks.layers.Add(name="sum")([a, b])
+    out = ks.layers.Dense(1, name="head_with_a_long_name_that_goes_on")(inner(summed))
+    return ks.Model([a, b], out, name="outer")
+
+
+def _lines(model, **kwargs):
+    lines = []
+    model.summary(print_fn=lines.append, **kwargs)
+    return lines
+
+
+def test_summary_expand_nested_and_show_trainable():
+    lines = _lines(_nested_model(), expand_nested=True, show_trainable=True)
+    header = next(line for line in lines if line.startswith("Layer (type)"))
+    assert header.split("  ")[0] == "Layer (type)" and header.endswith("Trainable")
+    assert "Connected to" in header
+    rows = {line.split()[0] if not line.startswith(" ") else line.split()[1]: line
+            for line in lines if "(" in line and not line.startswith(("Layer", "Model"))}
+    assert rows["inner"].endswith("N") and rows["head_with_a_long_name_that_goes_on"].endswith(
+        "Y") and rows["sum"].endswith("-")
+    assert rows["inner_dense"].startswith("   └ inner_dense (Dense)")
+    assert "sum[0][0]" in rows["inner"]
+    plain = _lines(_nested_model())
+    assert not any("inner_dense" in line for line in plain)
+
+
+def test_summary_layer_range_line_length_and_positions():
+    model = _nested_model()
+    lines = _lines(model, layer_range=["sum", "inn"], line_length=60)
+    names = [line.split()[0] for line in lines[4:-5]]
+    assert names == ["sum", "inner"]
+    assert len(lines[1]) >= 60
+    lines = _lines(model.layers[3], positions=[0.5, 0.9, 1.0], line_length=80)
+    header = lines[2]
+    assert header.index("Output Shape") == 40 and header.index("Param #") == 72
+    with pytest.raises(ValueError, match="layer_range must be two strings"):
+        model.summary(layer_range=["sum"])
+    with pytest.raises(ValueError, match="matches no layer names"):
+        model.summary(layer_range=["nothing", "sum"])
+    with pytest.raises(ValueError, match="positions needs one end per column"):
+        model.summary(positions=[0.5, 1.0])
+
+
+def test_summary_long_names_never_run_together():
+    model = _nested_model()
+    for line in _lines(model, line_length=20):
+        if line.startswith("head_with"):
+            assert line.split()[:2] == ["head_with_a_long_name_that_goes_on", "(Dense)"]
+            assert "(Dense)  " in line
