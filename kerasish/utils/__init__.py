@@ -56,8 +56,7 @@ from kerasish.utils._files import get_file  # noqa: F401
 from kerasish.utils._images import array_to_img, img_to_array, load_img, save_img  # noqa: F401
 from kerasish.utils._misc import Config, get_source_inputs  # noqa: F401
 from kerasish.utils._visualization import model_to_dot, plot_model  # noqa: F401
-
-# FEATURESPACE
+from kerasish.utils.feature_space import FeatureSpace  # noqa: F401
 
 
 def to_categorical(x, num_classes=None):
