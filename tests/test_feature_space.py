@@ -158,3 +158,25 @@ def test_matches_keras(output_mode):
     again.adapt(tf.data.Dataset.from_tensor_slices(DATA).batch(2))
     np.testing.assert_allclose(ks.tree.flatten(again(data))[0].numpy(),
                                ks.tree.flatten(got)[0].numpy(), rtol=1e-6)
+
+
+@pytest.mark.skipif(not (ONE_HOT and HASHING), reason="needs the hashing layers")
+def test_one_hot_hashed_discretized_crossed_match_keras():
+    keras = pytest.importorskip("keras")
+    tf = pytest.importorskip("tensorflow")
+
+    def make(library):
+        return library.utils.FeatureSpace(
+            {"city": "string_categorical", "rooms": "integer_categorical",
+             "c_hash": "string_hashed", "r_hash": "integer_hashed",
+             "score": "float_discretized", "age": "float_normalized"},
+            crosses=[("city", "rooms")], hashing_dim=8, crossing_dim=4,
+            num_discretization_bins=3, output_mode="concat")
+
+    data = {"city": DATA["city"], "rooms": DATA["rooms"], "c_hash": DATA["city"],
+            "r_hash": DATA["rooms"], "score": DATA["score"], "age": DATA["age"]}
+    theirs, ours = make(keras), make(ks)
+    theirs.adapt(tf.data.Dataset.from_tensor_slices(data))
+    ours.adapt(data)
+    np.testing.assert_allclose(ours(data).numpy(), np.asarray(theirs(data)), rtol=1e-5,
+                               atol=1e-6)
