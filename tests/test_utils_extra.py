@@ -270,3 +270,34 @@ def test_timeseries_format():
         ks.utils.timeseries_dataset_from_array(np.arange(5), None, 2, format="grain")
     with pytest.raises(ValueError, match='format must be "tf"'):
         ks.utils.timeseries_dataset_from_array(np.arange(5), None, 2, format="np")
+
+
+# -- against Keras -----------------------------------------------------------------------------
+def test_get_file_finds_what_keras_finds(tmp_path, monkeypatch):
+    keras = pytest.importorskip("keras")
+    monkeypatch.setattr(_files, "urlopen", _no_network)
+    for sub in ("datasets", "models"):
+        (tmp_path / sub).mkdir(exist_ok=True)
+        (tmp_path / sub / "f.npz").write_bytes(b"x")
+        (tmp_path / sub / "pack_archive").write_bytes(b"x")
+    for kwargs in ({"origin": "https://x/f.npz"}, {"fname": "f.npz", "origin": "https://x/y",
+                                                   "cache_subdir": "models"}):
+        ours = ks.utils.get_file(cache_dir=str(tmp_path), **kwargs)
+        assert ours == keras.utils.get_file(cache_dir=str(tmp_path), **kwargs)
+
+
+def test_audio_dataset_matches_keras(tmp_path):
+    keras = pytest.importorskip("keras")
+    pytest.importorskip("tensorflow")
+    for label, values in (("a", [0.5, -0.25, 0.125]), ("a", [0.75]), ("b", [-0.5, 0.5])):
+        (tmp_path / label).mkdir(exist_ok=True)
+        _write_wav(tmp_path / label / f"{len(values)}.wav", values)
+    for kwargs in ({"batch_size": 2}, {"batch_size": None, "output_sequence_length": 2},
+                   {"batch_size": 3, "label_mode": "categorical"}):
+        theirs = keras.utils.audio_dataset_from_directory(tmp_path, shuffle=False,
+                                                          verbose=False, **kwargs)
+        ours = ks.utils.audio_dataset_from_directory(tmp_path, shuffle=False, verbose=False,
+                                                     **kwargs)
+        for (xa, ya), (xb, yb) in zip(theirs, ours, strict=True):
+            np.testing.assert_allclose(xb.numpy(), np.asarray(xa), atol=1e-6)
+            np.testing.assert_array_equal(yb.numpy(), np.asarray(ya))
