@@ -33,6 +33,7 @@ from kerasish import (  # noqa: F401 - the submodules, as ks.layers etc.
     random,
     regularizers,
     saving,
+    strings,
     summary,
     testing,
     train,

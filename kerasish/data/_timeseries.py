@@ -59,6 +59,7 @@ def timeseries_dataset_from_array(
     seed: int | None = None,
     start_index: int | None = None,
     end_index: int | None = None,
+    format: str = "tf",  # noqa: A002 - Keras's argument name
 ) -> Dataset:
     """A dataset of sliding windows over `data` (rows are time steps), as Keras 3 makes it.
 
@@ -82,6 +83,9 @@ def timeseries_dataset_from_array(
         seed: an integer for reproducible shuffles (None: from `ks.random`).
         start_index, end_index: only rows in [start_index, end_index) are used
             (e.g. the first 80% for training, the rest for validation).
+        format: "tf" (Keras's default): a dataset with `tf.data`'s interface, here a
+            `ks.data.Dataset`. Keras's other choice, "grain", is a Google library for JAX
+            input pipelines that kerasish does not use: it raises, saying so.
 
     Returns:
         A `ks.data.Dataset` of `(windows, targets)` batches of shape
@@ -90,7 +94,8 @@ def timeseries_dataset_from_array(
 
     Raises:
         ValueError: naming the argument, for a non-positive length, stride or rate,
-            a stride or rate not below the data's length, or bounds outside the data.
+            a stride or rate not below the data's length, bounds outside the data, or
+            another `format`.
 
     Example:
         >>> import numpy as np
@@ -102,6 +107,16 @@ def timeseries_dataset_from_array(
         >>> x.numpy().tolist(), y.numpy().tolist()
         ([[0, 1, 2], [1, 2, 3]], [3, 4])
     """
+    if format == "grain":
+        raise ValueError(
+            'timeseries_dataset_from_array: format="grain" makes a Grain dataset, a JAX input '
+            'library kerasish does not use; use format="tf" (a ks.data.Dataset, which fit, '
+            "evaluate and predict take)"
+        )
+    if format != "tf":
+        raise ValueError(
+            f'timeseries_dataset_from_array: format must be "tf", got format={format!r}'
+        )
     data = np.asarray(data)
     if data.ndim == 0:
         raise ValueError("timeseries_dataset_from_array: data must have a time axis, got a "

@@ -2,7 +2,11 @@
 
 Arrays (NumPy, tensors, lists) are sliced into batches, shuffled each epoch
 when asked; any other iterable (a `ks.data.Dataset`, a generator function's
-output, a list of tuples) is taken as already batched.
+output, a list of tuples) is taken as already batched, and `batch_size` is then
+ignored, as Keras ignores it. A `tf.data.Dataset` or a PyTorch `DataLoader` is taken
+too, when those libraries are installed: its batches are converted to NumPy arrays,
+as Keras 3 does on every backend. Neither library is imported here: they are
+recognised by the type of the object given, and used through that object's methods.
 """
 
 from __future__ import annotations
@@ -190,6 +194,28 @@ class IterableBatches:
             )
 
 
+class FirstBatches(IterableBatches):
+    """The first `count` batches of each pass over another batch source (Keras's `steps` of
+    evaluate and predict, and `validation_steps`)."""
+
+    def __init__(self, source, count: int):
+        super().__init__(source)
+        self.count = count
+
+    @property
+    def steps(self):
+        known = num_steps(self.source)
+        return self.count if known is None else min(known, self.count)
+
+    def __iter__(self):
+        if self.count <= 0:
+            return
+        for index, batch in enumerate(self.source, start=1):
+            yield batch
+            if index >= self.count:  # stop before drawing another batch from the source
+                break
+
+
 def pass_counters(data) -> list:
     """The variables that decide the order of `data`'s next pass besides the host's random
     stream: the pass counters of a `ks.data.Dataset`'s shuffles (none for arrays, which
@@ -207,23 +233,86 @@ def num_steps(data):
     return data.steps if isinstance(data, IterableBatches) else len(data)
 
 
+def _library_of(value) -> str | None:
+    """"tensorflow" for a `tf.data.Dataset`, "torch" for a PyTorch `DataLoader`, else None
+    (told from the object's type, so neither library is imported to ask)."""
+    for cls in type(value).__mro__:
+        module = cls.__module__ or ""
+        if module.startswith("tensorflow.") and cls.__name__ == "DatasetV2":
+            return "tensorflow"
+        if module.startswith("torch.utils.data") and cls.__name__ == "DataLoader":
+            return "torch"
+    return None
+
+
+def _foreign_leaf(leaf):
+    """A leaf of a TensorFlow or PyTorch batch as a NumPy array (bytes decoded to str)."""
+    if hasattr(leaf, "detach"):  # a torch tensor
+        leaf = leaf.detach().cpu().numpy()
+    elif hasattr(leaf, "numpy") and not isinstance(leaf, np.ndarray):  # a tf tensor
+        leaf = leaf.numpy()
+    array = np.asarray(leaf)
+    if array.dtype.kind == "S" or (array.dtype.kind == "O" and array.size
+                                   and isinstance(array.flat[0], bytes)):
+        array = np.array([v.decode("utf-8") for v in array.ravel().tolist()],
+                         dtype=str).reshape(array.shape)
+    return array
+
+
+def _foreign_batch(batch):
+    """A batch from TensorFlow or PyTorch with NumPy leaves (tuples, lists and dicts kept)."""
+    if isinstance(batch, dict):
+        return {key: _foreign_batch(value) for key, value in batch.items()}
+    if isinstance(batch, (tuple, list)):
+        return type(batch)(_foreign_batch(value) for value in batch) if isinstance(
+            batch, tuple) else [_foreign_batch(value) for value in batch]
+    return _foreign_leaf(batch)
+
+
+class ForeignBatches:
+    """The batches of a `tf.data.Dataset` or a PyTorch `DataLoader`, as NumPy arrays.
+
+    Each `iter()` is a new pass over the source (as Keras iterates them every epoch).
+    """
+
+    def __init__(self, source, library: str):
+        self.source, self.library = source, library
+
+    def __len__(self) -> int:
+        if self.library == "tensorflow":
+            count = int(self.source.cardinality())
+            if count < 0:  # infinite (-1) or unknown (-2)
+                raise TypeError("the dataset's length is not known")
+            return count
+        return len(self.source)
+
+    def __iter__(self):
+        batches = (self.source.as_numpy_iterator() if self.library == "tensorflow"
+                   else iter(self.source))
+        for batch in batches:
+            yield _foreign_batch(batch)
+
+
 def batches(x, y=None, sample_weight=None, batch_size=None, shuffle=False, where="fit"):
-    """The right batch source for what the user passed to `where` (fit, evaluate, predict)."""
+    """The right batch source for what the user passed to `where` (fit, evaluate, predict).
+
+    For data that is already batched (a dataset, a generator, a `PyDataset`, a
+    `tf.data.Dataset`, a PyTorch `DataLoader`), `batch_size` is ignored, as Keras ignores
+    it; `y` and `sample_weight` belong in what it yields."""
     batch_size = arguments.integer(batch_size, "batch_size", where, none=True)
     if _is_array_like(x) or isinstance(x, (tuple, dict)) and all(
         _is_array_like(leaf) for leaf in nest.flatten(x)
     ):
         return ArrayBatches(x, y, sample_weight, batch_size or 32, shuffle, where)
-    if y is not None:
-        raise InvalidArgumentError(
-            "y must not be given when x is a dataset or iterable: it should yield (x, y) batches"
-        )
-    if batch_size is not None:
-        raise InvalidArgumentError(
-            f"batch_size={batch_size!r} must not be given when x is a dataset or iterable "
-            f"({type(x).__name__}): it already yields batches (set their size with "
-            "dataset.batch(n), or pass arrays to use batch_size)"
-        )
+    for given, what in ((y, "y (the targets)"), (sample_weight, "sample_weight")):
+        if given is not None:
+            raise InvalidArgumentError(
+                f"{where}: {what} must not be given when x is a dataset or iterable "
+                f"({type(x).__name__}): it should yield (x, y) or (x, y, sample_weight) batches"
+            )
+    library = _library_of(x)
+    if library is not None:
+        return IterableBatches(ForeignBatches(x, library))
     return IterableBatches(PyDatasetEpochs(x) if isinstance(x, PyDataset) else x)
 
 

@@ -528,27 +528,12 @@ class Functional(Model, functional=True):
         """
         return rebuild_from_config(cls, config, custom_objects)
 
-    # -- display ----------------------------------------------------------------
-    def summary(self, print_fn=print, line_length: int = 98) -> None:
-        """Print every layer and op of the graph: output shape, parameters, inputs it reads.
-
-        Columns widen to fit their longest entry, so nothing is cut or run together.
-
-        Args:
-            print_fn: called with each line.
-            line_length: the least width of the table, in characters.
-
-        Example:
-            >>> import kerasish as ks
-            >>> inputs = ks.Input((3,))
-            >>> model = ks.Model(inputs, ks.layers.Dense(2)(inputs))
-            >>> lines = []
-            >>> model.summary(print_fn=lines.append)
-            >>> lines[-3:-1]
-            ['Trainable params: 8', 'Non-trainable params: 0']
-        """
+    # -- display (Model.summary's rows) ------------------------------------------
+    def _summary_entries(self) -> tuple:
+        """(header, [(operation, cells)]): every layer and op of the graph with its output
+        shape, parameters and the inputs it reads ("Connected to"), for `summary`."""
         own = {id(node) for node in self._nodes}
-        rows = [("Layer (type)", "Output Shape", "Param #", "Connected to")]
+        entries = []
         for operation in self._operations:
             nodes = [node for node in inbound_nodes(operation) if id(node) in own]
             if not nodes:  # an input layer
@@ -563,17 +548,10 @@ class Functional(Model, functional=True):
                 f"[{t._keras_history.tensor_index}]"
                 for node in nodes for t in node.input_tensors
             ]
-            rows.append((f"{operation.name} ({kind})",
-                         str(shapes[0] if len(shapes) == 1 else shapes), f"{params:,}",
-                         ", ".join(sources) or "-"))
-        widths = [max(len(row[i]) for row in rows) + 2 for i in range(3)]
-        line_length = max(line_length, sum(widths) + max(len(row[3]) for row in rows))
-
-        def line(cells) -> str:
-            return "".join(f"{c:<{w}}" for c, w in zip(cells, widths)) + cells[3]
-
-        self._print_summary(print_fn, line(rows[0]), [line(row) for row in rows[1:]],
-                            line_length)
+            entries.append((operation, [f"{operation.name} ({kind})",
+                                        str(shapes[0] if len(shapes) == 1 else shapes),
+                                        f"{params:,}", ", ".join(sources) or "-"]))
+        return ("Layer (type)", "Output Shape", "Param #", "Connected to"), entries
 
 
 def rebuild_from_config(cls, config: dict, custom_objects=None):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import re
 import warnings
 import weakref
 
@@ -216,24 +217,44 @@ class Model(Layer):
         )
         self.built = True  # a model is built by running call(); its layers build themselves
 
-    def summary(self, print_fn=print, line_length: int = 72) -> None:
-        """Print each layer's type, output shape and parameter count, then the totals.
+    # Keras's default widths and column edges (fractions of the width): a model whose
+    # layers run in a chain has three columns, a functional graph a fourth, "Connected to"
+    _SUMMARY_LAYOUT = {3: (88, (0.45, 0.80, 1.0)), 4: (108, (0.3, 0.56, 0.74, 1.0))}
+
+    def summary(self, line_length=None, positions=None, print_fn=None, expand_nested=False,
+                show_trainable=False, layer_range=None) -> None:
+        """Print each layer's name and type, output shape and parameter count, then the totals.
+
+        Keras's columns: "Layer (type)", "Output Shape", "Param #", and for a functional
+        model "Connected to" (the inputs each layer reads); "Trainable" with
+        `show_trainable`. A column widens to fit its longest entry, so long names never
+        run together.
 
         Args:
-            print_fn: called with each line.
-            line_length: the table's least width in characters (columns widen to fit their
-                longest entry).
+            line_length: the table's least width in characters (None: Keras's, 88 or 108).
+            positions: where the columns end: fractions of `line_length` (the last 1.0) or
+                absolute character positions, one per column.
+            print_fn: called with each line (None: `print`).
+            expand_nested: also list the layers inside nested models, indented.
+            show_trainable: add a "Trainable" column: Y, N, or - for a layer without
+                weights.
+            layer_range: (first, last): only the layers from the first whose name matches
+                the regular expression `first` to the last matching `last`.
 
         Raises:
             InvalidArgumentError: if the model (or one of its layers) is not built yet.
+            ValueError: for a `layer_range` that is not two strings or matches no layer,
+                or `positions` of the wrong length.
 
         Example:
             >>> import kerasish as ks
             >>> model = ks.Sequential([ks.Input((3,)), ks.layers.Dense(2, name="d")])
             >>> lines = []
-            >>> model.summary(print_fn=lines.append)
+            >>> model.summary(print_fn=lines.append, show_trainable=True)
             >>> [line for line in lines if "params" in line]
             ['Total params: 8', 'Trainable params: 8', 'Non-trainable params: 0']
+            >>> next(line for line in lines if line.startswith("d ")).split()
+            ['d', '(Dense)', '(None,', '2)', '8', 'Y']
         """
         if not self.built or any(not layer.built for layer in self.layers):
             raise InvalidArgumentError(
@@ -242,21 +263,37 @@ class Model(Layer):
                 "model.build(input_shape), or give the first layer of a Sequential an "
                 "input_shape=..."
             )
-        cells = [("Layer (type)", "Output Shape", "Param #")] + [
-            (f"{layer.name} ({type(layer).__name__})",
-             "?" if layer.output_shape_seen is None else str(layer.output_shape_seen),
-             f"{layer.count_params():,}")
-            for layer in self.layers
-        ]
-        # the default proportions, widened to fit the longest entry (never run together)
-        widths = [max(line_length * share // 100, max(len(row[i]) for row in cells) + 2)
-                  for i, share in enumerate((45, 33))]
-        line_length = max(line_length, sum(widths) + max(len(row[2]) for row in cells))
+        header, entries = self._summary_entries()
+        columns = len(header)
+        entries = _in_layer_range(entries, layer_range)
+        rows = []
+        for layer, cells in entries:
+            rows += _summary_rows(layer, cells, columns, expand_nested, show_trainable, 0)
+        default_length, default_positions = self._SUMMARY_LAYOUT[columns]
+        header = list(header)
+        if show_trainable:
+            default_length += 12
+            default_positions = tuple(p * 0.9 for p in default_positions) + (1.0,)
+            header.append("Trainable")
+        line_length = int(line_length or default_length)
+        positions = tuple(positions or default_positions)
+        if len(positions) != len(header):
+            raise ValueError(f"summary: positions needs one end per column ({len(header)}: "
+                             f"{', '.join(header)}), got {list(positions)}")
+        ends = [int(p * line_length) if positions[-1] <= 1 else int(p) for p in positions]
+        cells = [header] + rows
+        widths, start = [], 0
+        for index, end in enumerate(ends[:-1]):
+            longest = max(len(row[index]) for row in cells)
+            widths.append(max(end - start, longest + 2))  # never run together
+            start = end
+        last = max(len(row[-1]) for row in cells)
+        line_length = max(line_length, sum(widths) + last)
 
-        def row(a, b, c):
-            return f"{a:<{widths[0]}}{b:<{widths[1]}}{c}"
+        def line(row) -> str:
+            return "".join(f"{c:<{w}}" for c, w in zip(row, widths)) + row[-1]
 
-        self._print_summary(print_fn, row(*cells[0]), [row(*c) for c in cells[1:]],
+        self._print_summary(print_fn or print, line(header), [line(r) for r in rows],
                             line_length)
 
     def _print_summary(self, print_fn, header: str, rows: list, line_length: int) -> None:
@@ -275,6 +312,16 @@ class Model(Layer):
         print_fn(f"Trainable params: {trainable:,}")
         print_fn(f"Non-trainable params: {non_trainable:,}")
         print_fn(rule)
+
+    def _summary_entries(self) -> tuple:
+        """(header, [(layer, cells)]): the summary's columns and each layer's row in order."""
+        header = ("Layer (type)", "Output Shape", "Param #")
+        return header, [
+            (layer, [f"{layer.name} ({type(layer).__name__})",
+                     "?" if layer.output_shape_seen is None else str(layer.output_shape_seen),
+                     f"{layer.count_params():,}"])
+            for layer in self.layers
+        ]
 
     # -- whole-model files ------------------------------------------------------
     def save(self, filepath, overwrite: bool = True, include_optimizer: bool = True) -> str:
@@ -778,35 +825,44 @@ class Model(Layer):
         class_weight=None,
         sample_weight=None,
         initial_epoch: int = 0,
-        validation_batch_size=None,
-        validation_freq: int = 1,
         steps_per_epoch=None,
+        validation_steps=None,
+        validation_batch_size=None,
+        validation_freq=1,
     ):
         """Train for `epochs` epochs, one `train_step` per batch; returns a `History`.
 
+        The arguments are Keras 3's, in its order.
+
         Args:
             x: the inputs: an array, tensor, list/dict of them, or a dataset or
-                iterable yielding `(x, y)` or `(x, y, sample_weight)` batches.
+                iterable yielding `(x, y)` or `(x, y, sample_weight)` batches (a
+                `ks.data.Dataset`, a generator, a `PyDataset`, or, when those libraries
+                are installed, a `tf.data.Dataset` or a PyTorch `DataLoader`, whose
+                batches are converted to arrays, as Keras 3 does).
             y: the targets when `x` holds arrays (None for a dataset).
-            batch_size: examples per batch for arrays (default 32); must not be
-                given for a dataset, which already batches.
+            batch_size: examples per batch for arrays (default 32); ignored, as in
+                Keras, for a dataset, which already batches.
             epochs: the epoch to stop before (counting from 0, so with
                 `initial_epoch` it is an end, not a count).
-            verbose: 0 silent, 1 a progress bar in a terminal (a line per epoch
-                otherwise), 2 a line per epoch.
+            verbose: "auto" (1), 0 silent, 1 a progress bar in a terminal (a line per
+                epoch otherwise), 2 a line per epoch.
             callbacks: `ks.callbacks.Callback` objects called during training.
             validation_split: the LAST fraction of the arrays (taken before
                 shuffling, as Keras does) held out for validation.
-            validation_data: `(x, y)`, `(x, y, sample_weight)` or a dataset,
-                evaluated after every `validation_freq` epochs.
+            validation_data: `(x, y)`, `(x, y, sample_weight)` or a dataset (of the
+                kinds `x` may be), evaluated after every `validation_freq` epochs.
             shuffle: reshuffle the arrays every epoch (from `ks.random`'s stream).
             class_weight: class index -> weight, for sparse or one-hot labels.
             sample_weight: per-example weights for arrays.
             initial_epoch: the epoch to start at (to continue an earlier run).
-            validation_batch_size: batch size for array validation data.
-            validation_freq: validate every this many epochs.
             steps_per_epoch: end each epoch after this many batches, continuing
                 from the same iterator (needed for an infinite `.repeat()` dataset).
+            validation_steps: validate on this many batches of `validation_data`
+                (None: all of it, from a new pass each time).
+            validation_batch_size: batch size for array validation data.
+            validation_freq: validate every this many epochs (an int), or after the
+                epochs listed (a list of 1-based epoch numbers), as in Keras.
 
         Returns:
             A `History` whose `history` dict maps each log name ("loss", the
@@ -815,7 +871,8 @@ class Model(Layer):
         Raises:
             RuntimeError: if the model was not compiled.
             InvalidArgumentError: for inputs that cannot be batched (different
-                lengths, `y` or `batch_size` with a dataset, a bad validation split).
+                lengths, `y` or `sample_weight` with a dataset, a bad validation split),
+                or a `validation_freq` or `validation_steps` that is not one.
 
         Example:
             >>> import numpy as np
@@ -835,7 +892,10 @@ class Model(Layer):
                                             high_open=True)
         validation_batch_size = arguments.integer(validation_batch_size,
                                                   "validation_batch_size", "fit", none=True)
-        validation_freq = arguments.integer(validation_freq, "validation_freq", "fit")
+        validation_freq = _validation_freq(validation_freq)
+        validation_steps = arguments.integer(validation_steps, "validation_steps", "fit",
+                                             none=True)
+        verbose = _verbose(verbose, "fit", auto=1)
         data = data_adapter.batches(x, y, sample_weight, batch_size, shuffle)
         validation = None
         if validation_split:
@@ -848,6 +908,8 @@ class Model(Layer):
             validation = self._validation_batches(
                 validation_data, validation_batch_size or batch_size
             )
+        if validation is not None and validation_steps is not None:
+            validation = data_adapter.FirstBatches(validation, validation_steps)
 
         # in an MPI job: this rank's share of each batch, the chief's callbacks on the chief
         data, validation, callbacks, verbose = training_hooks.current().prepare_fit(
@@ -910,7 +972,9 @@ class Model(Layer):
                     break
             self.stop_training = self.stop_training or batches.ran_out
             logs = self._epoch_logs(step_logs)
-            if validation is not None and (epoch + 1) % validation_freq == 0:
+            if validation is not None and (
+                    (epoch + 1) in validation_freq if isinstance(validation_freq, frozenset)
+                    else (epoch + 1) % validation_freq == 0):
                 callback_list.on_test_begin()  # as Keras's fit (SwapEMAWeights swaps here)
                 results = self._run_evaluation(validation)
                 callback_list.on_test_end(results)
@@ -941,7 +1005,7 @@ class Model(Layer):
         if isinstance(validation_data, tuple) and len(validation_data) in (2, 3):
             x, y, *rest = validation_data
             return data_adapter.ArrayBatches(x, y, rest[0] if rest else None, batch_size or 32)
-        return data_adapter.IterableBatches(validation_data)
+        return data_adapter.batches(validation_data, where="fit (validation_data)")
 
     def _run_evaluation(self, data, callback_list=None) -> dict:
         self.reset_metrics()
@@ -955,15 +1019,17 @@ class Model(Layer):
         return self._epoch_logs(step_logs)
 
     def evaluate(
-        self, x=None, y=None, batch_size=None, verbose: int = 0, sample_weight=None,
-        callbacks=None, return_dict: bool = False,
+        self, x=None, y=None, batch_size=None, verbose=0, sample_weight=None, steps=None,
+        callbacks=None, return_dict: bool = False, **kwargs,
     ):
         """Loss and metrics over the data, in inference mode.
 
         Args:
             x, y, sample_weight: as for `fit` (arrays, or a dataset yielding batches).
-            batch_size: examples per batch for arrays (default 32); not with a dataset.
-            verbose: 1 prints the results.
+            batch_size: examples per batch for arrays (default 32); ignored for a dataset.
+            verbose: 1 (or "auto") prints the results.
+            steps: evaluate on this many batches only (None: all of them).
+            **kwargs: Keras's internal `_use_cached_eval_dataset` (accepted, unused).
             callbacks: callbacks whose `on_test_*` hooks are called.
             return_dict: return {name: value} instead of a float or list.
 
@@ -983,8 +1049,15 @@ class Model(Layer):
             {'loss': 1.0, 'mae': 1.0}
         """
         self._require_compiled("evaluate")
+        unknown = set(kwargs) - {"_use_cached_eval_dataset"}
+        if unknown:
+            raise TypeError(f"evaluate: unexpected keyword arguments {sorted(unknown)}")
+        verbose = _verbose(verbose, "evaluate", auto=1)
+        steps = arguments.integer(steps, "steps", "evaluate", none=True)
         data = data_adapter.batches(x, y, sample_weight, batch_size, shuffle=False,
                                     where="evaluate")
+        if steps is not None:
+            data = data_adapter.FirstBatches(data, steps)
         data = training_hooks.current().prepare_evaluation(data)  # in an MPI job: its share
         callback_list = callbacks_module.CallbackList(callbacks or [], model=self, verbose=verbose)
         callback_list.on_test_begin()
@@ -1007,7 +1080,7 @@ class Model(Layer):
         first = [logs[name] for name in named if name in logs]
         return first + [logs[key] for key in sorted(logs) if key not in named]
 
-    def predict(self, x, batch_size=None, verbose: int = 0, callbacks=None):
+    def predict(self, x, batch_size=None, verbose=0, steps=None, callbacks=None):
         """Outputs for every example, computed in batches by `predict_step`.
 
         NumPy arrays in the structure the model returns: one array, or a list, tuple
@@ -1015,8 +1088,9 @@ class Model(Layer):
 
         Args:
             x: inputs (arrays, or a dataset yielding batches).
-            batch_size: examples per batch for arrays (default 32); not with a dataset.
-            verbose: accepted for Keras compatibility.
+            batch_size: examples per batch for arrays (default 32); ignored for a dataset.
+            verbose: accepted for Keras compatibility (0, 1, 2 or "auto").
+            steps: predict on this many batches only (None: all of them).
             callbacks: callbacks whose `on_predict_*` hooks are called.
 
         Returns:
@@ -1032,7 +1106,11 @@ class Model(Layer):
             >>> model.predict(np.ones((10, 4)), batch_size=4).shape
             (10, 3)
         """
+        _verbose(verbose, "predict", auto=1)
+        steps = arguments.integer(steps, "steps", "predict", none=True)
         data = data_adapter.batches(x, None, None, batch_size, shuffle=False, where="predict")
+        if steps is not None:
+            data = data_adapter.FirstBatches(data, steps)
         callback_list = callbacks_module.CallbackList(callbacks or [], model=self, verbose=verbose)
         callback_list.on_predict_begin()
         outputs, structure = [], None
@@ -1162,6 +1240,73 @@ def _as_tensors(structure):
 
 def _to_numpy(value) -> np.ndarray:
     return value.numpy() if isinstance(value, Tensor) else np.asarray(value)
+
+
+def _in_layer_range(entries: list, layer_range) -> list:
+    """The summary rows from the first layer matching `layer_range[0]` to the last matching
+    `layer_range[1]` (regular expressions, as Keras reads them)."""
+    if layer_range is None:
+        return entries
+    if len(layer_range) != 2 or not all(isinstance(p, str) for p in layer_range):
+        raise ValueError(f"summary: layer_range must be two strings (the first and last "
+                         f"layers' names or patterns), got {layer_range!r}")
+    first = [i for i, (layer, _) in enumerate(entries) if re.match(layer_range[0], layer.name)]
+    last = [i for i, (layer, _) in enumerate(entries) if re.match(layer_range[1], layer.name)]
+    if not first or not last:
+        raise ValueError(f"summary: layer_range {list(layer_range)} matches no layer names of "
+                         f"the model: {[layer.name for layer, _ in entries]}")
+    low, high = min(first), max(last)
+    if low > high:
+        low, high = min(last), max(first)
+    return entries[low:high + 1]
+
+
+def _summary_rows(layer, cells, columns: int, expand_nested: bool, show_trainable: bool,
+                  depth: int) -> list:
+    """The summary's row for a layer (cut or padded to `columns`) and, with expand_nested,
+    those of the layers inside it, indented below it as Keras shows them."""
+    row = (list(cells) + ["-"] * columns)[:columns]
+    if depth:
+        row[0] = "   " * depth + "└ " + row[0]
+    if show_trainable:
+        weights = getattr(layer, "weights", None)
+        row.append(("Y" if layer.trainable else "N") if weights else "-")
+    rows = [row]
+    if expand_nested and isinstance(layer, Model):
+        for inner, inner_cells in layer._summary_entries()[1]:
+            rows += _summary_rows(inner, inner_cells, columns, expand_nested, show_trainable,
+                                  depth + 1)
+    return rows
+
+
+def _verbose(verbose, where: str, auto: int) -> int:
+    """Keras's verbosity: "auto", 0, 1 or 2."""
+    if verbose == "auto":
+        return auto
+    try:
+        return int(verbose)
+    except (TypeError, ValueError):
+        raise InvalidArgumentError(f'{where}: verbose must be "auto", 0, 1 or 2, got '
+                                   f"{verbose!r}") from None
+
+
+def _validation_freq(validation_freq):
+    """A positive int (every n epochs) or a frozenset of 1-based epochs, as Keras takes."""
+    if isinstance(validation_freq, (list, tuple)):
+        if not all(isinstance(e, (int, np.integer)) and not isinstance(e, bool) and e > 0
+                   for e in validation_freq):
+            raise InvalidArgumentError(
+                f"fit: validation_freq as a list names the (1-based) epochs to validate after, "
+                f"positive integers; got {validation_freq!r}")
+        return frozenset(int(e) for e in validation_freq)
+    if isinstance(validation_freq, (int, np.integer)) and not isinstance(validation_freq, bool):
+        if validation_freq < 1:
+            raise InvalidArgumentError(f"fit: validation_freq must be a positive integer or a "
+                                       f"list of epochs, got {validation_freq!r}")
+        return int(validation_freq)
+    raise InvalidArgumentError(f"fit: validation_freq must be an int or a list of epochs "
+                               f"(Keras's), got {type(validation_freq).__name__} "
+                               f"{validation_freq!r}")
 
 
 def _batch_size(x) -> int:

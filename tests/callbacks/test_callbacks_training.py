@@ -242,14 +242,16 @@ def test_lambda_callback_rejects_unknown_and_doubled_hooks():
 # ---------------------------------------------------------------- fit's arguments
 
 
-def test_fit_on_a_dataset_with_batch_size_raises():
+def test_fit_on_a_dataset_ignores_batch_size_as_keras_does():
     x, y = _data()
     dataset = ks.data.Dataset.from_tensor_slices((x, y)).batch(8)
     model = _model()
+    steps = []
+    callback = ks.callbacks.LambdaCallback(on_train_batch_end=lambda b, logs: steps.append(b))
+    model.fit(dataset, batch_size=3, verbose=0, callbacks=[callback])
+    assert len(steps) == len(dataset)  # the dataset's own batches
+    model.evaluate(dataset, batch_size=4)
     with pytest.raises(ks.InvalidArgumentError,
-                       match=r"batch_size=8 must not be given when x is a dataset or iterable "
-                             r"\(BatchDataset\): it already yields batches"):
-        model.fit(dataset, batch_size=8, verbose=0)
-    model.fit(dataset, verbose=0)  # without batch_size it trains
-    with pytest.raises(ks.InvalidArgumentError, match=r"batch_size=4 must not be given"):
-        model.evaluate(dataset, batch_size=4)
+                       match=r"sample_weight must not be given when x is a dataset or iterable "
+                             r"\(BatchDataset\)"):
+        model.fit(dataset, sample_weight=np.ones(len(x)), verbose=0)

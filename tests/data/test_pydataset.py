@@ -75,5 +75,8 @@ def test_pydataset_arguments_are_checked():
         Batches(use_multiprocessing=True)
     with pytest.raises(ks.InvalidArgumentError, match="PyDataset: workers must be a positive"):
         Batches(workers=0)
-    with pytest.raises(ks.InvalidArgumentError, match="must not be given when x is a dataset"):
-        _model().fit(Batches(), batch_size=4, verbose=0)
+    # batch_size is ignored for a PyDataset, which batches itself (as in Keras)
+    _model().fit(Batches(), batch_size=4, verbose=0)
+    with pytest.raises(ks.InvalidArgumentError, match="y .the targets. must not be given when "
+                                                      "x is a dataset"):
+        _model().fit(Batches(), np.zeros(3), verbose=0)

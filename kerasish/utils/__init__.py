@@ -1,5 +1,9 @@
 """`ks.utils`: the helpers Keras 3 programs import from `keras.utils`.
 
+Also: files from a URL in Keras's cache (`get_file`), image files (`load_img`, `save_img`;
+Pillow), model diagrams (`plot_model`, `model_to_dot`; pydot and Graphviz), `FeatureSpace`,
+`Config`, `get_source_inputs` and `audio_dataset_from_directory`.
+
 Label and sequence preparation (`to_categorical`, `pad_sequences`,
 `normalize`), sliding windows over a time series as a dataset
 (`timeseries_dataset_from_array`), image conversion (`img_to_array`; `array_to_img` needs Pillow,
@@ -36,6 +40,7 @@ from kerasish.core.settings import (  # noqa: F401 - Keras 3 exports them here t
     is_interactive_logging_enabled,
 )
 from kerasish.core.tensor import Tensor, as_dtype, convert_to_tensor
+from kerasish.data._audio import audio_dataset_from_directory  # noqa: F401
 from kerasish.data._directory import (  # noqa: F401
     image_dataset_from_directory,
     split_dataset,
@@ -47,6 +52,11 @@ from kerasish.models.data_adapter import (  # noqa: F401
     pack_x_y_sample_weight,
     unpack_x_y_sample_weight,
 )
+from kerasish.utils._files import get_file  # noqa: F401
+from kerasish.utils._images import array_to_img, img_to_array, load_img, save_img  # noqa: F401
+from kerasish.utils._misc import Config, get_source_inputs  # noqa: F401
+from kerasish.utils._visualization import model_to_dot, plot_model  # noqa: F401
+from kerasish.utils.feature_space import FeatureSpace  # noqa: F401
 
 
 def to_categorical(x, num_classes=None):
@@ -190,98 +200,6 @@ def pad_sequences(sequences, maxlen=None, dtype="int32", padding: str = "pre",
     return result
 
 
-def img_to_array(img, data_format: str = "channels_last", dtype="float32") -> np.ndarray:
-    """An image (a Pillow image or any array-like) as a float32 array (height, width, channels).
-
-    A grey image without a channel axis gets one (last, or first with
-    `data_format='channels_first'`).
-
-    Args:
-        img: a Pillow image, or an array-like of rank 2 or 3.
-        data_format: "channels_last" or "channels_first".
-        dtype: the result's dtype.
-
-    Returns:
-        A NumPy array with a channel axis.
-
-    Raises:
-        InvalidArgumentError: for another `data_format` or an array of another rank.
-
-    Example:
-        >>> import numpy as np, kerasish as ks
-        >>> ks.utils.img_to_array(np.zeros((4, 5), np.uint8)).shape
-        (4, 5, 1)
-    """
-    if data_format not in ("channels_last", "channels_first"):
-        raise InvalidArgumentError(
-            f"img_to_array: data_format must be 'channels_last' or 'channels_first', "
-            f"got {data_format!r}"
-        )
-    array = np.asarray(img, dtype=as_dtype(dtype))
-    if array.ndim == 2:
-        return array[..., None] if data_format == "channels_last" else array[None]
-    if array.ndim != 3:
-        raise InvalidArgumentError(
-            f"img_to_array: expected an image of rank 2 or 3, got shape {array.shape}"
-        )
-    return array.transpose(2, 0, 1) if data_format == "channels_first" else array
-
-
-def array_to_img(x, data_format: str = "channels_last", scale: bool = True):
-    """A Pillow image from an array (height, width, channels); needs the Pillow package.
-
-    With `scale`, values are shifted and scaled to [0, 255] first, as Keras does.
-
-    Args:
-        x: an array or tensor of rank 3 with 1, 3 or 4 channels.
-        data_format: "channels_last" or "channels_first".
-        scale: shift and scale the values to [0, 255].
-
-    Returns:
-        A Pillow image (mode "L", "RGB" or "RGBA").
-
-    Raises:
-        ImportError: without Pillow (naming the install command).
-        InvalidArgumentError: for another rank or number of channels.
-
-    Example:
-        >>> import numpy as np
-        >>> import kerasish as ks
-        >>> image = ks.utils.array_to_img(np.zeros((2, 3, 3)))  # doctest: +SKIP
-        >>> image.size, image.mode  # doctest: +SKIP
-        ((3, 2), 'RGB')
-    """
-    try:
-        from PIL import Image
-    except ImportError as exc:
-        raise ImportError(
-            "array_to_img needs the Pillow package, which kerasish does not depend on: "
-            "pip install pillow"
-        ) from exc
-    array = np.asarray(x.numpy() if isinstance(x, Tensor) else x, dtype=np.float32)
-    if array.ndim != 3:
-        raise InvalidArgumentError(
-            f"array_to_img: expected an array of rank 3 (an image with channels), got shape "
-            f"{array.shape}"
-        )
-    if data_format == "channels_first":
-        array = array.transpose(1, 2, 0)
-    if scale:
-        array = array - array.min()
-        top = array.max()
-        if top != 0:
-            array = array / top * 255.0
-    channels = array.shape[-1]
-    modes = {1: "L", 3: "RGB", 4: "RGBA"}
-    if channels not in modes:
-        raise InvalidArgumentError(
-            f"array_to_img: an image needs 1, 3 or 4 channels, got {channels} (shape "
-            f"{array.shape})"
-        )
-    pixels = array.astype(np.uint8)
-    return Image.fromarray(pixels[..., 0] if channels == 1 else pixels, modes[channels])
-
-
 def set_random_seed(seed: int) -> None:
     """Seed Python's `random`, NumPy's global generator and `ks.random` at once, as Keras does.
 
@@ -311,6 +229,7 @@ class Progbar:
 
     Values passed to `update`/`add` are averaged over the steps they cover, except those
     named in `stateful_metrics`, which are shown as given (a metric's running result).
+    `stateless_metrics` is the other way round: only the names in it are averaged.
     With `verbose=2` nothing is drawn until the end, then one line; with 0, nothing.
 
     Args:
@@ -319,6 +238,7 @@ class Progbar:
         verbose: 0 (silent), 1 (a bar) or 2 (one line at the end).
         interval: the least seconds between redraws.
         stateful_metrics: names whose values are not averaged.
+        stateless_metrics: the only names whose values are averaged (give one of the two).
         unit_name: what a step is called.
 
     Example:
@@ -331,9 +251,14 @@ class Progbar:
     """
 
     def __init__(self, target, width=20, verbose=1, interval=0.05, stateful_metrics=None,
-                 unit_name="step"):
+                 stateless_metrics=None, unit_name="step"):
+        if stateful_metrics is not None and stateless_metrics is not None:
+            raise ValueError("Progbar: give stateful_metrics (the names not averaged) or "
+                             "stateless_metrics (the only names averaged), not both")
         self.target, self.width, self.verbose = target, width, verbose
         self.stateful_metrics = set(stateful_metrics or ())
+        self.stateless_metrics = (None if stateless_metrics is None
+                                  else set(stateless_metrics))
         self.unit_name = unit_name
         self._sums: dict = {}
         self._seen = 0
@@ -363,7 +288,9 @@ class Progbar:
         steps = max(current - self._seen, 1)
         for name, value in values or ():
             value = float(np.mean(np.asarray(value)))
-            if name in self.stateful_metrics:
+            stateful = (name in self.stateful_metrics if self.stateless_metrics is None
+                        else name not in self.stateless_metrics)
+            if stateful:
                 self._sums[name] = (value, 1)
             else:
                 total, count = self._sums.get(name, (0.0, 0))
