@@ -39,7 +39,7 @@ import types
 from kerasish.core.ops import image_ops
 from kerasish.core.symbolic import symbolic_fallback
 from kerasish.core.tensor import Tensor, as_dtype, convert_to_tensor  # noqa: F401
-from kerasish.ops import namespaces
+from kerasish.ops import keras_names, namespaces
 from kerasish.ops.control_flow import *  # noqa: F403
 from kerasish.ops.creation import *  # noqa: F403
 from kerasish.ops.elementwise import *  # noqa: F403
@@ -50,6 +50,7 @@ from kerasish.ops.selection import *  # noqa: F403
 from kerasish.ops.shapes import *  # noqa: F403
 
 globals().update(namespaces.public_ops("ops"))  # the core ops ks.ops shows as they are
+globals().update(keras_names.keras_named(globals()))  # ... under Keras's argument names
 
 # The functional API: a function here that fails on symbolic tensors because it needs
 # concrete shapes records one node running it whole (see kerasish.core.symbolic). The
