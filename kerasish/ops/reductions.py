@@ -369,4 +369,25 @@ average = on_floats(statistics_ops.average)
 nanmean, nanvar, nanstd, nanmedian, nanquantile, nanpercentile, percentile = map(on_floats, (
     numpy_ops.nanmean, numpy_ops.nanvar, numpy_ops.nanstd, numpy_ops.nanmedian,
     numpy_ops.nanquantile, numpy_ops.nanpercentile, numpy_ops.percentile))
-corrcoef, trapezoid = map(on_floats, (numpy_ops.corrcoef, numpy_ops.trapezoid))
+corrcoef = on_floats(numpy_ops.corrcoef)
+
+
+def trapezoid(y, x=None, dx=1.0, axis: int = -1) -> Tensor:
+    """The integral of `y` along `axis` by the trapezoid rule (float32 for integer `y`, as
+    Keras's).
+
+    Args:
+        y: the sampled values.
+        x: the sample points along `axis`; None: spaced `dx` apart.
+        dx: the spacing when `x` is None.
+        axis: the axis to integrate along.
+
+    Returns:
+        `y` with `axis` reduced.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.trapezoid([1, 2, 3])
+        <ks.Tensor: shape=(), dtype=float32, numpy=4.0>
+    """
+    return numpy_ops.trapezoid(floating(y), x, dx, axis)

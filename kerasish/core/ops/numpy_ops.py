@@ -442,7 +442,8 @@ def heaviside(x1, x2) -> Tensor:
     """
     x1, x2 = math_ops.binary_args(x1, x2)
     step = math_ops.cast(math_ops.greater(x1, 0), x2.dtype)
-    return math_ops.where(math_ops.equal(x1, 0), x2, step)
+    step = math_ops.where(math_ops.equal(x1, 0), x2, step)
+    return math_ops.where(math_ops.not_equal(x1, x1), x1, step)  # NaN stays NaN
 
 
 def isneginf(x) -> Tensor:
@@ -1139,6 +1140,9 @@ def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = 
     dtype = as_dtype(dtype or np.float32)
     work = np.float64 if dtype.kind != "f" else dtype
     start, stop = math_ops.cast(start, work), math_ops.cast(stop, work)
+    if start.shape != stop.shape:
+        common = np.broadcast_shapes(start.shape, stop.shape)
+        start, stop = shape_ops.broadcast_to(start, common), shape_ops.broadcast_to(stop, common)
     divisions = (num - 1) if endpoint else num
     fractions = np.arange(num, dtype=np.float64) / builtins.max(divisions, 1)
     shape = [1] * builtins.max(start.ndim, stop.ndim)
@@ -1394,13 +1398,13 @@ def nanmin(x, axis=None, keepdims: bool = False) -> Tensor:
     return _nan_extreme(reduction_ops.reduce_min, np.inf, x, axis, keepdims)
 
 
-def _nan_arg(op, fill, x, axis, keepdims):
+def _nan_arg(name, op, fill, x, axis, keepdims):
     x = convert_to_tensor(x)
     if x.dtype.kind in "fc":
         nan = math_ops.not_equal(x, x)
         if bool(reduction_ops.reduce_any(reduction_ops.reduce_all(
                 nan, None if axis is None else axis))):
-            raise InvalidArgumentError(f"{op.__name__}: an all-NaN slice has no arg index")
+            raise InvalidArgumentError(f"{name}: an all-NaN slice has no arg index")
         x = math_ops.where(nan, fill, x)
     flat = axis is None
     values = shape_ops.reshape(x, [-1]) if flat else x
@@ -1431,7 +1435,7 @@ def nanargmax(x, axis=None, keepdims: bool = False) -> Tensor:
         >>> int(ops.nanargmax([1.0, np.nan, 2.0]))
         2
     """
-    return _nan_arg(reduction_ops.argmax, -np.inf, x, axis, keepdims)
+    return _nan_arg("nanargmax", reduction_ops.argmax, -np.inf, x, axis, keepdims)
 
 
 def nanargmin(x, axis=None, keepdims: bool = False) -> Tensor:
@@ -1454,7 +1458,7 @@ def nanargmin(x, axis=None, keepdims: bool = False) -> Tensor:
         >>> int(ops.nanargmin([1.0, np.nan, 0.5]))
         2
     """
-    return _nan_arg(reduction_ops.argmin, np.inf, x, axis, keepdims)
+    return _nan_arg("nanargmin", reduction_ops.argmin, np.inf, x, axis, keepdims)
 
 
 def _cumulative(op, x, axis, dtype):
