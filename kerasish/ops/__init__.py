@@ -50,7 +50,6 @@ from kerasish.ops.selection import *  # noqa: F403
 from kerasish.ops.shapes import *  # noqa: F403
 
 globals().update(namespaces.public_ops("ops"))  # the core ops ks.ops shows as they are
-globals().update(keras_names.keras_named(globals()))  # ... under Keras's argument names
 
 # The functional API: a function here that fails on symbolic tensors because it needs
 # concrete shapes records one node running it whole (see kerasish.core.symbolic). The
@@ -66,6 +65,7 @@ for _name, _value in list(globals().items()):
         _value.__module__ = __name__
     if _value.__module__ == __name__ or _name in _READ_SHAPES:
         globals()[_name] = symbolic_fallback(_value)
+globals().update(keras_names.keras_named(globals()))  # core ops under Keras's argument names
 
 linalg = types.SimpleNamespace(**{name: globals()[name] for name in (
     "cholesky", "det", "eigh", "inv", "norm", "qr", "solve", "solve_triangular", "svd")})

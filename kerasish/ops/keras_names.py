@@ -48,7 +48,8 @@ KERAS_PARAMETERS = {
 
 def renamed(function, names):
     """`function` with its first parameters called `names` (a new function over the same
-    code; one wrapped by `symbolic_fallback` is renamed inside and wrapped again).
+    code; one wrapped by `symbolic_fallback` is renamed inside and wrapped again, as a
+    `kerasish.ops` function, so a saved node finds it by its `ks.ops` name).
 
     Args:
         function: a plain Python function (not a closure over its parameters).
@@ -68,8 +69,10 @@ def renamed(function, names):
         3
     """
     inner = getattr(function, "__wrapped_op__", None)
-    if inner is not None:
-        return symbolic_fallback(renamed(inner, names))
+    if inner is not None:  # its node names it by its ks.ops name, which takes Keras's names
+        inner = renamed(inner, names)
+        inner.__module__ = "kerasish.ops"
+        return symbolic_fallback(inner)
     code = function.__code__
     count = code.co_argcount + code.co_kwonlyargcount
     if len(names) > code.co_argcount or set(code.co_varnames[: len(names)]) & set(

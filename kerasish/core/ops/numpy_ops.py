@@ -102,7 +102,17 @@ def _i1_values(x):
     return (values @ weights).astype(x.dtype)
 
 
-_i1 = primitive("i1", differentiable=False)(_i1_values)
+_i1 = primitive("i1")(_i1_values)
+
+
+@_i1.defgrad
+def _(op, dy):  # I1'(x) = I0(x) - I1(x) / x, 1/2 at 0
+    x = op.inputs[0]
+    zero = math_ops.equal(x, 0)
+    safe = math_ops.where(zero, math_ops.ones_like_values(x), x)
+    return (dy * math_ops.where(zero, 0.5, i0(x) - op.output / safe),)
+
+
 i0 = unary(
     "i0", lambda x: backend.array_module(x).i0(x).astype(x.dtype),
     lambda x, y, dy: dy * apply1(_i1, x),
@@ -247,13 +257,11 @@ bitwise_invert = unary(
 
 # ---------------------------------------------------------------- complex parts
 
-_real = primitive("real")(lambda x: backend.array_module(x).real(x).copy())
-_real.defgrad(lambda op, dy: (math_ops.cast(dy, op.inputs[0].dtype),))
-_imag = primitive("imag")(lambda x: backend.array_module(x).imag(x).copy())
-_imag.defgrad(lambda op, dy: (
-    math_ops.cast(dy, op.inputs[0].dtype) * (1j if op.inputs[0].dtype.kind == "c" else 0.0),))
-_conj = primitive("conj")(lambda x: backend.array_module(x).conj(x))
-_conj.defgrad(lambda op, dy: (apply1(_conj, dy),))
+# kerasish differentiates floating tensors only (the tape skips complex ones), so these are
+# not differentiable; on a real tensor `real` and `conj` return it as it is (gradient intact)
+_real = primitive("real", differentiable=False)(lambda x: backend.array_module(x).real(x).copy())
+_imag = primitive("imag", differentiable=False)(lambda x: backend.array_module(x).imag(x).copy())
+_conj = primitive("conj", differentiable=False)(lambda x: backend.array_module(x).conj(x))
 _angle = primitive("angle", differentiable=False)(
     lambda x: backend.array_module(x).angle(x).astype(
         x.real.dtype if x.dtype.kind in "fc" else np.float64))
