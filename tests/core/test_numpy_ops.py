@@ -153,6 +153,7 @@ def test_nan_statistics_match_numpy():
 DIFFERENTIABLE = {
     "cbrt": (lambda a: ops.cbrt(a), [A + 3.0]),
     "exp2": (lambda a: ops.exp2(a), [A]),
+    "i0_at_0": (lambda a: ops.i0(a) * ops.i0(a), [np.array([0.0, 1e-4, -0.2])]),
     "sinc": (lambda a: ops.sinc(a), [np.array([0.0, 0.3, -1.7])]),
     "i0": (lambda a: ops.i0(a), [A]),
     "erfinv": (lambda a: ops.erfinv(a), [np.array([-0.7, 0.0, 0.4, 0.9])]),
