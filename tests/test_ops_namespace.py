@@ -134,7 +134,8 @@ def test_keras_style_import():
     from kerasish import ops as ops_again
 
     assert ops_again is ops and layers is keras.layers
-    assert keras.ops.matmul is ks.matmul
+    # ks.ops.matmul is ks.matmul's code under Keras's argument names (x1, x2)
+    assert keras.ops.matmul.__code__.co_code == ks.matmul.__code__.co_code
 
 
 def test_composed_layout_and_predicates_follow_numpy():
@@ -678,13 +679,17 @@ def test_keras_ops_sub_namespaces_hold_the_same_functions():
 
 @pytest.mark.parametrize("namespace", ["ks", "math", "nn", "linalg", "ops"])
 def test_the_public_namespaces_show_the_ops_of_the_one_table(namespace):
-    from kerasish.ops import namespaces
+    from kerasish.ops import keras_names, namespaces
 
     module = ks if namespace == "ks" else getattr(ks, namespace)
     ops_shown = namespaces.public_ops(namespace)
     assert ops_shown, namespace
     for name, op in ops_shown.items():
         shown = getattr(module, name)
-        assert getattr(shown, "__wrapped_op__", shown) is getattr(op, "__wrapped_op__", op), name
+        shown, op = getattr(shown, "__wrapped_op__", shown), getattr(op, "__wrapped_op__", op)
+        if namespace == "ops" and name in keras_names.KERAS_PARAMETERS:  # renamed arguments
+            assert shown.__code__.co_code == op.__code__.co_code, name
+        else:
+            assert shown is op, name
     with pytest.raises(ValueError, match="namespace must be one of"):
         namespaces.public_ops("tf")

@@ -246,7 +246,6 @@ class KerasOp:
         config = dict(layer_config.get("config") or {})
         self.name = config.pop("name", None) or unique_name(snake_case(self.keras_class))
         self.config = config
-        kwargs = {self._RENAMED.get(key, key): value for key, value in config.items()}
         if self.keras_class == "GetItem":
             self._function = _get_item
         else:
@@ -257,6 +256,9 @@ class KerasOp:
                     f"unsupported Keras op {self.keras_class!r} (module {self.keras_module!r}) "
                     f"in node '{self.name}': ks.ops has no {function}"
                 )
+        taken = inspect.signature(self._function).parameters  # Keras's names where it has them
+        kwargs = {key if key in taken else self._RENAMED.get(key, key): value
+                  for key, value in config.items()}
         leading = self._LEADING.get(self.keras_class)
         self._leading = (kwargs.pop(leading),) if leading in kwargs else ()
         self._kwargs = self._supported(kwargs, "config argument")

@@ -39,7 +39,7 @@ import types
 from kerasish.core.ops import image_ops
 from kerasish.core.symbolic import symbolic_fallback
 from kerasish.core.tensor import Tensor, as_dtype, convert_to_tensor  # noqa: F401
-from kerasish.ops import namespaces
+from kerasish.ops import keras_names, namespaces
 from kerasish.ops.control_flow import *  # noqa: F403
 from kerasish.ops.creation import *  # noqa: F403
 from kerasish.ops.elementwise import *  # noqa: F403
@@ -65,6 +65,7 @@ for _name, _value in list(globals().items()):
         _value.__module__ = __name__
     if _value.__module__ == __name__ or _name in _READ_SHAPES:
         globals()[_name] = symbolic_fallback(_value)
+globals().update(keras_names.keras_named(globals()))  # core ops under Keras's argument names
 
 linalg = types.SimpleNamespace(**{name: globals()[name] for name in (
     "cholesky", "det", "eigh", "inv", "norm", "qr", "solve", "solve_triangular", "svd")})

@@ -10,13 +10,15 @@ from kerasish.core.tensor import Tensor, convert_to_tensor
 
 __all__ = [
     "arange",
+    "array",
+    "copy",
+    "empty",
+    "empty_like",
     "cast",
     "convert_to_numpy",
-    "eye",
     "full",
     "full_like",
     "identity",
-    "linspace",
     "ndim",
     "ones",
     "shape",
@@ -187,25 +189,6 @@ def full_like(x, fill_value, dtype=None) -> Tensor:
     return creation_ops.fill(x.shape, fill_value, dtype=dtype or x.dtype)
 
 
-def eye(N, M=None, dtype=None) -> Tensor:  # noqa: N803 - NumPy's names
-    """The identity matrix (N, M).
-
-    Args:
-        N: the number of rows.
-        M: the number of columns; None: N.
-        dtype: the element type; None: float32.
-
-    Returns:
-        A 2-D tensor with ones on the main diagonal.
-
-    Example:
-        >>> from kerasish import ops
-        >>> ops.convert_to_numpy(ops.eye(2, 3)).tolist()
-        [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]
-    """
-    return creation_ops.eye(N, M, dtype=dtype or np.float32)
-
-
 def arange(start, stop=None, step=1, dtype=None) -> Tensor:
     """Evenly spaced values in [start, stop), as `np.arange`.
 
@@ -226,26 +209,6 @@ def arange(start, stop=None, step=1, dtype=None) -> Tensor:
     return creation_ops.range(start, stop, step, dtype=dtype)
 
 
-def linspace(start, stop, num=50, dtype=None) -> Tensor:
-    """`num` evenly spaced values from `start` to `stop` inclusive.
-
-    Args:
-        start: the first value.
-        stop: the last value.
-        num: how many values.
-        dtype: the element type; None: float32.
-
-    Returns:
-        A 1-D tensor of length `num`.
-
-    Example:
-        >>> from kerasish import ops
-        >>> ops.convert_to_numpy(ops.linspace(0, 1, 3)).tolist()
-        [0.0, 0.5, 1.0]
-    """
-    return creation_ops.linspace(start, stop, num, dtype=dtype or np.float32)
-
-
 def identity(n: int, dtype=None) -> Tensor:
     """The n x n identity matrix (Keras's `ops.identity`, not TF's copy op).
 
@@ -262,3 +225,74 @@ def identity(n: int, dtype=None) -> Tensor:
         [[1.0, 0.0], [0.0, 1.0]]
     """
     return creation_ops.eye(n, dtype=dtype or np.float32)
+
+
+def array(x, dtype=None) -> Tensor:
+    """`x` as a tensor (Keras's `ops.array`: `convert_to_tensor`).
+
+    Args:
+        x: a number, list or array.
+        dtype: the element type; None: inferred (float32 for Python floats).
+
+    Returns:
+        A tensor.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.array([1, 2], dtype="float32")
+        <ks.Tensor: shape=(2,), dtype=float32, numpy=[1., 2.]>
+    """
+    return convert_to_tensor(x, dtype=dtype)
+
+
+def copy(x) -> Tensor:
+    """A copy of `x` (the gradient passes through).
+
+    Args:
+        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
+
+    Returns:
+        A tensor equal to `x`.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.convert_to_numpy(ops.copy([1, 2])).tolist()
+        [1, 2]
+    """
+    return creation_ops.identity(x)
+
+
+def empty(shape, dtype=None) -> Tensor:  # noqa: A002
+    """A tensor of `shape` (zeros here: NumPy's uninitialized memory has no use in a graph).
+
+    Args:
+        shape: an int or a sequence of ints.
+        dtype: the element type; None: float32.
+
+    Returns:
+        A new tensor.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.shape(ops.empty((2, 3)))
+        (2, 3)
+    """
+    return creation_ops.zeros(shape, dtype or np.float32)
+
+
+def empty_like(x, dtype=None) -> Tensor:
+    """A tensor like `x` (zeros here).
+
+    Args:
+        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
+        dtype: the element type; None: `x`'s.
+
+    Returns:
+        A new tensor of `x`'s shape.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.empty_like([1, 2]).dtype.name
+        'int32'
+    """
+    return creation_ops.zeros_like(x, dtype=dtype)

@@ -5,7 +5,7 @@ core ops shown as they are."""
 
 from __future__ import annotations
 
-from kerasish.core.ops import clip_ops, math_ops
+from kerasish.core.ops import clip_ops, math_ops, numpy_ops
 from kerasish.core.ops.math_ops import divide, multiply
 from kerasish.core.tensor import Tensor, convert_to_tensor
 from kerasish.ops.keras_dtypes import floating, on_floats
@@ -18,6 +18,23 @@ __all__ = [
     "arctan",
     "arctan2",
     "arctanh",
+    "angle",
+    "cbrt",
+    "correlate",
+    "deg2rad",
+    "divide_no_nan",
+    "erfc",
+    "erfinv",
+    "exp2",
+    "fabs",
+    "heaviside",
+    "hypot",
+    "i0",
+    "logaddexp",
+    "logaddexp2",
+    "nextafter",
+    "rad2deg",
+    "sinc",
     "ceil",
     "clip",
     "cos",
@@ -113,3 +130,69 @@ def arctan2(x1, x2) -> Tensor:
     return math_ops.atan2(floating(x1), floating(x2))
 
 
+
+
+def on_floats2(op):
+    """`op` of two tensors with both put through `floating` (Keras's float32 for integers).
+
+    Args:
+        op: a function whose first two arguments are tensors.
+
+    Returns:
+        The wrapped function (named and documented as `op`).
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.hypot(3, 4)
+        <ks.Tensor: shape=(), dtype=float32, numpy=5.0>
+    """
+
+    def keras_dtypes(x1, x2, *args, **kwargs):
+        return op(floating(x1), floating(x2), *args, **kwargs)
+
+    keras_dtypes.__name__ = keras_dtypes.__qualname__ = op.__name__
+    keras_dtypes.__doc__, keras_dtypes.__wrapped__ = op.__doc__, op
+    return keras_dtypes
+
+
+cbrt, exp2, sinc, i0, erfinv, erfc, deg2rad, rad2deg, angle = map(on_floats, (
+    numpy_ops.cbrt, numpy_ops.exp2, numpy_ops.sinc, numpy_ops.i0, numpy_ops.erfinv,
+    math_ops.erfc, numpy_ops.deg2rad, numpy_ops.rad2deg, numpy_ops.angle))
+hypot, logaddexp, logaddexp2, nextafter, heaviside, correlate = map(on_floats2, (
+    numpy_ops.hypot, numpy_ops.logaddexp, numpy_ops.logaddexp2, numpy_ops.nextafter,
+    numpy_ops.heaviside, numpy_ops.correlate))
+
+
+def fabs(x) -> Tensor:
+    """|x| elementwise, as floats (float32 for integers, as Keras's).
+
+    Args:
+        x: a tensor, or a number, list or array that `convert_to_tensor` takes.
+
+    Returns:
+        A floating tensor of `x`'s shape.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.fabs([-2, 3])
+        <ks.Tensor: shape=(2,), dtype=float32, numpy=[2., 3.]>
+    """
+    return math_ops.abs(floating(x))
+
+
+def divide_no_nan(x1, x2) -> Tensor:
+    """x1 / x2, 0 where x2 is 0 (float32 for integers, as Keras's).
+
+    Args:
+        x1: the dividend.
+        x2: the divisor, broadcast against x1.
+
+    Returns:
+        A floating tensor of the broadcast shape.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.convert_to_numpy(ops.divide_no_nan([1, 2], [0, 4])).tolist()
+        [0.0, 0.5]
+    """
+    return math_ops.divide_no_nan(floating(x1), floating(x2))

@@ -20,6 +20,7 @@ from kerasish.core.ops import (
     linalg_ops,
     math_ops,
     nn_ops,
+    numpy_ops,
     product_ops,
     reduction_ops,
     sampled_loss_ops,
@@ -31,6 +32,7 @@ _MODULES = {module.__name__.rpartition(".")[2]: module for module in (
     activation_ops, clip_ops, conv_ops, creation_ops, cumulative_ops, einsum_ops, indexing_ops,
     linalg_ops, math_ops, nn_ops, product_ops, reduction_ops, sampled_loss_ops, shape_ops,
     sorting_ops)}
+_MODULES["numpy_ops"] = numpy_ops
 NAMESPACES = ("ks", "math", "nn", "linalg", "ops")
 
 _TABLE = """
@@ -229,6 +231,72 @@ sorting_ops       searchsorted                              ops
 sorting_ops       take_along_axis                           ops
 sorting_ops       top_k                                     math
 sorting_ops       unique                                    ops
+numpy_ops         allclose                                  ops
+numpy_ops         append                                    ops
+numpy_ops         argpartition                              ops
+numpy_ops         array_split                               ops
+numpy_ops         bartlett                                  ops
+numpy_ops         bitwise_and                               ops
+numpy_ops         bitwise_invert                            ops ops:bitwise_not
+numpy_ops         bitwise_or                                ops
+numpy_ops         bitwise_xor                               ops
+numpy_ops         blackman                                  ops
+numpy_ops         conj                                      ops ops:conjugate
+numpy_ops         diagflat                                  ops
+numpy_ops         diff                                      ops
+numpy_ops         dsplit                                    ops
+numpy_ops         dstack                                    ops
+numpy_ops         fliplr                                    ops
+numpy_ops         flipud                                    ops
+numpy_ops         fmax                                      ops
+numpy_ops         fmin                                      ops
+numpy_ops         fmod                                      ops
+numpy_ops         gcd                                       ops
+numpy_ops         geomspace                                 ops
+numpy_ops         get_item                                  ops
+numpy_ops         hamming                                   ops
+numpy_ops         hanning                                   ops
+numpy_ops         histogram                                 ops
+numpy_ops         hsplit                                    ops
+numpy_ops         hstack                                    ops
+numpy_ops         imag                                      ops
+numpy_ops         isclose                                   ops
+numpy_ops         isin                                      ops
+numpy_ops         isneginf                                  ops
+numpy_ops         isposinf                                  ops
+numpy_ops         isreal                                    ops
+numpy_ops         kaiser                                    ops
+numpy_ops         kron                                      ops
+numpy_ops         lcm                                       ops
+numpy_ops         ldexp                                     ops
+numpy_ops         left_shift                                ops ops:bitwise_left_shift
+numpy_ops         linspace                                  ops
+numpy_ops         logspace                                  ops
+numpy_ops         nanargmax                                 ops
+numpy_ops         nanargmin                                 ops
+numpy_ops         nancumprod                                ops
+numpy_ops         nancumsum                                 ops
+numpy_ops         nanmax                                    ops
+numpy_ops         nanmin                                    ops
+numpy_ops         nanprod                                   ops
+numpy_ops         nansum                                    ops
+numpy_ops         ptp                                       ops
+numpy_ops         ravel                                     ops
+numpy_ops         real                                      ops
+numpy_ops         right_shift                               ops ops:bitwise_right_shift
+numpy_ops         rot90                                     ops
+numpy_ops         select                                    ops
+numpy_ops         signbit                                   ops
+numpy_ops         tri                                       ops
+numpy_ops         trunc                                     ops
+numpy_ops         unravel_index                             ops
+numpy_ops         vander                                    ops
+numpy_ops         vectorize                                 ops
+numpy_ops         view                                      ops
+numpy_ops         vsplit                                    ops
+numpy_ops         vstack                                    ops
+numpy_ops         cdist                                     ops
+numpy_ops         eye                                       ops
 """
 
 

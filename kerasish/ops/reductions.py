@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from kerasish.core.ops import cumulative_ops, nn_ops, reduction_ops, shape_ops, statistics_ops
+from kerasish.core.ops import (
+    cumulative_ops,
+    math_ops,
+    nn_ops,
+    numpy_ops,
+    reduction_ops,
+    shape_ops,
+    statistics_ops,
+)
 from kerasish.core.ops.shape_ops import reshape
 from kerasish.core.tensor import Tensor, convert_to_tensor
 from kerasish.ops.keras_dtypes import floating, on_floats
@@ -24,7 +32,16 @@ __all__ = [
     "mean",
     "min",
     "norm",
+    "nanmean",
+    "nanmedian",
+    "nanpercentile",
+    "nanquantile",
+    "nanstd",
+    "nanvar",
+    "percentile",
     "prod",
+    "corrcoef",
+    "trapezoid",
     "std",
     "sum",
     "var",
@@ -69,13 +86,14 @@ def mean(x, axis=None, keepdims: bool = False) -> Tensor:
     return reduction_ops.reduce_mean(floating(x), axis, keepdims)
 
 
-def max(x, axis=None, keepdims: bool = False) -> Tensor:  # noqa: A001
+def max(x, axis=None, keepdims: bool = False, initial=None) -> Tensor:  # noqa: A001
     """Maximum over `axis` (all axes when None).
 
     Args:
         x: a tensor, or a number, list or array that `convert_to_tensor` takes.
         axis: an axis or a sequence of axes; None: all axes.
         keepdims: keep each reduced axis with length 1.
+        initial: a value the maximum also takes in; None: none.
 
     Returns:
         The reduced tensor.
@@ -85,19 +103,21 @@ def max(x, axis=None, keepdims: bool = False) -> Tensor:  # noqa: A001
 
     Example:
         >>> from kerasish import ops
-        >>> ops.convert_to_numpy(ops.max([[1, 2], [3, 4]], axis=1)).tolist()
-        [2, 4]
+        >>> ops.convert_to_numpy(ops.max([[1, 2], [3, 4]], axis=1, initial=3)).tolist()
+        [3, 4]
     """
-    return reduction_ops.reduce_max(x, axis, keepdims)
+    result = reduction_ops.reduce_max(x, axis, keepdims)
+    return result if initial is None else math_ops.maximum(result, initial)
 
 
-def min(x, axis=None, keepdims: bool = False) -> Tensor:  # noqa: A001
+def min(x, axis=None, keepdims: bool = False, initial=None) -> Tensor:  # noqa: A001
     """Minimum over `axis` (all axes when None).
 
     Args:
         x: a tensor, or a number, list or array that `convert_to_tensor` takes.
         axis: an axis or a sequence of axes; None: all axes.
         keepdims: keep each reduced axis with length 1.
+        initial: a value the minimum also takes in; None: none.
 
     Returns:
         The reduced tensor.
@@ -110,16 +130,18 @@ def min(x, axis=None, keepdims: bool = False) -> Tensor:  # noqa: A001
         >>> ops.convert_to_numpy(ops.min([[1, 2], [3, 4]], axis=0)).tolist()
         [1, 2]
     """
-    return reduction_ops.reduce_min(x, axis, keepdims)
+    result = reduction_ops.reduce_min(x, axis, keepdims)
+    return result if initial is None else math_ops.minimum(result, initial)
 
 
-def prod(x, axis=None, keepdims: bool = False) -> Tensor:
+def prod(x, axis=None, keepdims: bool = False, dtype=None) -> Tensor:
     """Product over `axis` (all axes when None).
 
     Args:
         x: a tensor, or a number, list or array that `convert_to_tensor` takes.
         axis: an axis or a sequence of axes; None: all axes.
         keepdims: keep each reduced axis with length 1.
+        dtype: the dtype to multiply in; None: `x`'s.
 
     Returns:
         The reduced tensor.
@@ -129,7 +151,11 @@ def prod(x, axis=None, keepdims: bool = False) -> Tensor:
         >>> ops.convert_to_numpy(ops.prod([[1, 2], [3, 4]], axis=1)).tolist()
         [2, 12]
     """
-    return cumulative_ops.reduce_prod(x, axis, keepdims)
+    return cumulative_ops.reduce_prod(_as(x, dtype), axis, keepdims)
+
+
+def _as(x, dtype) -> Tensor:
+    return convert_to_tensor(x) if dtype is None else math_ops.cast(x, dtype)
 
 
 def var(x, axis=None, keepdims: bool = False) -> Tensor:
@@ -274,12 +300,13 @@ def _arg_reduce(op, x, axis, keepdims):
     return shape_ops.expand_dims(result, axis) if keepdims else result
 
 
-def cumsum(x, axis=None) -> Tensor:
+def cumsum(x, axis=None, dtype=None) -> Tensor:
     """Running sums along `axis` (of the flattened `x` when None).
 
     Args:
         x: a tensor, or a number, list or array that `convert_to_tensor` takes.
         axis: the axis; None: the flattened `x`.
+        dtype: the dtype to accumulate in; None: `x`'s.
 
     Returns:
         A tensor of the running sums.
@@ -289,15 +316,17 @@ def cumsum(x, axis=None) -> Tensor:
         >>> ops.convert_to_numpy(ops.cumsum([1, 2, 3])).tolist()
         [1, 3, 6]
     """
+    x = _as(x, dtype)
     return cumulative_ops.cumsum(reshape(x, [-1]) if axis is None else x, axis=axis or 0)
 
 
-def cumprod(x, axis=None) -> Tensor:
+def cumprod(x, axis=None, dtype=None) -> Tensor:
     """Running products along `axis` (of the flattened `x` when None).
 
     Args:
         x: a tensor, or a number, list or array that `convert_to_tensor` takes.
         axis: the axis; None: the flattened `x`.
+        dtype: the dtype to accumulate in; None: `x`'s.
 
     Returns:
         A tensor of the running products.
@@ -307,6 +336,7 @@ def cumprod(x, axis=None) -> Tensor:
         >>> ops.convert_to_numpy(ops.cumprod([[1, 2], [3, 4]], axis=1)).tolist()
         [[1, 2], [3, 12]]
     """
+    x = _as(x, dtype)
     return cumulative_ops.cumprod(reshape(x, [-1]) if axis is None else x, axis=axis or 0)
 
 
@@ -336,3 +366,28 @@ def norm(x, ord=None, axis=None, keepdims: bool = False) -> Tensor:  # noqa: A00
 amax = max
 amin = min
 average = on_floats(statistics_ops.average)
+nanmean, nanvar, nanstd, nanmedian, nanquantile, nanpercentile, percentile = map(on_floats, (
+    numpy_ops.nanmean, numpy_ops.nanvar, numpy_ops.nanstd, numpy_ops.nanmedian,
+    numpy_ops.nanquantile, numpy_ops.nanpercentile, numpy_ops.percentile))
+corrcoef = on_floats(numpy_ops.corrcoef)
+
+
+def trapezoid(y, x=None, dx=1.0, axis: int = -1) -> Tensor:
+    """The integral of `y` along `axis` by the trapezoid rule (float32 for integer `y`, as
+    Keras's).
+
+    Args:
+        y: the sampled values.
+        x: the sample points along `axis`; None: spaced `dx` apart.
+        dx: the spacing when `x` is None.
+        axis: the axis to integrate along.
+
+    Returns:
+        `y` with `axis` reduced.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.trapezoid([1, 2, 3])
+        <ks.Tensor: shape=(), dtype=float32, numpy=4.0>
+    """
+    return numpy_ops.trapezoid(floating(y), x, dx, axis)

@@ -21,6 +21,7 @@ from kerasish.core.ops import (
     linalg_ops,
     math_ops,
     nn_ops,
+    numpy_ops,
     product_ops,
     reduction_ops,
     rnn_ops,
@@ -869,6 +870,25 @@ SAMPLES: dict[str, list[Case]] = {
         Case(lambda x: _flat(*ks.ops.qr(x * x)), [normal(2, 3, 3)], label="square, batch"),
     ],
 }
+
+# NumPy's remaining functions (core/ops/numpy_ops.py)
+SAMPLES.update({
+    "cbrt": [Case(numpy_ops.cbrt, [away_from_zero(3, 4)]),
+             Case(lambda x: numpy_ops.cbrt(-x), [positive(5)], label="negative")],
+    "exp2": [Case(numpy_ops.exp2, [normal(3, 4)])],
+    "sinc": [Case(numpy_ops.sinc, [normal(3, 4)])],
+    "i0": [Case(numpy_ops.i0, [normal(3, 4, scale=2.0)])],
+    "i1": [Case(lambda x: apply(numpy_ops._i1, (x,)) * x, [normal(3, 4, scale=2.0)]),
+           Case(lambda x: apply(numpy_ops._i1, (x,)), [np.array([0.3, -2.5, 6.0])],
+                label="both signs")],
+    "erfinv": [Case(numpy_ops.erfinv, [uniform(3, 4, low=-0.9, high=0.9)])],
+    "hypot": [Case(numpy_ops.hypot, [away_from_zero(3, 4), normal(4)], label="(3,4),(4,)")],
+    "logaddexp": [Case(numpy_ops.logaddexp, [normal(3, 4), normal(3, 1)])],
+    "logaddexp2": [Case(numpy_ops.logaddexp2, [normal(3, 4), normal(4)])],
+    "fmod": [Case(numpy_ops.fmod, [np.array([[0.3, 1.7, -2.4, 5.1], [-0.6, 2.2, 3.3, -4.5]]),
+                                   np.array([1.0, 1.0, -1.0, 2.0])])],
+    "ldexp": [Case(lambda x: numpy_ops.ldexp(x, np.array([1, -2, 0, 3])) * x, [normal(3, 4)])],
+})
 
 
 def _differentiable_primitives() -> list:

@@ -77,12 +77,16 @@ def test_keras_op_config_arguments_kerasish_lacks_are_accepted_only_at_keras_def
         return {"module": "keras.src.ops.numpy", "class_name": "Max", "name": "max",
                 "config": {"name": "max", "axis": -1, "keepdims": False, **arguments}}
 
-    op = KerasOp(config_with(initial=None))  # Keras writes its off value: ignored
+    op = KerasOp(config_with(initial=None))  # Keras's off value
     np.testing.assert_array_equal(op(np.array([[1.0, 5.0]])).numpy(), [5.0])
+    op = KerasOp(config_with(initial=7.0))  # ks.ops.max takes Keras's initial
+    np.testing.assert_array_equal(op(np.array([[1.0, 5.0]])).numpy(), [7.0])
+    # an argument ks.ops.max lacks (NumPy's `where`, were a Keras config to write it)
+    KerasOp(config_with(where=None))
     with pytest.raises(ks.InvalidArgumentError,
-                       match=r"Keras op 'max' \(Max\): config argument initial=3.0 is not "
-                             r"supported \(ks.ops.max has no 'initial'"):
-        KerasOp(config_with(initial=3.0))
+                       match=r"Keras op 'max' \(Max\): config argument where=3.0 is not "
+                             r"supported \(ks.ops.max has no 'where'"):
+        KerasOp(config_with(where=3.0))
     einsum = KerasOp({"module": "keras.src.ops.numpy", "class_name": "Einsum",
                       "config": {"name": "e", "subscripts": "ij,jk->ik"}})
     np.testing.assert_allclose(einsum(np.eye(2), np.ones((2, 3))).numpy(), np.ones((2, 3)))
