@@ -16,6 +16,7 @@ from kerasish.core.ops import (
     creation_ops,
     cumulative_ops,
     einsum_ops,
+    fft_ops,
     indexing_ops,
     linalg_ops,
     math_ops,
@@ -30,7 +31,7 @@ from kerasish.core.ops import (
 _MODULES = {module.__name__.rpartition(".")[2]: module for module in (
     activation_ops, clip_ops, conv_ops, creation_ops, cumulative_ops, einsum_ops, indexing_ops,
     linalg_ops, math_ops, nn_ops, product_ops, reduction_ops, sampled_loss_ops, shape_ops,
-    sorting_ops)}
+    sorting_ops, fft_ops)}
 NAMESPACES = ("ks", "math", "nn", "linalg", "ops")
 
 _TABLE = """
@@ -83,6 +84,14 @@ cumulative_ops    cumprod                                   ks math
 cumulative_ops    cumsum                                    ks math
 cumulative_ops    reduce_prod                               ks math
 einsum_ops        einsum                                    ops
+fft_ops           extract_sequences                         ops
+fft_ops           fft                                       ops
+fft_ops           fft2                                      ops
+fft_ops           ifft2                                     ops
+fft_ops           irfft                                     ops
+fft_ops           istft                                     ops
+fft_ops           rfft                                      ops
+fft_ops           stft                                      ops
 indexing_ops      bincount                                  ops
 indexing_ops      boolean_mask                              ks
 indexing_ops      flip                                      ops

@@ -859,6 +859,26 @@ SAMPLES: dict[str, list[Case]] = {
         Case(lambda x: _flat(*ks.ops.qr(x)), [normal(4, 3)], label="tall"),
         Case(lambda x: _flat(*ks.ops.qr(x * x)), [normal(2, 3, 3)], label="square, batch"),
     ],
+    # the Fourier transforms on (real, imag) pairs (kerasish.core.ops.fft_ops)
+    "fft_complex": [
+        Case(lambda r, i: _flat(*(t * t for t in ks.ops.fft((r, i)))), [normal(2, 5), normal(2, 5)],
+             label="fft"),
+        Case(lambda r, i: _flat(*(t * t for t in ks.ops.ifft2((r, i)))),
+             [normal(3, 4), normal(3, 4)], label="ifft2"),
+    ],
+    "rfft": [
+        Case(lambda x: _flat(*(t * t for t in ks.ops.rfft(x))), [normal(2, 6)], label="even"),
+        Case(lambda x: _flat(*(t * t for t in ks.ops.rfft(x, 7))), [normal(5)], label="padded"),
+        Case(lambda x: _flat(*ks.ops.stft(x * x, 4, 2, 6)), [normal(12)], label="stft"),
+    ],
+    "irfft": [
+        Case(lambda r, i: ks.square(ks.ops.irfft((r, i), 6)), [normal(2, 4), normal(2, 4)],
+             label="even"),
+        Case(lambda r, i: ks.square(ks.ops.irfft((r, i), 5)), [normal(3), normal(3)],
+             label="odd"),
+        Case(lambda r, i: ks.square(ks.ops.istft((r, i), 4, 2, 6)), [normal(5, 4), normal(5, 4)],
+             label="istft"),
+    ],
 }
 
 
