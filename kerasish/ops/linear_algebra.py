@@ -13,7 +13,6 @@ __all__ = [
     "det",
     "eigh",
     "inv",
-    "logdet",
     "qr",
     "slogdet",
     "solve",

@@ -77,7 +77,7 @@ creation_ops      range                                     ks
 creation_ops      rank                                      ks
 creation_ops      shape                                     ks
 creation_ops      size                                      ks
-creation_ops      stop_gradient                             ks ops
+creation_ops      stop_gradient                             ks
 creation_ops      zeros                                     ks
 creation_ops      zeros_like                                ks ops
 cumulative_ops    cumprod                                   ks math
@@ -115,7 +115,7 @@ linalg_ops        diag_part                                 linalg
 linalg_ops        diagonal                                  ops
 linalg_ops        eigh                                      linalg ops
 linalg_ops        inv                                       linalg ops
-linalg_ops        logdet                                    linalg ops
+linalg_ops        logdet                                    linalg
 linalg_ops        matrix_transpose                          linalg
 linalg_ops        qr                                        ops
 linalg_ops        slogdet                                   linalg ops
@@ -143,6 +143,7 @@ math_ops          divide_no_nan                             math
 math_ops          equal                                     ks math ops
 math_ops          erf                                       math
 math_ops          erfc                                      math
+math_ops          erfinv                                    math
 math_ops          exp                                       ks math
 math_ops          expm1                                     ks math
 math_ops          floor                                     ks math
@@ -231,7 +232,7 @@ shape_ops         stack                                     ks
 shape_ops         swapaxes                                  ops
 shape_ops         tile                                      ks
 shape_ops         transpose                                 ks
-shape_ops         unstack                                   ks ops
+shape_ops         unstack                                   ks
 sorting_ops       digitize                                  ops
 sorting_ops       in_top_k                                  math ops
 sorting_ops       searchsorted                              ops
