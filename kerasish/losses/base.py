@@ -247,6 +247,8 @@ class Loss:
     Args:
         reduction: 'sum_over_batch_size' (default), 'sum' or 'none'.
         name: a name for logs (default: the class name in snake_case).
+        dtype: the dtype y_true and y_pred are converted to before `call` (Keras's loss
+            dtype); None: they are taken as given.
 
     Example:
         >>> import kerasish as ks
@@ -257,9 +259,11 @@ class Loss:
         4.5
     """
 
-    def __init__(self, reduction: str = "sum_over_batch_size", name: str | None = None):
+    def __init__(self, reduction: str = "sum_over_batch_size", name: str | None = None,
+                 dtype=None):
         self.reduction = Reduction.validate(reduction)
         self.name = name or snake_case(type(self).__name__)
+        self.dtype = None if dtype is None else np.dtype(getattr(dtype, "name", dtype))
 
     def call(self, y_true, y_pred):
         """The per-example losses, before weighting and reduction; subclasses override it.
@@ -283,6 +287,8 @@ class Loss:
         raise NotImplementedError(f"{type(self).__name__} must implement call(y_true, y_pred)")
 
     def __call__(self, y_true, y_pred, sample_weight=None):
+        if getattr(self, "dtype", None) is not None:  # (a subclass may skip __init__)
+            y_true, y_pred = (math_ops.cast(t, self.dtype) for t in (y_true, y_pred))
         losses = self.call(convert_to_tensor(y_true), convert_to_tensor(y_pred))
         return compute_weighted_loss(losses, sample_weight, self.reduction, self.name)
 

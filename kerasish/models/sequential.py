@@ -23,6 +23,7 @@ class Sequential(Model):
 
     Args:
         layers: the layers, in order (a `ks.Input` may come first); more can be `add`ed.
+        trainable: False: the model (and so its layers) starts frozen.
         name: the model's name.
 
     Example:
@@ -39,13 +40,15 @@ class Sequential(Model):
 
     _untracked_attributes = Model._untracked_attributes | {"_input_layer", "_symbolic_outputs"}
 
-    def __init__(self, layers=None, name=None):
+    def __init__(self, layers=None, trainable: bool = True, name=None):
         super().__init__(name=name)
         self._layers = []
         self._input_layer = None  # the InputLayer of ks.Input, when the model starts with one
         self._symbolic_outputs = []  # with an Input: each layer's symbolic output
         for layer in layers or []:
             self.add(layer)
+        if not trainable:  # Keras's argument: the model and every layer in it frozen
+            self.trainable = False
 
     @property
     def layers(self) -> list:
