@@ -240,6 +240,7 @@ class _NameScope(threading.local):
 
 
 _scope = _NameScope()
+variable_update_hooks: list = []  # called with a variable before it is assigned to
 
 
 @contextlib.contextmanager
@@ -507,6 +508,8 @@ class Variable(Tensor):
         return self._update_from("assign_sub", delta)
 
     def _update_from(self, how: str, value) -> Variable:
+        for hook in variable_update_hooks:  # a StatelessScope keeps the value it changes
+            hook(self)
         tracer = recording.current_tracer()
         if tracer is not None:  # inside ks.function: recorded, to be replayed on every call
             return tracer.update_variable(self, how, value)
