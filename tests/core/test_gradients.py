@@ -859,6 +859,9 @@ SAMPLES: dict[str, list[Case]] = {
         Case(lambda x: _flat(*ks.ops.qr(x)), [normal(4, 3)], label="tall"),
         Case(lambda x: _flat(*ks.ops.qr(x * x)), [normal(2, 3, 3)], label="square, batch"),
     ],
+    "erfinv": [
+        Case(lambda x: ks.math.erfinv(x), [uniform(5, low=-0.9, high=0.9)]),
+    ],
     # the Fourier transforms on (real, imag) pairs (kerasish.core.ops.fft_ops)
     "fft_complex": [
         Case(lambda r, i: _flat(*(t * t for t in ks.ops.fft((r, i)))), [normal(2, 5), normal(2, 5)],
