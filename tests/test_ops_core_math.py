@@ -236,3 +236,19 @@ def test_custom_gradient_as_keras_writes_it():
         tape.watch(x)
         y = log1pexp(x)
     assert float(tape.gradient(y, x)) == pytest.approx(1.0 / (1.0 + np.exp(-3.0)))
+
+
+def test_functional_model_with_the_new_ops_saves_and_loads(tmp_path):
+    inputs = ks.Input((32,))
+    real, imag = ops.stft(inputs, 8, 4, 8)
+    spectrum = ops.rearrange(ops.sqrt(real * real + imag * imag), "b t f -> b f t")
+    back = ops.irfft(ops.rfft(inputs))
+    model = ks.Model(inputs, [spectrum, back, ops.erfinv(ops.tanh(inputs) * 0.5)])
+    assert (spectrum.shape, back.shape) == ((None, 5, 9), (None, 32))
+    path = str(tmp_path / "model.keras")
+    model.save(path)
+    loaded = ks.saving.load_model(path)
+    data = RNG.random((2, 32)).astype(np.float32)
+    for a, b in zip(model(data), loaded(data)):
+        np.testing.assert_allclose(a.numpy(), b.numpy())
+    np.testing.assert_allclose(model(data)[1].numpy(), data, atol=1e-6)

@@ -21,6 +21,7 @@ from kerasish.core import backend
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.ops import indexing_ops, math_ops, shape_ops
 from kerasish.core.primitive import apply, primitive
+from kerasish.core.symbolic import symbolic_fallback
 from kerasish.core.tensor import Tensor, convert_to_tensor
 
 # ---------------------------------------------------------------- the primitives
@@ -147,6 +148,7 @@ def _complex_transform(x, op_name: str, axes: tuple, inverse: bool) -> tuple:
 # ---------------------------------------------------------------- the public ops
 
 
+@symbolic_fallback
 def fft(x) -> tuple:
     """The discrete Fourier transform along the last axis of a complex signal given as a pair.
 
@@ -168,6 +170,7 @@ def fft(x) -> tuple:
     return _complex_transform(x, "fft", (-1,), False)
 
 
+@symbolic_fallback
 def fft2(x) -> tuple:
     """The two-dimensional discrete Fourier transform over the last two axes.
 
@@ -189,6 +192,7 @@ def fft2(x) -> tuple:
     return _complex_transform(x, "fft2", (-2, -1), False)
 
 
+@symbolic_fallback
 def ifft2(x) -> tuple:
     """The inverse of `fft2`: the two-dimensional inverse transform over the last two axes.
 
@@ -210,6 +214,7 @@ def ifft2(x) -> tuple:
     return _complex_transform(x, "ifft2", (-2, -1), True)
 
 
+@symbolic_fallback
 def rfft(x, fft_length=None) -> tuple:
     """The transform of a real signal along the last axis: its `fft_length // 2 + 1`
     non-negative frequencies.
@@ -240,6 +245,7 @@ def rfft(x, fft_length=None) -> tuple:
     return apply(_rfft, (x,), {"n": n})
 
 
+@symbolic_fallback
 def irfft(x, fft_length=None) -> tuple:
     """The inverse of `rfft`: a real signal from its non-negative frequencies.
 
@@ -271,6 +277,7 @@ def irfft(x, fft_length=None) -> tuple:
     return apply(_irfft, (real, imag), {"n": n})
 
 
+@symbolic_fallback
 def extract_sequences(x, sequence_length: int, sequence_stride: int) -> Tensor:
     """Overlapping frames of `x`'s last axis: frame i holds the `sequence_length` values from
     `i * sequence_stride`.
@@ -354,6 +361,7 @@ def _stft_sizes(sequence_length, sequence_stride, fft_length, op_name: str) -> t
     return size, step, n
 
 
+@symbolic_fallback
 def stft(x, sequence_length: int, sequence_stride: int, fft_length: int, window="hann",
          center: bool = True) -> tuple:
     """The short-time Fourier transform along the last axis, as Keras's `ops.stft`.
@@ -409,6 +417,7 @@ def _overlap_add(frames: Tensor, step: int) -> Tensor:
     return shape_ops.moveaxis(summed, 0, -1)
 
 
+@symbolic_fallback
 def istft(x, sequence_length: int, sequence_stride: int, fft_length: int, length=None,
           window="hann", center: bool = True) -> Tensor:
     """The inverse of `stft`: `irfft` of each frame, times the window, overlap-added and
