@@ -141,6 +141,8 @@ def test_keras_arguments_of_name_scope_tensor_input_sequential_loss():
     model = ks.Sequential([ks.Input((3,)), ks.layers.Dense(2)], trainable=False)
     assert not model.trainable and not model.layers[0].trainable
     assert model.trainable_weights == []
+    with pytest.raises(TypeError, match="Keras's order is layers, trainable, name"):
+        ks.Sequential([ks.layers.Dense(2)], "stack")
 
     class Cube(ks.losses.Loss):
         def call(self, y_true, y_pred):
