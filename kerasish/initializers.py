@@ -565,7 +565,7 @@ def serialize(initializer) -> dict:
     Example:
         >>> import kerasish as ks
         >>> ks.initializers.serialize(ks.initializers.HeNormal(seed=1))["config"]
-        {'seed': 1}
+        {'seed': 1, 'input_axes': None, 'output_axes': None}
     """
     return serialization.serialize_keras_object(initializer)
 
