@@ -56,6 +56,15 @@ from kerasish.core.dtype_policy import DTypePolicy, FloatDTypePolicy  # noqa: F4
 from kerasish.core.errors import DeviceError, InvalidArgumentError, KerasishError  # noqa: F401
 from kerasish.core.function import defun, function  # noqa: F401
 from kerasish.core.keras_tensor import KerasTensor  # noqa: F401
+from kerasish.core.operation import (  # noqa: F401
+    Function,
+    Operation,
+    Quantizer,
+    RematScope,
+    StatelessScope,
+    SymbolicScope,
+    remat,
+)
 from kerasish.core.tape import GradientTape  # noqa: F401
 from kerasish.core.tensor import (  # noqa: F401
     IndexedSlices,

@@ -23,6 +23,7 @@ from kerasish.core.settings import (
     is_interactive_logging_enabled,
     max_epochs,
     max_steps_per_epoch,
+    set_epsilon,
     set_floatx,
     set_image_data_format,
     set_max_epochs,
@@ -37,7 +38,7 @@ __all__ = [
     "enable_traceback_filtering", "enable_unsafe_deserialization", "epsilon", "floatx",
     "image_data_format", "is_flash_attention_enabled", "is_interactive_logging_enabled",
     "is_nnx_enabled", "is_traceback_filtering_enabled", "list_physical_devices", "max_epochs",
-    "max_steps_per_epoch", "set_backend", "set_floatx", "set_image_data_format",
+    "max_steps_per_epoch", "set_backend", "set_epsilon", "set_floatx", "set_image_data_format",
     "set_max_epochs", "set_max_steps_per_epoch",
 ]
 
@@ -71,11 +72,11 @@ def backend() -> str:
     return "numpy"
 
 
-def set_backend(name: str) -> None:
+def set_backend(backend: str) -> None:  # noqa: F811 - Keras's argument name
     """Keras 3 reloads itself on another backend; kerasish has one.
 
     Args:
-        name: 'numpy' (the only one).
+        backend: 'numpy' (the only one).
 
     Raises:
         ValueError: for any backend but 'numpy', naming the one there is.
@@ -86,9 +87,10 @@ def set_backend(name: str) -> None:
         >>> ks.config.backend()
         'numpy'
     """
-    if name != "numpy":
+    if backend != "numpy":
         raise ValueError(f"set_backend: kerasish computes with NumPy (CuPy on GPUs), the "
-                         f"'numpy' backend; {name!r} is not available")
+                         f"'numpy' backend; {backend!r} is not available (jax, tensorflow "
+                         "and torch are other libraries' backends)")
 
 
 def is_nnx_enabled() -> bool:

@@ -17,9 +17,18 @@ from kerasish.core.ops import creation_ops
 from kerasish.core.tensor import as_dtype, convert_to_tensor
 
 
-def _fans(shape) -> tuple:
-    """(fan_in, fan_out) as Keras computes them (conv kernels count the receptive field)."""
+def _fans(shape, input_axes=None, output_axes=None) -> tuple:
+    """(fan_in, fan_out) as Keras computes them: the products of the sizes of `input_axes`
+    and `output_axes` when both are given, else conv kernels count the receptive field."""
     shape = tuple(shape)
+    if input_axes is not None and output_axes is not None:
+        try:
+            return (math.prod(shape[a] for a in input_axes),
+                    math.prod(shape[a] for a in output_axes))
+        except IndexError:
+            raise InvalidArgumentError(
+                f"VarianceScaling: input_axes {list(input_axes)} or output_axes "
+                f"{list(output_axes)} name an axis the shape {shape} lacks") from None
     if len(shape) == 0:
         return 1, 1
     if len(shape) == 1:
@@ -200,9 +209,13 @@ class VarianceScaling(Initializer):
             variance)).
         seed: an int: a random stream of its own, the same after the same
             `ks.random.set_seed`; None: the global random stream.
+        input_axes: the axes whose sizes multiply to fan_in (with `output_axes`; for
+            kernels laid out otherwise than (..., in, out), as an einsum's).
+        output_axes: the axes whose sizes multiply to fan_out; both None: Keras's rule.
 
     Raises:
-        InvalidArgumentError: an unknown mode or distribution.
+        InvalidArgumentError: an unknown mode or distribution, or (when called) an axis the
+            shape lacks.
 
     Example:
         >>> import kerasish as ks
@@ -211,19 +224,21 @@ class VarianceScaling(Initializer):
         True
     """
 
-    def __init__(self, scale=1.0, mode="fan_in", distribution="truncated_normal", seed=None):
+    def __init__(self, scale=1.0, mode="fan_in", distribution="truncated_normal", seed=None,
+                 input_axes=None, output_axes=None):
         if mode not in ("fan_in", "fan_out", "fan_avg"):
             raise InvalidArgumentError(f"VarianceScaling: unknown mode {mode!r}")
         if distribution not in ("truncated_normal", "untruncated_normal", "uniform"):
             raise InvalidArgumentError(f"VarianceScaling: unknown distribution {distribution!r}")
         self.scale, self.mode, self.distribution, self.seed = scale, mode, distribution, seed
+        self.input_axes, self.output_axes = input_axes, output_axes
 
     def get_config(self) -> dict:
         return {"scale": self.scale, "mode": self.mode, "distribution": self.distribution,
-                "seed": self.seed}
+                "seed": self.seed, "input_axes": self.input_axes, "output_axes": self.output_axes}
 
     def __call__(self, shape, dtype=np.float32):
-        fan_in, fan_out = _fans(shape)
+        fan_in, fan_out = _fans(shape, self.input_axes, self.output_axes)
         fan = {"fan_in": fan_in, "fan_out": fan_out, "fan_avg": (fan_in + fan_out) / 2}[self.mode]
         variance = self.scale / max(1.0, fan)
         if self.distribution == "uniform":
@@ -277,15 +292,18 @@ class Orthogonal(Initializer):
 
 
 class _FixedVarianceScaling(VarianceScaling):
-    """A named VarianceScaling setting (Glorot, He, LeCun); its config is just the seed."""
+    """A named VarianceScaling setting (Glorot, He, LeCun); its config is the seed and the
+    fan axes (see `VarianceScaling`)."""
 
     _setting: tuple = ()
 
-    def __init__(self, seed=None):
-        super().__init__(*self._setting, seed=seed)
+    def __init__(self, seed=None, input_axes=None, output_axes=None):
+        super().__init__(*self._setting, seed=seed, input_axes=input_axes,
+                         output_axes=output_axes)
 
     def get_config(self) -> dict:
-        return {"seed": self.seed}
+        return {"seed": self.seed, "input_axes": self.input_axes,
+                "output_axes": self.output_axes}
 
 
 class GlorotUniform(_FixedVarianceScaling):
@@ -421,6 +439,88 @@ class Identity(Initializer):
         return {"gain": self.gain}
 
 
+_WINDOWS = {  # the cosine windows (a0, a1, a2): a0 - a1 cos(2 pi n / M) + a2 cos(4 pi n / M)
+    "hann": (0.5, 0.5, 0.0), "hamming": (0.54, 0.46, 0.0), "blackman": (0.42, 0.5, 0.08),
+    "boxcar": (1.0, 0.0, 0.0),
+}
+
+
+class STFT(Initializer):
+    """The kernel of a short-time Fourier transform as a convolution (Keras's
+    `STFTInitializer`, which `STFTSpectrogram` uses): cos (side 'real') or sin ('imag') of
+    -2 pi t f / F for frame time t and frequency bin f, times the window, scaled.
+
+    Args:
+        side: 'real' or 'imag'.
+        window: 'hann', 'hamming', 'blackman' or 'boxcar' (computed here: scipy's other
+            windows are not, pass their values), an array of the frame's length, or None.
+        scaling: 'density' (divide by the window's L2 norm), 'spectrum' (by its L1 norm) or
+            None.
+        periodic: the periodic form of the named window (for spectral analysis); False: the
+            symmetric one.
+
+    Raises:
+        InvalidArgumentError: an unknown side, scaling or window name, or (when called) a
+            shape that is not (frame_length, 1, bins) or a window of another length.
+
+    Example:
+        >>> import kerasish as ks
+        >>> kernel = ks.initializers.STFTInitializer("real", "hann", "density", False)((16, 1, 9))
+        >>> kernel.shape
+        (16, 1, 9)
+    """
+
+    def __init__(self, side="real", window="hann", scaling="density", periodic=False):
+        if side not in ("real", "imag"):
+            raise InvalidArgumentError(f"STFT: side must be 'real' or 'imag', got {side!r}")
+        if isinstance(window, str) and window not in _WINDOWS:
+            raise InvalidArgumentError(
+                f"STFT: window {window!r} is not computed here (no scipy): use one of "
+                f"{sorted(_WINDOWS)} or pass the window's values")
+        if scaling not in (None, "density", "spectrum"):
+            raise InvalidArgumentError(
+                f"STFT: scaling must be None, 'density' or 'spectrum', got {scaling!r}")
+        self.side, self.window, self.scaling, self.periodic = side, window, scaling, periodic
+
+    def __call__(self, shape, dtype=None):
+        shape = tuple(shape)
+        if len(shape) != 3:
+            raise InvalidArgumentError(
+                f"STFT: the kernel's shape is (frame_length, 1, bins), got {shape}")
+        dtype = as_dtype(dtype or "float32")
+        frames, _, bins = shape
+        t = np.arange(frames, dtype=dtype).reshape(frames, 1, 1)
+        f = np.arange(bins, dtype=dtype).reshape(1, 1, bins) / dtype.type((bins - 1) * 2)
+        angles = (-2 * t * f) * np.arccos(dtype.type(-1))
+        kernel = np.cos(angles) if self.side == "real" else np.sin(angles)
+        if self.window is not None:
+            if isinstance(self.window, str):
+                a0, a1, a2 = _WINDOWS[self.window]
+                span = frames if self.periodic else max(frames - 1, 1)
+                n = np.arange(frames) * (2.0 * np.pi / span)
+                window = a0 - a1 * np.cos(n) + a2 * np.cos(2.0 * n)
+            else:
+                window = np.asarray(convert_to_tensor(self.window).numpy(), dtype=np.float64)
+            if window.shape != (frames,):
+                raise InvalidArgumentError(
+                    f"STFT: the window must have shape ({frames},), got {window.shape}")
+            window = window.astype(dtype).reshape(frames, 1, 1)
+            scale = 1.0
+            if self.scaling == "density":
+                scale = np.sqrt(np.sum(np.square(window)))
+            elif self.scaling == "spectrum":
+                scale = np.sum(np.abs(window))
+            kernel = kernel * window / scale
+        return convert_to_tensor(kernel.astype(dtype))
+
+    def get_config(self) -> dict:
+        window = self.window
+        if window is not None and not isinstance(window, str):
+            window = np.asarray(convert_to_tensor(window).numpy()).tolist()
+        return {"side": self.side, "window": window, "periodic": self.periodic,
+                "scaling": self.scaling}
+
+
 _BY_NAME = {
     "zeros": Zeros,
     "ones": Ones,
@@ -437,6 +537,8 @@ _BY_NAME = {
     "variance_scaling": VarianceScaling,
     "orthogonal": Orthogonal,
     "identity": Identity,
+    "stft": STFT,
+    "STFTInitializer": STFT,
 }
 _CLASSES = {cls.__name__: cls for cls in set(_BY_NAME.values())}
 _NAMES = {**_CLASSES, **_BY_NAME}
@@ -447,6 +549,7 @@ he_normal, he_uniform, lecun_normal = HeNormal, HeUniform, LecunNormal
 lecun_uniform, constant, variance_scaling = LecunUniform, Constant, VarianceScaling
 orthogonal = OrthogonalInitializer = Orthogonal
 identity = IdentityInitializer = Identity
+stft = STFTInitializer = STFT
 random_normal, random_uniform, truncated_normal = RandomNormal, RandomUniform, TruncatedNormal
 
 
@@ -462,7 +565,7 @@ def serialize(initializer) -> dict:
     Example:
         >>> import kerasish as ks
         >>> ks.initializers.serialize(ks.initializers.HeNormal(seed=1))["config"]
-        {'seed': 1}
+        {'seed': 1, 'input_axes': None, 'output_axes': None}
     """
     return serialization.serialize_keras_object(initializer)
 

@@ -78,9 +78,17 @@ class KerasTensor(Tensor):
 
     Args:
         shape: the shape, None for unknown dimensions.
-        dtype: the dtype.
+        dtype: the dtype (default float32).
+        sparse: Keras's flag for a sparse tensor; kerasish's tensors are dense, so True
+            raises.
+        ragged: Keras's flag for a ragged tensor; True raises (no ragged tensors here).
+        record_history: accepted for Keras's signature; a tensor made here has no history
+            until a node makes it.
         name: a name (the `Input`'s).
         keras_history: `(operation, node_index, tensor_index)`, or None for a new input.
+
+    Raises:
+        ValueError: `sparse=True` or `ragged=True`.
 
     Example:
         >>> import kerasish as ks
@@ -91,7 +99,14 @@ class KerasTensor(Tensor):
 
     __slots__ = ("name", "_keras_history")
 
-    def __init__(self, shape, dtype, name: str | None = None, keras_history=None):
+    def __init__(self, shape, dtype="float32", sparse: bool = False, ragged: bool = False,
+                 record_history: bool = True, name: str | None = None, keras_history=None,
+                 **kwargs):
+        if sparse or ragged:
+            kind = "sparse" if sparse else "ragged"
+            raise ValueError(
+                f"KerasTensor: {kind}=True is not supported: kerasish's tensors are dense "
+                "NumPy/CuPy arrays")
         super().__init__(SymbolicValue(_shape_tuple(shape), np.dtype(dtype)))
         self.name = name
         self._keras_history = keras_history

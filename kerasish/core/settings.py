@@ -54,9 +54,43 @@ def set_floatx(value) -> None:
 
 
 def epsilon() -> float:
-    """The fuzz factor of the losses' clipping and the metrics' divisions: 1e-7, fixed in
-    kerasish (there is no `set_epsilon` yet: each use holds Keras's value)."""
-    return 1e-7
+    """The fuzz factor of numeric expressions: 1e-7 unless `set_epsilon` changed it.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.backend.epsilon()
+        1e-07
+    """
+    return _state.get("epsilon", 1e-7)
+
+
+def set_epsilon(value) -> None:
+    """Set the fuzz factor `epsilon()` returns (Keras's `set_epsilon`).
+
+    What reads `ks.backend.epsilon()` when it runs follows it (`ops.rms_normalization`'s
+    default, the colour augmentations); the losses, metrics and constraints divide by their
+    own constant 1e-7, Keras's default.
+
+    Args:
+        value: a positive float.
+
+    Raises:
+        ValueError: a value that is not a positive number.
+
+    Example:
+        >>> import kerasish as ks
+        >>> ks.config.set_epsilon(1e-5)
+        >>> ks.config.epsilon()
+        1e-05
+        >>> ks.config.set_epsilon(1e-7)
+    """
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"set_epsilon: expected a positive float, got {value!r}") from None
+    if not value > 0.0:
+        raise ValueError(f"set_epsilon: expected a positive float, got {value!r}")
+    _state["epsilon"] = value
 
 
 def image_data_format() -> str:

@@ -236,19 +236,27 @@ class Tensor:
 class _NameScope(threading.local):
     def __init__(self):
         self.prefix = ""  # "outer/inner/" inside nested name scopes
+        self.innermost = (None, None)  # (name, caller) of the innermost scope
 
 
 _scope = _NameScope()
+variable_update_hooks: list = []  # called with a variable before it is assigned to
 
 
 @contextlib.contextmanager
-def name_scope(name: str):
+def name_scope(name: str, caller=None, deduplicate: bool = True, override_parent=None):
     """Prefix `name/` to the names of the variables created inside the block (TF's
-    `tf.name_scope`); nested scopes add up. Names are labels only: checkpoints and
-    optimizer slots use object paths, so a scope never changes what is saved where.
+    `tf.name_scope`, Keras's `keras.name_scope`); nested scopes add up. Names are labels
+    only: checkpoints and optimizer slots use object paths, so a scope never changes what is
+    saved where.
 
     Args:
         name: the scope's name (no "/").
+        caller: the object opening the scope (a layer), for `deduplicate`.
+        deduplicate: with a `caller`, re-entering the innermost scope of the same name and
+            caller adds nothing (a layer calling itself); a caller's `_parent_path`, when it
+            has one, becomes `override_parent`.
+        override_parent: a path ('outer/inner') to nest under instead of the open scopes.
 
     Raises:
         ValueError: if `name` is empty or contains "/".
@@ -264,12 +272,19 @@ def name_scope(name: str):
     name = str(name)
     if not name or "/" in name:
         raise ValueError(f"name_scope: {name!r} is not a scope name (non-empty, without '/')")
-    saved = _scope.prefix
-    _scope.prefix = f"{saved}{name}/"
+    if override_parent is None and deduplicate:
+        override_parent = getattr(caller, "_parent_path", None)
+    saved, innermost = _scope.prefix, _scope.innermost
+    if deduplicate and caller is not None and innermost == (name, caller):
+        yield saved
+        return
+    base = saved if override_parent is None else "".join(
+        f"{part}/" for part in str(override_parent).split("/") if part)
+    _scope.prefix, _scope.innermost = f"{base}{name}/", (name, caller)
     try:
         yield _scope.prefix
     finally:
-        _scope.prefix = saved
+        _scope.prefix, _scope.innermost = saved, innermost
 
 
 class Variable(Tensor):
@@ -501,6 +516,8 @@ class Variable(Tensor):
         return self._update_from("assign_sub", delta)
 
     def _update_from(self, how: str, value) -> Variable:
+        for hook in variable_update_hooks:  # a StatelessScope keeps the value it changes
+            hook(self)
         tracer = recording.current_tracer()
         if tracer is not None:  # inside ks.function: recorded, to be replayed on every call
             return tracer.update_variable(self, how, value)

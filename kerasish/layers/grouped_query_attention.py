@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from kerasish.core import arguments
-from kerasish.core.naming import unique_name
 from kerasish.core.errors import InvalidArgumentError
+from kerasish.core.naming import unique_name
 from kerasish.core.ops import indexing_ops
 from kerasish.layers.attention import MultiHeadAttention, check_flash_attention
 from kerasish.layers.base import Layer, _with_unknown_batch

@@ -89,6 +89,7 @@ def Input(  # noqa: N802 - Keras's name for a function returning a tensor
     batch_size=None,
     dtype=None,
     sparse=None,
+    ragged=None,
     batch_shape=None,
     name=None,
     tensor=None,
@@ -103,12 +104,21 @@ def Input(  # noqa: N802 - Keras's name for a function returning a tensor
         dtype: e.g. 'int32' for token ids; default float32.
         batch_shape: the full shape including the batch axis (instead of shape).
         name: the input's name (default 'input_layer', 'input_layer_1', ...).
+        ragged: Keras's flag for ragged inputs (TensorFlow's); True raises.
+
+    Raises:
+        ValueError: `ragged=True`: kerasish's tensors are dense (pad the sequences, or give
+            an unknown dimension with None).
 
     Example:
         >>> import kerasish as ks
         >>> ks.Input((28, 28, 1), name="image").shape
         (None, 28, 28, 1)
     """
+    if ragged:
+        raise ValueError(
+            "Input: ragged=True is not supported: ragged tensors are TensorFlow's, kerasish's "
+            "tensors are dense (pad the sequences, or give an unknown dimension with None)")
     layer = InputLayer(
         shape=shape, batch_size=batch_size, dtype=dtype, sparse=sparse,
         batch_shape=batch_shape, input_tensor=tensor, optional=optional, name=name,

@@ -40,7 +40,11 @@ class Sequential(Model):
 
     _untracked_attributes = Model._untracked_attributes | {"_input_layer", "_symbolic_outputs"}
 
-    def __init__(self, layers=None, trainable=True, name=None):
+    def __init__(self, layers=None, trainable: bool = True, name=None):
+        if not isinstance(trainable, (bool, int)):
+            raise TypeError(
+                f"Sequential: trainable must be a bool, got {trainable!r} (Keras's order is "
+                "layers, trainable, name: pass the name as name=)")
         super().__init__(name=name)
         self._layers = []
         self._input_layer = None  # the InputLayer of ks.Input, when the model starts with one

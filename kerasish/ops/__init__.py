@@ -43,6 +43,7 @@ from kerasish.ops import keras_names, namespaces
 from kerasish.ops.control_flow import *  # noqa: F403
 from kerasish.ops.creation import *  # noqa: F403
 from kerasish.ops.elementwise import *  # noqa: F403
+from kerasish.ops.keras_core import *  # noqa: F403
 from kerasish.ops.linear_algebra import *  # noqa: F403
 from kerasish.ops.neural_network import *  # noqa: F403
 from kerasish.ops.reductions import *  # noqa: F403

@@ -8,10 +8,11 @@ import builtins
 
 from kerasish.core import nest
 from kerasish.core.errors import InvalidArgumentError
-from kerasish.core.ops import shape_ops
+from kerasish.core.ops import indexing_ops, shape_ops
 from kerasish.core.tensor import convert_to_tensor
 
 __all__ = [
+    "associative_scan",
     "cond",
     "fori_loop",
     "map",
@@ -207,3 +208,78 @@ def vectorized_map(function, elements):
         (3,)
     """
     return map(function, elements)
+
+
+def _along(x, axis: int, start, stop, step=None):
+    """x[start:stop:step] along `axis`."""
+    return x[(slice(None),) * axis + (slice(start, stop, step),)]
+
+
+def _interleave(evens, odds, axis: int):
+    """evens at the even positions along `axis`, odds at the odd ones."""
+    n_even, n_odd = evens.shape[axis], odds.shape[axis]
+    order = [0] * (n_even + n_odd)
+    order[0::2] = range(n_even)
+    order[1::2] = range(n_even, n_even + n_odd)
+    joined = shape_ops.concat([evens, odds], axis)
+    return indexing_ops.gather(joined, order, axis=axis)
+
+
+def associative_scan(f, elems, reverse: bool = False, axis: int = 0):
+    """The inclusive scan of `elems` along `axis` with an associative `f`: result i is
+    f(...f(f(x0, x1), x2)..., xi), computed in about 2 log2(n) vectorized calls of `f` (the
+    parallel prefix of JAX's `associative_scan`, as Keras runs it).
+
+    Args:
+        f: an associative function of two structures like `elems` (whose tensors hold
+            several steps along `axis`), returning one; it is called on slices.
+        elems: a tensor or a structure of tensors with one length along `axis`.
+        reverse: scan from the end (result i combines x_i ... x_{n-1}).
+        axis: the axis to scan along.
+
+    Returns:
+        The scanned structure, shaped as `elems`.
+
+    Raises:
+        TypeError: `f` is not callable.
+        InvalidArgumentError: the tensors' lengths along `axis` differ.
+
+    Example:
+        >>> from kerasish import ops
+        >>> ops.convert_to_numpy(ops.associative_scan(lambda a, b: a + b, ops.arange(5))).tolist()
+        [0, 1, 3, 6, 10]
+    """
+    if not callable(f):
+        raise TypeError(f"associative_scan: f must be callable, got {f!r}")
+    leaves = [convert_to_tensor(t) for t in nest.flatten(elems)]
+    axis = axis % leaves[0].ndim if leaves and leaves[0].ndim else 0
+    lengths = {t.shape[axis] if t.ndim > axis else None for t in leaves}
+    if len(lengths) != 1 or None in lengths:
+        raise InvalidArgumentError(
+            f"associative_scan: every tensor needs the same length along axis {axis}, got "
+            f"shapes {[t.shape for t in leaves]}")
+    if reverse:
+        leaves = [indexing_ops.flip(t, axis) for t in leaves]
+
+    def combine(a, b):
+        out = f(nest.pack_sequence_as(elems, a), nest.pack_sequence_as(elems, b))
+        return [convert_to_tensor(t) for t in nest.flatten(out)]
+
+    def scan(parts):
+        n = parts[0].shape[axis]
+        if n < 2:
+            return parts
+        odd = scan(combine([_along(p, axis, 0, -1, 2) for p in parts],
+                           [_along(p, axis, 1, None, 2) for p in parts]))
+        tails = [_along(p, axis, 2, None, 2) for p in parts]
+        if n % 2 == 0:
+            even = combine([_along(o, axis, 0, -1) for o in odd], tails)
+        else:
+            even = combine(odd, tails)
+        even = [shape_ops.concat([_along(p, axis, 0, 1), e], axis) for p, e in zip(parts, even)]
+        return [_interleave(e, o, axis) for e, o in zip(even, odd)]
+
+    result = scan(leaves)
+    if reverse:
+        result = [indexing_ops.flip(t, axis) for t in result]
+    return nest.pack_sequence_as(elems, result)

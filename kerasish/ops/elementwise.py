@@ -156,7 +156,7 @@ def on_floats2(op):
 
 
 cbrt, exp2, sinc, i0, erfinv, erfc, deg2rad, rad2deg, angle = map(on_floats, (
-    numpy_ops.cbrt, numpy_ops.exp2, numpy_ops.sinc, numpy_ops.i0, numpy_ops.erfinv,
+    numpy_ops.cbrt, numpy_ops.exp2, numpy_ops.sinc, numpy_ops.i0, math_ops.erfinv,
     math_ops.erfc, numpy_ops.deg2rad, numpy_ops.rad2deg, numpy_ops.angle))
 hypot, logaddexp, logaddexp2, nextafter, heaviside, correlate = map(on_floats2, (
     numpy_ops.hypot, numpy_ops.logaddexp, numpy_ops.logaddexp2, numpy_ops.nextafter,

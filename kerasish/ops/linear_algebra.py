@@ -29,7 +29,6 @@ __all__ = [
     "eigh",
     "inv",
     "jvp",
-    "logdet",
     "lstsq",
     "lu_factor",
     "matrix_rank",

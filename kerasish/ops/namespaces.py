@@ -16,6 +16,7 @@ from kerasish.core.ops import (
     creation_ops,
     cumulative_ops,
     einsum_ops,
+    fft_ops,
     indexing_ops,
     linalg_ops,
     math_ops,
@@ -31,7 +32,7 @@ from kerasish.core.ops import (
 _MODULES = {module.__name__.rpartition(".")[2]: module for module in (
     activation_ops, clip_ops, conv_ops, creation_ops, cumulative_ops, einsum_ops, indexing_ops,
     linalg_ops, math_ops, nn_ops, product_ops, reduction_ops, sampled_loss_ops, shape_ops,
-    sorting_ops)}
+    sorting_ops, fft_ops)}
 _MODULES["numpy_ops"] = numpy_ops
 NAMESPACES = ("ks", "math", "nn", "linalg", "ops")
 
@@ -78,13 +79,21 @@ creation_ops      range                                     ks
 creation_ops      rank                                      ks
 creation_ops      shape                                     ks
 creation_ops      size                                      ks
-creation_ops      stop_gradient                             ks ops
+creation_ops      stop_gradient                             ks
 creation_ops      zeros                                     ks
 creation_ops      zeros_like                                ks ops
 cumulative_ops    cumprod                                   ks math
 cumulative_ops    cumsum                                    ks math
 cumulative_ops    reduce_prod                               ks math
 einsum_ops        einsum                                    ops
+fft_ops           extract_sequences                         ops
+fft_ops           fft                                       ops
+fft_ops           fft2                                      ops
+fft_ops           ifft2                                     ops
+fft_ops           irfft                                     ops
+fft_ops           istft                                     ops
+fft_ops           rfft                                      ops
+fft_ops           stft                                      ops
 indexing_ops      bincount                                  ops
 indexing_ops      boolean_mask                              ks
 indexing_ops      flip                                      ops
@@ -108,7 +117,7 @@ linalg_ops        diag_part                                 linalg
 linalg_ops        diagonal                                  ops
 linalg_ops        eigh                                      linalg
 linalg_ops        inv                                       linalg
-linalg_ops        logdet                                    linalg ops
+linalg_ops        logdet                                    linalg
 linalg_ops        matrix_transpose                          linalg
 linalg_ops        qr                                        ops
 linalg_ops        slogdet                                   linalg ops
@@ -136,6 +145,7 @@ math_ops          divide_no_nan                             math
 math_ops          equal                                     ks math ops
 math_ops          erf                                       math
 math_ops          erfc                                      math
+math_ops          erfinv                                    math
 math_ops          exp                                       ks math
 math_ops          expm1                                     ks math
 math_ops          floor                                     ks math
@@ -224,7 +234,7 @@ shape_ops         stack                                     ks
 shape_ops         swapaxes                                  ops
 shape_ops         tile                                      ks
 shape_ops         transpose                                 ks
-shape_ops         unstack                                   ks ops
+shape_ops         unstack                                   ks
 sorting_ops       digitize                                  ops
 sorting_ops       in_top_k                                  math ops
 sorting_ops       searchsorted                              ops

@@ -181,13 +181,14 @@ def take(x, indices, axis=None) -> Tensor:
     return indexing_ops.gather(x, indices, axis=axis)
 
 
-def segment_sum(data, segment_ids, num_segments=None) -> Tensor:
+def segment_sum(data, segment_ids, num_segments=None, sorted: bool = False) -> Tensor:  # noqa: A002
     """Sums of the rows of `data` sharing a segment id.
 
     Args:
         data: a tensor of rows.
         segment_ids: one integer segment id per row.
         num_segments: the number of segments; None: the largest id + 1.
+        sorted: Keras's hint that the ids are sorted; not needed here.
 
     Returns:
         A tensor with one summed row per segment.

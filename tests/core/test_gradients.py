@@ -869,6 +869,29 @@ SAMPLES: dict[str, list[Case]] = {
         Case(lambda x: _flat(*ks.ops.qr(x)), [normal(4, 3)], label="tall"),
         Case(lambda x: _flat(*ks.ops.qr(x * x)), [normal(2, 3, 3)], label="square, batch"),
     ],
+    "erfinv": [
+        Case(lambda x: ks.math.erfinv(x), [uniform(5, low=-0.9, high=0.9)]),
+    ],
+    # the Fourier transforms on (real, imag) pairs (kerasish.core.ops.fft_ops)
+    "fft_complex": [
+        Case(lambda r, i: _flat(*(t * t for t in ks.ops.fft((r, i)))), [normal(2, 5), normal(2, 5)],
+             label="fft"),
+        Case(lambda r, i: _flat(*(t * t for t in ks.ops.ifft2((r, i)))),
+             [normal(3, 4), normal(3, 4)], label="ifft2"),
+    ],
+    "rfft": [
+        Case(lambda x: _flat(*(t * t for t in ks.ops.rfft(x))), [normal(2, 6)], label="even"),
+        Case(lambda x: _flat(*(t * t for t in ks.ops.rfft(x, 7))), [normal(5)], label="padded"),
+        Case(lambda x: _flat(*ks.ops.stft(x * x, 4, 2, 6)), [normal(12)], label="stft"),
+    ],
+    "irfft": [
+        Case(lambda r, i: ks.square(ks.ops.irfft((r, i), 6)), [normal(2, 4), normal(2, 4)],
+             label="even"),
+        Case(lambda r, i: ks.square(ks.ops.irfft((r, i), 5)), [normal(3), normal(3)],
+             label="odd"),
+        Case(lambda r, i: ks.square(ks.ops.istft((r, i), 4, 2, 6)), [normal(5, 4), normal(5, 4)],
+             label="istft"),
+    ],
 }
 
 # NumPy's remaining functions (core/ops/numpy_ops.py)
@@ -881,7 +904,6 @@ SAMPLES.update({
     "i1": [Case(lambda x: apply(numpy_ops._i1, (x,)) * x, [normal(3, 4, scale=2.0)]),
            Case(lambda x: apply(numpy_ops._i1, (x,)), [np.array([0.3, -2.5, 6.0])],
                 label="both signs")],
-    "erfinv": [Case(numpy_ops.erfinv, [uniform(3, 4, low=-0.9, high=0.9)])],
     "hypot": [Case(numpy_ops.hypot, [away_from_zero(3, 4), normal(4)], label="(3,4),(4,)")],
     "logaddexp": [Case(numpy_ops.logaddexp, [normal(3, 4), normal(3, 1)])],
     "logaddexp2": [Case(numpy_ops.logaddexp2, [normal(3, 4), normal(4)])],

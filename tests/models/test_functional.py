@@ -563,7 +563,7 @@ def test_subclasses_given_inputs_and_outputs_are_functional_and_keep_their_metho
     wrapped = Wrapped(2)
     assert isinstance(wrapped, Functional) and wrapped.name == "wrapped" and wrapped.units == 2
     assert wrapped(rand(1, 4)).shape == (1, 2) and wrapped.get_layer("inside").units == 2
-    assert ks.Sequential([ks.layers.Dense(2)], "stack").name == "stack"  # not functional
+    assert ks.Sequential([ks.layers.Dense(2)], name="stack").name == "stack"  # not functional
 
 
 def test_ops_that_need_concrete_shapes_become_one_node():

@@ -610,6 +610,44 @@ erfc = unary(
 )
 
 
+def _erfinv_values(x):
+    # Giles' single-precision approximation ("Approximating the erfinv function", 2010),
+    # then Newton steps on erf (its derivative 2/sqrt(pi) e**-y**2) in float64: |x| = 1 gives
+    # +-inf and |x| > 1 nan, as scipy's
+    xp = backend.array_module(x)
+    v = x.astype(np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        w = -xp.log((1.0 - v) * (1.0 + v))
+        central, tail = w - 2.5, xp.sqrt(xp.maximum(w, 5.0)) - 3.0
+        p_c, p_t = 2.81022636e-08, -0.000200214257
+        for a, b in zip(_ERFINV_CENTRAL, _ERFINV_TAIL):
+            p_c, p_t = a + p_c * central, b + p_t * tail
+        y = xp.where(w < 5.0, p_c, p_t) * v
+        for _ in range(3):
+            error = _erf_values(y) - v
+            y = y - error / (2.0 / math.sqrt(math.pi) * xp.exp(-y * y))
+        y = xp.where(xp.abs(v) == 1.0, xp.copysign(xp.inf, v), y)
+        y = xp.where(xp.abs(v) > 1.0, xp.nan, y)
+    return y.astype(x.dtype, copy=False)
+
+
+_ERFINV_CENTRAL = (3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087,
+                   -0.00125372503, -0.00417768164, 0.246640727, 1.50140941)
+_ERFINV_TAIL = (0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773, -0.0076224613,
+                0.00943887047, 1.00167406, 2.83297682)
+
+erfinv = unary(
+    "erfinv",
+    _erfinv_values,
+    lambda x, y, dy: dy * exp(square(y)) * (math.sqrt(math.pi) / 2.0),
+    "The inverse of erf on (-1, 1): y with erf(y) = x (+-inf at +-1, nan outside).",
+    (
+        "ks.math.erfinv([0.0, 0.5])",
+        "<ks.Tensor: shape=(2,), dtype=float32, numpy=[0.        , 0.47693628]>",
+    ),
+)
+
+
 def ones_like_values(x: Tensor) -> Tensor:
     """Ones with x's shape and dtype (a constant: not connected to x)."""
     return Tensor(backend.array_module(x._value).ones_like(x._value))

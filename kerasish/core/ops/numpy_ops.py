@@ -1,5 +1,5 @@
 """NumPy's remaining functions (Keras 3's `ops.numpy`): elementwise math (`cbrt`, `exp2`,
-`hypot`, `logaddexp`, `sinc`, `i0`, `erfinv`, ...), bitwise and integer ops, complex parts,
+`hypot`, `logaddexp`, `sinc`, `i0`, ...), bitwise and integer ops, complex parts,
 layouts (`hstack`, `rot90`, `kron`, ...), windows, `nan*` statistics and `vectorize`.
 
 Each differentiable one is a primitive with its gradient or a composite of other ops (so its
@@ -118,37 +118,6 @@ i0 = unary(
     lambda x, y, dy: dy * apply1(_i1, x),
     "The modified Bessel function of the first kind, order 0 (its gradient is I1).",
     ("ks.ops.i0([0.0, 1.0]).numpy().astype(float).round(6).tolist()", "[1.0, 1.266066]"), __name__)
-
-
-def _erfinv_values(y):
-    """Giles' single-precision approximation, then two Newton steps on erf in float64."""
-    xp = backend.array_module(y)
-    v = y.astype(np.float64)
-    w = -xp.log(xp.maximum((1.0 - v) * (1.0 + v), 1e-300))
-    small = w < 5.0
-    ws, wl = w - 2.5, xp.sqrt(w) - 3.0
-    ps = 2.81022636e-08
-    for c in (3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087, -0.00125372503,
-              -0.00417768164, 0.246640727, 1.50140941):
-        ps = c + ps * ws
-    pl = -0.000200214257
-    for c in (0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773, -0.0076224613,
-              0.00943887047, 1.00167406, 2.83297682):
-        pl = c + pl * wl
-    x = xp.where(small, ps, pl) * v
-    for _ in range(2):
-        err = math_ops._erf_values(x) - v
-        x = x - err / (2.0 / math.sqrt(math.pi) * xp.exp(-x * x))
-    x = xp.where(xp.abs(v) == 1.0, xp.copysign(np.inf, v), x)
-    x = xp.where(xp.abs(v) > 1.0, np.nan, x)
-    return x.astype(y.dtype)
-
-
-erfinv = unary(
-    "erfinv", _erfinv_values,
-    lambda x, y, dy: dy * math_ops.exp(math_ops.square(y)) * (math.sqrt(math.pi) / 2.0),
-    "The inverse of erf on (-1, 1) (+-inf at +-1, NaN outside).",
-    ("ks.ops.erfinv([0.0, 0.5]).numpy().astype(float).round(6).tolist()", "[0.0, 0.476936]"), __name__)
 
 
 def _hypot_grad(op, dy):
@@ -1763,6 +1732,10 @@ def cdist(x, y) -> Tensor:
         [[5.0, 0.0]]
     """
     x, y = convert_to_tensor(x), convert_to_tensor(y)
+    if x.ndim < 2 or y.ndim < 2 or x.shape[-1] != y.shape[-1]:
+        raise InvalidArgumentError(
+            f"cdist: x and y need shapes (..., N, D) and (..., M, D), got {x.shape} and "
+            f"{y.shape}")
     difference = shape_ops.expand_dims(x, -2) - shape_ops.expand_dims(y, -3)
     squared = reduction_ops.reduce_sum(math_ops.square(difference), -1)
     zero = math_ops.equal(squared, 0)

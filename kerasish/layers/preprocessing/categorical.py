@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from kerasish.core import backend
 from kerasish.core.errors import InvalidArgumentError, KerasishError
 from kerasish.core.keras_tensor import KerasTensor
 from kerasish.core.ops import indexing_ops, math_ops, reduction_ops, shape_ops, sorting_ops
