@@ -625,20 +625,22 @@ def binomial(shape, counts, probabilities, dtype=None, seed=None) -> Tensor:
     return _host_draw(seed, "binomial", lambda g: g.binomial(n, p, _shape(shape)), dtype)
 
 
-def shuffle(value, seed=None, axis: int = 0) -> Tensor:
-    """A copy of `value` with the slices along `axis` randomly permuted.
+def shuffle(x=None, seed=None, axis: int = 0, *, value=None) -> Tensor:
+    """A copy of `x` with the slices along `axis` randomly permuted.
 
     Args:
-        value: a tensor (or array) of rank >= 1.
+        x: a tensor (or array) of rank >= 1 (Keras's name; TF's is `value`).
         seed: None (the global stream), an integer (a stream of its own) or a
             `Generator`/`SeedGenerator`.
         axis: the axis whose slices are permuted (Keras 3's argument; the first).
+        value: TF's name for `x` (give one of the two).
 
     Returns:
         A tensor with the values of `value`, on its device.
 
     Raises:
         InvalidArgumentError: for a scalar or an axis out of range.
+        TypeError: neither or both of `x` and `value` given.
 
     Example:
         >>> import kerasish as ks
@@ -646,7 +648,9 @@ def shuffle(value, seed=None, axis: int = 0) -> Tensor:
         >>> sorted(out.numpy().tolist())
         [[1, 2], [3, 4], [5, 6]]
     """
-    x = convert_to_tensor(value)
+    if (x is None) == (value is None):
+        raise TypeError("random.shuffle: give the tensor once, as x (Keras) or value (TF)")
+    x = convert_to_tensor(x if value is None else value)
     if x.ndim == 0:
         raise InvalidArgumentError("random.shuffle: needs a tensor of rank >= 1, got a scalar")
     if not -x.ndim <= axis < x.ndim:

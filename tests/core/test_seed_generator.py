@@ -81,3 +81,15 @@ def test_shuffle_along_an_axis():
     assert sorted(shuffled[0].tolist()) == [0, 1, 2, 3]
     with pytest.raises(ks.InvalidArgumentError, match=r"axis 2 is out of range .* \(3, 4\)"):
         ks.random.shuffle(x, axis=2)
+
+
+def test_shuffle_takes_keras_x_or_tf_value_once():
+    data = np.arange(12).reshape(6, 2)
+    by_keras = ks.random.shuffle(x=data, seed=ks.random.SeedGenerator(3), axis=0).numpy()
+    by_tf = ks.random.shuffle(value=data, seed=ks.random.SeedGenerator(3)).numpy()
+    np.testing.assert_array_equal(by_keras, by_tf)
+    assert sorted(by_keras.tolist()) == data.tolist()
+    with pytest.raises(TypeError, match="random.shuffle: give the tensor once, as x"):
+        ks.random.shuffle(data, value=data)
+    with pytest.raises(TypeError, match="random.shuffle: give the tensor once"):
+        ks.random.shuffle()
