@@ -1188,9 +1188,17 @@ class OrbaxCheckpoint(Callback):
     `ModelCheckpoint` (`.keras` or `.weights.h5` files) or `BackupAndRestore` instead.
 
     Args:
-        directory: Keras's checkpoint directory (not used).
-        *args: Keras's other arguments (not used).
-        **kwargs: Keras's other arguments (not used).
+        directory: Keras's checkpoint directory.
+        monitor: Keras's arguments, accepted so a Keras program reaches the error
+            that says what to use instead; none of them is used.
+        verbose: as `monitor`.
+        save_best_only: as `monitor`.
+        mode: as `monitor`.
+        save_freq: as `monitor`.
+        initial_value_threshold: as `monitor`.
+        max_to_keep: as `monitor`.
+        save_on_background: as `monitor`.
+        save_weights_only: as `monitor`.
 
     Raises:
         NotImplementedError: always, saying what to use instead.
@@ -1204,7 +1212,9 @@ class OrbaxCheckpoint(Callback):
         OrbaxCheckpoint saves JAX arrays with Or
     """
 
-    def __init__(self, directory=None, *args, **kwargs):
+    def __init__(self, directory=None, monitor="val_loss", verbose=0, save_best_only=False,
+                 mode="auto", save_freq="epoch", initial_value_threshold=None, max_to_keep=1,
+                 save_on_background=True, save_weights_only=False):
         raise NotImplementedError(
             "OrbaxCheckpoint saves JAX arrays with Orbax, which needs the JAX backend; "
             "kerasish trains on NumPy/CuPy: use ModelCheckpoint (a .keras or .weights.h5 "
