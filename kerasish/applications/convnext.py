@@ -12,13 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from kerasish import initializers, layers
-from kerasish.applications import imagenet_utils
-from kerasish.applications._family import (
-    check_weights_argument,
-    image_input,
-    load_family_weights,
-    make_model,
-)
+from kerasish.applications import _family, imagenet_utils
 from kerasish.core import naming, settings
 from kerasish.core import random as ks_random
 from kerasish.core.ops import math_ops
@@ -258,12 +252,12 @@ def ConvNeXt(
             "ConvNeXt does not support the `channels_first` image data format. Switch to "
             "`channels_last` with `ks.config.set_image_data_format('channels_last')`"
         )
-    check_weights_argument(weights, include_top, classes)
+    _family.check_weights_argument(weights, include_top, classes)
     input_shape = imagenet_utils.obtain_input_shape(
         input_shape, default_size=default_size, min_size=32, data_format=None,
         require_flatten=include_top, weights=weights,
     )
-    img_input = image_input(input_tensor, input_shape)
+    img_input = _family.image_input(input_tensor, input_shape)
     x = img_input
     if include_preprocessing and input_shape[-1] == 3:
         x = PreStem(name=name)(x)
@@ -299,7 +293,7 @@ def ConvNeXt(
         elif pooling == "max":
             x = layers.GlobalMaxPooling2D()(x)
         x = layers.LayerNormalization(epsilon=1e-6)(x)
-    model = make_model(input_tensor, img_input, x, name)
+    model = _family.make_model(input_tensor, img_input, x, name)
     if weights == "imagenet":
         expected = MODEL_CONFIGS[weights_name.split("convnext_")[-1]]
         if depths != expected["depths"] or projection_dims != expected["projection_dims"]:
@@ -317,10 +311,10 @@ def ConvNeXt(
                 f'"{weights_name}").'
             )
         file_name = name + (".h5" if include_top else "_notop.h5")
-        load_family_weights(model, weights, file_name, BASE_WEIGHTS_PATH + file_name,
+        _family.load_family_weights(model, weights, file_name, BASE_WEIGHTS_PATH + file_name,
                             file_hash=WEIGHTS_HASHES[weights_name][0 if include_top else 1])
     else:
-        load_family_weights(model, weights, None, None)
+        _family.load_family_weights(model, weights, None, None)
     return model
 
 

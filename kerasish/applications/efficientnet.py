@@ -12,14 +12,7 @@ from __future__ import annotations
 import math
 
 from kerasish import layers
-from kerasish.applications import imagenet_utils
-from kerasish.applications._family import (
-    channel_axis,
-    check_weights_argument,
-    image_input,
-    load_family_weights,
-    make_model,
-)
+from kerasish.applications import _family, imagenet_utils
 
 BASE_WEIGHTS_PATH = "https://storage.googleapis.com/keras-applications/"
 
@@ -108,13 +101,13 @@ def EfficientNet(
     """
     if blocks_args == "default":
         blocks_args = DEFAULT_BLOCKS_ARGS
-    check_weights_argument(weights, include_top, classes)
+    _family.check_weights_argument(weights, include_top, classes)
     input_shape = imagenet_utils.obtain_input_shape(
         input_shape, default_size=default_size, min_size=32, data_format=None,
         require_flatten=include_top, weights=weights,
     )
-    img_input = image_input(input_tensor, input_shape)
-    bn_axis = 3 if channel_axis() == -1 else 1
+    img_input = _family.image_input(input_tensor, input_shape)
+    bn_axis = 3 if _family.channel_axis() == -1 else 1
 
     def round_filters(filters, divisor=depth_divisor):
         filters *= width_coefficient
@@ -178,14 +171,14 @@ def EfficientNet(
         x = layers.GlobalAveragePooling2D(name="avg_pool")(x)
     elif pooling == "max":
         x = layers.GlobalMaxPooling2D(name="max_pool")(x)
-    model = make_model(input_tensor, img_input, x, name)
+    model = _family.make_model(input_tensor, img_input, x, name)
     if weights == "imagenet":
         top = 0 if include_top else 1
         file_name = name + (".h5" if include_top else "_notop.h5")
-        load_family_weights(model, weights, file_name, BASE_WEIGHTS_PATH + file_name,
+        _family.load_family_weights(model, weights, file_name, BASE_WEIGHTS_PATH + file_name,
                             file_hash=WEIGHTS_HASHES[weights_name][top])
     else:
-        load_family_weights(model, weights, None, None)
+        _family.load_family_weights(model, weights, None, None)
     return model
 
 
@@ -212,7 +205,7 @@ def block(inputs, activation="swish", drop_rate=0.0, name="", filters_in=32, fil
     >>> block  # doctest: +ELLIPSIS
     <function block at ...>
     """
-    bn_axis = 3 if channel_axis() == -1 else 1
+    bn_axis = 3 if _family.channel_axis() == -1 else 1
     filters = filters_in * expand_ratio
     if expand_ratio != 1:
         x = layers.Conv2D(filters, 1, padding="same", use_bias=False,
@@ -263,7 +256,7 @@ def squeeze_excite(x, filters, filters_se, activation, name):
     <function squeeze_excite at ...>
     """
     se = layers.GlobalAveragePooling2D(name=f"{name}se_squeeze")(x)
-    se_shape = (filters, 1, 1) if channel_axis() == 1 else (1, 1, filters)
+    se_shape = (filters, 1, 1) if _family.channel_axis() == 1 else (1, 1, filters)
     se = layers.Reshape(se_shape, name=f"{name}se_reshape")(se)
     se = layers.Conv2D(filters_se, 1, padding="same", activation=activation,
                        kernel_initializer=CONV_KERNEL_INITIALIZER, name=f"{name}se_reduce")(se)

@@ -12,14 +12,7 @@ from __future__ import annotations
 import math
 
 from kerasish import initializers, layers
-from kerasish.applications import imagenet_utils
-from kerasish.applications._family import (
-    channel_axis,
-    check_weights_argument,
-    image_input,
-    load_family_weights,
-    make_model,
-)
+from kerasish.applications import _family, imagenet_utils
 from kerasish.applications.efficientnet import (
     CONV_KERNEL_INITIALIZER,
     DENSE_KERNEL_INITIALIZER,
@@ -105,7 +98,7 @@ def _block(fused, input_filters, output_filters, expand_ratio=1, kernel_size=3, 
            se_ratio=0.0, bn_momentum=0.9, activation="swish", survival_probability=0.8,
            name=None):
     """An MBConv (`fused=False`) or fused-MBConv block, as a function of its input."""
-    bn_axis = 3 if channel_axis() == -1 else 1
+    bn_axis = 3 if _family.channel_axis() == -1 else 1
 
     def apply(inputs):
         filters = input_filters * expand_ratio
@@ -212,13 +205,13 @@ def EfficientNetV2(
                 f"{sorted(DEFAULT_BLOCKS_ARGS)}; received name={name!r}: pass blocks_args"
             )
         blocks_args = DEFAULT_BLOCKS_ARGS[name]
-    check_weights_argument(weights, include_top, classes)
+    _family.check_weights_argument(weights, include_top, classes)
     input_shape = imagenet_utils.obtain_input_shape(
         input_shape, default_size=default_size, min_size=32, data_format=None,
         require_flatten=include_top, weights=weights,
     )
-    img_input = image_input(input_tensor, input_shape)
-    bn_axis = 3 if channel_axis() == -1 else 1
+    img_input = _family.image_input(input_tensor, input_shape)
+    bn_axis = 3 if _family.channel_axis() == -1 else 1
     x = img_input
     if include_preprocessing:
         num_channels = input_shape[bn_axis - 1]
@@ -282,13 +275,13 @@ def EfficientNetV2(
         x = layers.GlobalAveragePooling2D(name="avg_pool")(x)
     elif pooling == "max":
         x = layers.GlobalMaxPooling2D(name="max_pool")(x)
-    model = make_model(input_tensor, img_input, x, name)
+    model = _family.make_model(input_tensor, img_input, x, name)
     if weights == "imagenet":
         file_name = name + (".h5" if include_top else "_notop.h5")
-        load_family_weights(model, weights, file_name, BASE_WEIGHTS_PATH + file_name,
+        _family.load_family_weights(model, weights, file_name, BASE_WEIGHTS_PATH + file_name,
                             file_hash=WEIGHTS_HASHES[weights_name][0 if include_top else 1])
     else:
-        load_family_weights(model, weights, None, None)
+        _family.load_family_weights(model, weights, None, None)
     return model
 
 

@@ -11,16 +11,7 @@ from __future__ import annotations
 import warnings
 
 from kerasish import layers
-from kerasish.applications import imagenet_utils
-from kerasish.applications._family import (
-    channel_axis,
-    check_weights_argument,
-    image_input,
-    load_family_weights,
-    make_model,
-    pool_features,
-    spatial_size,
-)
+from kerasish.applications import _family, imagenet_utils
 
 BASE_WEIGHT_PATH = "https://storage.googleapis.com/tensorflow/keras-applications/mobilenet/"
 
@@ -65,11 +56,11 @@ def MobileNet(
     >>> model.output_shape
     (None, 256)
     """
-    check_weights_argument(weights, include_top, classes)
+    _family.check_weights_argument(weights, include_top, classes)
     if input_shape is None:
         default_size = 224
     else:
-        rows, cols = spatial_size(input_shape)
+        rows, cols = _family.spatial_size(input_shape)
         default_size = rows if rows == cols and rows in (128, 160, 192, 224) else 224
     input_shape = imagenet_utils.obtain_input_shape(
         input_shape,
@@ -79,7 +70,7 @@ def MobileNet(
         require_flatten=include_top,
         weights=weights,
     )
-    rows, cols = spatial_size(input_shape)
+    rows, cols = _family.spatial_size(input_shape)
     if weights == "imagenet":
         if depth_multiplier != 1:
             raise ValueError(
@@ -99,7 +90,7 @@ def MobileNet(
                 "loaded as the default.",
                 stacklevel=2,
             )
-    img_input = image_input(input_tensor, input_shape)
+    img_input = _family.image_input(input_tensor, input_shape)
     x = _conv_block(img_input, 32, alpha, strides=(2, 2))
     plan = [(64, 1), (128, 2), (128, 1), (256, 2), (256, 1), (512, 2)]
     plan += [(512, 1)] * 5 + [(1024, 2), (1024, 1)]
@@ -115,14 +106,14 @@ def MobileNet(
         imagenet_utils.validate_activation(classifier_activation, weights)
         x = layers.Activation(activation=classifier_activation, name="predictions")(x)
     else:
-        x = pool_features(x, pooling)
+        x = _family.pool_features(x, pooling)
     if name is None:
         name = f"mobilenet_{alpha:0.2f}_{rows}"
-    model = make_model(input_tensor, img_input, x, name)
+    model = _family.make_model(input_tensor, img_input, x, name)
     alpha_text = {1.0: "1_0", 0.75: "7_5", 0.5: "5_0"}.get(alpha, "2_5")
     suffix = "" if include_top else "_no_top"
     file_name = f"mobilenet_{alpha_text}_{rows}_tf{suffix}.h5"
-    load_family_weights(model, weights, file_name, BASE_WEIGHT_PATH + file_name)
+    _family.load_family_weights(model, weights, file_name, BASE_WEIGHT_PATH + file_name)
     return model
 
 
@@ -132,7 +123,7 @@ def _conv_block(inputs, filters, alpha, kernel=(3, 3), strides=(1, 1)):
         int(filters * alpha), kernel, padding="same", use_bias=False, strides=strides,
         name="conv1",
     )(inputs)
-    x = layers.BatchNormalization(axis=channel_axis(), name="conv1_bn")(x)
+    x = layers.BatchNormalization(axis=_family.channel_axis(), name="conv1_bn")(x)
     return layers.ReLU(6.0, name="conv1_relu")(x)
 
 
@@ -151,13 +142,13 @@ def _depthwise_conv_block(
         use_bias=False,
         name=f"conv_dw_{block_id}",
     )(x)
-    x = layers.BatchNormalization(axis=channel_axis(), name=f"conv_dw_{block_id}_bn")(x)
+    x = layers.BatchNormalization(axis=_family.channel_axis(), name=f"conv_dw_{block_id}_bn")(x)
     x = layers.ReLU(6.0, name=f"conv_dw_{block_id}_relu")(x)
     x = layers.Conv2D(
         int(pointwise_conv_filters * alpha), (1, 1), padding="same", use_bias=False,
         strides=(1, 1), name=f"conv_pw_{block_id}",
     )(x)
-    x = layers.BatchNormalization(axis=channel_axis(), name=f"conv_pw_{block_id}_bn")(x)
+    x = layers.BatchNormalization(axis=_family.channel_axis(), name=f"conv_pw_{block_id}_bn")(x)
     return layers.ReLU(6.0, name=f"conv_pw_{block_id}_relu")(x)
 
 

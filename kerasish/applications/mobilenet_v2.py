@@ -10,18 +10,7 @@ from __future__ import annotations
 import warnings
 
 from kerasish import layers
-from kerasish.applications import imagenet_utils
-from kerasish.applications._family import (
-    channel_axis,
-    check_input_tensor_shape,
-    check_weights_argument,
-    image_input,
-    load_family_weights,
-    make_divisible,
-    make_model,
-    pool_features,
-    spatial_size,
-)
+from kerasish.applications import _family, imagenet_utils
 
 BASE_WEIGHT_PATH = "https://storage.googleapis.com/tensorflow/keras-applications/mobilenet_v2/"
 
@@ -68,15 +57,15 @@ def MobileNetV2(
     >>> model.output_shape
     (None, 1280)
     """
-    check_weights_argument(weights, include_top, classes)
-    check_input_tensor_shape(input_tensor, input_shape)
+    _family.check_weights_argument(weights, include_top, classes)
+    _family.check_input_tensor_shape(input_tensor, input_shape)
     if input_shape is None and input_tensor is not None:
-        rows, cols = spatial_size(tuple(input_tensor.shape)[1:])
+        rows, cols = _family.spatial_size(tuple(input_tensor.shape)[1:])
         default_size = rows if rows == cols and rows in _SIZES else 224
     elif input_shape is None:
         default_size = 224
     else:
-        rows, cols = spatial_size(input_shape)
+        rows, cols = _family.spatial_size(input_shape)
         default_size = rows if rows == cols and rows in _SIZES else 224
     input_shape = imagenet_utils.obtain_input_shape(
         input_shape,
@@ -86,7 +75,7 @@ def MobileNetV2(
         require_flatten=include_top,
         weights=weights,
     )
-    rows, cols = spatial_size(input_shape)
+    rows, cols = _family.spatial_size(input_shape)
     if weights == "imagenet":
         if alpha not in (0.35, 0.50, 0.75, 1.0, 1.3, 1.4):
             raise ValueError(
@@ -101,10 +90,10 @@ def MobileNetV2(
                 "loaded as the default.",
                 stacklevel=2,
             )
-    img_input = image_input(input_tensor, input_shape)
-    axis = channel_axis()
+    img_input = _family.image_input(input_tensor, input_shape)
+    axis = _family.channel_axis()
     x = layers.Conv2D(
-        make_divisible(32 * alpha, 8), kernel_size=3, strides=(2, 2), padding="same",
+        _family.make_divisible(32 * alpha, 8), kernel_size=3, strides=(2, 2), padding="same",
         use_bias=False, name="Conv1",
     )(img_input)
     x = layers.BatchNormalization(axis=axis, epsilon=1e-3, momentum=0.999, name="bn_Conv1")(x)
@@ -114,7 +103,7 @@ def MobileNetV2(
             x, filters=filters, alpha=alpha, stride=stride, expansion=expansion,
             block_id=block_id,
         )
-    last_block_filters = make_divisible(1280 * alpha, 8) if alpha > 1.0 else 1280
+    last_block_filters = _family.make_divisible(1280 * alpha, 8) if alpha > 1.0 else 1280
     x = layers.Conv2D(last_block_filters, kernel_size=1, use_bias=False, name="Conv_1")(x)
     x = layers.BatchNormalization(axis=axis, epsilon=1e-3, momentum=0.999, name="Conv_1_bn")(x)
     x = layers.ReLU(6.0, name="out_relu")(x)
@@ -123,21 +112,21 @@ def MobileNetV2(
         imagenet_utils.validate_activation(classifier_activation, weights)
         x = layers.Dense(classes, activation=classifier_activation, name="predictions")(x)
     else:
-        x = pool_features(x, pooling)
+        x = _family.pool_features(x, pooling)
     if name is None:
         name = f"mobilenetv2_{alpha:0.2f}_{rows}"
-    model = make_model(input_tensor, img_input, x, name)
+    model = _family.make_model(input_tensor, img_input, x, name)
     suffix = "" if include_top else "_no_top"
     file_name = f"mobilenet_v2_weights_tf_dim_ordering_tf_kernels_{float(alpha)}_{rows}{suffix}.h5"
-    load_family_weights(model, weights, file_name, BASE_WEIGHT_PATH + file_name)
+    _family.load_family_weights(model, weights, file_name, BASE_WEIGHT_PATH + file_name)
     return model
 
 
 def _inverted_res_block(inputs, expansion, stride, alpha, filters, block_id):
     """Expand (1x1), depthwise 3x3, project (1x1); a residual add where shapes allow."""
-    axis = channel_axis()
+    axis = _family.channel_axis()
     in_channels = inputs.shape[axis]
-    pointwise_filters = make_divisible(int(filters * alpha), 8)
+    pointwise_filters = _family.make_divisible(int(filters * alpha), 8)
     x = inputs
     prefix = f"block_{block_id}_"
     if block_id:

@@ -11,17 +11,7 @@ from __future__ import annotations
 import warnings
 
 from kerasish import layers
-from kerasish.applications import imagenet_utils
-from kerasish.applications._family import (
-    channel_axis,
-    check_input_tensor_shape,
-    check_weights_argument,
-    image_input,
-    load_family_weights,
-    make_divisible,
-    make_model,
-    spatial_size,
-)
+from kerasish.applications import _family, imagenet_utils
 from kerasish.core import settings
 from kerasish.core.keras_tensor import KerasTensor
 
@@ -99,16 +89,16 @@ def MobileNetV3(
     >>> MobileNetV3  # doctest: +ELLIPSIS
     <function MobileNetV3 at ...>
     """
-    check_weights_argument(weights, include_top, classes)
-    check_input_tensor_shape(input_tensor, input_shape)
+    _family.check_weights_argument(weights, include_top, classes)
+    _family.check_input_tensor_shape(input_tensor, input_shape)
     channels_first = settings.image_data_format() == "channels_first"
     if input_shape is None and input_tensor is not None:
         if isinstance(input_tensor, KerasTensor):
-            rows, cols = spatial_size(tuple(input_tensor.shape)[1:])
+            rows, cols = _family.spatial_size(tuple(input_tensor.shape)[1:])
             input_shape = (3, cols, rows) if channels_first else (cols, rows, 3)
     if input_shape is None:
         input_shape = (3, None, None) if channels_first else (None, None, 3)
-    rows, cols = spatial_size(input_shape)
+    rows, cols = _family.spatial_size(input_shape)
     if rows and cols and (rows < 32 or cols < 32):
         raise ValueError(
             f"Input size must be at least 32x32; Received `input_shape={input_shape}`"
@@ -125,8 +115,8 @@ def MobileNetV3(
                 "input shape (224, 224) will be loaded as the default.",
                 stacklevel=2,
             )
-    img_input = image_input(input_tensor, input_shape)
-    axis = channel_axis()
+    img_input = _family.image_input(input_tensor, input_shape)
+    axis = _family.channel_axis()
     if minimalistic:
         kernel, activation, se_ratio = 3, _relu, None
     else:
@@ -139,9 +129,9 @@ def MobileNetV3(
     x = layers.BatchNormalization(axis=axis, epsilon=1e-3, momentum=0.999, name="conv_bn")(x)
     x = activation(x)
     x = stack_fn(x, kernel, activation, se_ratio)
-    last_conv_ch = make_divisible(x.shape[axis] * 6)
+    last_conv_ch = _family.make_divisible(x.shape[axis] * 6)
     if alpha > 1.0:
-        last_point_ch = make_divisible(last_point_ch * alpha)
+        last_point_ch = _family.make_divisible(last_point_ch * alpha)
     x = layers.Conv2D(last_conv_ch, kernel_size=1, padding="same", use_bias=False,
                       name="conv_1")(x)
     x = layers.BatchNormalization(axis=axis, epsilon=1e-3, momentum=0.999, name="conv_1_bn")(x)
@@ -161,11 +151,11 @@ def MobileNetV3(
         x = layers.GlobalAveragePooling2D(name="avg_pool")(x)
     elif pooling == "max":
         x = layers.GlobalMaxPooling2D(name="max_pool")(x)
-    model = make_model(input_tensor, img_input, x, name)
+    model = _family.make_model(input_tensor, img_input, x, name)
     model_name = f"{model_type}{'_minimalistic' if minimalistic else ''}_224_{alpha}_float"
     suffix = "" if include_top else "_no_top_v2"
     file_name = f"weights_mobilenet_v3_{model_name}{suffix}.h5"
-    load_family_weights(model, weights, file_name, BASE_WEIGHT_PATH + file_name)
+    _family.load_family_weights(model, weights, file_name, BASE_WEIGHT_PATH + file_name)
     return model
 
 
@@ -175,7 +165,7 @@ def _stack(plan, alpha):
     def stack_fn(x, kernel, activation, se_ratio):
         for block_id, (expansion, filters, k, stride, se, act) in enumerate(plan):
             x = _inverted_res_block(
-                x, expansion, make_divisible(filters * alpha), kernel if k == "k" else k,
+                x, expansion, _family.make_divisible(filters * alpha), kernel if k == "k" else k,
                 stride, se_ratio if se else None, _relu if act == "relu" else activation,
                 block_id,
             )
@@ -278,7 +268,7 @@ def _se_block(inputs, filters, se_ratio, prefix):
     x = layers.GlobalAveragePooling2D(keepdims=True, name=f"{prefix}squeeze_excite_avg_pool")(
         inputs
     )
-    x = layers.Conv2D(make_divisible(filters * se_ratio), kernel_size=1, padding="same",
+    x = layers.Conv2D(_family.make_divisible(filters * se_ratio), kernel_size=1, padding="same",
                       name=f"{prefix}squeeze_excite_conv")(x)
     x = layers.ReLU(name=f"{prefix}squeeze_excite_relu")(x)
     x = layers.Conv2D(filters, kernel_size=1, padding="same",
@@ -290,13 +280,14 @@ def _se_block(inputs, filters, se_ratio, prefix):
 def _inverted_res_block(x, expansion, filters, kernel_size, stride, se_ratio, activation,
                         block_id):
     """Expand, depthwise, optional squeeze-excite, project; a residual add where it fits."""
-    axis = channel_axis()
+    axis = _family.channel_axis()
     shortcut = x
     prefix = "expanded_conv_"
     infilters = x.shape[axis]
     if block_id:
         prefix = f"expanded_conv_{block_id}_"
-        x = layers.Conv2D(make_divisible(infilters * expansion), kernel_size=1, padding="same",
+        x = layers.Conv2D(_family.make_divisible(infilters * expansion), kernel_size=1,
+                          padding="same",
                           use_bias=False, name=f"{prefix}expand")(x)
         x = layers.BatchNormalization(axis=axis, epsilon=1e-3, momentum=0.999,
                                       name=f"{prefix}expand_bn")(x)
@@ -311,7 +302,7 @@ def _inverted_res_block(x, expansion, filters, kernel_size, stride, se_ratio, ac
                                   name=f"{prefix}depthwise_bn")(x)
     x = activation(x)
     if se_ratio:
-        x = _se_block(x, make_divisible(infilters * expansion), se_ratio, prefix)
+        x = _se_block(x, _family.make_divisible(infilters * expansion), se_ratio, prefix)
     x = layers.Conv2D(filters, kernel_size=1, padding="same", use_bias=False,
                       name=f"{prefix}project")(x)
     x = layers.BatchNormalization(axis=axis, epsilon=1e-3, momentum=0.999,

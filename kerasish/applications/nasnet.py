@@ -8,15 +8,7 @@ Recognition" (CVPR 2018). Keras's layer names and weight order, so a Keras
 from __future__ import annotations
 
 from kerasish import layers
-from kerasish.applications import imagenet_utils
-from kerasish.applications._family import (
-    channel_axis,
-    check_weights_argument,
-    image_input,
-    load_family_weights,
-    make_model,
-    pool_features,
-)
+from kerasish.applications import _family, imagenet_utils
 from kerasish.core import settings
 
 BASE_WEIGHTS_PATH = "https://storage.googleapis.com/tensorflow/keras-applications/nasnet/"
@@ -37,7 +29,7 @@ _FILES = {  # (default_size, include_top) -> (file name, URL, md5)
 
 
 def _bn(name):
-    return layers.BatchNormalization(axis=channel_axis(), momentum=0.9997, epsilon=1e-3,
+    return layers.BatchNormalization(axis=_family.channel_axis(), momentum=0.9997, epsilon=1e-3,
                                       name=name)
 
 
@@ -92,7 +84,7 @@ def NASNet(
             "NASNet does not support the `channels_first` image data format. Switch to "
             "`channels_last` with `ks.config.set_image_data_format('channels_last')`"
         )
-    check_weights_argument(weights, include_top, classes)
+    _family.check_weights_argument(weights, include_top, classes)
     if isinstance(input_shape, tuple) and None in input_shape and weights == "imagenet":
         raise ValueError(
             "When specifying the input shape of a NASNet and loading `ImageNet` weights, the "
@@ -105,7 +97,7 @@ def NASNet(
         input_shape, default_size=default_size, min_size=32, data_format=None,
         require_flatten=include_top, weights=weights,
     )
-    img_input = image_input(input_tensor, input_shape)
+    img_input = _family.image_input(input_tensor, input_shape)
     if penultimate_filters % (24 * (filter_multiplier**2)) != 0:
         raise ValueError(
             "For NASNet-A models, the `penultimate_filters` must be a multiple of 24 * "
@@ -133,17 +125,17 @@ def NASNet(
         imagenet_utils.validate_activation(classifier_activation, weights)
         x = layers.Dense(classes, activation=classifier_activation, name="predictions")(x)
     else:
-        x = pool_features(x, pooling)
-    model = make_model(input_tensor, img_input, x, name)
+        x = _family.pool_features(x, pooling)
+    model = _family.make_model(input_tensor, img_input, x, name)
     if weights == "imagenet":
         if default_size not in (224, 331):
             raise ValueError(
                 "ImageNet weights can only be loaded with NASNetLarge or NASNetMobile"
             )
         file_name, url, file_hash = _FILES[(default_size, bool(include_top))]
-        load_family_weights(model, weights, file_name, url, file_hash=file_hash)
+        _family.load_family_weights(model, weights, file_name, url, file_hash=file_hash)
     else:
-        load_family_weights(model, weights, None, None)
+        _family.load_family_weights(model, weights, None, None)
     return model
 
 
@@ -242,7 +234,7 @@ def _separable_conv_block(ip, filters, kernel_size=(3, 3), strides=(1, 1), block
 
 def _adjust_block(p, ip, filters, block_id=None):
     """Brings the previous cell's output `p` to the shape of `ip` (halving or projecting)."""
-    axis = channel_axis()
+    axis = _family.channel_axis()
     if p is None:
         return ip
     if p.shape[-2] != ip.shape[-2]:
@@ -293,7 +285,7 @@ def _normal_a_cell(ip, p, filters, block_id=None):
     x4 = layers.add([x4_1, x4_2], name=f"normal_add_4_{block_id}")
     x5 = _separable_conv_block(h, filters, block_id=f"normal_left5_{block_id}")
     x5 = layers.add([x5, h], name=f"normal_add_5_{block_id}")
-    x = layers.concatenate([p, x1, x2, x3, x4, x5], axis=channel_axis(),
+    x = layers.concatenate([p, x1, x2, x3, x4, x5], axis=_family.channel_axis(),
                            name=f"normal_concat_{block_id}")
     return x, ip
 
@@ -330,7 +322,7 @@ def _reduction_a_cell(ip, p, filters, block_id=None):
     x5_2 = layers.MaxPooling2D((3, 3), strides=(2, 2), padding="valid",
                                name=f"reduction_right5_{block_id}")(h3)
     x5 = layers.add([x5_1, x5_2], name=f"reduction_add4_{block_id}")
-    x = layers.concatenate([x2, x3, x4, x5], axis=channel_axis(),
+    x = layers.concatenate([x2, x3, x4, x5], axis=_family.channel_axis(),
                            name=f"reduction_concat_{block_id}")
     return x, ip
 
