@@ -85,9 +85,9 @@ def main(argv=None) -> dict:
     parser.add_argument("--data-dir", default=None, help="a folder with the Fashion-MNIST files")
     parser.add_argument("--quick", action="store_true", help="2,000 images, 3 epochs")
     parser.add_argument("--seed", type=int, default=1,
-                        help="keras-io's network stays at chance from some starting weights, in Keras
-                        as here (seed 0: from the same weights, 0.48 in Keras and 0.49 here
-                        after 3 epochs); seed 1 trains in both")
+                        help="keras-io's network stays at chance from some starting weights, "
+                             "in Keras as here (seed 0: from the same weights, 0.48 in Keras "
+                             "and 0.49 here after 3 epochs); seed 1 trains in both")
     args = parser.parse_args(argv)
     keras.utils.set_random_seed(args.seed)
     rng = np.random.default_rng(args.seed)
