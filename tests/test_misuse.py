@@ -100,7 +100,7 @@ Y = np.ones((8, 1), np.float32)
     (lambda: compiled().fit(X, Y, validation_split=1.0, verbose=0),
      "fit: validation_split must be a number in [0, 1), got 1.0 (a float)"),
     (lambda: compiled().fit(X, Y, validation_data=(X, Y), validation_freq=0, verbose=0),
-     "fit: validation_freq must be a positive integer, got 0 (an int)"),
+     "fit: validation_freq must be a positive integer or a list of epochs, got 0"),
     (lambda: compiled().fit(X, Y, validation_data=(X, Y), validation_batch_size=2.5, verbose=0),
      "fit: validation_batch_size must be a positive integer or None, got 2.5 (a float)"),
     (lambda: compiled().evaluate(X, Y, batch_size=-1),

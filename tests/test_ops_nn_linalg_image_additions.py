@@ -119,7 +119,7 @@ def test_ctc_loss_object_and_registry():
     assert float(loss(labels, logits)) == pytest.approx(float(np.mean(want.numpy())))
     again = ks.losses.deserialize(ks.losses.serialize(ks.losses.CTC(reduction="sum")))
     assert again.reduction == "sum" and again.name == "ctc"
-    assert ks.losses.CTC(dtype="float64").call(labels, logits).dtype == np.float64
+    assert ks.losses.CTC(dtype="float64")(labels, logits).dtype == np.float64  # cast at the call
 
 
 def test_ctc_decode_known_paths():

@@ -84,7 +84,8 @@ def main(argv=None) -> dict:
     x = layers.Dropout(0.2)(x)
     outputs = layers.Dense(1)(x)
     model = keras.Model(inputs, outputs)
-    print(f"trainable weights: {len(model.trainable_weights)} "
+    head_weights = len(model.trainable_weights)
+    print(f"trainable weights: {head_weights} "
           f"(the base's {len(base_model.weights)} are frozen)")
 
     frozen_statistics = moving_statistics(base_model)
@@ -112,7 +113,8 @@ def main(argv=None) -> dict:
             "fine_tuned_accuracy": float(fine_tuned_accuracy),
             "statistics_kept": statistics_kept,
             "fine_tuned_statistics_kept": fine_tuned_statistics_kept,
-            "trainable_weights": len(model.trainable_weights)}
+            "trainable_weights": head_weights,
+            "fine_tuned_trainable_weights": len(model.trainable_weights)}
 
 
 if __name__ == "__main__":

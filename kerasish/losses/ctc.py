@@ -61,11 +61,11 @@ class CTC(LossFunctionWrapper):
     """
 
     def __init__(self, reduction: str = "sum_over_batch_size", name: str = "ctc", dtype=None):
-        super().__init__(ctc, reduction, name)
-        self.dtype = dtype
+        super().__init__(ctc, reduction, name, dtype)
 
     def call(self, y_true, y_pred):
-        """The per-sequence CTC losses (`ctc`), the logits cast to `dtype` if one was given.
+        """The per-sequence CTC losses (`ctc`); calling the loss casts the logits to `dtype`
+        first, if one was given.
 
         Args:
             y_true: (batch, max_label_length) labels, padded with 0.
@@ -80,9 +80,6 @@ class CTC(LossFunctionWrapper):
             >>> ks.losses.CTC().call([[1, 0]], np.zeros((1, 2, 2), np.float32)).shape
             (1,)
         """
-        y_pred = convert_to_tensor(y_pred)
-        if self.dtype is not None:
-            y_pred = math_ops.cast(y_pred, self.dtype)
         return ctc(y_true, y_pred)
 
     def get_config(self) -> dict:
