@@ -37,6 +37,7 @@ from kerasish.core.naming import snake_case
 from kerasish.core.tensor import Variable
 from kerasish.layers.base import Layer
 from kerasish.optimizers.loss_scale_optimizer import LossScaleOptimizer
+from kerasish.optimizers.multi_optimizer import MultiOptimizer
 from kerasish.optimizers.nadam import Nadam
 from kerasish.optimizers.optimizer import Optimizer
 
@@ -162,6 +163,12 @@ def optimizer_variables(optimizer, trainable_variables: list) -> list:
         if trainable_variables:
             own += [optimizer.step_counter, optimizer.dynamic_scale]
         return own + optimizer_variables(optimizer.inner_optimizer, trainable_variables)
+    if isinstance(optimizer, MultiOptimizer):  # its step and learning rate, then each one's
+        optimizer.build(trainable_variables)
+        own = [optimizer._iterations, optimizer._learning_rate]
+        for inner in optimizer.optimizers:
+            own += optimizer_variables(inner, optimizer.variables_of(inner, trainable_variables))
+        return own
     optimizer.build(trainable_variables)
     names = optimizer.get_slot_names()
     groups = _KERAS_SLOT_GROUPS.get(type(optimizer).__name__, [tuple(names)])
@@ -178,7 +185,8 @@ def optimizer_variables(optimizer, trainable_variables: list) -> list:
     for group in groups:
         present = [name for name in group if name in names]
         for var in trainable_variables:
-            result.extend(optimizer.get_slot(var, name) for name in present)
+            made = optimizer._slots.get(id(var), {})  # Muon: Adam's velocity on some only
+            result.extend(optimizer.get_slot(var, name) for name in present if name in made)
     if isinstance(optimizer, Nadam) and trainable_variables:
         result.append(optimizer.u_product)
     return result
