@@ -387,7 +387,7 @@ class Model(Layer):
                 return keras_file.save_weights(self, filepath, overwrite)
         return Checkpoint(model=self).write(filepath)
 
-    def load_weights(self, filepath):
+    def load_weights(self, filepath, skip_mismatch=False, **kwargs):
         """Restore variables written by `save_weights` (or Keras 3's `*.weights.h5`).
 
         From a kerasish checkpoint, returns the load status, and values for layers not
@@ -396,6 +396,11 @@ class Model(Layer):
 
         Args:
             filepath: a file written by `save_weights` (or Keras 3's `*.weights.h5`).
+            skip_mismatch: for a `.weights.h5` file (Keras's argument), leave a layer whose
+                variables do not fit the file's (count or shapes) as it is, with a warning,
+                instead of raising.
+            **kwargs: Keras's other loading arguments, passed on to
+                `ks.saving.load_weights`.
 
         Returns:
             The checkpoint's load status for a kerasish checkpoint, else None.
@@ -412,7 +417,13 @@ class Model(Layer):
             array([[2.]], dtype=float32)
         """
         if str(filepath).endswith(".weights.h5"):
-                return keras_file.load_weights(self, filepath)
+                return keras_file.load_weights(self, filepath, skip_mismatch=skip_mismatch,
+                                               **kwargs)
+        if skip_mismatch or kwargs:
+            raise ValueError(
+                f"load_weights: skip_mismatch and {sorted(kwargs) or 'other arguments'} apply to "
+                f"Keras's .weights.h5 files; {str(filepath)!r} is a kerasish checkpoint, which "
+                "restores by object path (layers not built yet take their values when built)")
         return Checkpoint(model=self).read(filepath).expect_partial()
 
     # -- compile ------------------------------------------------------------
