@@ -41,7 +41,7 @@ class ScheduleFreeAdamW(Optimizer):
         >>> opt = ks.optimizers.ScheduleFreeAdamW(learning_rate=0.1)
         >>> _ = opt.apply([ks.constant([1.0, -1.0])], [w])
         >>> w.numpy().round(4)
-        array([0.99, 2.01], dtype=float32)
+        array([0.9, 2.1], dtype=float32)
     """
 
     _dense_sparse_updates = True
