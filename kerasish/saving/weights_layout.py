@@ -223,9 +223,28 @@ def write_weights(h5file, model: Layer, include_optimizers: bool = True) -> None
                 inner = optimizer.inner_optimizer
                 _write_group(h5file, f"{path}/inner_optimizer/vars", inner.name,
                              optimizer_state(inner, compiled_into))
+            if isinstance(optimizer, MultiOptimizer):  # Keras writes each sub-optimizer too
+                _write_sub_optimizers(h5file, path, optimizer, compiled_into)
         else:
             optimizer, variables = item, own_variables(item)
         _write_group(h5file, f"{path}/vars" if path else "vars", optimizer.name, variables)
+
+
+def _write_sub_optimizers(h5file, path: str, optimizer, compiled_into) -> None:
+    """A MultiOptimizer's sub-optimizers under `optimizers/<class in snake case>` (`_1`,
+    `_2` for repeats), as Keras's container of them is written."""
+    trainable = compiled_into.trainable_variables if compiled_into is not None else \
+        _updated_variables(optimizer)
+    used: dict = {}
+    for inner in optimizer.optimizers:
+        name = snake_case(type(inner).__name__)
+        if name in used:
+            used[name] += 1
+            name = f"{name}_{used[name]}"
+        else:
+            used[name] = 0
+        _write_group(h5file, f"{path}/optimizers/{name}/vars", inner.name,
+                     optimizer_variables(inner, optimizer.variables_of(inner, trainable)))
 
 
 def _write_group(h5file, path: str, name: str, variables: list) -> None:
