@@ -142,7 +142,8 @@ def test_keras_arguments_of_name_scope_tensor_input_sequential_loss():
     assert not model.trainable and not model.layers[0].trainable
     assert model.trainable_weights == []
     with pytest.raises(TypeError, match="Keras's order is layers, trainable, name"):
-        ks.Sequential([ks.layers.Dense(2)], "stack")
+        ks.Sequential([ks.layers.Dense(2)], [])
+    assert ks.Sequential([ks.layers.Dense(2)], "stack").name == "stack"  # tf.keras's order
 
     class Cube(ks.losses.Loss):
         def call(self, y_true, y_pred):

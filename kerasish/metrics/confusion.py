@@ -90,9 +90,12 @@ class _ConfusionMetric(Metric):
         return cached
 
     def _confusion(
-        self, y_true, y_pred, sample_weight, class_id=None, top_k=None, from_logits=False
+        self, y_true, y_pred, sample_weight, class_id=None, top_k=None, from_logits=False,
+        label_weights=None, by_label=False,
     ) -> tuple:
-        """(tp, fp, tn, fn), each of shape (num_thresholds,), for one batch."""
+        """(tp, fp, tn, fn), each of shape (num_thresholds,), for one batch; with `by_label`
+        (AUC's multi_label), of shape (num_thresholds, labels) for y_pred of rank 2.
+        `label_weights` (one per label, the last axis) multiply the sample weights."""
         what = self._describe()
         y_true, y_pred = match_shapes(*as_pair(y_true, y_pred), what)
         y_pred = math_ops.cast(as_float(y_pred), self._dtype)
@@ -113,6 +116,12 @@ class _ConfusionMetric(Metric):
                 )
             y_true, y_pred = y_true[..., class_id], y_pred[..., class_id]
             weight = None if weight is None else weight[..., class_id]
+        if label_weights is not None:
+            label_weights = shape_ops.broadcast_to(
+                math_ops.cast(as_float(label_weights), self._dtype), y_pred.shape)
+            weight = label_weights if weight is None else weight * label_weights
+        if by_label:
+            return self._confusion_by_label(y_true, y_pred, weight)
         predictions = shape_ops.reshape(y_pred, (-1,))
         positive = math_ops.cast(
             math_ops.not_equal(shape_ops.reshape(y_true, (-1,)), 0), self._dtype
@@ -132,6 +141,26 @@ class _ConfusionMetric(Metric):
         )
         tp, fp = above_counts[:, 0], above_counts[:, 1]
         fn, tn = below_counts[:, 0], below_counts[:, 1]
+        return tp, fp, tn, fn
+
+    def _confusion_by_label(self, y_true, y_pred, weight) -> tuple:
+        """(tp, fp, tn, fn) of shape (num_thresholds, labels) for (examples, labels) inputs."""
+        if y_pred.ndim != 2:
+            raise InvalidArgumentError(
+                f"{self._describe()}: y_pred must have rank 2 (examples, labels) with "
+                f"multi_label=True, got shape {y_pred.shape}")
+        positive = math_ops.cast(math_ops.not_equal(y_true, 0), self._dtype)
+        negative = 1.0 - positive
+        if weight is not None:
+            positive, negative = positive * weight, negative * weight
+        thresholds = shape_ops.reshape(self._thresholds_like(y_pred._value), (-1, 1, 1))
+        above = math_ops.cast(math_ops.greater(shape_ops.expand_dims(y_pred, 0), thresholds),
+                              self._dtype)  # (thresholds, examples, labels)
+        below = 1.0 - above
+        tp = reduction_ops.reduce_sum(above * positive, axis=1)
+        fp = reduction_ops.reduce_sum(above * negative, axis=1)
+        fn = reduction_ops.reduce_sum(below * positive, axis=1)
+        tn = reduction_ops.reduce_sum(below * negative, axis=1)
         return tp, fp, tn, fn
 
 
@@ -272,13 +301,27 @@ class AUC(_ConfusionMetric):
         summation_method: 'interpolation' (default), 'minoring' or 'majoring'.
         name, dtype: as for every metric (default name 'auc').
         thresholds: explicit thresholds in [0, 1]; -eps and 1 + eps are added.
+        multi_label: (examples, labels) inputs give one curve per label (state of shape
+            (num_thresholds, labels)) and the result is the mean of their areas, weighted
+            by `label_weights`; False flattens the labels into one curve.
+        num_labels: with `multi_label`, the number of labels, so the state exists before
+            the first update (else it is made then, from y_pred's shape).
+        label_weights: one non-negative weight per label: with `multi_label`, the
+            weights of the labels' areas in the mean; without, they multiply the sample
+            weights of each label's column.
         from_logits: y_pred are logits (sigmoid is applied first).
+
+    Raises:
+        ValueError: `num_labels` without `multi_label`.
 
     Example:
         >>> import kerasish as ks
         >>> m = ks.metrics.AUC(num_thresholds=3)
         >>> float(m([0, 0, 1, 1], [0, 0.5, 0.3, 0.9]))
         0.75
+        >>> by_label = ks.metrics.AUC(num_thresholds=3, multi_label=True, num_labels=2)
+        >>> by_label.true_positives.shape
+        (3, 2)
     """
 
     _default_name = "auc"
@@ -291,10 +334,16 @@ class AUC(_ConfusionMetric):
         name=None,
         dtype=None,
         thresholds=None,
+        multi_label: bool = False,
+        num_labels=None,
+        label_weights=None,
         from_logits: bool = False,
     ):
         super().__init__(name=name, dtype=dtype)
         what = self._describe()
+        if num_labels and not multi_label:
+            raise ValueError(f"{what}: num_labels={num_labels} is needed only when "
+                             "multi_label=True")
         curve = str(curve).upper()
         if curve not in _CURVES:
             raise InvalidArgumentError(f"{what}: curve must be one of {_CURVES}, got {curve!r}")
@@ -318,11 +367,24 @@ class AUC(_ConfusionMetric):
         self.curve, self.summation_method = curve, summation_method
         self.from_logits = bool(from_logits)
         self._init_thresholds(values)
-        shape = (self.num_thresholds,)
+        self.multi_label = bool(multi_label)
+        self.num_labels = None if num_labels is None else int(num_labels)
+        self.label_weights = None if label_weights is None else np.asarray(
+            label_weights.numpy() if isinstance(label_weights, Tensor) else label_weights,
+            dtype=self._dtype).reshape(-1)
+        self._built = False
+        if not self.multi_label:
+            self._build_state((self.num_thresholds,))
+        elif self.num_labels:
+            self._build_state((self.num_thresholds, self.num_labels))
+
+    def _build_state(self, shape: tuple) -> None:
+        """The four count variables, in Keras's order and shape."""
         self.true_positives = self.add_weight("true_positives", shape)
         self.false_positives = self.add_weight("false_positives", shape)
         self.true_negatives = self.add_weight("true_negatives", shape)
         self.false_negatives = self.add_weight("false_negatives", shape)
+        self._built = True
 
     def get_config(self) -> dict:
         config = {
@@ -330,6 +392,10 @@ class AUC(_ConfusionMetric):
             "num_thresholds": self.num_thresholds,
             "curve": self.curve,
             "summation_method": self.summation_method,
+            "multi_label": self.multi_label,
+            "num_labels": self.num_labels,
+            "label_weights": None if self.label_weights is None else
+            [float(w) for w in self.label_weights],
             "from_logits": self.from_logits,
         }
         if self._given_thresholds is not None:
@@ -337,8 +403,17 @@ class AUC(_ConfusionMetric):
         return config
 
     def update_state(self, y_true, y_pred, sample_weight=None) -> None:
+        if not self._built:  # multi_label without num_labels: the labels of y_pred
+            shape = np.shape(y_pred.numpy() if isinstance(y_pred, Tensor) else y_pred)
+            if len(shape) != 2:
+                raise InvalidArgumentError(
+                    f"{self._describe()}: y_pred must have rank 2 (examples, labels) with "
+                    f"multi_label=True, got shape {tuple(shape)}")
+            self._build_state((self.num_thresholds, int(shape[1])))
         tp, fp, tn, fn = self._confusion(
-            y_true, y_pred, sample_weight, from_logits=self.from_logits
+            y_true, y_pred, sample_weight, from_logits=self.from_logits,
+            label_weights=None if self.multi_label else self.label_weights,
+            by_label=self.multi_label,
         )
         self.true_positives.assign_add(tp)
         self.false_positives.assign_add(fp)
@@ -346,10 +421,12 @@ class AUC(_ConfusionMetric):
         self.false_negatives.assign_add(fn)
 
     def result(self) -> Tensor:
+        if not self._built:
+            return creation_ops.zeros((), dtype=self._dtype)
         tp, fp = self.true_positives.read_value(), self.false_positives.read_value()
         tn, fn = self.true_negatives.read_value(), self.false_negatives.read_value()
         if self.curve == "PR" and self.summation_method == "interpolation":
-            return _interpolated_pr_auc(tp, fp, fn)
+            return self._average(_interpolated_pr_auc(tp, fp, fn))
         recall = divide_no_nan(tp, tp + fn)
         if self.curve == "ROC":
             x, y = divide_no_nan(fp, fp + tn), recall
@@ -361,11 +438,24 @@ class AUC(_ConfusionMetric):
             heights = math_ops.minimum(y[:-1], y[1:])
         else:
             heights = math_ops.maximum(y[:-1], y[1:])
-        return reduction_ops.reduce_sum((x[:-1] - x[1:]) * heights)
+        return self._average((x[:-1] - x[1:]) * heights)
+
+    def _average(self, terms: Tensor) -> Tensor:
+        """The area from its terms: their sum, or with `multi_label` each label's sum (over
+        axis 0) averaged, weighted by `label_weights` when given."""
+        if not self.multi_label:
+            return reduction_ops.reduce_sum(terms)
+        by_label = reduction_ops.reduce_sum(terms, axis=0)
+        if self.label_weights is None:
+            return reduction_ops.reduce_mean(by_label)
+        weights = Tensor(backend.to_device(self.label_weights, backend.device_of(terms._value)))
+        return divide_no_nan(reduction_ops.reduce_sum(by_label * weights),
+                             reduction_ops.reduce_sum(weights))
 
 
 def _interpolated_pr_auc(tp: Tensor, fp: Tensor, fn: Tensor) -> Tensor:
-    """PR-AUC with precision interpolated between thresholds (Davis & Goadrich 2006), as Keras."""
+    """The terms of PR-AUC with precision interpolated between thresholds (Davis & Goadrich
+    2006), as Keras."""
     dtp = tp[:-1] - tp[1:]
     p = tp + fp
     dp = p[:-1] - p[1:]
@@ -379,10 +469,9 @@ def _interpolated_pr_auc(tp: Tensor, fp: Tensor, fn: Tensor) -> Tensor:
         divide_no_nan(p[:-1], math_ops.maximum(p[1:], 0.0)),
         math_ops.ones_like_values(p[1:]),
     )
-    increments = divide_no_nan(
+    return divide_no_nan(
         slope * (dtp + intercept * math_ops.log(ratio)), math_ops.maximum(tp[1:] + fn[1:], 0.0)
     )
-    return reduction_ops.reduce_sum(increments)
 
 
 # ---------------------------------------------------------------- single counts

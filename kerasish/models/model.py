@@ -434,7 +434,7 @@ class Model(Layer):
                 return keras_file.save_weights(self, filepath, overwrite)
         return Checkpoint(model=self).write(filepath)
 
-    def load_weights(self, filepath):
+    def load_weights(self, filepath, skip_mismatch=False, **kwargs):
         """Restore variables written by `save_weights` (or Keras 3's `*.weights.h5`).
 
         From a kerasish checkpoint, returns the load status, and values for layers not
@@ -444,6 +444,11 @@ class Model(Layer):
         Args:
             filepath: a file written by `save_weights` (or Keras 3's `*.weights.h5`, or a
                 Keras 2 `.h5` weights file such as Keras's ImageNet weights).
+            skip_mismatch: for a `.weights.h5` or Keras 2 `.h5` file (Keras's argument),
+                leave a layer whose variables do not fit the file's (count or shapes) as it
+                is, with a warning, instead of raising.
+            **kwargs: Keras's other loading arguments, passed on to
+                `ks.saving.load_weights` (or, for a Keras 2 `.h5` file, `by_name`).
 
         Returns:
             The checkpoint's load status for a kerasish checkpoint, else None.
@@ -460,10 +465,16 @@ class Model(Layer):
             array([[2.]], dtype=float32)
         """
         if str(filepath).endswith(".weights.h5"):
-                return keras_file.load_weights(self, filepath)
+            return keras_file.load_weights(self, filepath, skip_mismatch=skip_mismatch, **kwargs)
         if str(filepath).endswith((".h5", ".hdf5")) and legacy_h5.is_legacy_weights_file(filepath):
             # Keras 2's layout (Keras's ImageNet files for ks.applications), by position
-            return legacy_h5.load_legacy_weights(self, filepath)
+            return legacy_h5.load_legacy_weights(self, filepath, skip_mismatch=skip_mismatch,
+                                                 **kwargs)  # by_name, as Keras
+        if skip_mismatch or kwargs:
+            raise ValueError(
+                f"load_weights: skip_mismatch and {sorted(kwargs) or 'other arguments'} apply to "
+                f"Keras's .weights.h5 files; {str(filepath)!r} is a kerasish checkpoint, which "
+                "restores by object path (layers not built yet take their values when built)")
         return Checkpoint(model=self).read(filepath).expect_partial()
 
     # -- compile ------------------------------------------------------------

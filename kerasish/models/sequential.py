@@ -24,6 +24,8 @@ class Sequential(Model):
     Args:
         layers: the layers, in order (a `ks.Input` may come first); more can be `add`ed.
         trainable: False freezes the model (and every layer in it), as `trainable = False`.
+            (Keras 3's second argument; a string here is taken as the name, as tf.keras's
+            `Sequential(layers, name)` order gives it, since no trainable is a string.)
         name: the model's name.
 
     Example:
@@ -41,6 +43,8 @@ class Sequential(Model):
     _untracked_attributes = Model._untracked_attributes | {"_input_layer", "_symbolic_outputs"}
 
     def __init__(self, layers=None, trainable: bool = True, name=None):
+        if isinstance(trainable, str) and name is None:  # tf.keras's Sequential(layers, name)
+            trainable, name = True, trainable
         if not isinstance(trainable, (bool, int)):
             raise TypeError(
                 f"Sequential: trainable must be a bool, got {trainable!r} (Keras's order is "

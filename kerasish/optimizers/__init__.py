@@ -20,9 +20,12 @@ from kerasish.optimizers.ftrl import Ftrl
 from kerasish.optimizers.lamb import Lamb
 from kerasish.optimizers.lion import Lion
 from kerasish.optimizers.loss_scale_optimizer import LossScaleOptimizer
+from kerasish.optimizers.multi_optimizer import MultiOptimizer, OptimizerMap
+from kerasish.optimizers.muon import Muon
 from kerasish.optimizers.nadam import Nadam
 from kerasish.optimizers.optimizer import Optimizer
 from kerasish.optimizers.rmsprop import RMSprop
+from kerasish.optimizers.schedule_free_adamw import ScheduleFreeAdamW
 from kerasish.optimizers.schedules import (  # noqa: F401
     CosineDecay,
     CosineDecayRestarts,
@@ -35,7 +38,8 @@ from kerasish.optimizers.schedules import (  # noqa: F401
 from kerasish.optimizers.sgd import SGD
 
 _BY_NAME = {cls.__name__.lower(): cls for cls in (
-    SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Adafactor, Adamax, Ftrl, Lamb, Lion, Nadam)}
+    SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Adafactor, Adamax, Ftrl, Lamb, Lion, Nadam,
+    Muon, ScheduleFreeAdamW)}
 
 
 def serialize(optimizer: Optimizer) -> dict:
@@ -74,7 +78,8 @@ def deserialize(config: dict, custom_objects: dict | None = None) -> Optimizer:
         >>> type(sgd).__name__, float(sgd.learning_rate)
         ('SGD', 0.5)
     """
-    classes = {cls.__name__: cls for cls in (*_BY_NAME.values(), LossScaleOptimizer)}
+    classes = {cls.__name__: cls for cls in (*_BY_NAME.values(), LossScaleOptimizer,
+                                             MultiOptimizer, OptimizerMap)}
     return deserialize_keras_object(config, custom_objects, module_objects=classes)
 
 
@@ -82,7 +87,8 @@ def get(identifier) -> Optimizer:
     """An optimizer from a name ('adam', case-insensitive), an instance, a class or a config dict.
 
     Names: 'adadelta', 'adafactor', 'adagrad', 'adam', 'adamax', 'adamw', 'ftrl', 'lamb',
-    'lion', 'nadam', 'rmsprop', 'sgd' (with default hyperparameters).
+    'lion', 'muon', 'nadam', 'rmsprop', 'schedulefreeadamw', 'sgd' (with default
+    hyperparameters).
 
     Args:
         identifier: a name, an optimizer object (returned as it is), an optimizer
@@ -137,12 +143,16 @@ __all__ = [
     "LearningRateSchedule",
     "Lion",
     "LossScaleOptimizer",
+    "MultiOptimizer",
+    "Muon",
     "Nadam",
     "Optimizer",
+    "OptimizerMap",
     "PiecewiseConstantDecay",
     "PolynomialDecay",
     "RMSprop",
     "SGD",
+    "ScheduleFreeAdamW",
     "deserialize",
     "get",
     "get_or_create_global_step",

@@ -314,9 +314,14 @@ class Optimizer(Trackable):
                 aux[aux_name] = Variable(Tensor(value), name=f"{var.name}/{aux_name}",
                                          trainable=False)
                 self._slot_created(var, aux_name, aux[aux_name])
-        for slot_name, initial_value in self._slot_specs():
+        for slot_name, initial_value in self._slot_specs_for(var):
             self.add_slot(var, slot_name, initial_value, self._slot_shape(var, slot_name))
         self._built.add(id(var))
+
+    def _slot_specs_for(self, var: Variable) -> list:
+        """The (slot name, initial value) pairs `var` gets: `_slot_specs()`, unless an
+        optimizer keeps different slots for different variables (Muon)."""
+        return self._slot_specs()
 
     def _slot_shape(self, var: Variable, slot_name: str) -> tuple | None:
         """The shape of slot `slot_name` of `var`; None: the variable's."""

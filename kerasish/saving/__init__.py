@@ -19,6 +19,7 @@ from kerasish.core.serialization import (  # noqa: F401
     register_keras_serializable,
     serialize_keras_object,
 )
+from kerasish.saving.file_editor import KerasFileEditor  # noqa: F401
 from kerasish.saving.keras_file import (  # noqa: F401
     KerasFileError,
     load_model,

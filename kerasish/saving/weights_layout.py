@@ -37,6 +37,7 @@ from kerasish.core.naming import snake_case
 from kerasish.core.tensor import Variable
 from kerasish.layers.base import Layer
 from kerasish.optimizers.loss_scale_optimizer import LossScaleOptimizer
+from kerasish.optimizers.multi_optimizer import MultiOptimizer
 from kerasish.optimizers.nadam import Nadam
 from kerasish.optimizers.optimizer import Optimizer
 
@@ -164,6 +165,12 @@ def optimizer_variables(optimizer, trainable_variables: list) -> list:
         if trainable_variables:
             own += [optimizer.step_counter, optimizer.dynamic_scale]
         return own + optimizer_variables(optimizer.inner_optimizer, trainable_variables)
+    if isinstance(optimizer, MultiOptimizer):  # its step and learning rate, then each one's
+        optimizer.build(trainable_variables)
+        own = [optimizer._iterations, optimizer._learning_rate]
+        for inner in optimizer.optimizers:
+            own += optimizer_variables(inner, optimizer.variables_of(inner, trainable_variables))
+        return own
     optimizer.build(trainable_variables)
     names = optimizer.get_slot_names()
     groups = _KERAS_SLOT_GROUPS.get(type(optimizer).__name__, [tuple(names)])
@@ -180,7 +187,8 @@ def optimizer_variables(optimizer, trainable_variables: list) -> list:
     for group in groups:
         present = [name for name in group if name in names]
         for var in trainable_variables:
-            result.extend(optimizer.get_slot(var, name) for name in present)
+            made = optimizer._slots.get(id(var), {})  # Muon: Adam's velocity on some only
+            result.extend(optimizer.get_slot(var, name) for name in present if name in made)
     if isinstance(optimizer, Nadam) and trainable_variables:
         result.append(optimizer.u_product)
     return result
@@ -217,9 +225,28 @@ def write_weights(h5file, model: Layer, include_optimizers: bool = True) -> None
                 inner = optimizer.inner_optimizer
                 _write_group(h5file, f"{path}/inner_optimizer/vars", inner.name,
                              optimizer_state(inner, compiled_into))
+            if isinstance(optimizer, MultiOptimizer):  # Keras writes each sub-optimizer too
+                _write_sub_optimizers(h5file, path, optimizer, compiled_into)
         else:
             optimizer, variables = item, own_variables(item)
         _write_group(h5file, f"{path}/vars" if path else "vars", optimizer.name, variables)
+
+
+def _write_sub_optimizers(h5file, path: str, optimizer, compiled_into) -> None:
+    """A MultiOptimizer's sub-optimizers under `optimizers/<class in snake case>` (`_1`,
+    `_2` for repeats), as Keras's container of them is written."""
+    trainable = compiled_into.trainable_variables if compiled_into is not None else \
+        _updated_variables(optimizer)
+    used: dict = {}
+    for inner in optimizer.optimizers:
+        name = snake_case(type(inner).__name__)
+        if name in used:
+            used[name] += 1
+            name = f"{name}_{used[name]}"
+        else:
+            used[name] = 0
+        _write_group(h5file, f"{path}/optimizers/{name}/vars", inner.name,
+                     optimizer_variables(inner, optimizer.variables_of(inner, trainable)))
 
 
 def _write_group(h5file, path: str, name: str, variables: list) -> None:

@@ -607,7 +607,8 @@ def test_get_resolves_names_case_insensitively():
     assert (opt.name, AdamW().name, RMSprop(name="rms").name) == ("adam", "adamw", "rms")
     assert type(optimizers.get(SGD)) is SGD
     with pytest.raises(ValueError, match=r"'adamx'.*'adadelta', 'adafactor', 'adagrad', 'adam', "
-                       r"'adamax', 'adamw', 'ftrl', 'lamb', 'lion', 'nadam', 'rmsprop', 'sgd'"):
+                       r"'adamax', 'adamw', 'ftrl', 'lamb', 'lion', 'muon', 'nadam', 'rmsprop', "
+                       r"'schedulefreeadamw', 'sgd'"):
         optimizers.get("adamx")
     with pytest.raises(TypeError, match="as an optimizer"):
         optimizers.get(3)

@@ -71,3 +71,15 @@ def test_metric_add_variable_is_keras_spelling_of_add_weight():
     assert total.name == "extra" and any(v is total for v in metric.variables)
     with pytest.raises(ValueError, match="aggregation must be one of"):
         metric.add_variable((), "zeros", aggregation="max")
+
+
+def test_model_load_weights_takes_skip_mismatch(tmp_path):
+    path = _dense(2).save_weights(str(tmp_path / "m.weights.h5"))
+    other = _dense(4)
+    before = other.layers[0].kernel.numpy().copy()
+    with pytest.warns(UserWarning, match="skip_mismatch"):
+        other.load_weights(path, skip_mismatch=True)
+    np.testing.assert_array_equal(other.layers[0].kernel.numpy(), before)
+    ckpt = _dense(2).save_weights(str(tmp_path / "ckpt"))
+    with pytest.raises(ValueError, match="apply to Keras's .weights.h5 files"):
+        _dense(2).load_weights(ckpt, skip_mismatch=True)

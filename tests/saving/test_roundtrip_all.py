@@ -129,6 +129,10 @@ EXAMPLE_ARGS = {
     "LossScaleOptimizer": lambda: {"inner_optimizer": ks.optimizers.Lion(0.01),
                                    "initial_scale": 64.0, "dynamic_growth_steps": 5},
     "L1L2": lambda: {"l1": 0.1, "l2": 0.2},
+    "MultiOptimizer": lambda: {"optimizer_map": ks.optimizers.OptimizerMap(
+        ks.optimizers.SGD(0.5), {"out/.*": ks.optimizers.Adam(0.01)}), "loss_scale_factor": 2.0},
+    "OptimizerMap": lambda: {"default_optimizer": ks.optimizers.SGD(0.5),
+                             "optimizer_map": {"out/.*": ks.optimizers.Muon(0.01)}},
 }
 
 # Bases that wrap a Python function or have nothing to configure, with the reason.
