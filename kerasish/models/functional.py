@@ -4,7 +4,9 @@
 `kerasish.layers.symbolic` and `kerasish.core.symbolic`); `Functional` walks back
 from the outputs to the inputs once, keeps the nodes in topological order, and,
 when called on data, runs them in that order with eager ops, so gradients flow
-through the normal tape and `training` reaches every layer as in any other call. Shared layers
+through the normal tape and `training` reaches every layer as in any other call (as in
+Keras 3, a `training` given to the model's call also replaces one a node was recorded with:
+`base(x, training=False)` trains under `fit` unless `base.trainable` is False). Shared layers
 (one layer called on two inputs) keep one set of weights; a functional model
 called on symbolic tensors records one node, like any layer.
 
@@ -364,6 +366,10 @@ class Functional(Model, functional=True):
                     outputs = node.operation(*filled)
                 else:
                     args, kwargs = nest.pack_sequence_as((node.args, node.kwargs), filled)
+                    if training is not None and "training" in kwargs:
+                        # Keras 3: the call's `training` replaces the one the node was
+                        # recorded with (fit trains a base called with training=False)
+                        kwargs["training"] = training
                     outputs = node.operation(*args, **kwargs)
             if single:
                 values[id(output_tensors[0])] = outputs

@@ -605,3 +605,38 @@ def test_a_deep_copy_is_an_independent_working_model():
     np.testing.assert_allclose(twin(data).numpy(), model(data).numpy())
     twin.layers[1].bias.assign([1.0, 1.0])
     assert not np.allclose(twin(data).numpy(), model(data).numpy())
+
+
+def _base_called_with_training_false(library):
+    """A model whose nested base (with BatchNormalization) is called with training=False."""
+    inner_in = library.Input((3,))
+    base = library.Model(inner_in, library.layers.BatchNormalization(momentum=0.5)(inner_in))
+    outer_in = library.Input((3,))
+    model = library.Model(outer_in, library.layers.Dense(1)(base(outer_in, training=False)))
+    return model, base
+
+
+def test_the_calls_training_replaces_the_one_a_node_was_recorded_with_as_in_keras_3():
+    model, base = _base_called_with_training_false(ks)
+    batch = np.arange(12, dtype=np.float32).reshape(4, 3)
+    model(batch)  # training=None: the node's training=False holds
+    np.testing.assert_array_equal(base.layers[1].moving_mean.numpy(), 0.0)
+    model(batch, training=False)
+    np.testing.assert_array_equal(base.layers[1].moving_mean.numpy(), 0.0)
+    model(batch, training=True)  # as fit calls it: the base trains, statistics move
+    np.testing.assert_allclose(base.layers[1].moving_mean.numpy(), batch.mean(0) * 0.5)
+    base.trainable = False  # the way to keep a base in inference mode under fit
+    before = base.layers[1].moving_mean.numpy()
+    model(batch, training=True)
+    np.testing.assert_array_equal(base.layers[1].moving_mean.numpy(), before)
+
+
+def test_the_calls_training_replaces_the_nodes_as_keras_does():
+    keras = pytest.importorskip("keras")
+    batch = np.arange(12, dtype=np.float32).reshape(4, 3)
+    means = []
+    for library in (keras, ks):
+        model, base = _base_called_with_training_false(library)
+        model(batch, training=True)
+        means.append(np.asarray(base.layers[1].moving_mean))
+    np.testing.assert_allclose(means[1], means[0], rtol=1e-6)
