@@ -142,6 +142,7 @@ from kerasish.layers.preprocessing import (  # noqa: F401
     StringLookup,
     TextVectorization,
 )
+from kerasish.layers.conv_lstm import ConvLSTM1D, ConvLSTM2D, ConvLSTM3D  # noqa: F401
 from kerasish.layers.recurrent import (  # noqa: F401
     GRU,
     LSTM,
