@@ -103,9 +103,11 @@ from kerasish.layers.pooling import (  # noqa: F401
     MaxPooling3D,
 )
 from kerasish.layers.preprocessing import (  # noqa: F401
+    AugMix,
     AutoContrast,
     CategoryEncoding,
     CenterCrop,
+    ContrastLimitedAdaptiveHistogramEqualization,
     CutMix,
     Discretization,
     Equalization,
@@ -135,6 +137,7 @@ from kerasish.layers.preprocessing import (  # noqa: F401
     RandomSharpness,
     RandomShear,
     RandomTranslation,
+    RandAugment,
     RandomZoom,
     Rescaling,
     Resizing,
