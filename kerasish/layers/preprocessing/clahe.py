@@ -45,7 +45,7 @@ def clahe(images: np.ndarray, clip_limit: float, tile_grid_size: tuple) -> np.nd
         >>> import numpy as np
         >>> from kerasish.layers.preprocessing.clahe import clahe
         >>> ramp = np.arange(16, dtype=np.float32).reshape(1, 4, 4, 1) * 16
-        >>> clahe(ramp, 4.0, (1, 1)).ravel()[:3].round(2).tolist()
+        >>> [round(float(v), 2) for v in clahe(ramp, 4.0, (1, 1)).ravel()[:3]]
         [0.0, 16.24, 32.48]
     """
     batch, height, width, channels = images.shape
