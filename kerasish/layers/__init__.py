@@ -103,9 +103,11 @@ from kerasish.layers.pooling import (  # noqa: F401
     MaxPooling3D,
 )
 from kerasish.layers.preprocessing import (  # noqa: F401
+    AugMix,
     AutoContrast,
     CategoryEncoding,
     CenterCrop,
+    ContrastLimitedAdaptiveHistogramEqualization,
     CutMix,
     Discretization,
     Equalization,
@@ -135,6 +137,7 @@ from kerasish.layers.preprocessing import (  # noqa: F401
     RandomSharpness,
     RandomShear,
     RandomTranslation,
+    RandAugment,
     RandomZoom,
     Rescaling,
     Resizing,
@@ -142,6 +145,7 @@ from kerasish.layers.preprocessing import (  # noqa: F401
     StringLookup,
     TextVectorization,
 )
+from kerasish.layers.conv_lstm import ConvLSTM1D, ConvLSTM2D, ConvLSTM3D  # noqa: F401
 from kerasish.layers.recurrent import (  # noqa: F401
     GRU,
     LSTM,

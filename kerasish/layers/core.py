@@ -15,6 +15,7 @@ from kerasish.core.serialization import deserialize_keras_object
 from kerasish.core.symbolic import SENTINEL_SIZES, infer_output_specs
 from kerasish.initializers import RandomUniform
 from kerasish.layers.base import Layer, in_training_mode
+from kerasish.layers.lora import LoRAMixin, lora_weight_property
 
 
 def _floating_input(layer: Layer, inputs):
@@ -24,7 +25,7 @@ def _floating_input(layer: Layer, inputs):
     return inputs if inputs.dtype == dtype else math_ops.cast(inputs, dtype)
 
 
-class Dense(Layer):
+class Dense(LoRAMixin, Layer):
     """activation(inputs @ kernel + bias) over the last axis.
 
     The weights are made on the first call, from the size of the input's last
@@ -43,8 +44,9 @@ class Dense(Layer):
             losses (e.g. `ks.regularizers.L2(1e-4)`).
         kernel_constraint, bias_constraint: projections applied after every
             optimizer update.
-        lora_rank: must be None (LoRA is not available here yet: a clear error).
-        lora_alpha: LoRA's scale (accepted with lora_rank=None).
+        lora_rank: enable LoRA of this rank at build (see `enable_lora`): the kernel
+            frozen, low-rank factors `lora_kernel_a/b` trained.
+        lora_alpha: LoRA's scale is `lora_alpha / lora_rank` (default: `lora_rank`).
         quantization_config: must be None (no quantized kernels: a clear error).
         **kwargs: `name`, `trainable`, `dtype`, `input_shape` (see `Layer`).
 
@@ -62,6 +64,7 @@ class Dense(Layer):
     """
 
     supports_masking = True
+    kernel = lora_weight_property("kernel")
 
     def __init__(
         self,
@@ -80,8 +83,8 @@ class Dense(Layer):
         **kwargs,
     ):
         check_no_quantization(quantization_config, "Dense")
-        check_no_lora(lora_rank, "Dense")
         super().__init__(**kwargs)
+        self._setup_lora(lora_rank, lora_alpha)
         self.units = arguments.integer(units, "units", "Dense")
         self.activation = activations.get(activation)
         self.use_bias = use_bias
@@ -116,6 +119,7 @@ class Dense(Layer):
             if self.use_bias
             else None
         )
+        self._build_lora()
 
     def call(self, inputs):
         expected = self.kernel.shape[0]
@@ -157,6 +161,7 @@ class Dense(Layer):
             "bias_regularizer": regularizers.get(self.bias_regularizer),
             "kernel_constraint": self.kernel_constraint,
             "bias_constraint": self.bias_constraint,
+            **self._lora_config(),
         }
 
 
@@ -181,28 +186,7 @@ def check_no_quantization(quantization_config, where: str) -> None:
         )
 
 
-def check_no_lora(lora_rank, where: str) -> None:
-    """Refuse `lora_rank`: low-rank adaptation is not available on this layer yet.
-
-    Args:
-        lora_rank: the LoRA rank (None: no LoRA).
-        where: the layer's class name, for the message.
-
-    Raises:
-        InvalidArgumentError: a rank is given.
-
-    Example:
-        >>> from kerasish.layers.core import check_no_lora
-        >>> check_no_lora(None, "Embedding")
-    """
-    if lora_rank is not None:
-        raise InvalidArgumentError(
-            f"{where}: lora_rank is not supported yet (LoRA's merged-kernel saving is not "
-            "written); leave it None"
-        )
-
-
-class Embedding(Layer):
+class Embedding(LoRAMixin, Layer):
     """Rows of an (input_dim, output_dim) table; ids outside [0, input_dim) raise at the call.
 
     Its gradient is sparse (`ks.IndexedSlices`): a step touches only the rows it used.
@@ -216,8 +200,9 @@ class Embedding(Layer):
         mask_zero: id 0 is padding: the output carries a mask (ids != 0) that
             mask-aware layers after it (recurrent layers, pooling) respect.
         weights: the initial table, an (input_dim, output_dim) array (or a list holding it).
-        lora_rank: must be None (LoRA is not available here yet; see `check_no_lora`).
-        lora_alpha: LoRA's scale (accepted with lora_rank=None).
+        lora_rank: enable LoRA of this rank at build (see `enable_lora`): the table
+            frozen, low-rank factors `lora_embeddings_a/b` trained.
+        lora_alpha: LoRA's scale is `lora_alpha / lora_rank` (default: `lora_rank`).
         quantization_config: must be None (quantized layers are not supported).
         **kwargs: `name`, `trainable`, `dtype`, `input_shape` (see `Layer`).
 
@@ -235,6 +220,10 @@ class Embedding(Layer):
         (1, 3, 8)
     """
 
+    embeddings = lora_weight_property("embeddings")
+    _lora_target = "embeddings"
+    _lora_names = ("lora_embeddings_a", "lora_embeddings_b")
+
     def __init__(
         self,
         input_dim: int,
@@ -251,7 +240,6 @@ class Embedding(Layer):
     ):
         kwargs.pop("input_length", None)
         check_no_quantization(quantization_config, "Embedding")
-        check_no_lora(lora_rank, "Embedding")
         if embeddings_initializer == "uniform":  # Keras's alias of its default
             embeddings_initializer = None
         super().__init__(**kwargs)
@@ -262,7 +250,7 @@ class Embedding(Layer):
         self.embeddings_constraint = constraints.get(embeddings_constraint)
         # mask_zero: id 0 is padding; the output carries a mask (ids != 0) for later layers
         self.mask_zero = self.supports_masking = bool(mask_zero)
-        self.lora_rank, self.lora_alpha = None, lora_alpha
+        self._setup_lora(lora_rank, lora_alpha)
         if weights is not None:  # as Keras: the table given, set now
             self.build()
             self.built = True
@@ -278,6 +266,7 @@ class Embedding(Layer):
             regularizer=self.embeddings_regularizer,
             constraint=self.embeddings_constraint,
         )
+        self._build_lora()
 
     def call(self, inputs):
         ids = indexing_ops.integer_ids(inputs, "embedding_lookup")  # float ids cast, as Keras
@@ -308,6 +297,7 @@ class Embedding(Layer):
             "embeddings_regularizer": regularizers.get(self.embeddings_regularizer),
             "embeddings_constraint": self.embeddings_constraint,
             "mask_zero": self.mask_zero,
+            **self._lora_config(),
         }
 
     def compute_mask(self, inputs, mask=None):

@@ -16,6 +16,7 @@ from kerasish import activations, constraints, initializers, regularizers
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.ops import einsum_ops, math_ops, shape_ops
 from kerasish.layers.base import Layer
+from kerasish.layers.lora import LoRAMixin, lora_weight_property
 
 _FORMS = (  # (pattern over the equation with "..." written "0", where the ellipsis is)
     (r"([a-zA-Z]+),([a-zA-Z]+)->([a-zA-Z]+)", None),
@@ -116,7 +117,7 @@ def _written_out(equation: str, rank: int) -> str:
     return f"{inputs}{fill},{kernel}->{outputs}{fill}"
 
 
-class EinsumDense(Layer):
+class EinsumDense(LoRAMixin, Layer):
     """A dense layer computing `einsum(equation, inputs, kernel) + bias`, as Keras's.
 
     Args:
@@ -135,17 +136,17 @@ class EinsumDense(Layer):
         bias_regularizer: a penalty on `bias`, added to `losses` (None: none).
         kernel_constraint: applied to `kernel` after each optimizer update (None: none).
         bias_constraint: applied to `bias` after each optimizer update (None: none).
-        lora_rank: Keras's LoRA fine-tuning; not available in kerasish (any value but None
-            is refused with a message).
-        lora_alpha: LoRA's scale; only with lora_rank.
+        lora_rank: enable LoRA of this rank at build (see `enable_lora`): the kernel
+            frozen, low-rank factors `lora_kernel_a` (kernel's leading axes, rank) and
+            `lora_kernel_b` (rank, kernel's last axis) trained.
+        lora_alpha: LoRA's scale is `lora_alpha / lora_rank` (default: `lora_rank`).
         gptq_unpacked_column_size: Keras's GPTQ quantization; refused unless None.
         quantization_config: Keras's quantization; refused unless None.
         **kwargs: the `Layer` arguments (``name``, ``dtype``, ``activity_regularizer``, ...).
 
     Raises:
-        ValueError: an equation outside Keras's forms, letters that do not fit, or
-            LoRA/quantization arguments.
-        NotImplementedError: LoRA or quantization asked for.
+        ValueError: an equation outside Keras's forms, letters that do not fit.
+        NotImplementedError: quantization asked for.
 
     Example:
         >>> import kerasish as ks
@@ -154,6 +155,8 @@ class EinsumDense(Layer):
         >>> layer(ks.ones([2, 5, 16])).shape, layer.kernel.shape, layer.bias.shape
         ((2, 5, 4, 8), (16, 4, 8), (4, 8))
     """
+
+    kernel = lora_weight_property("kernel")
 
     def __init__(
         self,
@@ -174,12 +177,10 @@ class EinsumDense(Layer):
         **kwargs,
     ):
         super().__init__(**kwargs)
-        if lora_rank is not None or quantization_config is not None or (
-                gptq_unpacked_column_size is not None):
+        if quantization_config is not None or gptq_unpacked_column_size is not None:
             raise NotImplementedError(
-                "EinsumDense: LoRA (lora_rank) and quantization (quantization_config, "
-                "gptq_unpacked_column_size) are not available in kerasish; leave them None "
-                "(see COMPATIBILITY.md)"
+                "EinsumDense: quantization (quantization_config, gptq_unpacked_column_size) "
+                "is not available in kerasish; leave them None (see COMPATIBILITY.md)"
             )
         _parse(equation)
         self.equation = equation
@@ -193,7 +194,7 @@ class EinsumDense(Layer):
         self.bias_regularizer = regularizers.get(bias_regularizer)
         self.kernel_constraint = constraints.get(kernel_constraint)
         self.bias_constraint = constraints.get(bias_constraint)
-        self.lora_rank = self.lora_alpha = None
+        self._setup_lora(lora_rank, lora_alpha)
 
     def build(self, input_shape):
         kernel_shape, bias_shape, _, input_axes, output_axes = analyze(
@@ -207,6 +208,7 @@ class EinsumDense(Layer):
             "bias", tuple(bias_shape), initializer=self.bias_initializer,
             regularizer=self.bias_regularizer, constraint=self.bias_constraint,
         )
+        self._build_lora()
 
     def _kernel_initializer(self, shape, input_axes, output_axes):
         """A variance-scaling initializer drawn as a (fan_in, fan_out) matrix, so its fans
@@ -263,4 +265,5 @@ class EinsumDense(Layer):
             "kernel_constraint": self.kernel_constraint,
             "bias_constraint": self.bias_constraint,
             "quantization_config": None,
+            **self._lora_config(),
         }

@@ -210,6 +210,8 @@ class RNN(Layer):
                 output, new_states = step(step_inputs[t], states)
                 if step_masks is not None:
                     keep = step_masks[t]
+                    if output.ndim > 2:  # spatial outputs (ConvLSTM): broadcast over them
+                        keep = shape_ops.reshape(keep, (batch,) + (1,) * (output.ndim - 1))
                     if previous is None or self.zero_output_for_mask:
                         previous = creation_ops.zeros_like(output)
                     output = math_ops.where(keep, output, previous)

@@ -57,6 +57,15 @@ def own_variables(layer: Layer) -> list:
     return result
 
 
+def file_variables(layer, writing: bool) -> list:
+    """The variables of `layer`'s `vars` group in a weights file: its own variables, or what
+    the layer says it stores (a layer with LoRA enabled: Keras's merged kernel in the
+    kernel's place and no LoRA factors; `writing` picks the merged value or the variable
+    read into)."""
+    hook = getattr(layer, "_variables_for_file", None)
+    return hook(writing) if hook is not None else own_variables(layer)
+
+
 def _kerasish_base(layer, names: tuple):
     """The first class of `layer`'s MRO that is one of kerasish's classes `names` (found by
     name, as saving sits below `models`), or None."""
@@ -228,7 +237,7 @@ def write_weights(h5file, model: Layer, include_optimizers: bool = True) -> None
             if isinstance(optimizer, MultiOptimizer):  # Keras writes each sub-optimizer too
                 _write_sub_optimizers(h5file, path, optimizer, compiled_into)
         else:
-            optimizer, variables = item, own_variables(item)
+            optimizer, variables = item, file_variables(item, writing=True)
         _write_group(h5file, f"{path}/vars" if path else "vars", optimizer.name, variables)
 
 
@@ -412,10 +421,15 @@ def read_weights(h5file, model: Layer, include_optimizers: bool = True,
         if not path and "vars" not in h5file and not own_variables(item):
             continue
         try:
-            pairs.extend(_read_group(h5file, path, own_variables(item), what, source))
+            pairs.extend(_read_group(h5file, path, file_variables(item, writing=False),
+                                     what, source))
         except WeightsFileError as exc:
             if not skip_mismatch:
                 raise
             warnings.warn(f"skip_mismatch: {exc}; that layer keeps its values", stacklevel=3)
     for variable, array in pairs:
         variable.assign(array.astype(variable.dtype, copy=False))
+    for _, item in saveable_paths(model):  # LoRA factors zeroed: the file's kernel is merged
+        reset = getattr(item, "_after_weights_loaded", None)
+        if reset is not None and not isinstance(item, tuple):
+            reset()

@@ -86,5 +86,5 @@ def test_errors_are_named():
         ks.layers.EinsumDense("ab,bc->aq", 3)(ks.ones([2, 6]))
     with pytest.raises(ValueError, match="bias dimension 'x'"):
         ks.layers.EinsumDense("ab,bc->ac", 3, bias_axes="x")(ks.ones([2, 6]))
-    with pytest.raises(NotImplementedError, match="LoRA"):
-        ks.layers.EinsumDense("ab,bc->ac", 3, lora_rank=2)
+    with pytest.raises(NotImplementedError, match="quantization"):
+        ks.layers.EinsumDense("ab,bc->ac", 3, quantization_config={"mode": "int8"})

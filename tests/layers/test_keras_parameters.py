@@ -1,6 +1,6 @@
 """Keras's parameters on existing layers: LSTM/GRU/SimpleRNN take their cell's arguments by
 name, use_cudnn, Embedding(weights), Bidirectional(weights), and the clear errors of what
-is not supported (quantization_config, lora_rank, use_cudnn=True)."""
+is not supported (quantization_config, use_cudnn=True)."""
 
 import inspect
 
@@ -51,9 +51,8 @@ def test_embedding_weights_and_uniform_initializer():
 
 @pytest.mark.parametrize("kwargs, message", [
     ({"quantization_config": {"mode": "int8"}}, "quantization_config is not supported"),
-    ({"lora_rank": 2}, "lora_rank is not supported yet"),
 ])
-def test_embedding_refuses_quantization_and_lora(kwargs, message):
+def test_embedding_refuses_quantization(kwargs, message):
     with pytest.raises(InvalidArgumentError, match=message):
         ks.layers.Embedding(4, 3, **kwargs)
 
@@ -68,9 +67,8 @@ def test_bidirectional_weights_set_at_build():
 
 @pytest.mark.parametrize("kwargs, message", [
     ({"quantization_config": {"mode": "int8"}}, "quantization_config is not supported"),
-    ({"lora_rank": 4, "lora_alpha": 8}, "lora_rank is not supported yet"),
 ])
-def test_dense_refuses_quantization_and_lora(kwargs, message):
+def test_dense_refuses_quantization(kwargs, message):
     with pytest.raises(InvalidArgumentError, match=message):
         ks.layers.Dense(3, **kwargs)
     assert ks.layers.Dense(3, lora_rank=None, lora_alpha=None, quantization_config=None)

@@ -21,6 +21,7 @@ from kerasish.layers.preprocessing.categorical import (
     HashedCrossing,
     Hashing,
 )
+from kerasish.layers.preprocessing.clahe import ContrastLimitedAdaptiveHistogramEqualization
 from kerasish.layers.preprocessing.color import (
     AutoContrast,
     Equalization,
@@ -48,13 +49,17 @@ from kerasish.layers.preprocessing.mixing import (
     RandomPerspective,
 )
 from kerasish.layers.preprocessing.numerical import Normalization, Rescaling
+from kerasish.layers.preprocessing.policies import AugMix, RandAugment
 from kerasish.layers.preprocessing.text_vectorization import TextVectorization
 
 __all__ = [
+    "AugMix",
+    "RandAugment",
     "AutoContrast",
     "BaseImagePreprocessingLayer",
     "CategoryEncoding",
     "CenterCrop",
+    "ContrastLimitedAdaptiveHistogramEqualization",
     "CutMix",
     "Discretization",
     "Equalization",
