@@ -184,4 +184,5 @@ from kerasish.layers.reshaping import (  # noqa: F401
 )
 from kerasish.layers.reversible_embedding import ReversibleEmbedding  # noqa: F401
 from kerasish.layers.serialization import deserialize, serialize  # noqa: F401
+from kerasish.layers.spectrogram import MelSpectrogram, STFTSpectrogram  # noqa: F401
 from kerasish.layers.wrapper import Wrapper  # noqa: F401
