@@ -13,6 +13,7 @@ import numpy as np
 
 from kerasish import initializers, layers
 from kerasish.applications import _family, imagenet_utils
+from kerasish.applications.imagenet_utils import decode_predictions  # noqa: F401
 from kerasish.core import naming, settings
 from kerasish.core import random as ks_random
 from kerasish.core.ops import math_ops
@@ -380,19 +381,3 @@ def preprocess_input(x, data_format=None):
     [1.0, 2.0]
     """
     return x
-
-
-def decode_predictions(preds, top=5):
-    """The `top` ImageNet classes of each prediction, as `(class_id, name, score)` tuples.
-
-    Args:
-        preds: an array of shape `(samples, 1000)`.
-        top: how many classes to return per sample.
-
-    Returns:
-        A list (one per sample) of lists of `(class_id, class_name, score)` tuples.
-
-    >>> decode_predictions  # doctest: +ELLIPSIS
-    <function decode_predictions at ...>
-    """
-    return imagenet_utils.decode_predictions(preds, top=top)

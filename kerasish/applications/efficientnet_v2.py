@@ -18,6 +18,7 @@ from kerasish.applications.efficientnet import (
     DENSE_KERNEL_INITIALIZER,
     squeeze_excite,
 )
+from kerasish.applications.imagenet_utils import decode_predictions  # noqa: F401
 
 BASE_WEIGHTS_PATH = (
     "https://storage.googleapis.com/tensorflow/keras-applications/efficientnet_v2/"
@@ -349,19 +350,3 @@ def preprocess_input(x, data_format=None):
     [1.0, 2.0]
     """
     return x
-
-
-def decode_predictions(preds, top=5):
-    """The `top` ImageNet classes of each prediction, as `(class_id, name, score)` tuples.
-
-    Args:
-        preds: an array of shape `(samples, 1000)`.
-        top: how many classes to return per sample.
-
-    Returns:
-        A list (one per sample) of lists of `(class_id, class_name, score)` tuples.
-
-    >>> decode_predictions  # doctest: +ELLIPSIS
-    <function decode_predictions at ...>
-    """
-    return imagenet_utils.decode_predictions(preds, top=top)
