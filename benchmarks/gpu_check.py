@@ -11,6 +11,14 @@ Meant for the few minutes someone has a GPU: run it, read the table, fix, run it
 3. The same for the CNN of the mnist recipe's `--model cnn` shape
    (Conv2D(16, 3) relu, MaxPooling2D, Flatten, Dense(10)) on 28x28x1 images.
 4. `fit` epochs of the MLP on 60,000 MNIST-shaped examples (arrays on the host), images/s.
+5. The compute-bound steps of `gpu_compute_bench.py` (a ResNet-style CNN at batch 256, a
+   Transformer encoder block on (64, 256, 512)), in float32 and in float16 against
+   PyTorch's autocast.
+6. With `--suite`, the test suite with the GPU as the default device (`pytest -n 14`,
+   tests/distribute left out: its 2-3 ranks cannot share one GPU through NCCL).
+
+Each part that fails prints its traceback and the check goes on; the table is rewritten
+after each part, and the pytest logs are kept beside it, so a run cut short still reports.
 
 Usage (repository root, a machine with CuPy, PyTorch and a GPU):
 
@@ -24,6 +32,7 @@ import statistics
 import subprocess
 import sys
 import time
+import traceback
 from pathlib import Path
 
 import numpy as np
@@ -32,7 +41,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import cupy as cp  # noqa: E402
-from function_buffers_gpu_bench import trainer  # noqa: E402 - benchmarks/, this directory
+import gpu_compute_bench  # noqa: E402 - benchmarks/, this directory
+from function_buffers_gpu_bench import trainer  # noqa: E402
 
 import kerasish as ks  # noqa: E402
 from kerasish.core.function import graphs  # noqa: E402
@@ -184,19 +194,37 @@ def fit_table(epochs: int = 3) -> list:
     return rows
 
 
-def run_tests(whole_suite: bool, paths=("tests",)) -> str:
+def run_tests(whole_suite: bool, paths=("tests",), log=None, timeout=400) -> str:
     """`pytest -m gpu`, or with `whole_suite` every test of `paths` with the GPU as the
-    default device."""
-    selection = ["--tb=short"] if whole_suite else ["-m", "gpu", "-x"]
+    default device (14 processes); the whole output goes to `log`."""
+    selection = (["--tb=short", "-n", "14", "--ignore=tests/distribute"] if whole_suite
+                 else ["-m", "gpu", "--tb=short"])
     command = [sys.executable, "-m", "pytest", *selection, "-q", "-p", "no:cacheprovider",
                "--no-header", "-o", "addopts=", *paths]
     env = dict(os.environ, KERASISH_DEVICE="gpu") if whole_suite else None
-    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=400,
-                          env=env)
-    lines = done.stdout.strip().splitlines()
-    print("\n".join([line for line in lines if line.startswith(("FAILED", "ERROR", "E "))][:60]
+    try:
+        done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True,
+                              timeout=timeout, env=env)
+        output = done.stdout + done.stderr
+    except subprocess.TimeoutExpired as exc:
+        output = exc.stdout or b""
+        output = output.decode(errors="replace") if isinstance(output, bytes) else output
+        output += f"\ntimed out after {timeout} s"
+    if log:
+        Path(log).write_text(output)
+    lines = output.strip().splitlines()
+    print("\n".join([line for line in lines if line.startswith(("FAILED", "ERROR"))][:80]
                     + lines[-3:]), flush=True)
-    return lines[-1] if lines else f"pytest exited {done.returncode}"
+    return lines[-1] if lines else "no output"
+
+
+def compute_table(rounds: int) -> list:
+    rows = []
+    for half in (False, True):
+        for kind, shape in gpu_compute_bench.sizes(False).items():
+            rows += gpu_compute_bench.run(kind, shape, "gpu", rounds, 5, half)
+            print(rows[-3:], flush=True)
+    return rows
 
 
 def main() -> None:
@@ -207,6 +235,7 @@ def main() -> None:
     parser.add_argument("--suite", nargs="*", metavar="PATH",
                         help="also run these tests (default: all) with KERASISH_DEVICE=gpu")
     parser.add_argument("--rounds", type=int, default=10)
+    parser.add_argument("--suite-timeout", type=int, default=300)
     args = parser.parse_args()
     import torch
 
@@ -215,22 +244,38 @@ def main() -> None:
     header = (f"GPU check, {time.strftime('%Y-%m-%d')}: {device}, CuPy {cp.__version__}, "
               f"PyTorch {torch.__version__}, Python {platform.python_version()}")
     print(header, flush=True)
-    tests = "skipped" if args.skip_tests else run_tests(False)
-    rows = [("tests", "pytest -m gpu", tests, "")]
+    rows = []
+    folder = Path(args.out).parent
+
+    def write():
+        lines = [header, "", "| case | contender | figure | vs PyTorch eager / note |",
+                 "|---|---|---|---|"]
+        lines += [f"| {' | '.join(map(str, row))} |" for row in rows]
+        Path(args.out).write_text("\n".join(lines) + "\n")
+
+    def part(name, make_rows):
+        started = time.perf_counter()
+        try:
+            rows.extend(make_rows())
+        except Exception:  # the check goes on: one broken part must not hide the others
+            traceback.print_exc()
+            rows.append((name, "FAILED", traceback.format_exc().strip().splitlines()[-1], ""))
+        print(f"[{name}: {time.perf_counter() - started:.0f} s]", flush=True)
+        write()
+
+    if not args.skip_tests:
+        part("pytest -m gpu", lambda: [("tests", "pytest -m gpu", run_tests(
+            False, log=folder / "gpu_tests.log", timeout=150), "")])
     for kind in ("mlp", "cnn"):
-        rows += step_table(kind, args.rounds)
-        print(rows[-1], flush=True)
-    rows += fit_table()
+        part(f"{kind} step", lambda kind=kind: step_table(kind, args.rounds))
+    part("fit", fit_table)
+    part("compute-bound steps", lambda: compute_table(5))
     if args.suite is not None:
         paths = args.suite or ["tests"]
-        rows.append(("tests", f"{' '.join(paths)} with KERASISH_DEVICE=gpu",
-                     run_tests(True, paths), ""))
-    lines = [header, "", "| case | contender | figure | vs PyTorch eager / note |",
-             "|---|---|---|---|"]
-    lines += [f"| {' | '.join(row)} |" for row in rows]
-    text = "\n".join(lines) + "\n"
-    Path(args.out).write_text(text)
-    print(text)
+        part("suite", lambda: [("tests", f"{' '.join(paths)} with KERASISH_DEVICE=gpu",
+                                run_tests(True, paths, folder / "suite.log",
+                                          args.suite_timeout), "")])
+    print(Path(args.out).read_text())
 
 
 if __name__ == "__main__":

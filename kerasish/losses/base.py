@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from kerasish.core import settings
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.naming import snake_case
 from kerasish.core.ops import math_ops, reduction_ops, shape_ops
@@ -265,7 +266,9 @@ class Loss:
         name: a name for logs (default: the class name in snake_case).
         dtype: the dtype of the computation (Keras's `dtype`): given, y_pred and float
             y_true are cast to it before `call`, and the loss comes out in it; a
-            `DTypePolicy` gives its compute dtype. None: the dtype of y_pred.
+            `DTypePolicy` gives its compute dtype. None: the dtype of y_pred, except
+            that float16 predictions (a mixed-precision model's) are computed in
+            `floatx()`, as Keras does, so the loss neither overflows nor rounds away.
 
     Example:
         >>> import kerasish as ks
@@ -290,11 +293,14 @@ class Loss:
     def _cast_inputs(self, y_true, y_pred):
         """y_pred, and y_true when it holds floats, as tensors of the loss's dtype."""
         y_true, y_pred = convert_to_tensor(y_true), convert_to_tensor(y_pred)
-        if self._dtype is None:
+        dtype = self._dtype
+        if dtype is None and y_pred.dtype == np.float16:
+            dtype = settings.floatx()
+        if dtype is None:
             return y_true, y_pred
         if y_true.dtype.kind in "fb":
-            y_true = math_ops.cast(y_true, self._dtype)
-        return y_true, math_ops.cast(y_pred, self._dtype)
+            y_true = math_ops.cast(y_true, dtype)
+        return y_true, math_ops.cast(y_pred, dtype)
 
     def call(self, y_true, y_pred):
         """The per-example losses, before weighting and reduction; subclasses override it.

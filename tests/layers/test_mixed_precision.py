@@ -126,6 +126,21 @@ def test_integer_inputs_are_not_autocast():
     assert layer(np.array([[1, 2]], "int32")).dtype == np.int32
 
 
+def test_losses_of_float16_predictions_are_computed_in_floatx_as_in_keras():
+    """Keras computes a loss in floatx whatever the model's compute dtype: in float16 a
+    squared error of 300 (90,000) would overflow to inf."""
+    ks.mixed_precision.set_global_policy("mixed_float16")
+    y_pred = ks.layers.Dense(1, kernel_initializer="ones")(np.full((2, 1), 300.0, "float32"))
+    assert y_pred.dtype == np.float16
+    loss = ks.losses.MeanSquaredError()(np.zeros((2, 1), "float32"), y_pred)
+    assert loss.dtype == np.float32 and float(loss) == 90000.0
+    logits = ks.constant(np.array([[2.0, 0.0, -1.0]], "float16"))
+    sparse = ks.losses.SparseCategoricalCrossentropy(from_logits=True)([0], logits)
+    assert sparse.dtype == np.float32
+    assert ks.losses.MeanSquaredError(dtype="float16")([[0.0]], y_pred[:1]).dtype == np.float16
+    assert ks.losses.MeanSquaredError()([[0.0]], np.array([[1.0]])).dtype == np.float64
+
+
 def test_fit_under_mixed_float16_with_loss_scaling_learns():
     ks.mixed_precision.set_global_policy("mixed_float16")
     ks.random.set_seed(0)
