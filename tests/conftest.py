@@ -42,16 +42,20 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 def run_capped():
     """Run Python code in a subprocess whose address space is capped (RLIMIT_AS, `cap_mb`),
     so that a reader allocating what a hostile file declares fails there with MemoryError
-    instead of swapping (or crashing pytest); returns (exit status, stdout + stderr)."""
+    instead of swapping (or crashing pytest); returns (exit status, stdout + stderr).
+    The subprocess runs without CuPy: its CUDA libraries cannot be mapped under the cap,
+    and the readers under test run on the host."""
     import subprocess
     import sys
     import textwrap
 
     def run(code: str, cap_mb: int = 384, timeout: float = 120) -> tuple:
         cap = cap_mb << 20
-        preamble = f"import resource\nresource.setrlimit(resource.RLIMIT_AS, ({cap}, {cap}))\n"
+        preamble = ("import resource, sys\nsys.modules['cupy'] = None  # kerasish runs on NumPy\n"
+                    f"resource.setrlimit(resource.RLIMIT_AS, ({cap}, {cap}))\n")
         env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
-               "PYTHONPATH": ROOT}
+               "PYTHONPATH": ROOT,
+               "KERASISH_DEVICE": "cpu"}
         done = subprocess.run([sys.executable, "-c", preamble + textwrap.dedent(code)],
                               capture_output=True, text=True, timeout=timeout, cwd=ROOT, env=env)
         return done.returncode, done.stdout + done.stderr

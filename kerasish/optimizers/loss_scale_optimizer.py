@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from kerasish.core import backend
+from kerasish.core.ops import creation_ops
 from kerasish.core.serialization import (
     deserialize_keras_object,
     family_objects,
@@ -139,7 +140,12 @@ class LossScaleOptimizer(Optimizer):
             >>> float(opt.scale_loss(ks.constant(1.5)))
             6.0
         """
-        return loss * self.dynamic_scale
+        loss = convert_to_tensor(loss)
+        scale = self.dynamic_scale  # kept on the host, where `apply_eagerly` reads it
+        device = backend.device_of(loss._value)
+        if device != backend.device_of(scale._value):
+            scale = creation_ops.copy_to_device(scale, device)
+        return loss * scale
 
     def apply_eagerly(self, pairs) -> None:
         """Skip the step and halve the scale on non-finite gradients; else unscale them,

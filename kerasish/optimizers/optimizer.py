@@ -284,7 +284,8 @@ class Optimizer(Trackable):
         slots = self._slots.setdefault(id(var), {})
         if slot_name in slots:
             return slots[slot_name]
-        value = backend.array_module(var._value).full_like(var._value, initial_value, shape=shape)
+        shape = var.shape if shape is None else shape  # CuPy's full_like reads () as None
+        value = backend.array_module(var._value).full(shape, initial_value, var._value.dtype)
         slot = Variable(Tensor(value), name=f"{var.name}/{slot_name}", trainable=False)
         slots[slot_name] = slot
         self._slot_owners[id(var)] = var
@@ -608,7 +609,7 @@ class Optimizer(Trackable):
             prepared = self.gradient_exchange(prepared)
         if self.loss_scale_factor is not None:
             scale = self.loss_scale_factor
-            prepared = [(_map_grad(g, lambda a: a / np.asarray(scale, a.dtype)), v)
+            prepared = [(_map_grad(g, lambda a: a / a.dtype.type(scale)), v)
                         for g, v in prepared]
         for _, var in prepared:
             if id(var) not in self._built:
@@ -651,7 +652,7 @@ class Optimizer(Trackable):
             else:
                 total += grad
             if update:
-                result.append((total / np.asarray(steps, total.dtype), var))
+                result.append((total / total.dtype.type(steps), var))  # (CuPy takes a scalar)
             else:
                 accumulator._version += 1
         return result if update else None

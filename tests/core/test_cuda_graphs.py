@@ -167,6 +167,7 @@ def test_a_check_after_a_change_of_state_keeps_the_program_plain():
                      graphs.capture_reason(concrete))
 
 
+@pytest.mark.cpu  # it interprets the CPU program on NumPy arrays
 def test_the_capture_runs_checks_on_the_device_and_computes_what_the_replay_computes():
     params = ks.constant(np.arange(8, dtype=np.float32).reshape(4, 2))
     wider = ks.constant(np.arange(10, dtype=np.float32).reshape(5, 2))
@@ -376,12 +377,13 @@ def test_an_op_that_waits_for_the_host_keeps_the_plain_replay():
 def test_a_graph_checks_indices_before_any_state_changes():
     with ks.device("/gpu:0"):
         params = ks.Variable([[1.0], [2.0]])
+        table = ks.constant([[3.0], [4.0]])
         opt = ks.optimizers.SGD(0.5)
 
         @ks.function
-        def step(i):
+        def step(i):  # a dense gradient (a sparse update reads its row indices on the host)
             with ks.GradientTape() as tape:
-                loss = ks.reduce_sum(ks.gather(params, i))
+                loss = ks.reduce_sum(ks.gather(table, i) * params)
             opt.apply_gradients([(tape.gradient(loss, params), params)])
             return loss
 
