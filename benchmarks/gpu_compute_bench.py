@@ -92,6 +92,17 @@ def kerasish_trainer(kind: str, shape: tuple, compiled: bool):
     return ks.function(step) if compiled else step
 
 
+def tf32(step):
+    """`step` with TF32 matrix products on (kerasish's default is off)."""
+    def run(x, y):
+        ks.config.experimental.enable_tensor_float_32_execution(True)
+        try:
+            return step(x, y)
+        finally:
+            ks.config.experimental.enable_tensor_float_32_execution(False)
+    return run
+
+
 def torch_trainer(kind: str, shape: tuple, device: str):
     import torch
     import torch.nn.functional as F
@@ -188,6 +199,9 @@ def run(kind: str, shape: tuple, device: str, rounds: int, steps: int,
             ks.mixed_precision.set_global_policy("mixed_float16")
         contenders = {"kerasish compiled": (kerasish_trainer(kind, shape, True), kx, ky),
                       "kerasish eager": (kerasish_trainer(kind, shape, False), kx, ky)}
+        if gpu and not half:  # PyTorch's cuDNN convolutions use TF32 by default
+            contenders["kerasish compiled, TF32"] = (tf32(kerasish_trainer(kind, shape, True)),
+                                                     kx, ky)
         ks.mixed_precision.set_global_policy("float32")
         torch_step = torch_trainer(kind, shape, torch_device)
 

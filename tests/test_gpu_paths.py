@@ -97,3 +97,30 @@ def test_fit_keeps_arrays_that_fit_on_the_gpu_and_shuffles_them_there():
         on_host, want = epoch()
     assert isinstance(on_host.x, np.ndarray)
     assert all(np.array_equal(a, c) and np.array_equal(b, d) for (a, b), (c, d) in zip(got, want))
+
+
+@pytest.mark.parametrize("shape, axis", [((64, 8, 8, 16), (0, 1, 2)), ((300, 7), 0),
+                                         ((5, 4, 3), (0, 1))])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_sums_over_leading_axes_on_the_gpu_equal_numpys(shape, axis, dtype):
+    """Sums over leading axes (BatchNormalization's statistics, bias gradients) run as a
+    product with a row of ones on the GPU; values, keepdims and gradients are NumPy's."""
+    x = np.random.default_rng(0).standard_normal(shape).astype(dtype)
+    want = x.astype(np.float64).sum(axis=axis)
+    rtol = 1e-5 if dtype == np.float32 else 1e-12
+    with ks.device("/gpu:0"):
+        gx = ks.constant(x)
+        with ks.GradientTape() as tape:
+            tape.watch(gx)
+            total = ks.reduce_sum(gx, axis)
+            kept = ks.reduce_sum(gx, axis, keepdims=True)
+            loss = ks.reduce_sum(total * total) + ks.reduce_sum(kept)
+        grad = tape.gradient(loss, gx)
+        compiled = ks.function(lambda t: ks.reduce_mean(t, axis))(gx)
+    assert total.dtype == dtype and backend.is_gpu_array(total._value)
+    np.testing.assert_allclose(total.numpy(), want, rtol=rtol, atol=rtol * 10)
+    assert kept.shape == np.sum(x, axis=axis, keepdims=True).shape
+    np.testing.assert_allclose(grad.numpy(), np.broadcast_to(2 * want + 1, x.shape),
+                               rtol=rtol, atol=rtol * 10)  # (the kept axes are the last)
+    np.testing.assert_allclose(compiled.numpy(), x.astype(np.float64).mean(axis=axis),
+                               rtol=rtol, atol=rtol * 10)

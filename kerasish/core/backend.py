@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import ctypes.util
+import math
 import os
 import platform
 import re
@@ -237,6 +238,21 @@ def matmul(a, b, out=None):
     if out is None:
         return a @ b
     return array_module(a).matmul(a, b, out=out)
+
+
+def sum_leading_axes(x, count: int):
+    """A C-contiguous float32/64 GPU array summed over its first `count` axes.
+
+    CuPy reduces over leading axes with threads that read memory `prod(kept)` elements
+    apart: a BatchNormalization statistic or bias gradient over (256, 32, 32, 64) took
+    about 10 ms on an H200, 200x the time to read it. A product with a row of ones reads
+    the rows coalesced, through the same cuBLAS GEMM as `matmul` (so a CUDA graph can
+    capture it).
+    """
+    kept = x.shape[count:]
+    rows = x.reshape(-1, math.prod(kept))
+    ones = cupy.ones((1, rows.shape[0]), x.dtype)
+    return matmul(ones, rows).reshape(kept)
 
 
 class _CuBLAS:

@@ -9,6 +9,7 @@ from kerasish.layers.backend_tied import (  # noqa: F401
     TorchModuleWrapper,
 )
 from kerasish.layers.base import Layer  # noqa: F401
+from kerasish.layers.conv_lstm import ConvLSTM1D, ConvLSTM2D, ConvLSTM3D  # noqa: F401
 from kerasish.layers.convolutional import (  # noqa: F401
     Conv1D,
     Conv1DTranspose,
@@ -118,6 +119,7 @@ from kerasish.layers.preprocessing import (  # noqa: F401
     MixUp,
     Normalization,
     Pipeline,
+    RandAugment,
     RandomBrightness,
     RandomColorDegeneration,
     RandomColorJitter,
@@ -137,7 +139,6 @@ from kerasish.layers.preprocessing import (  # noqa: F401
     RandomSharpness,
     RandomShear,
     RandomTranslation,
-    RandAugment,
     RandomZoom,
     Rescaling,
     Resizing,
@@ -145,7 +146,6 @@ from kerasish.layers.preprocessing import (  # noqa: F401
     StringLookup,
     TextVectorization,
 )
-from kerasish.layers.conv_lstm import ConvLSTM1D, ConvLSTM2D, ConvLSTM3D  # noqa: F401
 from kerasish.layers.recurrent import (  # noqa: F401
     GRU,
     LSTM,

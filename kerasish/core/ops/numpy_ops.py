@@ -152,7 +152,8 @@ logaddexp2 = _binary("logaddexp2", np.logaddexp2, _logaddexp_grad(2.0),
 def _fmod_grad(op, dy):
     x1, x2 = op.inputs
     quotient = apply1(_trunc_prim, x1 / x2)
-    return (dy if op.needs[0] else None), (math_ops.negative(dy * quotient) if op.needs[1] else None)
+    return ((dy if op.needs[0] else None),
+            (math_ops.negative(dy * quotient) if op.needs[1] else None))
 
 
 _trunc_prim = primitive("trunc_values", differentiable=False)(np.trunc)

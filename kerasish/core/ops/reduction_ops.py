@@ -92,6 +92,17 @@ def _reduce_sum(x, axis, keepdims):
     ):
         total = _sum_leading(x, len(axis))
         return total.reshape((1,) * len(axis) + total.shape) if keepdims else total
+    if (
+        axis is not None
+        and backend.is_gpu_array(x)
+        and axis == tuple(range(len(axis)))
+        and len(axis) < x.ndim
+        and x.dtype.char in "fd"
+        and x.flags.c_contiguous
+        and x.size
+    ):
+        total = backend.sum_leading_axes(x, len(axis))
+        return total.reshape((1,) * len(axis) + total.shape) if keepdims else total
     if x.dtype.kind in "iu":  # NumPy widens int32 sums to int64; TF keeps the dtype
         return x.sum(axis=axis, keepdims=keepdims, dtype=x.dtype)
     return x.sum(axis=axis, keepdims=keepdims)
