@@ -490,6 +490,26 @@ def test_a_constant_computed_from_the_data_outside_the_ops_makes_the_signature_e
             assert _same(positives(x), [v for v in values if v > 0])
 
 
+def test_a_function_taking_strings_runs_eagerly_without_a_warning(recwarn):
+    """A string lookup turns strings into ids in Python (outside the recorded ops), as a
+    model with a TextVectorization input does; eager is then the only way, and a warning
+    would ask the user for a change they cannot make. The reason is still recorded."""
+    lookup = ks.layers.StringLookup(vocabulary=["a", "b", "c"])
+    table = ks.constant(np.arange(8, dtype=np.float32).reshape(4, 2))
+
+    @ks.function
+    def embed(words):
+        return ks.gather(table, lookup(words))
+
+    for words in (["a", "b"], ["c", "a"], ["zz", "c"], ["b", "b"]):
+        got = embed(ks.constant(np.array(words)))
+        assert _same(got, table.numpy()[[["", "a", "b", "c"].index(w) if w != "zz" else 0
+                                         for w in words]])
+    assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
+    reason = embed.get_concrete_function(ks.constant(np.array(["a", "b"]))).eager_reason
+    assert "reads a constant computed from the data" in reason and "takes strings" in reason
+
+
 def test_python_state_that_changes_between_calls_is_reported_at_a_side_exit():
     repeats = {"n": 1}
 

@@ -15,7 +15,7 @@ import weakref
 
 import numpy as np
 
-from kerasish.core import backend, primitive, recording
+from kerasish.core import backend, nest, primitive, recording
 from kerasish.core.errors import KerasishError
 from kerasish.core.function import fusion, graphs, program
 from kerasish.core.function.program import Guard, Return, Segment
@@ -111,11 +111,12 @@ class ConcreteFunction:
     def segments(self) -> list:
         return list(self._segments)
 
-    def give_up(self, reason: str) -> None:
-        """Make this signature run eagerly (`warn_if_eager` says so, once)."""
+    def give_up(self, reason: str, quietly: bool = False) -> None:
+        """Make this signature run eagerly (`warn_if_eager` says so, once, unless `quietly`:
+        a reason the caller cannot act on)."""
         if self.eager_reason is None:
             self.eager_reason = reason
-            self._warned = False
+            self._warned = quietly
 
     def warn_if_eager(self) -> None:
         if self.eager_reason is not None and not self._warned:
@@ -437,7 +438,11 @@ class Function:
         if verdict is True or concrete.check_attempts >= CHECK_ATTEMPTS:
             concrete.checked = True
         elif verdict is not None:
-            concrete.give_up(verdict)
+            strings = _takes_strings(args, kwargs)  # (a string lookup's ids: no warning,
+            # since the user has nothing to change)
+            concrete.give_up(verdict + ("; the function takes strings, which Python code turns "
+                                        "into numbers outside the recorded ops" if strings
+                                        else ""), quietly=strings)
             concrete.warn_if_eager()
         return result
 
@@ -657,6 +662,12 @@ def _as_tensors(value, tensors: list):
     if isinstance(value, (tuple, list)) and cls not in _SCALARS:
         return cls([_as_tensors(item, tensors) for item in value])
     return value
+
+
+def _takes_strings(args, kwargs) -> bool:
+    """True if a tensor among the arguments holds strings (or Python objects)."""
+    return any(isinstance(leaf, Tensor) and leaf.dtype.kind in "OSU"
+               for leaf in nest.flatten((args, kwargs)))
 
 
 def _placed(array: np.ndarray):
