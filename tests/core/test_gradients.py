@@ -84,6 +84,11 @@ def _patches_to_image(patches, image_shape, ksize, strides, padding):
     return apply(REGISTRY["patches_to_image"], (patches,), attrs)
 
 
+def _taps(name, inputs, padding, dilations, **shapes):
+    attrs = {"padding": padding, "dilations": dilations, **shapes}
+    return apply(REGISTRY[name], inputs, attrs)
+
+
 def _mirror_unpad(padded, paddings, mode, shape):
     attrs = {"paddings": paddings, "mode": mode, "shape": shape}
     return apply(REGISTRY["mirror_unpad"], (padded,), attrs)
@@ -691,6 +696,28 @@ SAMPLES: dict[str, list[Case]] = {
             [normal(1, 2, 2, 2, 2, 2, 2, 1)],
             label="SAME s2",
         ),
+    ],
+    "conv2d_taps": [
+        Case(lambda x, w: _taps("conv2d_taps", (x, w), "SAME", (1, 1)),
+             [normal(1, 4, 5, 2), normal(2, 3, 2, 3)], label="SAME"),
+        Case(lambda x, w: _taps("conv2d_taps", (x, w), "VALID", (2, 1)),
+             [normal(2, 5, 4, 2), normal(2, 2, 2, 3)], label="VALID dilated"),
+    ],
+    "conv2d_taps_input_grad": [
+        Case(lambda dy, w: _taps("conv2d_taps_input_grad", (dy, w), "SAME", (1, 1),
+                                 image_shape=(1, 4, 5, 2)),
+             [normal(1, 4, 5, 3), normal(2, 3, 2, 3)], label="SAME"),
+        Case(lambda dy, w: _taps("conv2d_taps_input_grad", (dy, w), "VALID", (2, 1),
+                                 image_shape=(2, 5, 4, 2)),
+             [normal(2, 3, 3, 3), normal(2, 2, 2, 3)], label="VALID dilated"),
+    ],
+    "conv2d_taps_filter_grad": [
+        Case(lambda x, dy: _taps("conv2d_taps_filter_grad", (x, dy), "SAME", (1, 1),
+                                 filter_shape=(2, 3, 2, 3)),
+             [normal(1, 4, 5, 2), normal(1, 4, 5, 3)], label="SAME"),
+        Case(lambda x, dy: _taps("conv2d_taps_filter_grad", (x, dy), "VALID", (2, 1),
+                                 filter_shape=(2, 2, 2, 3)),
+             [normal(2, 5, 4, 2), normal(2, 3, 3, 3)], label="VALID dilated"),
     ],
     "conv2d_transpose": [
         Case(
@@ -1347,6 +1374,67 @@ def test_conv2d_forward_matches_naive_loops(padding, strides):
     got = ks.nn.conv2d(ks.constant(x), ks.constant(w), strides=strides, padding=padding).numpy()
     assert got.shape == reference.shape
     np.testing.assert_allclose(got, reference, rtol=1e-12, atol=1e-12)
+
+
+@pytest.fixture
+def taps_always(monkeypatch):
+    """Route every stride-1 convolution with a few channels through the per-tap products."""
+    from kerasish.core.ops import conv_ops
+
+    monkeypatch.setattr(conv_ops, "TAPS_MIN_CHANNELS", 1)
+    monkeypatch.setattr(conv_ops, "TAPS_MAX_WASTE", 1e9)
+
+
+@pytest.mark.parametrize("padding", ["SAME", "VALID"])
+@pytest.mark.parametrize("dilations", [1, (2, 1)])
+def test_conv2d_taps_match_naive_loops_and_finite_differences(taps_always, padding, dilations):
+    """Stride-1 convolutions as per-tap products: the values of direct loops, and first and
+    second derivatives (the three tap primitives are each other's gradients)."""
+    x = normal(2, 6, 5, 3)
+    w = normal(3, 2, 3, 4, scale=0.5)
+    dilated = np.zeros((5, 2, 3, 4)) if dilations != 1 else w
+    if dilations != 1:
+        dilated[::2] = w  # a (2, 1)-dilated 3x2 kernel is a 5x2 kernel with zero rows
+    reference = _window_reference(x, dilated.shape[:2], (1, 1), padding,
+                                  lambda win, _: np.einsum("hwi,hwio->o", win, dilated))
+    got = ks.nn.conv2d(ks.constant(x), ks.constant(w), padding=padding, dilations=dilations)
+    np.testing.assert_allclose(got.numpy(), reference, rtol=1e-12, atol=1e-12)
+    check_gradients(lambda x, w: ks.tanh(ks.nn.conv2d(x, w, 1, padding, dilations)), [x, w],
+                    order=2)
+    check_gradients(lambda x: ks.nn.conv2d(x, ks.constant(w), 1, padding, dilations) ** 2, [x],
+                    order=2)
+
+
+def test_conv2d_chooses_taps_by_channels_and_wasted_rows():
+    from kerasish.core.ops.conv_ops import _taps_pay
+
+    assert _taps_pay((32, 1, 256, 64), (1, 5), "SAME", (1, 1))  # the Conv1D benchmark
+    assert _taps_pay((None, 16, 16, 64), (3, 3), "SAME", (1, 1))  # 18*18 / 16*16 = 1.27
+    assert not _taps_pay((128, 13, 13, 32), (3, 3), "VALID", (1, 1))  # 169 / 121 = 1.40
+    assert not _taps_pay((128, 28, 28, 1), (3, 3), "VALID", (1, 1))  # one channel
+    assert not _taps_pay((None, None, None, 64), (3, 3), "SAME", (1, 1))  # unknown sizes
+    x, w = ks.ones([2, 1, 40, 32]), ks.ones([1, 3, 32, 8])
+    with ks.GradientTape() as tape:
+        tape.watch(w)
+        y = ks.nn.conv2d(x, w, padding="SAME")
+    assert y.shape == (2, 1, 40, 8) and float(y[0, 0, 5, 0]) == 96.0
+    assert tape.gradient(y, w).shape == (1, 3, 32, 8)
+
+
+def test_a_functional_conv1d_model_takes_the_taps_and_matches_im2col(monkeypatch):
+    from kerasish.core.ops import conv_ops
+
+    x = np.random.default_rng(0).standard_normal((4, 50, 16)).astype(np.float32)
+    ks.random.set_seed(3)
+    inputs = ks.Input((50, 16))
+    model = ks.Model(inputs, ks.layers.Conv1D(8, 5, padding="same")(inputs))
+    taps = model(x).numpy()
+    monkeypatch.setattr(conv_ops, "TAPS_MIN_CHANNELS", 10**9)
+    ks.random.set_seed(3)
+    inputs = ks.Input((50, 16))
+    im2col = ks.Model(inputs, ks.layers.Conv1D(8, 5, padding="same")(inputs))
+    im2col.set_weights(model.get_weights())
+    np.testing.assert_allclose(taps, im2col(x).numpy(), rtol=1e-5, atol=1e-5)
 
 
 def test_conv2d_output_shapes_follow_tf():

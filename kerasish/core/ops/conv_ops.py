@@ -11,6 +11,12 @@ The transposed convolution is one primitive, `conv2d_transpose`, for speed: its
 forward adds each filter tap's product into the stride phases of the image with
 contiguous runs instead of scattering a patch array, and its gradient rule is a
 convolution written with `extract_patches` and matmul.
+
+A stride-1 convolution with enough input channels runs as per-tap products instead
+(`conv2d_taps`, with its two gradients `conv2d_taps_input_grad` and
+`conv2d_taps_filter_grad`, closed under differentiation): the padded image is one
+(rows, channels) matrix, and filter tap (i, j) reads it shifted by i*W + j rows, so
+each tap is one product of a contiguous slice with no patch array and no col2im.
 """
 
 from __future__ import annotations
@@ -221,6 +227,148 @@ def _check_filters(name: str, w: Tensor, layout: str) -> None:
         )
 
 
+# ---------------------------------------------------------------- per-tap products
+
+TAPS_MIN_CHANNELS = 16  # below, a tap's product (inner size = channels) is too thin
+TAPS_MAX_WASTE = 1.35  # the padded frame's rows over the output's (rows computed and dropped)
+
+
+def _taps_frame(image_shape, filter_shape, padding, dilations):
+    """(pads, padded height and width, output height and width, row shift of each tap)."""
+    kh, kw = filter_shape[:2]
+    ho, wo, pads = _plan(image_shape, (kh, kw), (1, 1), padding, "conv2d", dilations)
+    hp = image_shape[1] + sum(pads[1])
+    wp = image_shape[2] + sum(pads[2])
+    shifts = [i * dilations[0] * wp + j * dilations[1] for i in range(kh) for j in range(kw)]
+    return pads, hp, wp, ho, wo, shifts
+
+
+def _taps_pay(image_shape, filter_shape, padding, dilations) -> bool:
+    """Whether per-tap products beat im2col for this stride-1 convolution (measured on
+    NumPy/OpenBLAS: 25-55% faster with 16-64 channels and at most 1.3x wasted rows,
+    5x slower with one channel, a little slower at 1.4x waste)."""
+    if None in image_shape[1:] or image_shape[3] < TAPS_MIN_CHANNELS:
+        return False
+    kh, kw = filter_shape[:2]
+    span_h, span_w = (kh - 1) * dilations[0] + 1, (kw - 1) * dilations[1] + 1
+    if padding == "SAME":
+        rows = (image_shape[1] + span_h - 1) * (image_shape[2] + span_w - 1)
+        kept = image_shape[1] * image_shape[2]
+    else:
+        rows = image_shape[1] * image_shape[2]
+        kept = max(image_shape[1] - span_h + 1, 0) * max(image_shape[2] - span_w + 1, 0)
+    return kept > 0 and rows <= TAPS_MAX_WASTE * kept
+
+
+def _padded_rows(x, pads):
+    """x zero-padded and seen as one (rows, channels) matrix."""
+    if any(p for pair in pads for p in pair):
+        x = backend.array_module(x).pad(x, pads)
+    else:
+        x = backend.array_module(x).ascontiguousarray(x)
+    return x.reshape(-1, x.shape[-1])
+
+
+def _accumulate_taps(products, rows: int, width: int, dtype, xp):
+    """sum over taps of `product(out)`, each written into a (valid, width) slice of a
+    (rows, width) array at the tap's row offset; the rows past the last valid one stay
+    zero. `products` yields (offset, valid, compute(out))."""
+    total = xp.zeros((rows, width), dtype)
+    scratch = None
+    for offset, valid, compute in products:
+        if scratch is None or scratch.shape[0] != valid:
+            scratch = xp.empty((valid, width), dtype)
+        compute(scratch)
+        total[offset:offset + valid] += scratch
+    return total
+
+
+@primitive("conv2d_taps")
+def _conv2d_taps(x, w, padding, dilations):
+    pads, hp, wp, ho, wo, shifts = _taps_frame(x.shape, w.shape, padding, dilations)
+    kh, kw, cin, cout = w.shape
+    rows = _padded_rows(x, pads)
+    valid = rows.shape[0] - shifts[-1]
+    kernels = w.reshape(kh * kw, cin, cout)
+    out = _accumulate_taps(
+        ((0, valid, lambda out, s=s, k=k: backend.matmul(rows[s:s + valid], k, out))
+         for s, k in zip(shifts, kernels)),
+        rows.shape[0], cout, w.dtype, backend.array_module(x))
+    return out.reshape(x.shape[0], hp, wp, cout)[:, :ho, :wo].copy()
+
+
+@_conv2d_taps.defgrad
+def _(op, dy):
+    x, w = op.inputs
+    attrs = op.attrs
+    return (
+        apply(_conv2d_taps_input_grad, (dy, w), {"image_shape": x.shape, **attrs})
+        if op.needs[0] else None,
+        apply(_conv2d_taps_filter_grad, (x, dy), {"filter_shape": w.shape, **attrs})
+        if op.needs[1] else None,
+    )
+
+
+def _framed_gradient(dy, hp, wp, xp):
+    """dy placed at the top-left of each image's padded frame (zeros elsewhere), as rows."""
+    frame = xp.zeros((dy.shape[0], hp, wp, dy.shape[3]), dy.dtype)
+    frame[:, :dy.shape[1], :dy.shape[2]] = dy
+    return frame.reshape(-1, dy.shape[3])
+
+
+@primitive("conv2d_taps_input_grad")
+def _conv2d_taps_input_grad(dy, w, image_shape, padding, dilations):
+    pads, hp, wp, _, _, shifts = _taps_frame(image_shape, w.shape, padding, dilations)
+    kh, kw, cin, cout = w.shape
+    xp = backend.array_module(dy)
+    grad_rows = _framed_gradient(dy, hp, wp, xp)
+    valid = grad_rows.shape[0] - shifts[-1]
+    kernels = w.reshape(kh * kw, cin, cout)
+    head = grad_rows[:valid]
+    total = _accumulate_taps(
+        ((s, valid, lambda out, k=k: backend.matmul(head, k.T, out))
+         for s, k in zip(shifts, kernels)),
+        grad_rows.shape[0], cin, dy.dtype, xp)
+    (_, (top, _), (left, _), _) = pads
+    n, h, width = image_shape[:3]
+    return total.reshape(n, hp, wp, cin)[:, top:top + h, left:left + width].copy()
+
+
+@_conv2d_taps_input_grad.defgrad
+def _(op, g):
+    dy, w = op.inputs
+    attrs = {k: v for k, v in op.attrs.items() if k != "image_shape"}
+    return (
+        apply(_conv2d_taps, (g, w), attrs) if op.needs[0] else None,
+        apply(_conv2d_taps_filter_grad, (g, dy), {"filter_shape": w.shape, **attrs})
+        if op.needs[1] else None,
+    )
+
+
+@primitive("conv2d_taps_filter_grad")
+def _conv2d_taps_filter_grad(x, dy, filter_shape, padding, dilations):
+    pads, hp, wp, _, _, shifts = _taps_frame(x.shape, filter_shape, padding, dilations)
+    xp = backend.array_module(x)
+    rows = _padded_rows(x, pads)
+    valid = rows.shape[0] - shifts[-1]
+    head = _framed_gradient(dy, hp, wp, xp)[:valid]
+    grad = xp.empty((len(shifts), x.shape[3], dy.shape[3]), dy.dtype)
+    for tap, s in enumerate(shifts):
+        backend.matmul(rows[s:s + valid].T, head, grad[tap])
+    return grad.reshape(filter_shape)
+
+
+@_conv2d_taps_filter_grad.defgrad
+def _(op, g):
+    x, dy = op.inputs
+    attrs = {k: v for k, v in op.attrs.items() if k != "filter_shape"}
+    return (
+        apply(_conv2d_taps_input_grad, (dy, g), {"image_shape": x.shape, **attrs})
+        if op.needs[0] else None,
+        apply(_conv2d_taps, (x, g), attrs) if op.needs[1] else None,
+    )
+
+
 def conv2d(input, filters, strides=1, padding: str = "VALID", dilations=1):  # noqa: A002
     """2-D convolution (cross-correlation, as in TF) of NHWC `input` with HWIO `filters`.
 
@@ -266,6 +414,13 @@ def conv2d(input, filters, strides=1, padding: str = "VALID", dilations=1):  # n
         flat = math_ops.matmul(shape_ops.reshape(x, (n * h * wd, cin)),
                                shape_ops.reshape(w, (cin, cout)))
         return shape_ops.reshape(flat, (n, h, wd, cout))
+    mode = str(padding).upper()
+    if (groups == 1 and _pair(strides, "conv2d") == (1, 1) and x.dtype.kind == "f"
+            and mode in ("SAME", "VALID")
+            and not backend.is_gpu_array(x._value)  # (unmeasured on GPUs: im2col there)
+            and _taps_pay(x.shape, w.shape, mode, _pair(dilations, "conv2d"))):
+        return apply(_conv2d_taps, (x, w), {"padding": mode,
+                                            "dilations": _pair(dilations, "conv2d")})
     patches = extract_patches(x, (kh, kw), strides, padding, dilations=dilations)
     n, ho, wo = patches.shape[:3]
     if groups == 1:
