@@ -7,8 +7,8 @@ layer sets it as the weight's `Variable.constraint`; every optimizer then assign
 `Optimizer.apply_gradients`, one place for all optimizers). The norms are taken
 along `axis` (default 0: for a Dense kernel of shape (inputs, units), the
 incoming weights of each unit; for a Conv2D kernel use ``axis=[0, 1, 2]``).
-Norm-based constraints divide by ``EPSILON + norm`` as Keras does, so a zero
-vector stays zero.
+Norm-based constraints divide by ``epsilon + norm`` (``ks.config.epsilon()``) as Keras
+does, so a zero vector stays zero.
 
 Example:
     >>> import kerasish as ks
@@ -21,12 +21,11 @@ Example:
 
 from __future__ import annotations
 
-from kerasish.core import serialization
+from kerasish.core import serialization, settings
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.ops import clip_ops, math_ops, reduction_ops
 from kerasish.core.tensor import Tensor, convert_to_tensor
 
-EPSILON = 1e-7
 """Added to a norm before dividing by it (Keras's value)."""
 
 __all__ = [
@@ -119,7 +118,7 @@ class MaxNorm(Constraint):
         w = convert_to_tensor(w)
         norms = _norms(w, self.axis)
         desired = clip_ops.clip_by_value(norms, 0.0, float(self.max_value))
-        return w * (desired / (norms + EPSILON))
+        return w * (desired / (norms + settings.epsilon()))
 
     def get_config(self) -> dict:
         return {"max_value": self.max_value, "axis": self.axis}
@@ -157,7 +156,7 @@ class UnitNorm(Constraint):
 
     def __call__(self, w) -> Tensor:
         w = convert_to_tensor(w)
-        return w / (_norms(w, self.axis) + EPSILON)
+        return w / (_norms(w, self.axis) + settings.epsilon())
 
     def get_config(self) -> dict:
         return {"axis": self.axis}
@@ -198,7 +197,7 @@ class MinMaxNorm(Constraint):
         norms = _norms(w, self.axis)
         clipped = clip_ops.clip_by_value(norms, float(self.min_value), float(self.max_value))
         desired = clipped * float(self.rate) + norms * (1.0 - float(self.rate))
-        return w * (desired / (norms + EPSILON))
+        return w * (desired / (norms + settings.epsilon()))
 
     def get_config(self) -> dict:
         return {

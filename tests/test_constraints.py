@@ -6,7 +6,7 @@ import pytest
 import kerasish as ks
 from kerasish import constraints
 
-EPS = constraints.EPSILON
+EPS = ks.config.epsilon()
 
 
 def _norms(w, axis):

@@ -23,7 +23,6 @@ Example:
 """
 
 from kerasish.losses.base import (
-    EPSILON,
     Loss,
     LossFunctionWrapper,
     Reduction,
@@ -99,7 +98,6 @@ from kerasish.losses.regression import (
 )
 
 __all__ = [
-    "EPSILON",
     "Reduction",
     "compute_weighted_loss",
     "mean_squared_error",

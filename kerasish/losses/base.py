@@ -33,9 +33,6 @@ from kerasish.core.ops import math_ops, reduction_ops, shape_ops
 from kerasish.core.symbolic import symbolic_fallback
 from kerasish.core.tensor import Tensor, convert_to_tensor
 
-EPSILON = 1e-7
-"""Probabilities are clipped to [EPSILON, 1 - EPSILON] before a log (Keras's value)."""
-
 
 def loss_function(function):
     """Declare a built-in loss function: its module is `kerasish.losses`, its public home,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from kerasish.core import settings
 from kerasish.core.ops import (
     activation_ops,
     creation_ops,
@@ -15,7 +16,6 @@ from kerasish.core.ops import (
 )
 from kerasish.core.tensor import Tensor, convert_to_tensor
 from kerasish.losses.base import (
-    EPSILON,
     LossFunctionWrapper,
     _prediction,
     _prepare,
@@ -34,7 +34,8 @@ def _overlap_sums(y_true, y_pred, axis, name: str):
 
 @loss_function
 def dice(y_true, y_pred, axis=None):
-    """Dice loss: ``1 - 2 * sum(y_true * y_pred) / (sum(y_true) + sum(y_pred) + EPSILON)``.
+    """Dice loss: ``1 - 2 * sum(y_true * y_pred) / (sum(y_true) + sum(y_pred) + epsilon)``,
+    with epsilon `ks.config.epsilon()` (1e-7 unless set), as in Keras.
 
     Args:
         y_true: targets in [0, 1] (masks), broadcastable to y_pred's shape.
@@ -53,12 +54,13 @@ def dice(y_true, y_pred, axis=None):
     y_true, y_pred, axis = _overlap_sums(y_true, y_pred, axis, "dice")
     intersection = reduction_ops.reduce_sum(y_true * y_pred, axis)
     total = reduction_ops.reduce_sum(y_true, axis) + reduction_ops.reduce_sum(y_pred, axis)
-    return 1.0 - 2.0 * intersection / (total + EPSILON)
+    return 1.0 - 2.0 * intersection / (total + settings.epsilon())
 
 
 @loss_function
 def tversky(y_true, y_pred, alpha: float = 0.5, beta: float = 0.5, axis=None):
-    """Tversky loss: ``1 - TP / (TP + alpha * FP + beta * FN + EPSILON)`` (Salehi et al., 2017).
+    """Tversky loss: ``1 - TP / (TP + alpha * FP + beta * FN + epsilon)`` (Salehi et al.,
+    2017), with epsilon `ks.config.epsilon()`.
 
     With soft counts ``TP = sum(y_true * y_pred)``, ``FP = sum((1 - y_pred) * y_true)``
     and ``FN = sum(y_pred * (1 - y_true))``, named as Keras names them (so `alpha`
@@ -84,7 +86,7 @@ def tversky(y_true, y_pred, alpha: float = 0.5, beta: float = 0.5, axis=None):
     intersection = reduction_ops.reduce_sum(y_true * y_pred, axis)
     fp = reduction_ops.reduce_sum((1.0 - y_pred) * y_true, axis)
     fn = reduction_ops.reduce_sum(y_pred * (1.0 - y_true), axis)
-    return 1.0 - intersection / (intersection + fp * alpha + fn * beta + EPSILON)
+    return 1.0 - intersection / (intersection + fp * alpha + fn * beta + settings.epsilon())
 
 
 def _pair_masks(labels: Tensor, ref_labels: Tensor, remove_diagonal: bool):

@@ -4,8 +4,9 @@ Cross-entropies: with ``from_logits=True`` they use the fused, stable ops of
 `ks.nn` (``sigmoid_cross_entropy_with_logits``,
 ``softmax_cross_entropy_with_logits``,
 ``sparse_softmax_cross_entropy_with_logits``), finite at any logit. On
-probabilities they clip to ``[EPSILON, 1 - EPSILON]`` (``EPSILON = 1e-7``, as
-Keras) before the log, and the categorical forms first renormalize each row to
+probabilities they clip to ``[epsilon, 1 - epsilon]`` before the log, epsilon being
+``ks.config.epsilon()`` (1e-7 unless `set_epsilon` changed it) read at each call as
+Keras reads it; the categorical forms first renormalize each row to
 sum to 1. Probabilities outside [0, 1] give a warning that suggests
 ``from_logits=True``.
 """
@@ -16,7 +17,7 @@ import warnings
 
 import numpy as np
 
-from kerasish.core import backend
+from kerasish.core import backend, settings
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.ops import (
     activation_ops,
@@ -30,7 +31,6 @@ from kerasish.core.ops import (
 )
 from kerasish.core.tensor import Tensor, convert_to_tensor
 from kerasish.losses.base import (
-    EPSILON,
     LossFunctionWrapper,
     _mean_last_axis,
     _prediction,
@@ -92,7 +92,7 @@ def binary_crossentropy(y_true, y_pred, from_logits: bool = False, label_smoothi
     if from_logits:
         return _mean_over(nn_ops.sigmoid_cross_entropy_with_logits(y_true, y_pred), axis)
     _warn_if_not_probabilities(y_pred, name)
-    p = clip_ops.clip_by_value(y_pred, EPSILON, 1.0 - EPSILON)
+    p = clip_ops.clip_by_value(y_pred, settings.epsilon(), 1.0 - settings.epsilon())
     loss = y_true * math_ops.log(p) + (1.0 - y_true) * math_ops.log(1.0 - p)
     return _mean_over(math_ops.negative(loss), axis)
 
@@ -167,9 +167,9 @@ def categorical_crossentropy(
 
 
 def _clipped_log_probabilities(y_pred: Tensor) -> Tensor:
-    """log of rows renormalized to sum to 1 and clipped to [EPSILON, 1 - EPSILON]."""
+    """log of rows renormalized to sum to 1 and clipped to [epsilon, 1 - epsilon]."""
     p = y_pred / reduction_ops.reduce_sum(y_pred, -1, keepdims=True)
-    return math_ops.log(clip_ops.clip_by_value(p, EPSILON, 1.0 - EPSILON))
+    return math_ops.log(clip_ops.clip_by_value(p, settings.epsilon(), 1.0 - settings.epsilon()))
 
 
 def _format_index(index) -> str:
@@ -266,7 +266,7 @@ def _sparse_crossentropy_and_mask(y_true, y_pred, from_logits: bool, ignore_clas
 def kl_divergence(y_true, y_pred):
     """sum(y_true * log(y_true / y_pred)) over the last axis.
 
-    Both are clipped to [EPSILON, 1] first (Keras's rule), so zeros in either
+    Both are clipped to [epsilon, 1] first (Keras's rule), so zeros in either
     give finite values.
 
     Args:
@@ -282,15 +282,15 @@ def kl_divergence(y_true, y_pred):
         0.1438
     """
     y_true, y_pred = _prepare(y_true, y_pred, "kl_divergence")
-    y_true = clip_ops.clip_by_value(y_true, EPSILON, 1.0)
-    y_pred = clip_ops.clip_by_value(y_pred, EPSILON, 1.0)
+    y_true = clip_ops.clip_by_value(y_true, settings.epsilon(), 1.0)
+    y_pred = clip_ops.clip_by_value(y_pred, settings.epsilon(), 1.0)
     loss = y_true * math_ops.log(y_true / y_pred)
     return reduction_ops.reduce_sum(loss, -1) if loss.ndim else loss
 
 
 @loss_function
 def poisson(y_true, y_pred):
-    """mean(y_pred - y_true * log(y_pred + EPSILON)) over the last axis.
+    """mean(y_pred - y_true * log(y_pred + settings.epsilon())) over the last axis.
 
     Args:
         y_true: observed counts, broadcastable to y_pred's shape.
@@ -305,7 +305,7 @@ def poisson(y_true, y_pred):
         1.3069
     """
     y_true, y_pred = _prepare(y_true, y_pred, "poisson")
-    return _mean_last_axis(y_pred - y_true * math_ops.log(y_pred + EPSILON))
+    return _mean_last_axis(y_pred - y_true * math_ops.log(y_pred + settings.epsilon()))
 
 
 def _check_focal(alpha: float, gamma: float, name: str) -> tuple[float, float]:
@@ -339,7 +339,7 @@ def binary_focal_crossentropy(
     and ``1 - alpha`` for negatives. With ``from_logits=True`` the
     cross-entropy is the fused stable one and ``p = sigmoid(logits)``, so any
     logit gives a finite loss; on probabilities, p is clipped to
-    [EPSILON, 1 - EPSILON] in the log as for `binary_crossentropy`.
+    [epsilon, 1 - epsilon] in the log as for `binary_crossentropy`.
 
     Args:
         y_true: 0/1 targets, broadcastable to y_pred's shape.
@@ -374,7 +374,7 @@ def binary_focal_crossentropy(
     else:
         _warn_if_not_probabilities(y_pred, name)
         p = y_pred
-        clipped = clip_ops.clip_by_value(p, EPSILON, 1.0 - EPSILON)
+        clipped = clip_ops.clip_by_value(p, settings.epsilon(), 1.0 - settings.epsilon())
         cross_entropy = math_ops.negative(
             y_true * math_ops.log(clipped) + (1.0 - y_true) * math_ops.log(1.0 - clipped)
         )
@@ -399,7 +399,7 @@ def categorical_focal_crossentropy(
 ):
     """Categorical cross-entropy with each class's term scaled by ``alpha * (1 - p) ** gamma``.
 
-    On probabilities, rows are renormalized and clipped to [EPSILON, 1 - EPSILON]
+    On probabilities, rows are renormalized and clipped to [epsilon, 1 - epsilon]
     as in `categorical_crossentropy`; with ``from_logits=True`` log p is the
     stable ``log_softmax`` (no clipping), so any logit gives a finite loss.
 
@@ -439,7 +439,8 @@ def categorical_focal_crossentropy(
     else:
         _warn_if_not_probabilities(y_pred, name)
         p = clip_ops.clip_by_value(
-            y_pred / reduction_ops.reduce_sum(y_pred, axis, keepdims=True), EPSILON, 1.0 - EPSILON
+            y_pred / reduction_ops.reduce_sum(y_pred, axis, keepdims=True), settings.epsilon(),
+            1.0 - settings.epsilon()
         )
         log_p = math_ops.log(p)
     loss = _focal_factor(1.0 - p, gamma) * alpha * math_ops.negative(y_true * log_p)

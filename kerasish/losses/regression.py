@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import math
 
+from kerasish.core import settings
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.ops import activation_ops, math_ops, nn_ops, reduction_ops
 from kerasish.losses.base import (
-    EPSILON,
     LossFunctionWrapper,
     _mean_last_axis,
     _prepare,
@@ -103,7 +103,7 @@ def huber(y_true, y_pred, delta: float = 1.0):
 
 @loss_function
 def mean_absolute_percentage_error(y_true, y_pred):
-    """100 * mean(|y_true - y_pred| / max(|y_true|, EPSILON)) over the last axis.
+    """100 * mean(|y_true - y_pred| / max(|y_true|, epsilon)) over the last axis.
 
     Args:
         y_true: targets, broadcastable to y_pred's shape.
@@ -118,7 +118,7 @@ def mean_absolute_percentage_error(y_true, y_pred):
         array([37.5], dtype=float32)
     """
     y_true, y_pred = _prepare(y_true, y_pred, "mean_absolute_percentage_error")
-    scale = math_ops.maximum(math_ops.abs(y_true), EPSILON)
+    scale = math_ops.maximum(math_ops.abs(y_true), settings.epsilon())
     return _mean_last_axis(math_ops.abs(y_true - y_pred) / scale) * 100.0
 
 
@@ -126,7 +126,7 @@ def mean_absolute_percentage_error(y_true, y_pred):
 def mean_squared_logarithmic_error(y_true, y_pred):
     """mean((log(1 + y_pred) - log(1 + y_true)) ** 2) over the last axis.
 
-    Values below EPSILON (zero and negatives) are raised to EPSILON first, as
+    Values below epsilon (zero and negatives) are raised to epsilon first, as
     in Keras, so the logs stay finite.
 
     Args:
@@ -142,8 +142,8 @@ def mean_squared_logarithmic_error(y_true, y_pred):
         0.4805
     """
     y_true, y_pred = _prepare(y_true, y_pred, "mean_squared_logarithmic_error")
-    first = math_ops.log1p(math_ops.maximum(y_pred, EPSILON))
-    second = math_ops.log1p(math_ops.maximum(y_true, EPSILON))
+    first = math_ops.log1p(math_ops.maximum(y_pred, settings.epsilon()))
+    second = math_ops.log1p(math_ops.maximum(y_true, settings.epsilon()))
     return _mean_last_axis(math_ops.square(first - second))
 
 
@@ -176,7 +176,7 @@ def log_cosh(y_true, y_pred):
 def cosine_similarity(y_true, y_pred, axis: int = -1):
     """-sum(unit(y_true) * unit(y_pred)) along `axis`: -1 for parallel vectors, 0 if either is 0.
 
-    ``unit(x) = x / max(||x||, EPSILON)``, as Keras normalizes.
+    ``unit(x) = x / max(||x||, epsilon)``, as Keras normalizes.
 
     Args:
         y_true: targets, broadcastable to y_pred's shape.
@@ -193,8 +193,8 @@ def cosine_similarity(y_true, y_pred, axis: int = -1):
     """
     y_true, y_pred = _prepare(y_true, y_pred, "cosine_similarity")
     axis = reduction_ops.normalize_axis(axis, y_pred.ndim, "cosine_similarity")
-    y_true = nn_ops.l2_normalize(y_true, axis, epsilon=EPSILON * EPSILON)
-    y_pred = nn_ops.l2_normalize(y_pred, axis, epsilon=EPSILON * EPSILON)
+    y_true = nn_ops.l2_normalize(y_true, axis, epsilon=settings.epsilon() ** 2)
+    y_pred = nn_ops.l2_normalize(y_pred, axis, epsilon=settings.epsilon() ** 2)
     return math_ops.negative(reduction_ops.reduce_sum(y_true * y_pred, axis))
 
 

@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from kerasish.core import backend
+from kerasish.core import backend, settings
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.ops import activation_ops, creation_ops, math_ops, reduction_ops, shape_ops
 from kerasish.core.ops.math_ops import divide_no_nan
@@ -27,8 +27,6 @@ from kerasish.metrics.base import (
     as_pair,
     match_shapes,
 )
-
-EPSILON = 1e-7  # Keras's: the end thresholds -eps and 1 + eps catch predictions of 0 and 1
 
 
 def _threshold_list(thresholds, what: str) -> list:
@@ -362,7 +360,8 @@ class AUC(_ConfusionMetric):
                 )
             n = int(num_thresholds)
             inner = [(i + 1) / (n - 1) for i in range(n - 2)]
-        values = [0.0 - EPSILON] + inner + [1.0 + EPSILON]
+        eps = settings.epsilon()  # (Keras's end thresholds: they catch predictions of 0 and 1)
+        values = [0.0 - eps] + inner + [1.0 + eps]
         self.num_thresholds = len(values)
         self.curve, self.summation_method = curve, summation_method
         self.from_logits = bool(from_logits)

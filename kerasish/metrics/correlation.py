@@ -3,7 +3,7 @@ correlation coefficients, each computed along `axis` (Keras 3's definitions)."""
 
 from __future__ import annotations
 
-from kerasish import losses
+from kerasish.core import settings
 from kerasish.core.ops import math_ops, reduction_ops
 from kerasish.core.tensor import Tensor
 from kerasish.metrics.base import as_float, as_pair, match_shapes
@@ -48,7 +48,7 @@ def pearson_correlation(y_true, y_pred, axis: int = -1) -> Tensor:
 def concordance_correlation(y_true, y_pred, axis: int = -1) -> Tensor:
     """Lin's concordance correlation along `axis`.
 
-    ``2 cov(t, p) / (var(t) + var(p) + (mean(t) - mean(p))**2 + EPSILON)``: Pearson's r
+    ``2 cov(t, p) / (var(t) + var(p) + (mean(t) - mean(p))**2 + epsilon)``: Pearson's r
     scaled down when the predictions are shifted or scaled away from the targets.
 
     Args:
@@ -72,7 +72,7 @@ def concordance_correlation(y_true, y_pred, axis: int = -1) -> Tensor:
         + reduction_ops.reduce_mean(math_ops.square(p), axis)
         + math_ops.square(shift)
     )
-    return 2.0 * covariance / (norm + losses.EPSILON)
+    return 2.0 * covariance / (norm + settings.epsilon())
 
 
 class PearsonCorrelation(MeanMetricWrapper):

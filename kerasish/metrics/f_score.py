@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from kerasish.core import settings
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.ops import math_ops, reduction_ops
 from kerasish.core.tensor import Tensor
 from kerasish.metrics.base import Metric, align_sample_weight, as_float, as_pair
-
-EPSILON = 1e-7  # Keras's: keeps precision, recall and the score finite for empty counts
 
 _AVERAGES = (None, "micro", "macro", "weighted")
 
@@ -19,7 +18,7 @@ class FBetaScore(Metric):
 
     Inputs are (batch, classes), multi-class or multi-label. A prediction
     counts as positive where it is > `threshold`, or, with `threshold=None`,
-    where it is its row's largest value (and not 0). As in Keras, EPSILON
+    where it is its row's largest value (and not 0). As in Keras, epsilon (``ks.config.epsilon()``)
     (1e-7) is added to every denominator, so a class never seen scores 0.
 
     Args:
@@ -119,14 +118,14 @@ class FBetaScore(Metric):
         if self.true_positives is None:
             shape = () if self.average is not None else (0,)
             return Tensor(np.zeros(shape, self._dtype))
-        tp = self.true_positives
-        precision = tp / (tp + self.false_positives + EPSILON)
-        recall = tp / (tp + self.false_negatives + EPSILON)
+        tp, eps = self.true_positives, settings.epsilon()
+        precision = tp / (tp + self.false_positives + eps)
+        recall = tp / (tp + self.false_negatives + eps)
         beta2 = self.beta * self.beta
-        score = precision * recall / (precision * beta2 + recall + EPSILON) * (1.0 + beta2)
+        score = precision * recall / (precision * beta2 + recall + eps) * (1.0 + beta2)
         if self.average == "weighted":
             support = self.intermediate_weights
-            weights = support / (reduction_ops.reduce_sum(support) + EPSILON)
+            weights = support / (reduction_ops.reduce_sum(support) + eps)
             return reduction_ops.reduce_sum(score * weights)
         if self.average is not None:
             return reduction_ops.reduce_mean(score)

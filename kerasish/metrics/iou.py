@@ -12,14 +12,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from kerasish.core import backend
+from kerasish.core import backend, settings
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.ops import creation_ops, indexing_ops, math_ops, reduction_ops, shape_ops
 from kerasish.core.ops.math_ops import divide_no_nan
 from kerasish.core.tensor import Tensor
 from kerasish.metrics.base import Metric, as_pair, as_tensor
-
-EPSILON = 1e-7  # Keras's, added to each class's union
 
 
 class _IoUBase(Metric):
@@ -107,7 +105,7 @@ class _IoUBase(Metric):
         )
         present = math_ops.greater(union, 1e-9)
         iou = math_ops.where(
-            present, true_positives / (union + EPSILON), creation_ops.zeros_like(union)
+            present, true_positives / (union + settings.epsilon()), creation_ops.zeros_like(union)
         )
         count = reduction_ops.reduce_sum(math_ops.cast(present, self._dtype))
         return divide_no_nan(reduction_ops.reduce_sum(iou), count)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from kerasish import activations, losses
-from kerasish.core import backend
+from kerasish.core import backend, settings
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.ops import (
     activation_ops,
@@ -323,7 +323,7 @@ def normalize(x, axis: int = -1, order: int = 2, epsilon=None) -> Tensor:
     x = floating(x)
     if x.ndim == 0:
         x = expand_dims(x, 0)
-    epsilon = 1e-7 if epsilon is None else epsilon
+    epsilon = settings.epsilon() if epsilon is None else epsilon
     if order == 2:
         squares = reduction_ops.reduce_sum(math_ops.square(x), axis, keepdims=True)
         return x * minimum(math_ops.rsqrt(squares), 1.0 / epsilon)
@@ -362,7 +362,7 @@ def binary_crossentropy(target, output, from_logits: bool = False) -> Tensor:
             f"{output.shape} must have the same shape")
     if from_logits:
         return nn_ops.sigmoid_cross_entropy_with_logits(target, output)
-    p = clip_ops.clip_by_value(output, losses.EPSILON, 1.0 - losses.EPSILON)
+    p = clip_ops.clip_by_value(output, settings.epsilon(), 1.0 - settings.epsilon())
     return negative(target * math_ops.log(p) + (1.0 - target) * math_ops.log(1.0 - p))
 
 
@@ -737,7 +737,7 @@ def rms_normalization(x, scale=None, axis=-1, epsilon=None) -> Tensor:
     x = floating(x)
     axes = tuple(axis) if isinstance(axis, (list, tuple)) else axis
     mean_square = reduction_ops.reduce_mean(math_ops.square(x), axes, keepdims=True)
-    y = x * math_ops.rsqrt(mean_square + (1e-7 if epsilon is None else epsilon))
+    y = x * math_ops.rsqrt(mean_square + (settings.epsilon() if epsilon is None else epsilon))
     return y if scale is None else y * math_ops.cast(convert_to_tensor(scale), x.dtype)
 
 
@@ -814,7 +814,7 @@ def layer_normalization(x, gamma=None, beta=None, axis=-1, epsilon=None, **kwarg
         return reshape(v, shape) if v.ndim != x.ndim and axes != (x.ndim - 1,) else v
 
     mean, variance = nn_ops.moments(x, axes, keepdims=True)
-    epsilon = 1e-7 if epsilon is None else epsilon
+    epsilon = settings.epsilon() if epsilon is None else epsilon
     y = (x if rms_scaling else x - mean) * math_ops.rsqrt(variance + epsilon)
     if gamma is not None:
         y = y * along(gamma)

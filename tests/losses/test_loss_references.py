@@ -8,7 +8,7 @@ import kerasish as ks
 from kerasish import losses
 from kerasish.testing import check_gradients
 
-EPS = losses.EPSILON
+EPS = ks.config.epsilon()
 
 
 def _rng(seed=0):

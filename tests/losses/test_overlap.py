@@ -4,11 +4,12 @@ reductions, configs, and Keras 3's numbers when Keras is importable."""
 import numpy as np
 import pytest
 
+import kerasish as ks
 from kerasish import losses
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.testing import check_gradients
 
-EPS = losses.EPSILON
+EPS = ks.config.epsilon()
 RNG = np.random.default_rng(0)
 MASKS = (RNG.uniform(size=(3, 4, 5)) > 0.5).astype(np.float64)
 PROBS = RNG.uniform(0.01, 0.99, (3, 4, 5))

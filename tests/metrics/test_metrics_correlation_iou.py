@@ -4,6 +4,7 @@ configs, and Keras 3's numbers when Keras is importable."""
 import numpy as np
 import pytest
 
+import kerasish as ks
 from kerasish import losses, metrics
 
 RNG = np.random.default_rng(0)
@@ -18,7 +19,7 @@ def _pearson(t, p):
 
 def _concordance(t, p):
     cov = ((t - t.mean(1, keepdims=True)) * (p - p.mean(1, keepdims=True))).mean(1)
-    return 2 * cov / (t.var(1) + p.var(1) + (t.mean(1) - p.mean(1)) ** 2 + losses.EPSILON)
+    return 2 * cov / (t.var(1) + p.var(1) + (t.mean(1) - p.mean(1)) ** 2 + ks.config.epsilon())
 
 
 @pytest.mark.parametrize("fn, cls, reference", [

@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from kerasish.core import backend
+from kerasish.core import backend, settings
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.ops import math_ops, shape_ops
 from kerasish.core.tensor import Tensor, convert_to_tensor
 from kerasish.data import Dataset
 from kerasish.layers import build_probe
 from kerasish.layers.base import Layer
-
-_EPSILON = 1e-7  # Keras's backend epsilon: the smallest standard deviation divided by
 
 
 class Rescaling(Layer):
@@ -270,7 +268,7 @@ class Normalization(Layer):
                 f"{self._adapted_shape}), got shape {inputs.shape}"
             )
         mean, variance = self._statistics()
-        std = math_ops.maximum(math_ops.sqrt(variance), _EPSILON)
+        std = math_ops.maximum(math_ops.sqrt(variance), settings.epsilon())
         x = math_ops.cast(inputs, self.dtype)
         if self.invert:
             return mean + x * std
