@@ -64,6 +64,16 @@ def test_stft_inverts_with_istft_and_has_gradients():
                     [_normal(5, 4), _normal(5, 4)])
 
 
+def test_stft_of_a_signal_shorter_than_half_the_fft_reflects_again_as_keras_numpy():
+    """Centred frames pad fft_length // 2 on each side; a shorter signal is reflected
+    repeatedly (NumPy's reflect mode, Keras's numpy backend) instead of refused.
+    The expected values are Keras 3.15.1's."""
+    real, imag = ops.stft(np.arange(3, dtype=np.float32), 8, 4, 8)
+    np.testing.assert_allclose(real.numpy(), [[4.0, -1.0, -2.0, 1.0, 0.0]], atol=1e-6)
+    assert ops.shape(ops.stft(np.ones(1, np.float32), 8, 4, 8)[0]) == (1, 5)
+    check_gradients(lambda x: ks.concat(list(ops.stft(x, 8, 4, 8)), 0), [_normal(3)])
+
+
 def test_extract_sequences_frames_and_gradient():
     frames = ops.extract_sequences(np.arange(7), 3, 2)
     assert frames.numpy().tolist() == [[0, 1, 2], [2, 3, 4], [4, 5, 6]]

@@ -400,9 +400,19 @@ def stft(x, sequence_length: int, sequence_stride: int, fft_length: int, window=
     size, step, n = _stft_sizes(sequence_length, sequence_stride, fft_length, "stft")
     win = _window(window, size, n, x.dtype, "stft")
     if center:
-        x = shape_ops.pad(x, [[0, 0]] * (x.ndim - 1) + [[n // 2, n // 2]], mode="REFLECT")
+        x = _reflect_pad_last(x, n // 2)
     frames = extract_sequences(x, n, step) * _like(win, x)
     return apply(_rfft, (frames,), {"n": n})
+
+
+def _reflect_pad_last(x: Tensor, pad: int) -> Tensor:
+    """`x` reflect-padded by `pad` on both ends of its last axis. A pad longer than the
+    signal reflects again, as NumPy's `pad(mode="reflect")` (Keras's numpy backend) does:
+    a signal shorter than half the FFT still gets frames."""
+    if pad < x.shape[-1]:
+        return shape_ops.pad(x, [[0, 0]] * (x.ndim - 1) + [[pad, pad]], mode="REFLECT")
+    ids = np.pad(np.arange(x.shape[-1]), (pad, pad), mode="reflect")
+    return indexing_ops.gather(x, ids.astype(np.int32), axis=-1)
 
 
 def _overlap_add(frames: Tensor, step: int) -> Tensor:
