@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 import threading
@@ -14,7 +15,7 @@ from kerasish.core import dtype_policy, limits, nest, recording, tracking
 from kerasish.core.errors import KerasishError
 from kerasish.core.keras_tensor import KerasTensor, any_symbolic
 from kerasish.core.naming import snake_case, unique_name
-from kerasish.core.tensor import Tensor, Variable, as_dtype, convert_to_tensor
+from kerasish.core.tensor import Tensor, Variable, as_dtype, convert_to_tensor, name_scope
 from kerasish.core.tracking import Trackable
 from kerasish.layers import symbolic
 from kerasish.layers.input_spec import InputSpec, assert_input_compatibility
@@ -390,12 +391,16 @@ class Layer(Trackable):
             _forget_added_losses(self)  # as Keras: each outermost call starts a new set
         _context.depth += 1
         try:
-            if not self.built:
-                self._build_from(inputs)
             if self._accepts_training():
                 kwargs["training"] = training
             scope = self._autocast_scope()
-            if scope is None:
+            if not self.built:  # the variables made now (its own and those of the layers it
+                # builds as it runs) are named under this layer's name, as in Keras
+                with name_scope(self.name, caller=self):
+                    self._build_from(inputs)
+                    with scope or contextlib.nullcontext():
+                        outputs = self.call(inputs, *args, **kwargs)
+            elif scope is None:
                 outputs = self.call(inputs, *args, **kwargs)
             else:
                 with scope:
@@ -528,10 +533,9 @@ class Layer(Trackable):
             initializer = "glorot_uniform" if dtype.kind == "f" else "zeros"
         init = initializers.get(initializer)
         limits.charge_weight(shape, f"layer '{self.name}'")  # (a file's model: bounded)
-        variable = Variable(
-            init(shape, dtype), name=f"{self.name}/{name}", trainable=trainable, dtype=dtype,
-            autocast=autocast, aggregation=aggregation,
-        )
+        with name_scope(self.name, caller=self):  # (inside the layer's own call: no repeat)
+            variable = Variable(init(shape, dtype), name=name, trainable=trainable, dtype=dtype,
+                                autocast=autocast, aggregation=aggregation)
         self._weights.append(variable)
         regularizer = regularizers.get(regularizer)
         if regularizer is not None:
@@ -713,12 +717,15 @@ def _with_unknown_batch(shapes):
 
 
 def _marking_built(build):
-    """`build` that also marks the layer built, so an explicit `layer.build(shape)` counts."""
+    """`build` that also marks the layer built, so an explicit `layer.build(shape)` counts,
+    and runs under the layer's name scope, so that the weights of the sublayers it builds
+    are named under it however it is reached (Keras 3's paths: 'lstm/lstm_cell/kernel')."""
 
     @functools.wraps(build)
     def build_and_mark(self, *args, **kwargs):
         was_built = self.built
-        build(self, *args, **kwargs)
+        with name_scope(self.name, caller=self):
+            build(self, *args, **kwargs)
         self.built = True
         if not was_built:
             tracking.notify_created()

@@ -22,7 +22,7 @@ from kerasish.core.keras_tensor import any_symbolic
 from kerasish.core.ops import creation_ops, math_ops
 from kerasish.core.serialization import deserialize_keras_object, serialize_keras_object
 from kerasish.core.tape import GradientTape
-from kerasish.core.tensor import Tensor, Variable, convert_to_tensor
+from kerasish.core.tensor import Tensor, Variable, convert_to_tensor, name_scope
 from kerasish.layers import build_probe
 from kerasish.layers.base import Layer, losses_of
 from kerasish.models import data_adapter, training_hooks
@@ -205,7 +205,7 @@ class Model(Layer):
         strings = np.dtype(getattr(self, "input_dtype", None) or self.dtype).kind == "U"
         probe = np.zeros(shape, str) if strings else creation_ops.zeros(shape, self.dtype)
         try:
-            with build_probe.running():
+            with build_probe.running(), name_scope(self.name, caller=self):
                 self(probe, training=False)
         except Exception:
             self.built = False

@@ -5,6 +5,7 @@ from __future__ import annotations
 from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.keras_tensor import KerasTensor
 from kerasish.core.serialization import deserialize_keras_object, serialize_keras_object
+from kerasish.core.tensor import name_scope
 from kerasish.layers.base import Layer
 from kerasish.layers.input_layer import InputLayer
 from kerasish.models.functional import conform_input
@@ -110,7 +111,8 @@ class Sequential(Model):
                 self._input_layer.output
             )
             try:
-                self._symbolic_outputs.append(layer(previous))
+                with name_scope(self.name, caller=self):  # ('sequential/dense/kernel', as Keras)
+                    self._symbolic_outputs.append(layer(previous))
             except Exception:
                 self._layers.pop()
                 raise

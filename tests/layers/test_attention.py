@@ -31,12 +31,14 @@ def test_mha_weights_have_keras_names_and_shapes():
     layer = ks.layers.MultiHeadAttention(num_heads=3, key_dim=4, value_dim=5)
     out = layer(normal(2, 6, 8), normal(2, 7, 10))
     assert out.shape == (2, 6, 8) == layer.compute_output_shape((2, 6, 8), (2, 7, 10))
-    assert [(w.name, w.shape) for w in layer.weights] == [
+    assert [(w.path.removeprefix(f"{layer.name}/"), w.shape)
+            for w in layer.weights] == [  # (Keras 3's paths, under the layer's name)
         ("query/kernel", (8, 3, 4)), ("query/bias", (3, 4)),
         ("key/kernel", (10, 3, 4)), ("key/bias", (3, 4)),
         ("value/kernel", (10, 3, 5)), ("value/bias", (3, 5)),
         ("attention_output/kernel", (3, 5, 8)), ("attention_output/bias", (8,)),
     ]
+    assert layer.weights[0].path == f"{layer.name}/query/kernel"
     no_bias = ks.layers.MultiHeadAttention(2, 4, use_bias=False, output_shape=6)
     assert no_bias(normal(1, 3, 8), normal(1, 3, 8)).shape == (1, 3, 6)
     assert len(no_bias.weights) == 4
@@ -101,7 +103,8 @@ def test_mha_sliding_window_limits_the_band_and_gate_adds_weights():
     _, scores = layer(x, x, return_attention_scores=True)
     band = np.abs(np.arange(5)[:, None] - np.arange(5)[None, :]) < 2
     assert np.all(scores.numpy()[0, 0][~band] < 1e-6)
-    assert [w.name for w in layer.weights][4:6] == ["gate/kernel", "gate/bias"]
+    assert [w.path for w in layer.weights][4:6] == [f"{layer.name}/gate/kernel",
+                                                    f"{layer.name}/gate/bias"]
     with pytest.raises(ks.InvalidArgumentError, match="sliding_window must be a positive"):
         ks.layers.MultiHeadAttention(1, 2, sliding_window=0)
 

@@ -137,7 +137,8 @@ def test_losses_of_float16_predictions_are_computed_in_floatx_as_in_keras():
     logits = ks.constant(np.array([[2.0, 0.0, -1.0]], "float16"))
     sparse = ks.losses.SparseCategoricalCrossentropy(from_logits=True)([0], logits)
     assert sparse.dtype == np.float32
-    assert ks.losses.MeanSquaredError(dtype="float16")([[0.0]], y_pred[:1]).dtype == np.float16
+    half = ks.constant(np.array([[1.0]], "float16"))
+    assert ks.losses.MeanSquaredError(dtype="float16")([[0.0]], half).dtype == np.float16
     assert ks.losses.MeanSquaredError()([[0.0]], np.array([[1.0]])).dtype == np.float64
 
 

@@ -48,8 +48,8 @@ def test_weight_layouts_follow_keras():
     assert [w.shape for w in gru.weights] == [(3, 12), (4, 12), (2, 12)]
     assert [w.shape for w in gru_v1.weights] == [(3, 12), (4, 12), (12,)]
     assert [w.shape for w in simple.weights] == [(3, 4), (4, 4), (4,)]
-    assert [w.name for w in lstm.weights] == [
-        "lstm_cell/kernel", "lstm_cell/recurrent_kernel", "lstm_cell/bias"
+    assert [w.path for w in lstm.weights] == [  # Keras 3's paths: built inside the layer
+        "lstm/lstm_cell/kernel", "lstm/lstm_cell/recurrent_kernel", "lstm/lstm_cell/bias"
     ]
     # unit_forget_bias: the forget gate (second block of i, f, c, o) starts at 1
     np.testing.assert_array_equal(lstm.cell.bias.numpy(), np.repeat([0.0, 1.0, 0.0, 0.0], 4))

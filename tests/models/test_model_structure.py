@@ -34,10 +34,49 @@ def test_seeds_mnist_model_on_a_blank_batch():
     result = model(batch)
     assert result.shape == (1, 1, 10)
     np.testing.assert_array_equal(result.numpy(), np.zeros((1, 1, 10)))
-    assert [v.name for v in model.variables] == [
-        "dense/kernel", "dense/bias", "dense_1/kernel", "dense_1/bias"
+    assert [v.path for v in model.variables] == [  # built in its call: under its name
+        "mnist_model/dense/kernel", "mnist_model/dense/bias",
+        "mnist_model/dense_1/kernel", "mnist_model/dense_1/bias"
     ]
     assert model.count_params() == 784 * 10 + 10 + 10 * 10 + 10
+
+
+def test_variable_paths_follow_keras_3():
+    """A variable's path holds the names of the layers being built around it, as Keras 3's
+    (the lists are Keras 3.15.1's for the same models): a Sequential builds its layers
+    under its name, a subclassed model the layers its call builds, a layer its cell or
+    sublayers; a functional model's layers are built outside it."""
+    ks.backend.clear_session()
+    sequential = ks.Sequential([ks.Input((3,)), ks.layers.Dense(2), ks.layers.Dense(1, name="out")])
+    assert [v.path for v in sequential.weights] == [
+        "sequential/dense/kernel", "sequential/dense/bias", "sequential/out/kernel",
+        "sequential/out/bias"]
+    inputs = ks.Input((3,))
+    functional = ks.Model(inputs, ks.layers.Dense(2, name="d")(inputs), name="func")
+    assert [v.path for v in functional.weights] == ["d/kernel", "d/bias"]
+
+    class M(ks.Model):
+        def __init__(self):
+            super().__init__()
+            self.d = ks.layers.Dense(2)
+
+        def call(self, x):
+            return self.d(x)
+
+    subclassed = M()
+    subclassed(np.ones((1, 3), np.float32))
+    assert [v.path for v in subclassed.weights] == ["m/dense_1/kernel", "m/dense_1/bias"]
+    layer = ks.layers.Dense(2)
+    layer.build((None, 3))
+    assert [v.path for v in layer.weights] == ["dense_2/kernel", "dense_2/bias"]
+    built = ks.Sequential([ks.layers.Dense(2)])
+    built.build((None, 3))
+    assert [v.path for v in built.weights] == ["sequential_1/dense_3/kernel",
+                                               "sequential_1/dense_3/bias"]
+    bidirectional = ks.layers.Bidirectional(ks.layers.LSTM(2))
+    bidirectional(np.ones((2, 3, 5), np.float32))
+    assert bidirectional.weights[0].path.endswith("/lstm_cell/kernel")
+    assert bidirectional.weights[0].path.startswith("bidirectional/")
 
 
 def test_layers_in_lists_dicts_and_tuples_are_tracked():
