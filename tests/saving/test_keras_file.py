@@ -422,8 +422,10 @@ def test_sigkill_during_save_leaves_the_previous_file_loadable(tmp_path):
     script.write_text(SAVER)
     env = dict(os.environ, PYTHONPATH=REPO + os.pathsep + os.environ.get("PYTHONPATH", ""))
     rng = random.Random(5)
-    last, kills, cycle, start = 0, 0, None, time.monotonic()
-    while kills < 10 and time.monotonic() - start < 40:
+    last, kills, cycle = 0, 0, None
+    # a number of kills, not a time budget: on a loaded machine each child starts slower but
+    # each kill proves as much (the kill points scale with the measured save time)
+    while kills < 6:
         child = subprocess.Popen([sys.executable, str(script), path], env=env,
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         assert child.stdout.readline().strip() == "ready", child.stderr.read()
@@ -438,7 +440,7 @@ def test_sigkill_during_save_leaves_the_previous_file_loadable(tmp_path):
         child.stderr.close()
         kills += 1
         last = max(last, _saved_number(path))  # always a complete, loadable file
-    assert kills >= 5 and last >= 1
+    assert last >= 1  # (the first child saved once before it was killed)
     leftovers = [name for name in os.listdir(tmp_path) if name.endswith(".tmp")]
     assert len(leftovers) <= kills  # killed writers' temporaries; never the file itself
 
