@@ -38,7 +38,8 @@ def check_input_tensor_shape(input_tensor, input_shape) -> None:
     if input_tensor is None or input_shape is None:
         return
     if not isinstance(input_tensor, KerasTensor):
-        raise ValueError(f"input_tensor is not a Keras tensor; Received `input_tensor={input_tensor}`")
+        raise ValueError(
+            f"input_tensor is not a Keras tensor; Received `input_tensor={input_tensor}`")
     shape = tuple(input_tensor.shape)
     if settings.image_data_format() == "channels_first":
         if shape[1] != input_shape[1]:

@@ -279,7 +279,8 @@ def _variant(key, width, depth, size, dropout):
         )
 
     constructor.__name__ = constructor.__qualname__ = f"EfficientNet{key.upper()}"
-    constructor.__doc__ = f"""Builds EfficientNet{key.upper()}, as `keras.applications.EfficientNet{key.upper()}` does.
+    constructor.__doc__ = f"""Builds EfficientNet{key.upper()}, as
+    `keras.applications.EfficientNet{key.upper()}` does.
 
     Its default input is {size}x{size}; the model rescales [0, 255] inputs itself.
 

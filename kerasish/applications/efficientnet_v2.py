@@ -288,10 +288,11 @@ def EfficientNetV2(
 
 def _variant(public, key, width, depth, size):
     """The public constructor of one variant."""
+    default_name = f"efficientnetv2-{key.lstrip('-')}"
 
     def constructor(include_top=True, weights="imagenet", input_tensor=None, input_shape=None,
                     pooling=None, classes=1000, classifier_activation="softmax",
-                    include_preprocessing=True, name=f"efficientnetv2{'-' + key.lstrip('-')}"):
+                    include_preprocessing=True, name=default_name):
         return EfficientNetV2(
             width_coefficient=width, depth_coefficient=depth, default_size=size,
             blocks_args=DEFAULT_BLOCKS_ARGS[f"efficientnetv2-{key.lstrip('-')}"], name=name,

@@ -148,8 +148,8 @@ def test_a_weights_dataset_declaring_a_huge_shape_is_refused_before_it_is_read(
     assert status == 0, output
     assert output.strip() == (
         f"WeightsFileError {path}: variable 0 of layer 'dense' (Dense, at 'layers/dense') "
-        "('sequential/dense/kernel') has shape (3, 2) but 'layers/dense/vars/0' in the file has shape "
-        "(500000000,)"
+        "('sequential/dense/kernel') has shape (3, 2) but 'layers/dense/vars/0' in the file has "
+        "shape (500000000,)"
     )
 
 
