@@ -241,14 +241,16 @@ def matmul(a, b, out=None):
 
 
 def sum_leading_axes(x, count: int):
-    """A C-contiguous float32/64 GPU array summed over its first `count` axes.
+    """A C-contiguous float16/32/64 GPU array summed over its first `count` axes.
 
     CuPy reduces over leading axes with threads that read memory `prod(kept)` elements
     apart: a BatchNormalization statistic or bias gradient over (256, 32, 32, 64) took
     about 10 ms on an H200, 200x the time to read it. A product with a row of ones reads
     the rows coalesced, through the same cuBLAS GEMM as `matmul` (so a CUDA graph can
-    capture it).
+    capture it). float16 is summed in float32 (that GEMM, and a wider accumulator).
     """
+    if x.dtype == numpy.float16:
+        return sum_leading_axes(x.astype(numpy.float32), count).astype(numpy.float16)
     kept = x.shape[count:]
     rows = x.reshape(-1, math.prod(kept))
     ones = cupy.ones((1, rows.shape[0]), x.dtype)

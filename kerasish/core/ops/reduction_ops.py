@@ -97,7 +97,7 @@ def _reduce_sum(x, axis, keepdims):
         and backend.is_gpu_array(x)
         and axis == tuple(range(len(axis)))
         and len(axis) < x.ndim
-        and x.dtype.char in "fd"
+        and x.dtype.char in "efd"
         and x.flags.c_contiguous
         and x.size
     ):
