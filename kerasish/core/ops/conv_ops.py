@@ -245,7 +245,7 @@ def _taps_frame(image_shape, filter_shape, padding, dilations):
 
 def _taps_pay(image_shape, filter_shape, padding, dilations) -> bool:
     """Whether per-tap products beat im2col for this stride-1 convolution (measured on
-    NumPy/OpenBLAS: 25-55% faster with 16-64 channels and at most 1.3x wasted rows,
+    NumPy/OpenBLAS: 15-55% faster with 16-64 channels and at most 1.31x wasted rows,
     5x slower with one channel, a little slower at 1.4x waste)."""
     if None in image_shape[1:] or image_shape[3] < TAPS_MIN_CHANNELS:
         return False
