@@ -124,3 +124,31 @@ def test_sums_over_leading_axes_on_the_gpu_equal_numpys(shape, axis, dtype):
                                rtol=rtol, atol=rtol * 10)  # (the kept axes are the last)
     np.testing.assert_allclose(compiled.numpy(), x.astype(np.float64).mean(axis=axis),
                                rtol=rtol, atol=rtol * 10)
+
+
+def test_a_functional_conv_built_on_the_gpu_runs_its_tap_products_there():
+    """A functional model chooses its convolution's algorithm from the symbolic input's
+    shape; a stride-1 Conv1D of 16+ channels records the per-tap products, which then run
+    on CuPy arrays (values and gradients equal to the same model's on the CPU)."""
+    x = np.random.default_rng(0).standard_normal((4, 50, 16)).astype(np.float32)
+
+    def conv_model():
+        inputs = ks.Input((50, 16))
+        return ks.Model(inputs, ks.layers.Conv1D(8, 5, padding="same")(inputs))
+
+    def run(model, data):
+        with ks.GradientTape() as tape:
+            out = model(data)
+            loss = ks.reduce_sum(out * out)
+        return out, tape.gradient(loss, model.trainable_variables)
+
+    cpu = conv_model()
+    want, want_grads = run(cpu, x)
+    with ks.device("/gpu:0"):
+        gpu = conv_model()
+        gpu.set_weights(cpu.get_weights())
+        got, grads = run(gpu, ks.constant(x))
+    assert backend.is_gpu_array(got._value)
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-4, atol=1e-4)
+    for g, w in zip(grads, want_grads):
+        np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-4, atol=1e-3)
