@@ -205,14 +205,15 @@ def run_tests(whole_suite: bool, paths=("tests",), log=None, timeout=400) -> str
     try:
         done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True,
                               timeout=timeout, env=env)
-        output = done.stdout + done.stderr
+        output, errors = done.stdout, done.stderr
     except subprocess.TimeoutExpired as exc:
         output = exc.stdout or b""
         output = output.decode(errors="replace") if isinstance(output, bytes) else output
-        output += f"\ntimed out after {timeout} s"
+        output, errors = output + f"\ntimed out after {timeout} s", ""
     if log:
-        Path(log).write_text(output)
-    lines = output.strip().splitlines()
+        Path(log).write_text(output + errors)
+    lines = output.strip().splitlines()  # (pytest's summary is stdout's last line; plugins
+    # warn on stderr)
     print("\n".join([line for line in lines if line.startswith(("FAILED", "ERROR"))][:80]
                     + lines[-3:]), flush=True)
     return lines[-1] if lines else "no output"
