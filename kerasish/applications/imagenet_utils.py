@@ -493,6 +493,23 @@ def validate_activation(classifier_activation, weights) -> None:
 
 # ---------------------------------------------------------------- the model's input and head
 
+def average_pool_head(x, include_top, pooling, classes, classifier_activation, weights):
+    """The head of the applications whose classifier is Keras's `avg_pool` global average
+    and `predictions` Dense layer (Inception V3, Inception-ResNet V2, Xception); without
+    the classifier, `pool_features`.
+
+    Example:
+        >>> import kerasish as ks
+        >>> average_pool_head(ks.Input((4, 4, 8)), True, None, 3, "softmax", None).shape
+        (None, 3)
+    """
+    if not include_top:
+        return pool_features(x, pooling)
+    x = layers.GlobalAveragePooling2D(name="avg_pool")(x)
+    validate_activation(classifier_activation, weights)
+    return layers.Dense(classes, activation=classifier_activation, name="predictions")(x)
+
+
 def pool_features(x, pooling):
     """The feature extractor's head: global average (`"avg"`), max (`"max"`) or no pooling
     (None), as Keras's applications without their classifier.

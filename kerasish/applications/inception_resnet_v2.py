@@ -209,12 +209,8 @@ def InceptionResNetV2(include_top=True, weights="imagenet", input_tensor=None,
     x = inception_resnet_block(x, scale=1.0, activation=None, block_type="block8",
                                block_idx=10)
     x = conv2d_bn(x, 1536, 1, name="conv_7b")
-    if include_top:
-        x = layers.GlobalAveragePooling2D(name="avg_pool")(x)
-        imagenet_utils.validate_activation(classifier_activation, weights)
-        x = layers.Dense(classes, activation=classifier_activation, name="predictions")(x)
-    else:
-        x = imagenet_utils.pool_features(x, pooling)
+    x = imagenet_utils.average_pool_head(x, include_top, pooling, classes,
+                                         classifier_activation, weights)
     model = Functional(imagenet_utils.model_inputs(input_tensor, img_input), x, name=name)
     suffix = "" if include_top else "_notop"
     fname = f"inception_resnet_v2_weights_tf_dim_ordering_tf_kernels{suffix}.h5"

@@ -147,12 +147,8 @@ def InceptionV3(include_top=True, weights="imagenet", input_tensor=None, input_s
         [branch3x3, branch7x7x3, branch_pool])
     for index in range(2):
         x = _block_8(x, index, channel_axis)
-    if include_top:
-        x = layers.GlobalAveragePooling2D(name="avg_pool")(x)
-        imagenet_utils.validate_activation(classifier_activation, weights)
-        x = layers.Dense(classes, activation=classifier_activation, name="predictions")(x)
-    else:
-        x = imagenet_utils.pool_features(x, pooling)
+    x = imagenet_utils.average_pool_head(x, include_top, pooling, classes,
+                                         classifier_activation, weights)
     model = Functional(imagenet_utils.model_inputs(input_tensor, img_input), x, name=name)
     fname, origin, file_hash = _FILES[bool(include_top)]
     return imagenet_utils.load_model_weights(model, weights, fname, origin, file_hash)

@@ -80,12 +80,8 @@ def Xception(include_top=True, weights="imagenet", input_tensor=None, input_shap
     x = layers.Activation("relu", name="block14_sepconv1_act")(x)
     x = _separable(x, 2048, "block14_sepconv2", channel_axis, activate=False)
     x = layers.Activation("relu", name="block14_sepconv2_act")(x)
-    if include_top:
-        x = layers.GlobalAveragePooling2D(name="avg_pool")(x)
-        imagenet_utils.validate_activation(classifier_activation, weights)
-        x = layers.Dense(classes, activation=classifier_activation, name="predictions")(x)
-    else:
-        x = imagenet_utils.pool_features(x, pooling)
+    x = imagenet_utils.average_pool_head(x, include_top, pooling, classes,
+                                         classifier_activation, weights)
     model = Functional(imagenet_utils.model_inputs(input_tensor, img_input), x, name=name)
     fname, origin, file_hash = _FILES[bool(include_top)]
     return imagenet_utils.load_model_weights(model, weights, fname, origin, file_hash)
