@@ -498,6 +498,17 @@ def average_pool_head(x, include_top, pooling, classes, classifier_activation, w
     and `predictions` Dense layer (Inception V3, Inception-ResNet V2, Xception); without
     the classifier, `pool_features`.
 
+    Args:
+        x: the last feature map.
+        include_top: whether to end with the classifier.
+        pooling: without the classifier: None, `"avg"` or `"max"`.
+        classes: the classifier's number of classes.
+        classifier_activation: its activation (softmax or None with pretrained weights).
+        weights: the application's `weights` argument.
+
+    Returns:
+        The class scores, or the (pooled) features.
+
     Example:
         >>> import kerasish as ks
         >>> average_pool_head(ks.Input((4, 4, 8)), True, None, 3, "softmax", None).shape
