@@ -6,13 +6,21 @@ embeddings, `ks.nn.nce_loss` with 64 log-uniform samples, SGD at learning
 rate 1.0, 100,000 steps, the average loss printed every 5,000 steps.
 
 `--loss neg` is word2vec's negative sampling as gensim and the original C
-tool do it: a unigram^0.75 noise table, 5 negatives per pair, frequent-word
-subsampling (gensim's formula, sample=1e-3), a random reduced window of up
-to 5, a learning rate decaying linearly from 0.025 to 0.0001 of it over all
-epochs, 100-d vectors, but with batches of pairs (1024) so that each step is
-a handful of vectorised kerasish ops: two `embedding_lookup`s whose sparse
-gradients (`ks.IndexedSlices`) SGD applies to the touched rows only. Either
-loss's training step is compiled with ks.function; --eager runs it op by op.
+tool do it: a context word's input vector predicts its center word's output
+vector against noise words from a unigram^0.75 table, 5 per pair,
+frequent-word subsampling (gensim's formula, sample=1e-3), a random reduced
+window of up to 5, a learning rate decaying linearly from 0.025 to 0.0001 of
+it over all epochs, 100-d vectors, but with batches of pairs (1024) so that
+each step is a handful of vectorised kerasish ops: `embedding_lookup`s whose
+sparse gradients (`ks.IndexedSlices`) SGD applies to the touched rows only.
+Groups of `--noise-group` (8) consecutive pairs, mostly the pairs of one
+center word's window, share one draw of noise words, as Intel's and
+BlazingText's word2vec do (Ji et al., 2016): every pair is still scored
+against 5 noise words, but a batch gathers and updates 1/8 as many noise
+rows, and the products become small matrix products
+(`negative_sampling_loss`). `--noise-group 1` draws for every pair, as
+gensim does. Either loss's training step is compiled with ks.function;
+--eager runs it op by op.
 A batch adds up the updates that word2vec applies one after another; a term
 (input row, output row) repeated m times in a batch, as a run of one token
 makes hundreds of times, is stepped once instead of m times (see
@@ -63,10 +71,10 @@ from .common import (
 DEFAULTS = {
     "nce": dict(vocab_size=50000, min_count=1, batch_size=128, dim=128, window=1, negatives=64,
                 learning_rate=1.0, epochs=None, steps=100000, subsample=0.0, print_every=5000,
-                log_every=100, save_every=10000),
+                log_every=100, save_every=10000, noise_group=1),
     "neg": dict(vocab_size=None, min_count=5, batch_size=1024, dim=100, window=5, negatives=5,
                 learning_rate=0.025, epochs=5, steps=None, subsample=1e-3, print_every=None,
-                log_every=50, save_every=2000),
+                log_every=50, save_every=2000, noise_group=8),
 }
 PROBE_WORDS = "one,king,france,water,good,computer"
 CHUNK_WORDS = 1 << 18  # corpus words per chunk: pairs are generated (and resumed) chunk by chunk
@@ -254,38 +262,53 @@ class SkipGramNCE(ks.Model):
             num_sampled=self.num_sampled, num_classes=self.vocab_size))
 
 
+def _softplus(x):
+    """log(1 + e**x), stable: max(x, 0) + log(1 + e**-|x|)."""
+    return ks.nn.relu(x) + ks.log1p(ks.exp(-ks.abs(x)))
+
+
 @ks.custom_gradient
-def negative_sampling_loss(rows, vectors, labels, weights, step_weights):
-    """Summed logistic loss of the scores rows[b, k, :] . vectors[b, :] (a fused op).
+def negative_sampling_loss(positive_rows, noise_rows, vectors, weights, step_weights):
+    """Summed negative-sampling loss, noise words shared by groups of pairs (a fused op).
 
-    For rows (B, K, D) (output vectors: the context word, then noise words),
-    vectors (B, D) (input vectors), labels (B, K) (1 for the context word, 0
-    for noise) and weights (B, K), the loss is
+    For n pairs, vectors (n, D) are the input vectors, positive_rows (n, D)
+    the output vectors they predict, and noise_rows (G, K, D) the output
+    vectors of the K noise words shared by each group of g = n / G
+    consecutive pairs. With the scores p[i] = positive_rows[i] . vectors[i]
+    and q[i, k] = noise_rows[i // g, k] . vectors[i], the loss is
 
-        sum(weights * sigmoid_cross_entropy_with_logits(labels, logits)),
-        logits[b, k] = rows[b, k, :] . vectors[b, :]
+        sum(weights[:, 0] * softplus(-p)) + sum(weights[:, 1:] * softplus(q))
 
-    and its gradient is written out with `step_weights` (B, K) in the place
+    (sigmoid cross-entropy with label 1 for the positive, 0 for noise), and
+    its gradient is written out with `step_weights` (n, 1 + K) in the place
     of `weights` (the loss's gradient when they are equal; the recipe passes
-    `repeat_step_weights`), with g = step_weights * (sigmoid(logits) - labels):
-    one broadcast product for `rows` (an outer product per pair, the rows of
-    the sparse gradient of the output matrix) and one batched matmul for
-    `vectors`. The same loss from the generic ops (batched `matmul` +
-    `sigmoid_cross_entropy_with_logits`) records about 25 ops and, for this
-    shape, does about 2x the arithmetic in its backward pass. Labels and
-    both weights get no gradient. Checked against finite differences in
-    tests/recipes/test_word2vec.py.
+    `repeat_step_weights`). Sharing makes the noise scores and their
+    gradients three small matrix products per group, (g, D) x (D, K), and a
+    batch gathers and updates G * K noise rows instead of n * K; with g = 1
+    (a draw per pair, as gensim) the noise rows' gradient is one broadcast
+    product (a batched product with one row per matrix is slow in NumPy).
+    The same loss from the generic ops records about 25 ops. Weights get no
+    gradient. Checked against finite differences in tests/recipes/test_word2vec.py.
     """
-    logits = ks.squeeze(ks.matmul(rows, ks.expand_dims(vectors, -1)), -1)
-    # sigmoid cross-entropy, stable: max(x, 0) - x * z + log(1 + exp(-|x|))
-    losses = ks.nn.relu(logits) - logits * labels + ks.log1p(ks.exp(-ks.abs(logits)))
-    loss = ks.reduce_sum(losses * weights)
+    n, dim = vectors.shape
+    groups, k = noise_rows.shape[0], noise_rows.shape[1]
+    grouped = ks.reshape(vectors, (groups, n // groups, dim))
+    positive = ks.reduce_sum(positive_rows * vectors, axis=1, keepdims=True)  # (n, 1)
+    noise = ks.reshape(ks.matmul(grouped, noise_rows, transpose_b=True), (n, k))
+    loss = (ks.reduce_sum(_softplus(-positive) * weights[:, :1])
+            + ks.reduce_sum(_softplus(noise) * weights[:, 1:]))
 
     def grad(dloss):
-        g = (ks.sigmoid(logits) - labels) * (step_weights * dloss)
-        d_rows = ks.expand_dims(g, -1) * ks.expand_dims(vectors, 1)
-        d_vectors = ks.squeeze(ks.matmul(ks.expand_dims(g, 1), rows), 1)
-        return d_rows, d_vectors, None, None, None
+        g_positive = (ks.sigmoid(positive) - 1.0) * (step_weights[:, :1] * dloss)  # (n, 1)
+        g_noise = ks.sigmoid(noise) * (step_weights[:, 1:] * dloss)  # (n, K)
+        g_grouped = ks.reshape(g_noise, (groups, n // groups, k))
+        if groups == n:
+            d_noise = ks.expand_dims(g_noise, -1) * ks.expand_dims(vectors, 1)
+        else:
+            d_noise = ks.matmul(g_grouped, grouped, transpose_a=True)  # (G, K, D)
+        d_vectors = g_positive * positive_rows + ks.reshape(
+            ks.matmul(g_grouped, noise_rows), (n, dim))
+        return g_positive * vectors, d_noise, d_vectors, None, None
 
     return loss, grad
 
@@ -307,19 +330,21 @@ class SkipGramNeg(ks.Model):
     def embeddings(self):
         return self.embed_matrix
 
-    def compute_loss(self, centers, outputs, labels, weights, step_weights):
+    def compute_loss(self, inputs, positives, noise, weights, step_weights):
         """Summed negative-sampling loss of a batch.
 
-        centers (B,) input ids; outputs (B, 1 + K) ids: the context word, then
-        K noise words; labels (B, 1 + K): 1 then K zeros; weights (B, 1 + K):
-        0 where a noise word equals the context word (skipped, as gensim does)
-        or the pair pads a batch; step_weights: the weights of the gradient
-        (see `negative_sampling_loss`). The loss is summed, not averaged, so
-        the learning rate is per pair as in word2vec.
+        inputs (n,) the context words (input vectors); positives (n,) the
+        center words they predict; noise (G, K) the noise words of each group
+        of n / G consecutive pairs; weights (n, 1 + K): 0 where a noise word
+        equals the pair's center word (skipped, as gensim does) or the pair
+        pads a batch; step_weights: the weights of the gradient (see
+        `negative_sampling_loss`). The loss is summed, not averaged, so the
+        learning rate is per pair as in word2vec.
         """
-        vectors = ks.nn.embedding_lookup(self.embed_matrix, centers)
-        rows = ks.nn.embedding_lookup(self.output_weights, outputs)
-        return negative_sampling_loss(rows, vectors, labels, weights, step_weights)
+        vectors = ks.nn.embedding_lookup(self.embed_matrix, inputs)
+        positive_rows = ks.nn.embedding_lookup(self.output_weights, positives)
+        noise_rows = ks.nn.embedding_lookup(self.output_weights, noise)
+        return negative_sampling_loss(positive_rows, noise_rows, vectors, weights, step_weights)
 
 
 # ---------------------------------------------------------------- evaluation
@@ -500,24 +525,26 @@ def nearest_neighbours(embeddings, word_to_id: dict, id_to_word: list, words, k:
 class _Batches:
     """Iterates the batches of the run from a saved position (epoch, chunk, batch).
 
-    With a noise `table` (neg), each chunk's noise words are drawn at once,
-    from a generator seeded with (seed, epoch, chunk, 1), and each pair's
-    outputs are [context, noise_1..noise_K] with weight 0 where a noise word
-    equals the context word; the chunk's last batch is filled up to
-    `batch_size` with pairs of weight 0 (UNK against UNK), so every batch has
-    one shape. A batch is (centers, outputs, weights, step weights, pairs),
-    `pairs` counting the real ones. Without a table (nce) a batch is
+    With a noise `table` (neg), a pair's input is its context word and its
+    outputs are [center, noise_1..noise_K], with weight 0 where a noise word
+    equals the center word. Each chunk's noise words are drawn at once, one
+    draw of K per group of `noise_group` consecutive pairs, from a generator
+    seeded with (seed, epoch, chunk, 1); the chunk's last batch is filled up
+    to `batch_size` with pairs of weight 0 (UNK against UNK), so every batch
+    has one shape. A batch is (inputs, outputs, weights, step weights,
+    pairs), `pairs` counting the real ones. Without a table (nce) a batch is
     (centers, contexts, None, None, pairs).
     """
 
     def __init__(self, pairs: SkipGramPairs, batch_size: int, epochs: int | None,
-                 table=None, negatives: int = 0, vocab_size: int = 0):
+                 table=None, negatives: int = 0, vocab_size: int = 0, noise_group: int = 1):
         self.pairs = pairs
         self.batch_size = batch_size
         self.epochs = epochs  # None: cycle forever (nce stops after --steps)
         self.table = table
         self.negatives = negatives
         self.vocab_size = vocab_size
+        self.noise_group = noise_group
 
     def _prepare(self, epoch: int, chunk: int):
         centers, contexts = self.pairs.chunk(epoch, chunk)
@@ -526,16 +553,17 @@ class _Batches:
             return centers, contexts.reshape(-1, 1), None, None, n
         rng = np.random.default_rng([self.pairs.seed & 0xFFFFFFFF, epoch, chunk, 1])
         padded, k = -(-n // self.batch_size) * self.batch_size, self.negatives
-        centers = np.concatenate([centers, np.zeros(padded - n, dtype=np.int32)])
+        inputs = np.concatenate([contexts, np.zeros(padded - n, dtype=np.int32)])
         outputs = np.zeros((padded, k + 1), dtype=np.int32)
-        outputs[:n, 0] = contexts
-        outputs[:n, 1:] = self.table.take(rng.integers(0, len(self.table), (n, k)))
+        outputs[:n, 0] = centers
+        draws = rng.integers(0, len(self.table), (padded // self.noise_group, k))
+        outputs[:, 1:] = np.repeat(self.table.take(draws), self.noise_group, axis=0)
         weights = np.zeros((padded, k + 1), dtype=np.float32)
-        np.not_equal(outputs[:n, 1:], contexts[:, None], out=weights[:n, 1:], casting="unsafe")
+        np.not_equal(outputs[:n, 1:], centers[:, None], out=weights[:n, 1:], casting="unsafe")
         weights[:n, 0] = 1.0
-        step_weights = repeat_step_weights(centers, outputs, weights, self.batch_size,
+        step_weights = repeat_step_weights(inputs, outputs, weights, self.batch_size,
                                            self.vocab_size)
-        return centers, outputs, weights, step_weights, n
+        return inputs, outputs, weights, step_weights, n
 
     def _chunks(self, epoch: int, chunk: int):
         """(epoch, chunk) from the given one on, in training order."""
@@ -574,13 +602,11 @@ class _Batches:
                 batch = 0
 
 
-def _labels_for(cache: dict, n: int, columns: int):
-    labels = cache.get((n, columns))
-    if labels is None:
-        labels = np.zeros((n, columns), dtype=np.float32)
-        labels[:, 0] = 1.0
-        cache[(n, columns)] = labels = ks.constant(labels)
-    return labels
+def _shard_groups(group: int, *arrays):
+    """This rank's part of each array of a batch, cut between groups of `group` pairs."""
+    grouped = (None if a is None else a.reshape((-1, group) + a.shape[1:]) for a in arrays)
+    return tuple(None if a is None else a.reshape((-1,) + a.shape[2:])
+                 for a in ks.distribute.shard_batch(*grouped))
 
 
 def train(args, log=print, on_step=None) -> dict:
@@ -613,7 +639,7 @@ def train(args, log=print, on_step=None) -> dict:
     pairs = SkipGramPairs(ids, args.window, keep, drop_unk=(loss_kind == "neg"), seed=args.seed)
     table = noise_table(counts) if loss_kind == "neg" else None
     batches = _Batches(pairs, args.batch_size, args.epochs if loss_kind == "neg" else None,
-                       table, args.negatives, vocab_size)
+                       table, args.negatives, vocab_size, args.noise_group)
 
     ks.random.set_seed(args.seed)
     if loss_kind == "nce":
@@ -647,15 +673,14 @@ def train(args, log=print, on_step=None) -> dict:
     else:
         variables = [model.embed_matrix, model.output_weights]
 
-        def train_step(centers, outputs, labels, weights, step_weights):
+        def train_step(inputs, positives, noise, weights, step_weights):
             with ks.GradientTape() as tape:
-                loss = model.compute_loss(centers, outputs, labels, weights, step_weights)
+                loss = model.compute_loss(inputs, positives, noise, weights, step_weights)
             grads = tape.gradient(loss, variables)
             optimizer.apply_gradients(zip(grads, variables))
             return loss
 
     train_step = compiled_step(train_step, args.eager)
-    label_cache: dict = {}
     history = []  # (step, mean loss per pair) at each log point
     stats = {"pairs": 0, "words": 0.0, "seconds": 0.0}
     # loss and pairs: this rank's (the mean loss per pair); all_pairs: every rank's (rates)
@@ -687,11 +712,12 @@ def train(args, log=print, on_step=None) -> dict:
                 if loss_kind == "neg":
                     bar.update(epoch * num_words + done_words)  # where a resumed run starts
                 first = False
-            if len(centers) < ks.distribute.size():
-                continue  # too small to give every rank a pair (alone: never)
+            group = args.noise_group
+            if len(centers) // group < ks.distribute.size():
+                continue  # too small to give every rank a group of pairs (alone: never)
             # this rank's part of the batch (alone: all of it); batch_pairs: of all ranks
-            centers, outputs, weights, step_weights = ks.distribute.shard_batch(
-                centers, outputs, weights, step_weights)
+            centers, outputs, weights, step_weights = _shard_groups(
+                group, centers, outputs, weights, step_weights)
             n = len(centers)
             optimizer.gradient_exchange.local_weight = n
             if loss_kind == "nce":
@@ -701,8 +727,8 @@ def train(args, log=print, on_step=None) -> dict:
                 progress = (epoch * num_words + done_words) / total_words
                 last_lr = max(min_lr, args.learning_rate - (args.learning_rate - min_lr) * progress)
                 optimizer.learning_rate.assign(last_lr)
-                labels = _labels_for(label_cache, n, outputs.shape[1])
-                loss = train_step(centers, outputs, labels, weights, step_weights)
+                loss = train_step(centers, outputs[:, 0], outputs[::group, 1:], weights,
+                                  step_weights)
                 loss_sum = float(loss)
                 n = int(np.count_nonzero(weights[:, 0]))  # the real pairs, not the padding
             session.check_finite(loss_sum, "lower --learning-rate or --batch-size")
@@ -859,6 +885,9 @@ def build_parser():
                         help="SGD step (nce: 1.0, constant; neg: 0.025, decaying linearly)")
     parser.add_argument("--min-learning-rate", type=float, default=None,
                         help="neg: the final learning rate (default: 0.0001 x --learning-rate)")
+    parser.add_argument("--noise-group", type=int, default=argparse_default(),
+                        help="neg: consecutive pairs that share one draw of noise words (8; 1: "
+                        "a draw per pair, as gensim); must divide --batch-size")
     parser.add_argument("--subsample", type=float, default=argparse_default(),
                         help="neg: frequent-word subsampling threshold (1e-3; 0 turns it off)")
     parser.add_argument("--probe-words", default=PROBE_WORDS,
@@ -897,9 +926,12 @@ def parse_args(argv=None):
     for name, value in DEFAULTS[args.loss].items():
         if isinstance(getattr(args, name, None), argparse_default) or not hasattr(args, name):
             setattr(args, name, value)
-    for name in ("batch_size", "dim", "window", "negatives", "log_every"):
+    for name in ("batch_size", "dim", "window", "negatives", "log_every", "noise_group"):
         if getattr(args, name) < 1:
             parser.error(f"--{name.replace('_', '-')} must be >= 1, got {getattr(args, name)}")
+    if args.batch_size % args.noise_group:
+        parser.error(f"--noise-group {args.noise_group} must divide --batch-size "
+                     f"{args.batch_size}: each batch holds whole groups of pairs")
     if args.epochs is not None and args.epochs < 1:
         parser.error(f"--epochs must be >= 1, got {args.epochs}")
     if args.steps is not None and args.steps < 0:

@@ -692,7 +692,12 @@ def _sum(a, b):
 
 
 def _concat_indices(a, b):
-    return backend.array_module(a).concatenate([a, b])
+    """Two index arrays joined by a recorded op, so a ks.function replay follows the result
+    (a variable looked up twice in one step has a sparse gradient with both sets of rows)."""
+    a, b = tensor_module.convert_to_tensor(a), tensor_module.convert_to_tensor(b)
+    if a.dtype != b.dtype:
+        a, b = math_ops.cast(a, "int64"), math_ops.cast(b, "int64")
+    return shape_ops.concat([a, b], axis=0)._value
 
 
 def _match(op_name: str, tensor, grad):

@@ -238,6 +238,32 @@ def test_the_word2vec_recipe_under_mpiexec_follows_the_single_process_run(tmp_pa
     assert sorted(os.listdir(tmp_path / "logs2"))[-2:] == ["projector_config.pbtxt", "vocab.tsv"]
 
 
+@needs_mpi
+def test_word2vec_neg_under_mpiexec_splits_batches_between_groups_and_follows_one_process(
+        tmp_path):
+    """neg draws its noise words before a batch is split, and each rank takes whole groups of
+    pairs that share them: the summed gradients are the single process's, up to rounding."""
+    rng = np.random.default_rng(0)
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text(" ".join(f"w{i}" for i in rng.zipf(1.5, 20000) % 500))
+
+    def run(n):
+        return run_recipe(n, "recipes.word2vec", "--loss", "neg", "--corpus", corpus,
+                          "--epochs", "1", "--min-count", "1", "--batch-size", "48",
+                          "--noise-group", "8", "--print-every", "40", "--quiet",
+                          "--probe-words", "", "--logdir", tmp_path / f"logs{n}")
+
+    alone, three = run(1), run(3)  # 6 groups of a batch: 2 per rank
+    losses = [float(x) for x in re.findall(r"Average loss at step \d+: ([\d.]+)", alone)]
+    assert len(losses) >= 3
+    # the printed loss is rank 0's share of each batch; the embeddings are everyone's
+    np.testing.assert_allclose(
+        [float(x) for x in re.findall(r"Average loss at step \d+: ([\d.]+)", three)], losses,
+        rtol=0.2)
+    np.testing.assert_allclose(np.load(tmp_path / "logs3" / "embeddings.npy"),
+                               np.load(tmp_path / "logs1" / "embeddings.npy"), atol=1e-5)
+
+
 # -- alone (no MPI): the same calls answer as the only rank -----------------------------------
 
 

@@ -227,34 +227,64 @@ def test_ids_are_checked_at_the_lookup():
         model.compute_loss(np.array([1, 2]), np.array([[1, 2], [3, 10]]), labels, labels, labels)
 
 
-def test_negative_sampling_loss_gradient_matches_finite_differences():
-    rng = np.random.default_rng(0)
-    rows = rng.standard_normal((5, 3, 4))
-    vectors = rng.standard_normal((5, 4))
-    labels = np.zeros((5, 3))
-    labels[:, 0] = 1.0
-    weights = (rng.random((5, 3)) > 0.2).astype(np.float64)
+@pytest.mark.parametrize("group", [1, 3])
+def test_negative_sampling_loss_gradient_matches_finite_differences(group):
+    """Noise rows shared by groups of `group` consecutive pairs (1: a draw per pair)."""
+    rng = np.random.default_rng(group)
+    n, k, dim = 6, 2, 4
+    positives = rng.standard_normal((n, dim))
+    noise = rng.standard_normal((n // group, k, dim))
+    vectors = rng.standard_normal((n, dim))
+    weights = (rng.random((n, 1 + k)) > 0.2).astype(np.float64)
     ks.testing.check_gradients(
-        lambda r, v: word2vec.negative_sampling_loss(r, v, labels, weights, weights),
-        [rows, vectors], order=1)
+        lambda p, q, v: word2vec.negative_sampling_loss(p, q, v, weights, weights),
+        [positives, noise, vectors], order=1)
+    # the same loss from the generic ops, each pair scored against its group's noise rows
+    rows = np.concatenate([positives[:, None], np.repeat(noise, group, axis=0)], axis=1)
+    labels = np.zeros((n, 1 + k))
+    labels[:, 0] = 1.0
     generic = ks.reduce_sum(ks.nn.sigmoid_cross_entropy_with_logits(
         labels, ks.reduce_sum(ks.constant(rows) * ks.expand_dims(ks.constant(vectors), 1), -1))
         * weights)
-    fused = word2vec.negative_sampling_loss(rows, vectors, labels, weights, weights)
+    fused = word2vec.negative_sampling_loss(positives, noise, vectors, weights, weights)
     np.testing.assert_allclose(float(fused), float(generic), rtol=1e-12)
+
     # the step weights scale the gradient, not the loss
     def loss_and_grads(step_weights):
-        r, v = ks.constant(rows), ks.constant(vectors)
+        tensors = [ks.constant(a) for a in (positives, noise, vectors)]
         with ks.GradientTape() as tape:
-            tape.watch([r, v])
-            loss = word2vec.negative_sampling_loss(r, v, labels, weights, step_weights)
-        return float(loss), [g.numpy() for g in tape.gradient(loss, [r, v])]
+            tape.watch(tensors)
+            loss = word2vec.negative_sampling_loss(*tensors, weights, step_weights)
+        return float(loss), [g.numpy() for g in tape.gradient(loss, tensors)]
 
     loss, grads = loss_and_grads(weights)
     halved_loss, halved = loss_and_grads(weights / 2)
     assert halved_loss == loss
     for full, half in zip(grads, halved):
         np.testing.assert_allclose(half, full / 2, rtol=1e-12)
+
+
+def test_noise_words_are_shared_by_groups_of_pairs_and_batches_hold_whole_groups(capsys):
+    ids = np.arange(1, 200, dtype=np.int32) % 17 + 1
+    pairs = word2vec.SkipGramPairs(ids, window=3, seed=1, chunk_words=50)
+    table = word2vec.noise_table(np.bincount(ids))
+    for group in (1, 4):
+        batches = word2vec._Batches(pairs, batch_size=8, epochs=1, table=table, negatives=3,
+                                    vocab_size=18, noise_group=group)
+        inputs, outputs, weights, _, n = batches._prepare(0, 0)
+        centers, contexts = pairs.chunk(0, 0)
+        # the context word's input vector predicts the center word, as gensim and word2vec.c
+        np.testing.assert_array_equal(inputs[:n], contexts)
+        np.testing.assert_array_equal(outputs[:n, 0], centers)
+        assert len(inputs) % 8 == 0 and not weights[n:].any()
+        noise = outputs[:, 1:].reshape(-1, group, 3)
+        assert (noise == noise[:, :1]).all()  # one draw per group
+        if group == 1:
+            assert len({tuple(row) for row in outputs[:, 1:]}) > len(outputs) // 2
+        np.testing.assert_array_equal(weights[:n, 1:], outputs[:n, 1:] != centers[:, None])
+    with pytest.raises(SystemExit):
+        word2vec.parse_args(["--loss", "neg", "--batch-size", "100", "--noise-group", "8"])
+    assert "--noise-group 8 must divide --batch-size 100" in capsys.readouterr().err
 
 
 def test_spearman_and_noise_table():
