@@ -610,3 +610,32 @@ def test_a_copied_model_compiles_its_own_steps():
     twin.fit(x, y, verbose=0)
     assert _same(model.get_weights()[0], before)  # the copy trained itself, not the original
     assert not np.array_equal(twin.get_weights()[0], before)
+
+
+def test_a_step_that_looks_a_variable_up_twice_replays_its_sparse_update():
+    """Two lookups of one variable give one sparse gradient with both sets of rows; its
+    indices used to be joined outside the recorded ops, and such a step ran eagerly."""
+    table = ks.Variable(np.arange(12, dtype=np.float32).reshape(6, 2))
+    optimizer = ks.optimizers.SGD(0.5)
+
+    @ks.function
+    def step(first, second):
+        with ks.GradientTape() as tape:
+            loss = (ks.reduce_sum(ks.nn.embedding_lookup(table, first))
+                    + ks.reduce_sum(ks.nn.embedding_lookup(table, second) ** 2))
+        optimizer.apply_gradients([(tape.gradient(loss, table), table)])
+        return loss
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        for first, second in (([0, 1], [1, 5]), ([2, 2], [3, 2]), ([4, 0], [0, 0])):
+            step(np.array(first, np.int32), np.array(second, np.int32))
+    concrete = step.concrete_functions()[0]
+    assert step.trace_count == 1 and concrete.eager_reason is None
+    expected = np.arange(12, dtype=np.float32).reshape(6, 2)
+    for first, second in (([0, 1], [1, 5]), ([2, 2], [3, 2]), ([4, 0], [0, 0])):
+        grad = np.zeros_like(expected)
+        np.add.at(grad, first, 1.0)
+        np.add.at(grad, second, 2 * expected[second])
+        expected -= 0.5 * grad
+    np.testing.assert_allclose(table.numpy(), expected, rtol=1e-6)
