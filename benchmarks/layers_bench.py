@@ -102,6 +102,12 @@ class Case:
             out = self.ks_call(self.layer, self.x)
         return out, tape.gradient(out, self.sources, output_gradients=self.ks_upstream)
 
+    def compile(self) -> None:
+        """Time kerasish's step compiled with ks.function instead of eagerly."""
+        import kerasish as ks
+
+        self.ks_step = ks.function(self.ks_step)
+
     def torch_step(self):
         self.module.zero_grad(set_to_none=True)
         self.torch_x.grad = None
@@ -354,6 +360,8 @@ def main(argv=None) -> dict:
     parser.add_argument("--warmup", type=int, default=2, help="untimed steps per contender")
     parser.add_argument("--profile", choices=tuple(TARGETS), default=None,
                         help="instead of timing, print a cProfile of kerasish's step")
+    parser.add_argument("--compiled", action="store_true",
+                        help="time kerasish's step compiled with ks.function (default: eager)")
     parser.add_argument("--markdown", action="store_true", help="also print a Markdown block")
     args = parser.parse_args(argv)
 
@@ -379,7 +387,11 @@ def main(argv=None) -> dict:
     print(f"{report['machine']}; Python {report['python']}, NumPy {report['numpy']}, "
           f"torch {report['torch']}")
     print(f"threads: {threads}\nOpenBLAS environment: {openblas_env}")
+    report["kerasish_mode"] = "compiled (ks.function)" if args.compiled else "eager"
+    print(f"kerasish: {report['kerasish_mode']}")
     for case in make_cases(args.cases):
+        if args.compiled:
+            case.compile()
         differences = case.differences()
         result = time_case(case, args.repeats, args.warmup)
         result.update(title=case.title, differences=differences)
