@@ -497,12 +497,13 @@ def conv2d_transpose(
 
 @primitive("conv2d_transpose")
 def _conv2d_transpose(y, w, image_shape, strides, padding, dilations):
-    # One batched product gives every tap's contribution, tap-major: taps[t] is the
-    # (n, h, w, out) image that filter cell t = (i, j) adds at offset (i*dh, j*dw) with
-    # strides (sh, sw). The taps landing on the same stride phase (rows = a mod sh,
-    # cols = b mod sw) are summed in a contiguous buffer of that phase, whose runs are
-    # whole image rows; each phase is then written once into the padded image (col2im
-    # over the patch array would add strided runs of `out` values per tap).
+    # Filter cell t = (i, j) adds the (n, h, w, out) product y @ w[i, j] at offset
+    # (i*dh, j*dw) with strides (sh, sw). The cells landing on the same stride phase (rows
+    # = a mod sh, cols = b mod sw) are summed in a contiguous buffer of that phase, whose
+    # runs are whole image rows; each phase is then written once into the padded image
+    # (col2im over a patch array would add strided runs of `out` values per cell). One
+    # cell's product at a time, in one reused buffer: a batched product of all cells wrote
+    # a kh*kw times larger array, fresh memory on every call, read back cold.
     kh, kw, cout, cin = w.shape
     n, h, wd, _ = y.shape
     sh, sw = strides
@@ -511,18 +512,20 @@ def _conv2d_transpose(y, w, image_shape, strides, padding, dilations):
         image_shape, (kh, kw), strides, padding, "conv2d_transpose", dilations)
     height, width = image_shape[1] + top + bottom, image_shape[2] + left + right
     xp = backend.array_module(y)
+    rows = y.reshape(n * h * wd, cin)
     kernels = w.reshape(kh * kw, cout, cin).transpose(0, 2, 1)
-    taps = xp.matmul(y.reshape(n * h * wd, cin), kernels).reshape(kh, kw, n, h, wd, cout)
-    image = None if (sh, sw) == (1, 1) else xp.empty((n, height, width, cout), dtype=taps.dtype)
+    product = xp.empty((n, h, wd, cout), dtype=y.dtype)
+    image = None if (sh, sw) == (1, 1) else xp.empty((n, height, width, cout), dtype=y.dtype)
     for a in range(sh):
         for b in range(sw):
-            rows = len(range(a, height, sh))
-            cols = len(range(b, width, sw))
-            phase = xp.zeros((n, rows, cols, cout), dtype=taps.dtype)
+            rows_a = len(range(a, height, sh))
+            cols_b = len(range(b, width, sw))
+            phase = xp.zeros((n, rows_a, cols_b, cout), dtype=y.dtype)
             for i in (i for i in range(kh) if i * dh % sh == a):
                 for j in (j for j in range(kw) if j * dw % sw == b):
                     row, col = i * dh // sh, j * dw // sw
-                    phase[:, row : row + h, col : col + wd, :] += taps[i, j]
+                    backend.matmul(rows, kernels[i * kw + j], product.reshape(-1, cout))
+                    phase[:, row : row + h, col : col + wd, :] += product
             if image is None:
                 image = phase
             else:
