@@ -148,10 +148,10 @@ def noise_table(counts: np.ndarray, size: int = NOISE_TABLE_SIZE, power: float =
     return np.minimum(table, len(counts) - 1)
 
 
-def repeat_step_weights(centers, outputs, weights, batch_size: int, vocab_size: int):
+def repeat_step_weights(inputs, outputs, weights, batch_size: int, vocab_size: int):
     """`weights` divided, in each batch of `batch_size` pairs, by how often its term repeats there.
 
-    A term is an (input row, output row) pair of ids: centers (n,) against
+    A term is an (input row, output row) pair of ids: inputs (n,) against
     outputs (n, 1 + K). word2vec applies its pairs one after another, and a
     batch adds up their updates taken from the same point. For terms with
     different partner rows the two agree to first order (each update moves
@@ -170,7 +170,7 @@ def repeat_step_weights(centers, outputs, weights, batch_size: int, vocab_size: 
     """
     n, columns = outputs.shape
     batch = np.arange(n, dtype=np.int64) // batch_size
-    key = (batch[:, None] * vocab_size + centers[:, None]) * vocab_size + outputs
+    key = (batch[:, None] * vocab_size + inputs[:, None]) * vocab_size + outputs
     _, inverse = np.unique(key.reshape(-1), return_inverse=True)
     inverse = inverse.reshape(-1)
     copies = np.bincount(inverse, weights=(weights != 0).reshape(-1))  # those with a weight
@@ -704,7 +704,7 @@ def train(args, log=print, on_step=None) -> dict:
         loop_start = time.perf_counter()
         source = batches(epoch0, chunk0, batch0) if not done else iter(())
         first = True
-        for ((epoch, chunk, b), centers, outputs, weights, step_weights, batch_pairs, done_words,
+        for ((epoch, chunk, b), inputs, outputs, weights, step_weights, batch_pairs, done_words,
              batch_words) in source:
             if first:  # the clock starts when the first chunk's pairs are ready
                 loop_start = time.perf_counter()
@@ -713,21 +713,21 @@ def train(args, log=print, on_step=None) -> dict:
                     bar.update(epoch * num_words + done_words)  # where a resumed run starts
                 first = False
             group = args.noise_group
-            if len(centers) // group < ks.distribute.size():
+            if len(inputs) // group < ks.distribute.size():
                 continue  # too small to give every rank a group of pairs (alone: never)
             # this rank's part of the batch (alone: all of it); batch_pairs: of all ranks
-            centers, outputs, weights, step_weights = _shard_groups(
-                group, centers, outputs, weights, step_weights)
-            n = len(centers)
+            inputs, outputs, weights, step_weights = _shard_groups(
+                group, inputs, outputs, weights, step_weights)
+            n = len(inputs)
             optimizer.gradient_exchange.local_weight = n
             if loss_kind == "nce":
-                loss = train_step(centers, outputs)
+                loss = train_step(inputs, outputs)
                 loss_sum = float(loss) * n
             else:
                 progress = (epoch * num_words + done_words) / total_words
                 last_lr = max(min_lr, args.learning_rate - (args.learning_rate - min_lr) * progress)
                 optimizer.learning_rate.assign(last_lr)
-                loss = train_step(centers, outputs[:, 0], outputs[::group, 1:], weights,
+                loss = train_step(inputs, outputs[:, 0], outputs[::group, 1:], weights,
                                   step_weights)
                 loss_sum = float(loss)
                 n = int(np.count_nonzero(weights[:, 0]))  # the real pairs, not the padding
