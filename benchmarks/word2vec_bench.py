@@ -143,7 +143,9 @@ def best(runs: list, key: str) -> dict:
     return max(runs, key=lambda r: r[key])
 
 
-def main(argv=None) -> None:
+def main(argv=None) -> dict:
+    """Run the benchmark; return the best run of each variant (keys ks<group>, g1, g2, nce,
+    tf, tf1; absent where not run)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", default=os.path.join(HERE, "data", "dict8"))
     parser.add_argument("--epochs", type=int, default=2)
@@ -258,6 +260,9 @@ def main(argv=None) -> None:
     print("\n".join(lines))
     if args.markdown:
         print("\n```markdown\n" + "\n".join(lines) + "\n```")
+    key_of = {"nce": "pairs_per_sec", "tf": "pairs_per_sec", "tf1": "pairs_per_sec"}
+    return {key: best(found, key_of.get(key, "words_per_sec"))
+            for key, found in runs.items() if found}
 
 
 if __name__ == "__main__":
