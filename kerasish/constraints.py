@@ -26,8 +26,6 @@ from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.ops import clip_ops, math_ops, reduction_ops
 from kerasish.core.tensor import Tensor, convert_to_tensor
 
-"""Added to a norm before dividing by it (Keras's value)."""
-
 __all__ = [
     "Constraint",
     "MaxNorm",

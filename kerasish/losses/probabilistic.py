@@ -92,7 +92,7 @@ def binary_crossentropy(y_true, y_pred, from_logits: bool = False, label_smoothi
     if from_logits:
         return _mean_over(nn_ops.sigmoid_cross_entropy_with_logits(y_true, y_pred), axis)
     _warn_if_not_probabilities(y_pred, name)
-    p = clip_ops.clip_by_value(y_pred, settings.epsilon(), 1.0 - settings.epsilon())
+    p = _clipped(y_pred)
     loss = y_true * math_ops.log(p) + (1.0 - y_true) * math_ops.log(1.0 - p)
     return _mean_over(math_ops.negative(loss), axis)
 
@@ -166,10 +166,14 @@ def categorical_crossentropy(
     return math_ops.negative(reduction_ops.reduce_sum(y_true * log_p, -1))
 
 
+def _clipped(p: Tensor) -> Tensor:
+    """Probabilities clipped to [epsilon, 1 - epsilon] (`ks.config.epsilon()`), for a log."""
+    return clip_ops.clip_by_value(p, settings.epsilon(), 1.0 - settings.epsilon())
+
+
 def _clipped_log_probabilities(y_pred: Tensor) -> Tensor:
     """log of rows renormalized to sum to 1 and clipped to [epsilon, 1 - epsilon]."""
-    p = y_pred / reduction_ops.reduce_sum(y_pred, -1, keepdims=True)
-    return math_ops.log(clip_ops.clip_by_value(p, settings.epsilon(), 1.0 - settings.epsilon()))
+    return math_ops.log(_clipped(y_pred / reduction_ops.reduce_sum(y_pred, -1, keepdims=True)))
 
 
 def _format_index(index) -> str:
@@ -374,7 +378,7 @@ def binary_focal_crossentropy(
     else:
         _warn_if_not_probabilities(y_pred, name)
         p = y_pred
-        clipped = clip_ops.clip_by_value(p, settings.epsilon(), 1.0 - settings.epsilon())
+        clipped = _clipped(p)
         cross_entropy = math_ops.negative(
             y_true * math_ops.log(clipped) + (1.0 - y_true) * math_ops.log(1.0 - clipped)
         )
@@ -438,10 +442,7 @@ def categorical_focal_crossentropy(
         p = math_ops.exp(log_p)
     else:
         _warn_if_not_probabilities(y_pred, name)
-        p = clip_ops.clip_by_value(
-            y_pred / reduction_ops.reduce_sum(y_pred, axis, keepdims=True), settings.epsilon(),
-            1.0 - settings.epsilon()
-        )
+        p = _clipped(y_pred / reduction_ops.reduce_sum(y_pred, axis, keepdims=True))
         log_p = math_ops.log(p)
     loss = _focal_factor(1.0 - p, gamma) * alpha * math_ops.negative(y_true * log_p)
     return reduction_ops.reduce_sum(loss, axis)

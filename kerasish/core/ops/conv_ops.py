@@ -515,6 +515,7 @@ def _conv2d_transpose(y, w, image_shape, strides, padding, dilations):
     rows = y.reshape(n * h * wd, cin)
     kernels = w.reshape(kh * kw, cout, cin).transpose(0, 2, 1)
     product = xp.empty((n, h, wd, cout), dtype=y.dtype)
+    product_rows = product.reshape(-1, cout)
     image = None if (sh, sw) == (1, 1) else xp.empty((n, height, width, cout), dtype=y.dtype)
     for a in range(sh):
         for b in range(sw):
@@ -524,7 +525,7 @@ def _conv2d_transpose(y, w, image_shape, strides, padding, dilations):
             for i in (i for i in range(kh) if i * dh % sh == a):
                 for j in (j for j in range(kw) if j * dw % sw == b):
                     row, col = i * dh // sh, j * dw // sw
-                    backend.matmul(rows, kernels[i * kw + j], product.reshape(-1, cout))
+                    backend.matmul(rows, kernels[i * kw + j], product_rows)
                     phase[:, row : row + h, col : col + wd, :] += product
             if image is None:
                 image = phase

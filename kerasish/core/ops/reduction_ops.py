@@ -80,28 +80,15 @@ def _sum_leading(x, count: int):
 
 @primitive("reduce_sum")
 def _reduce_sum(x, axis, keepdims):
-    if (
-        axis is not None
-        and type(x) is np.ndarray
-        and x.size >= 16 * _ROW_BLOCK
-        and axis == tuple(range(len(axis)))
-        and len(axis) < x.ndim
-        and x.flags.c_contiguous
-        and x.dtype.kind in "fc"
-        and int(np.prod(x.shape[len(axis):])) <= 64  # short kept rows: a bias gradient
-    ):
-        total = _sum_leading(x, len(axis))
-        return total.reshape((1,) * len(axis) + total.shape) if keepdims else total
-    if (
-        axis is not None
-        and backend.is_gpu_array(x)
-        and axis == tuple(range(len(axis)))
-        and len(axis) < x.ndim
-        and x.dtype.char in "efd"
-        and x.flags.c_contiguous
-        and x.size
-    ):
-        total = backend.sum_leading_axes(x, len(axis))
+    total = None
+    if (axis is not None and axis == tuple(range(len(axis))) and len(axis) < x.ndim
+            and x.flags.c_contiguous):  # leading axes of a contiguous array
+        if (type(x) is np.ndarray and x.size >= 16 * _ROW_BLOCK and x.dtype.kind in "fc"
+                and int(np.prod(x.shape[len(axis):])) <= 64):  # short kept rows: a bias grad
+            total = _sum_leading(x, len(axis))
+        elif backend.is_gpu_array(x) and x.dtype.char in "efd" and x.size:
+            total = backend.sum_leading_axes(x, len(axis))
+    if total is not None:
         return total.reshape((1,) * len(axis) + total.shape) if keepdims else total
     if x.dtype.kind in "iu":  # NumPy widens int32 sums to int64; TF keeps the dtype
         return x.sum(axis=axis, keepdims=keepdims, dtype=x.dtype)
