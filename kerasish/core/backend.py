@@ -181,7 +181,10 @@ class _GraphState(threading.local):
     device work: change only the host state, such as step counters and versions).
     Update rules read their per-step numbers from `scalars` (a float64 device array) at
     offsets handed out in capture order; in "host" mode they write them into
-    `host_scalars` at the same offsets, and `position` counts them.
+    `host_scalars` at the same offsets, and `position` counts them. A replay runs the
+    host side while the GPU checks the step's inputs, before it knows the result: in
+    "host" mode an effect that changes host state (an optimizer's step count) appends to
+    `undo` a callable that puts it back, called if the check failed.
     """
 
     def __init__(self):
@@ -189,6 +192,7 @@ class _GraphState(threading.local):
         self.scalars = None
         self.host_scalars = None
         self.position = 0
+        self.undo = None
 
 
 graph_state = _GraphState()

@@ -132,6 +132,9 @@ class Nadam(Optimizer):
         """`iterations`, the learning rate, the slots, then `u_product` (Keras's order)."""
         return super().variables + [self.u_product]
 
+    def _step_variables(self) -> list:
+        return super()._step_variables() + [self.u_product]
+
     def reset_state(self) -> None:
         super().reset_state()
         self.u_product._value.fill(1.0)

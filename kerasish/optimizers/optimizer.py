@@ -406,6 +406,21 @@ class Optimizer(Trackable):
         result.extend(slot for _, _, slot in self.slot_variables())
         return result
 
+    def _step_variables(self) -> list:
+        """The host variables besides the slots that every update changes."""
+        return [self._iterations]
+
+    def _restore_point(self):
+        """A callable that puts `_step_variables` back as they are now (a CUDA-graph replay
+        runs an update's host side before its input check is known to have passed)."""
+        saved = [(variable, variable._value.copy()) for variable in self._step_variables()]
+
+        def restore():
+            for variable, value in saved:
+                variable._value[...] = value
+                variable._version += 1
+        return restore
+
     def reset_state(self) -> None:
         """Return to the state of a new optimizer: slots to their initial values, iterations to 0.
 
@@ -738,6 +753,9 @@ class Optimizer(Trackable):
             capturing = backend.graph_state.mode == "capture"
             lr = 0.0 if capturing else self._current_learning_rate()
             if not capturing:
+                undo = backend.graph_state.undo  # (a replayed graph's check may yet fail)
+                if undo is not None:
+                    undo.append(self._restore_point())
                 self._step = int(iterations._value) + 1
                 self._begin_step()
             with backend.subnormals_flushed(flush):

@@ -100,6 +100,12 @@ class UpdateRule:
         """
         param = arrays[1]
         graph = backend.graph_state
+        if graph.mode == "host":  # (its capture checked these arrays: only the numbers change)
+            offset = graph.position
+            graph.position += len(scalars)
+            cast = param.dtype.type
+            graph.host_scalars[offset:graph.position] = [cast(v) for v in scalars]
+            return True
         if not (backend.is_gpu_array(param) and param.dtype in KERNEL_DTYPES
                 and all(a.dtype == param.dtype and a.shape == param.shape for a in arrays)):
             if graph.mode is not None:  # the passes would keep this step's numbers
@@ -107,12 +113,9 @@ class UpdateRule:
                     f"update rule {self.name} runs as array passes for {param.dtype}")
             return False
         cast = param.dtype.type
-        if graph.mode is not None:
+        if graph.mode == "capture":
             offset = graph.position
             graph.position += len(scalars)
-            if graph.mode == "host":
-                graph.host_scalars[offset:graph.position] = [cast(v) for v in scalars]
-                return True
             if self._graph_kernel is None:
                 self._graph_kernel = backend.elementwise_kernel(*self.cuda_kernel(True))
             self._graph_kernel(arrays[0], graph.scalars, np.int64(offset), *arrays[1:])

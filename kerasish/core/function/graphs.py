@@ -162,9 +162,10 @@ class CapturedProgram:
 
     A program whose ops check their inputs on the host (`Primitive.device_check`) is
     captured as two graphs: the ops before its first change of state, which also compute
-    the checks' flags on the device, and the rest. A call launches the first, reads the
-    flags (a wait for that part), raises the op's own error if one is set (nothing has
-    changed yet, as in eager), and else runs the effects' host side and the second graph.
+    the checks' flags on the device, and the rest. A call launches the first, runs the
+    effects' host side while the GPU works, reads the flags (a wait for that part), and
+    if one is set undoes the host side and raises the op's own error (nothing on the
+    device has changed yet, as in eager); else it launches the second graph.
     A check after a change of state is not captured. Raises `backend.NotCapturable`
     (with the reason) when the capture fails.
     """
@@ -263,31 +264,18 @@ class CapturedProgram:
                 buffer.data.copy_from_device_async(array.data, array.nbytes)
             else:
                 buffer[...] = array
-        env = self.env
         if self.first is not None:
             self.first.launch()
+        undo = self._host_side()  # (while the GPU runs the checked part)
+        if self.first is not None:
             failed = self.flags.get()  # (waits for the checked part)
             if failed.any():
+                for restore in reversed(undo):
+                    restore()
                 self._raise_check(int(failed.argmax()))
-        if self.effects:
-            state = backend.graph_state
-            if self.n_scalars:
-                memory, host, copied = self.host[self.turn]
-                copied.synchronize()  # (the copy from this buffer two calls ago)
-                state.host_scalars = host
-            state.mode, state.position = "host", 0
-            try:
-                for op, ins in self.effects:
-                    op(*[env[s] for s in ins])
-            finally:
-                state.mode, state.host_scalars = None, None
-            if self.n_scalars:
-                self.scalars.data.copy_from_host_async(memory.ptr, self.n_scalars * 8)
-                copied.record()
-                self.turn ^= 1
         for graph in self.graphs:
             graph.launch()
-        results = self.results
+        results, env = self.results, self.env
         for slot in self.returned:  # (the graph rewrites its arrays on the next call)
             value = env[slot]
             if value.flags.c_contiguous:
@@ -298,6 +286,28 @@ class CapturedProgram:
             results[slot] = copy
         return self.end.build(results, Tensor, IndexedSlices)
 
+    def _host_side(self) -> list:
+        """The effects' host side (step counts, versions, the update rules' per-step numbers,
+        copied to the device behind the checked part); returns the callables that undo it."""
+        if not self.effects:
+            return []
+        env, state = self.env, backend.graph_state
+        if self.n_scalars:
+            memory, host, copied = self.host[self.turn]
+            copied.synchronize()  # (the copy from this buffer two calls ago)
+            state.host_scalars = host
+        state.mode, state.position, state.undo = "host", 0, []
+        try:
+            for op, ins in self.effects:
+                op(*[env[s] for s in ins])
+            undo = state.undo
+        finally:
+            state.mode, state.host_scalars, state.undo = None, None, None
+        if self.n_scalars:
+            self.scalars.data.copy_from_host_async(memory.ptr, self.n_scalars * 8)
+            copied.record()
+            self.turn ^= 1
+        return undo
 
     def _raise_check(self, index: int):
         """The error of the failed check: its op run on the host on this call's values."""
