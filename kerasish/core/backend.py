@@ -402,31 +402,45 @@ def to_numpy(array):
     return array
 
 
-def scatter_add(target, indices, values) -> None:
-    """target[indices] += values, accumulating over repeated indices, in place.
+def scatter_add(target, indices, values, scale: float = 1.0) -> None:
+    """target[indices] += scale * values, accumulating over repeated indices, in place.
 
-    Adding whole rows (a 1-D integer `indices` along axis 0, one row of
-    `values` per index) goes through `unique_sum_rows` on NumPy, which is
-    5-10x faster than `numpy.add.at` for that case; anything else uses
-    `numpy.add.at` (CuPy: `cupy.add.at`).
+    Adding whole rows (a 1-D integer `indices` along axis 0, one row of `values` per
+    index) is plain SGD's sparse update and a gather's gradient. With numba installed
+    (`pip install kerasish[fast]`) a NumPy target takes one compiled pass that adds the
+    rows in order. Without it, the rows go through `unique_sum_rows` (the repeats summed
+    first, then scaled), which is 5-10x faster in NumPy than `numpy.add.at`. The two differ
+    only in the last bits of repeated rows. Anything else uses `numpy.add.at` (CuPy:
+    `cupy.add.at`). Negative indices count from the end; others outside the rows raise
+    IndexError.
     """
     if is_gpu_array(target):
-        cupy.add.at(target, indices, values)
+        cupy.add.at(target, indices, values if scale == 1.0 else values * scale)
         return
-    if (
-        isinstance(indices, numpy.ndarray)
-        and indices.ndim == 1
-        and indices.dtype.kind in "iu"
-        and getattr(values, "ndim", 0) == target.ndim >= 2
-        and values.shape[0] == indices.shape[0] > _ROWS_FAST_PATH_MIN
-        and values.shape[1:] == target.shape[1:]
-    ):
-        if indices.dtype.kind == "i" and indices.shape[0] and int(indices.min()) < 0:
-            indices = numpy.where(indices < 0, indices + target.shape[0], indices)
+    if not (isinstance(indices, numpy.ndarray) and indices.ndim == 1
+            and indices.dtype.kind in "iu" and getattr(values, "ndim", 0) == target.ndim >= 1
+            and values.shape[0] == indices.shape[0] and values.shape[1:] == target.shape[1:]):
+        numpy.add.at(target, indices, values if scale == 1.0 else values * scale)
+        return
+    given = indices
+    if indices.dtype.kind == "i" and indices.shape[0] and int(indices.min()) < 0:
+        indices = numpy.where(indices < 0, indices + target.shape[0], indices)
+    kernels = _numba_kernels()
+    if (kernels is not None and target.flags.c_contiguous and target.dtype.char in "fd"
+            and values.dtype == target.dtype):
+        width = math.prod(target.shape[1:])
+        bad = kernels.scatter_add_rows(
+            target.reshape(target.shape[0], width), indices,
+            numpy.ascontiguousarray(values).reshape(indices.shape[0], width),
+            target.dtype.type(scale))
+        if bad >= 0:
+            raise IndexError(f"index {int(given[bad])} is out of bounds for axis 0 with "
+                             f"size {target.shape[0]}")
+    elif values.shape[0] > _ROWS_FAST_PATH_MIN and target.ndim >= 2:
         rows, sums = unique_sum_rows(indices, values)
-        target[rows] += sums
+        target[rows] += sums if scale == 1.0 else target.dtype.type(scale) * sums
     else:
-        numpy.add.at(target, indices, values)
+        numpy.add.at(target, indices, values if scale == 1.0 else values * scale)
 
 
 _ROWS_FAST_PATH_MIN = 64  # below this many rows numpy.add.at is as fast
@@ -535,6 +549,23 @@ def unique_sum_rows(indices, values, groups: RowGroups | None = None):
             values.take(order.take(positions), axis=0), offsets, axis=0)
     sums[by_size] += running
     return unique, sums
+
+
+_numba_module = None  # kerasish.core.numba_kernels once loaded; False where it cannot be
+
+
+def _numba_kernels():
+    """The compiled kernels, or None without numba (or with KERASISH_NUMBA=0)."""
+    global _numba_module
+    if _numba_module is None:
+        _numba_module = False
+        if os.environ.get("KERASISH_NUMBA", "1").strip() != "0":
+            try:
+                from kerasish.core import numba_kernels
+                _numba_module = numba_kernels
+            except ImportError:  # the optional extra kerasish[fast] is not installed
+                pass
+    return _numba_module or None
 
 
 _AS_COMPLEX = {numpy.float32: numpy.complex64, numpy.float64: numpy.complex128}

@@ -148,8 +148,11 @@ class GradientExchange:
         self.scales_losses = False
         self._share = None  # this rank's share of the batch, a variable compiled steps read
         self._plans: dict = {}
+        # several ranks: gradients are combined (an optimizer that would apply a sparse
+        # gradient's repeated rows one by one sums them first, see SGD)
+        self.combines_ranks = communicator.size() > 1
         # large gradients handed over (by the tape, or a compiled step) are reduced in place
-        self.takes_handed_over = communicator.size() > 1
+        self.takes_handed_over = self.combines_ranks
         if self.takes_handed_over:
             handover.start()
         self.seconds, self.bytes, self.calls = 0.0, 0, 0

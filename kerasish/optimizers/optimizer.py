@@ -44,7 +44,9 @@ def _host_variable(value, dtype, name: str) -> Variable:
 
 class SparseGrad:
     """An IndexedSlices gradient as raw arrays, with unique indices (duplicates summed): the
-    form `apply` hands the update rules and a gradient exchange (`ks.distribute`) sums."""
+    form `apply` hands the update rules and a gradient exchange (`ks.distribute`) sums.
+    For an optimizer whose update adds each row as it comes (`_applies_repeated_rows`:
+    plain SGD), the indices may repeat."""
 
     __slots__ = ("values", "indices")
 
@@ -106,7 +108,8 @@ class Optimizer(Trackable):
     """
 
     # set by ks.distribute.DistributedOptimizer: called on the prepared (gradient, variable)
-    # pairs before clipping, it returns them averaged over the processes of an MPI job
+    # pairs before clipping, it returns them averaged over the processes of an MPI job;
+    # its `combines_ranks` is False when the job has one process
     gradient_exchange = None
     # a sparse gradient is applied as a dense one (see `sparse_update_step`)
     _dense_sparse_updates = False
@@ -940,6 +943,8 @@ class Optimizer(Trackable):
             indices = backend.to_device(indices, where)
         if values.dtype != var.dtype:
             values = values.astype(var.dtype)
+        if self._applies_repeated_rows():  # (the update checks the index range)
+            return SparseGrad(values, indices)
         # one sort per index array (each plan keeps its array alive, so ids are not reused
         # while `groups` lives): the distinct rows, and the sum of the values of each
         plan = groups.get(id(indices))
@@ -947,12 +952,19 @@ class Optimizer(Trackable):
             plan = groups[id(indices)] = backend.RowGroups(indices)
         unique, summed = backend.unique_sum_rows(indices, values, plan)
         if unique.shape[0] and (int(unique[0]) < 0 or int(unique[-1]) >= var.shape[0]):
-            bad = int(unique[0]) if int(unique[0]) < 0 else int(unique[-1])
-            raise InvalidArgumentError(
-                f"{kind}: the sparse gradient for variable '{var.name}' has index {bad}, which is "
-                f"not in [0, {var.shape[0]})"
-            )
+            self._raise_bad_index(var, int(unique[0]) if int(unique[0]) < 0 else int(unique[-1]))
         return SparseGrad(summed, unique)
+
+    def _applies_repeated_rows(self) -> bool:
+        """Whether a sparse gradient goes to `sparse_update_step` with its repeated rows as
+        they are (the update adds each one; nothing clips or exchanges the rows first)."""
+        return False
+
+    def _raise_bad_index(self, var: Variable, index: int):
+        raise InvalidArgumentError(
+            f"{type(self).__name__}: the sparse gradient for variable '{var.name}' has index "
+            f"{index}, which is not in [0, {var.shape[0]})"
+        )
 
     def _clip_gradients(self, prepared: list) -> list:
         """Apply clipvalue / clipnorm / global_clipnorm to raw gradients (new arrays)."""

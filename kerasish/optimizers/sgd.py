@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from kerasish.core import arguments
-from kerasish.optimizers.optimizer import Optimizer
+from kerasish.core import arguments, backend
+from kerasish.optimizers.optimizer import _CLIP_ARGS, Optimizer
 from kerasish.optimizers.rules import UpdateRule
 
 _PLAIN_RULE = UpdateRule("sgd", "grad param", "lr", """
@@ -91,6 +91,51 @@ class SGD(Optimizer):
 
     def _slot_specs(self) -> list:
         return [("momentum", 0.0)] if self.momentum else []
+
+    def _applies_repeated_rows(self) -> bool:
+        # without momentum, decay, clipping or an exchange across ranks, the update of a
+        # sparse gradient adds each row to its variable row: the repeats of an index need
+        # not be summed first (word2vec's batches repeat frequent words hundreds of times)
+        exchange = self.gradient_exchange
+        return not (self.momentum or self.weight_decay or self.gradient_accumulation_steps
+                    or self.loss_scale_factor is not None
+                    or any(getattr(self, c) is not None for c in _CLIP_ARGS)
+                    or (exchange is not None and exchange.combines_ranks))
+
+    def sparse_update_step(self, values, indices, var, lr: float) -> None:
+        """Apply a sparse gradient to rows `indices` of `var` (`Optimizer.sparse_update_step`).
+
+        Without momentum, weight decay, clipping or an exchange across ranks, the indices
+        may repeat: each row is added in turn (`backend.scatter_add`).
+
+        Args:
+            values: a raw array of gradient rows, shape ``(len(indices),) + var.shape[1:]``.
+            indices: a raw integer array of row indices.
+            var: the variable to update.
+            lr: the learning rate for this step.
+
+        Raises:
+            InvalidArgumentError: an index outside the variable's rows (nothing is changed).
+
+        Example:
+            >>> import numpy as np
+            >>> import kerasish as ks
+            >>> var = ks.Variable(np.zeros((3, 2), np.float32))
+            >>> sgd = ks.optimizers.SGD(0.5)
+            >>> sgd.sparse_update_step(np.ones((3, 2), np.float32), np.array([1, 1, 2]), var, 0.5)
+            >>> var.numpy()[:, 0]
+            array([ 0. , -1. , -0.5], dtype=float32)
+        """
+        if not self._applies_repeated_rows():
+            super().sparse_update_step(values, indices, var, lr)
+            return
+        param = var._value
+        if indices.shape[0]:
+            low, high = int(indices.min()), int(indices.max())
+            if low < 0 or high >= param.shape[0]:
+                self._raise_bad_index(var, low if low < 0 else high)
+        backend.scatter_add(param, indices, values, -lr)
+        var._version += 1
 
     def update_arrays(self, grad, param, slots, lr):
         if not self.momentum:

@@ -50,6 +50,70 @@ def test_scatter_add_rows_fast_path_with_negative_indices():
     np.testing.assert_allclose(out, expected, rtol=1e-4, atol=1e-4)
 
 
+@pytest.fixture(params=["numba", "numpy"])
+def scatter_form(request, monkeypatch):
+    """backend.scatter_add with its compiled loop (numba, where installed) or without."""
+    if request.param == "numba":
+        pytest.importorskip("numba")
+        monkeypatch.setattr(backend, "_numba_module", None)  # (loaded again on first use)
+    else:
+        monkeypatch.setattr(backend, "_numba_module", False)
+    return request.param
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(6,), (2, 3), ()])
+def test_scatter_add_of_rows_adds_every_repeat_scaled(scatter_form, dtype, shape):
+    rng = np.random.default_rng(len(shape))
+    ids = np.concatenate([_zipf_ids(rng, 300, 40), [-1, -40]])  # (negatives: from the end)
+    values = rng.standard_normal((302,) + shape).astype(dtype)
+    expected = rng.standard_normal((40,) + shape)
+    target = expected.astype(dtype)
+    np.add.at(expected, ids, -0.3 * values.astype(np.float64))
+    backend.scatter_add(target, ids, values, -0.3)
+    assert backend._numba_kernels() is (None if scatter_form == "numpy" else
+                                        backend._numba_module)
+    np.testing.assert_allclose(target, expected, rtol=1e-5, atol=1e-5)
+
+
+def test_scatter_add_of_rows_refuses_an_index_past_the_end(scatter_form):
+    target = np.zeros((4, 2), np.float32)
+    with pytest.raises(IndexError, match="index 4 is out of bounds for axis 0 with size 4"):
+        backend.scatter_add(target, np.array([1, 4, 2] * 30), np.ones((90, 2), np.float32))
+    if scatter_form == "numba":  # (the compiled loop checks every index before adding any)
+        assert not target.any()
+
+
+@pytest.mark.parametrize("momentum", [0.0, 0.5])
+def test_sgd_sparse_update_equals_the_dense_one(scatter_form, momentum):
+    # without momentum SGD adds each repeated row (no sum first); with it, rows are summed
+    # and the velocity of the touched rows is updated
+    rng = np.random.default_rng(4)
+    ids = _zipf_ids(rng, 500, 60)
+    values = rng.standard_normal((500, 3)).astype(np.float32)
+    dense = np.zeros((60, 3), np.float32)
+    np.add.at(dense, ids, values)
+    sparse_var, dense_var = (ks.Variable(np.ones((60, 3), np.float32)) for _ in range(2))
+    sparse_opt, dense_opt = ks.optimizers.SGD(0.1, momentum), ks.optimizers.SGD(0.1, momentum)
+    for _ in range(2):
+        sparse_opt.apply_gradients([(ks.IndexedSlices(ks.constant(values), ids, (60, 3)),
+                                     sparse_var)])
+        dense_opt.apply_gradients([(ks.constant(dense), dense_var)])
+    np.testing.assert_allclose(sparse_var.numpy(), dense_var.numpy(), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("bad", [-1, 6])
+def test_sgd_refuses_a_sparse_index_outside_the_variable_and_changes_nothing(scatter_form, bad):
+    var = ks.Variable(np.zeros((6, 2), np.float32), name="emb")
+    grad = ks.IndexedSlices(ks.constant(np.ones((3, 2), np.float32)), np.array([1, bad, 1]),
+                            (6, 2))
+    with pytest.raises(ks.InvalidArgumentError,
+                       match=rf"SGD: the sparse gradient for variable 'emb' has index {bad}, "
+                             r"which is not in \[0, 6\)"):
+        ks.optimizers.SGD(0.1).apply_gradients([(grad, var)])
+    assert not var.numpy().any()
+
+
 def test_sgd_applies_repeated_sparse_rows_summed():
     var = ks.Variable(np.zeros((6, 2), np.float32))
     ids = np.array([1, 3, 1, 1, 5, 3] * 20)
