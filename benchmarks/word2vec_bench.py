@@ -30,7 +30,9 @@ is kept. Usage (from the repository root):
 
 kerasish runs once per value of `--noise-groups` (the recipe's --noise-group:
 consecutive pairs sharing one draw of noise words; 1 draws for every pair,
-as gensim does).
+as gensim does), and with `--without-numba` once more per value with the
+NumPy form of the sparse SGD update (the repeats of a row summed first)
+instead of numba's loop (`pip install kerasish[fast]`).
 
 Targets (issue #24): kerasish >= 1.0x gensim's words/sec (workers=1) at a
 WordSim353 Spearman no worse than gensim's (issue #5 asked 0.5x, and at most
@@ -71,8 +73,10 @@ def load() -> str:
     return " ".join(f"{v:.2f}" for v in os.getloadavg())
 
 
-def run_kerasish_neg(args, pairs_file, analogy_file, noise_group: int) -> dict:
+def run_kerasish_neg(args, pairs_file, analogy_file, noise_group: int, numba: bool) -> dict:
     from threadpoolctl import threadpool_info, threadpool_limits
+
+    from kerasish.core import backend
 
     argv = ["--loss", "neg", "--corpus", args.corpus, "--epochs", str(args.epochs),
             "--batch-size", str(args.batch_size), "--min-count", str(args.min_count),
@@ -82,17 +86,21 @@ def run_kerasish_neg(args, pairs_file, analogy_file, noise_group: int) -> dict:
             "--learning-rate", str(args.lr), "--seed", "1", "--quiet", "--probe-words", "",
             "--eval-pairs", pairs_file, "--eval-analogies", analogy_file,
             "--logdir", tempfile.mkdtemp(prefix="w2v-bench-")]
+    backend._numba_module = None if numba else False  # (None: loaded on first use)
     with threadpool_limits(limits=args.blas_threads):
         blas = ", ".join(f"{p['internal_api']} {p['num_threads']} thread(s)"
                          for p in threadpool_info())
         result = word2vec.train(word2vec.parse_args(argv), log=lambda *a: None)
+    numba = backend._numba_kernels() is not None
+    backend._numba_module = None
     words = result["corpus_words"] * args.epochs
     return {"seconds": result["train_seconds"], "words_per_sec": words / result["train_seconds"],
             "pairs_per_sec": result["pairs_per_sec"], "vocab": result["vocab_size"] - 1,
             "spearman": result["word_pairs"]["spearman"],
             "pairs_used": result["word_pairs"]["used"],
             "analogy": result["analogies"]["accuracy"], "analogy_used": result["analogies"]["used"],
-            "blas": blas, "noise_group": noise_group}
+            "blas": blas, "noise_group": noise_group,
+            "sparse_sgd": "numba" if numba else "NumPy only"}
 
 
 def run_gensim(args, sentences, words, workers, pairs, questions) -> dict:
@@ -144,8 +152,8 @@ def best(runs: list, key: str) -> dict:
 
 
 def main(argv=None) -> dict:
-    """Run the benchmark; return the best run of each variant (keys ks<group>, g1, g2, nce,
-    tf, tf1; absent where not run)."""
+    """Run the benchmark; return the best run of each variant (keys ks<group>, ks<group>n
+    without numba, g1, g2, nce, tf, tf1; absent where not run)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", default=os.path.join(HERE, "data", "dict8"))
     parser.add_argument("--epochs", type=int, default=2)
@@ -166,6 +174,8 @@ def main(argv=None) -> dict:
     parser.add_argument("--skip-neg", action="store_true")
     parser.add_argument("--skip-nce", action="store_true")
     parser.add_argument("--markdown", action="store_true", help="also print a Markdown block")
+    parser.add_argument("--without-numba", action="store_true",
+                        help="also run kerasish with the NumPy form of the sparse SGD update")
     args = parser.parse_args(argv)
     if not os.path.exists(args.corpus):
         sys.exit(f"{args.corpus} not found: build it with `python benchmarks/make_corpus.py`")
@@ -183,6 +193,8 @@ def main(argv=None) -> dict:
     print(f"machine: {machine()}; load before: {load()}; {versions}NumPy {np.__version__}")
     print(f"corpus: {args.corpus}" + (f": {words:,} words; epochs {args.epochs}" if words else ""))
     ks_keys = [f"ks{group}" for group in args.noise_groups]
+    if args.without_numba:  # the same runs with the NumPy form of the sparse SGD update
+        ks_keys += [f"ks{group}n" for group in args.noise_groups]
     runs = {key: [] for key in ks_keys + ["g1", "g2", "nce", "tf", "tf1"]}
     loads = []
     for repeat in range(args.repeats):
@@ -191,7 +203,9 @@ def main(argv=None) -> dict:
             for key in ["g1"] + ks_keys + ["g2"]:
                 loads.append(load())
                 if key.startswith("ks"):
-                    runs[key].append(run_kerasish_neg(args, wordsim, analogy, int(key[2:])))
+                    runs[key].append(run_kerasish_neg(args, wordsim, analogy,
+                                                      int(key[2:].rstrip("n")),
+                                                      not key.endswith("n")))
                 else:
                     workers = int(key[1])
                     runs[key].append(run_gensim(args, sentences, words, workers, pairs, questions))
@@ -220,7 +234,8 @@ def main(argv=None) -> dict:
             ours = best(runs[key], "words_per_sec")
             lines.append(
                 f"| kerasish, batch {args.batch_size}, --noise-group {ours['noise_group']}, "
-                f"BLAS {ours['blas']} | {ours['words_per_sec']:,.0f} | {ours['seconds']:.1f} | "
+                f"sparse SGD {ours['sparse_sgd']}, BLAS {ours['blas']} | "
+                f"{ours['words_per_sec']:,.0f} | {ours['seconds']:.1f} | "
                 f"{ours['spearman']:.3f} ({ours['pairs_used']}) | "
                 f"{ours['analogy']:.3f} ({ours['analogy_used']}) |")
         lines += [
@@ -237,7 +252,8 @@ def main(argv=None) -> dict:
             ratio = ours["words_per_sec"] / g1["words_per_sec"]
             gap = g1["spearman"] - ours["spearman"]
             lines.append(
-                f"- --noise-group {ours['noise_group']}: words/s kerasish / gensim workers=1 "
+                f"- --noise-group {ours['noise_group']}, {ours['sparse_sgd']}: "
+                "words/s kerasish / gensim workers=1 "
                 f"**{ratio:.2f}x** (target >= 1.0x: {'met' if ratio >= 1.0 else 'missed'}); "
                 f"WordSim353 rho gap (gensim - kerasish) {gap:+.3f} (target <= 0: "
                 f"{'met' if gap <= 0 else 'missed'}); all runs: kerasish "
