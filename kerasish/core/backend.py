@@ -425,7 +425,7 @@ def scatter_add(target, indices, values, scale: float = 1.0) -> None:
     given = indices
     if indices.dtype.kind == "i" and indices.shape[0] and int(indices.min()) < 0:
         indices = numpy.where(indices < 0, indices + target.shape[0], indices)
-    kernels = _numba_kernels()
+    kernels = numba_kernels()
     if (kernels is not None and target.flags.c_contiguous and target.dtype.char in "fd"
             and values.dtype == target.dtype):
         width = math.prod(target.shape[1:])
@@ -554,13 +554,14 @@ def unique_sum_rows(indices, values, groups: RowGroups | None = None):
 _numba_module = None  # kerasish.core.numba_kernels once loaded; False where it cannot be
 
 
-def _numba_kernels():
+def numba_kernels():
     """The compiled kernels, or None without numba (or with KERASISH_NUMBA=0)."""
     global _numba_module
     if _numba_module is None:
         _numba_module = False
         if os.environ.get("KERASISH_NUMBA", "1").strip() != "0":
             try:
+                # (imported on first use: numba is optional and takes 0.3 s to import)
                 from kerasish.core import numba_kernels
                 _numba_module = numba_kernels
             except ImportError:  # the optional extra kerasish[fast] is not installed
