@@ -91,7 +91,7 @@ def run_kerasish_neg(args, pairs_file, analogy_file, noise_group: int, numba: bo
         blas = ", ".join(f"{p['internal_api']} {p['num_threads']} thread(s)"
                          for p in threadpool_info())
         result = word2vec.train(word2vec.parse_args(argv), log=lambda *a: None)
-    numba = backend._numba_kernels() is not None
+    numba = backend.numba_kernels() is not None
     backend._numba_module = None
     words = result["corpus_words"] * args.epochs
     return {"seconds": result["train_seconds"], "words_per_sec": words / result["train_seconds"],

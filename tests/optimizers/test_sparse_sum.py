@@ -71,7 +71,7 @@ def test_scatter_add_of_rows_adds_every_repeat_scaled(scatter_form, dtype, shape
     target = expected.astype(dtype)
     np.add.at(expected, ids, -0.3 * values.astype(np.float64))
     backend.scatter_add(target, ids, values, -0.3)
-    assert backend._numba_kernels() is (None if scatter_form == "numpy" else
+    assert backend.numba_kernels() is (None if scatter_form == "numpy" else
                                         backend._numba_module)
     np.testing.assert_allclose(target, expected, rtol=1e-5, atol=1e-5)
 
