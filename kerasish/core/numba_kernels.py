@@ -26,3 +26,69 @@ def scatter_add_rows(target, indices, rows, scale):
         for j in range(rows.shape[1]):
             target[row, j] += scale * rows[i, j]
     return -1
+
+
+# -- an LSTM step's gate arithmetic (core/ops/rnn_ops.py) ------------------------------------
+# The gates are i, f, c~, o (Keras's order) in blocks of `units` columns. Each loop runs over
+# one batch row's contiguous blocks, in the order of operations of the NumPy passes it
+# replaces, so the bits are the same. NumPy's vectorised exp and tanh stay in between:
+# numba's scalar calls to them are some 3x slower.
+
+
+@numba.njit(cache=True, nogil=True)
+def lstm_gate_inputs(z, projected):
+    """z = h @ U (in place) plus the step's projected input; the sigmoid gates (i, f, o)
+    negated, ready for exp."""
+    units = z.shape[1] // 4
+    for b in range(z.shape[0]):
+        row, extra = z[b], projected[b]
+        for k in range(2 * units):
+            row[k] = -(row[k] + extra[k])
+        for k in range(2 * units, 3 * units):
+            row[k] = row[k] + extra[k]
+        for k in range(3 * units, 4 * units):
+            row[k] = -(row[k] + extra[k])
+
+
+@numba.njit(cache=True, nogil=True)
+def lstm_cell_state(z, c, c_next):
+    """With z's sigmoid blocks holding exp(-x) and its candidate block tanh(x): the
+    sigmoids 1 / (1 + exp(-x)) written into z, and c_next = f * c + c~ * i."""
+    units = c.shape[1]
+    one = z.dtype.type(1.0)
+    for b in range(z.shape[0]):
+        gate_i, gate_f = z[b, :units], z[b, units:2 * units]
+        candidate, gate_o = z[b, 2 * units:3 * units], z[b, 3 * units:]
+        c_row, out = c[b], c_next[b]
+        for k in range(units):
+            i = one / (one + gate_i[k])
+            f = one / (one + gate_f[k])
+            gate_i[k] = i
+            gate_f[k] = f
+            gate_o[k] = one / (one + gate_o[k])
+            out[k] = f * c_row[k] + candidate[k] * i
+
+
+@numba.njit(cache=True, nogil=True)
+def lstm_step_gradient(dh, dc, dz, gates, tanh_c, c_previous, dh_output, add_output):
+    """One step back through time: dz (the pre-activation gradient, i, f, c~, o blocks) from
+    the gradient reaching h (dh, plus the step's output gradient dh_output if add_output)
+    and c (dc, updated in place to the gradient reaching the previous cell state)."""
+    units = dh.shape[1]
+    one = dh.dtype.type(1.0)
+    for b in range(dh.shape[0]):
+        gate_i, gate_f = gates[b, :units], gates[b, units:2 * units]
+        candidate, gate_o = gates[b, 2 * units:3 * units], gates[b, 3 * units:]
+        dz_i, dz_f = dz[b, :units], dz[b, units:2 * units]
+        dz_c, dz_o = dz[b, 2 * units:3 * units], dz[b, 3 * units:]
+        dh_row, dc_row, tanh_row, c_row = dh[b], dc[b], tanh_c[b], c_previous[b]
+        out_row = dh_output[b]
+        for k in range(units):
+            i, f, g, o, t = gate_i[k], gate_f[k], candidate[k], gate_o[k], tanh_row[k]
+            h = dh_row[k] + out_row[k] if add_output else dh_row[k]
+            dz_o[k] = h * t * o * (one - o)
+            d_c = dc_row[k] + h * o * (one - t * t)
+            dz_i[k] = d_c * g * i * (one - i)
+            dz_f[k] = d_c * c_row[k] * f * (one - f)
+            dz_c[k] = d_c * i * (one - g * g)
+            dc_row[k] = d_c * f

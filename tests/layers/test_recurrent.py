@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import kerasish as ks
-from kerasish.core import nest
+from kerasish.core import backend, nest
 from kerasish.testing import check_layer_gradients
 
 RNG = np.random.default_rng(7)
@@ -132,6 +132,29 @@ def test_the_fused_lstm_equals_the_step_by_step_cell(go_backwards):
     assert np.array_equal(h.numpy(), want_h.numpy()) and np.array_equal(c.numpy(), want_c.numpy())
     for got, want in zip(grads, want_grads):
         np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.cpu  # (numba's loops run on NumPy arrays)
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_numbas_lstm_gate_loops_equal_the_array_passes_bit_for_bit(dtype, monkeypatch):
+    pytest.importorskip("numba")
+    layer = ks.layers.LSTM(6, return_sequences=True, return_state=True, dtype=dtype)
+    x = ks.constant(sequences(3, 7, 4, np.dtype(dtype)))
+    layer(x)
+
+    def outputs_and_gradients(numba_module):
+        monkeypatch.setattr(backend, "_numba_module", numba_module)  # None: loaded again
+        with ks.GradientTape() as tape:
+            tape.watch(x)
+            out, h, c = layer(x)
+            loss = ks.reduce_sum(out * out) + ks.reduce_sum(h * c)
+        gradients = tape.gradient(loss, [x] + layer.trainable_variables)
+        return [t.numpy() for t in (out, h, c, *gradients)]
+
+    compiled = outputs_and_gradients(None)
+    assert backend.numba_kernels() is not None
+    for got, want in zip(compiled, outputs_and_gradients(False), strict=True):
+        assert np.array_equal(got, want)
 
 
 def test_second_order_gradients_through_an_unmasked_lstm():

@@ -6,7 +6,9 @@ forward loop runs on the arrays (the same arithmetic as the step-by-step cell,
 in the same order, so the same bits), keeping the gates and cell states; the
 backward loop computes each step's pre-activation gradient with a few array
 passes, and the recurrent kernel's gradient is one product over all steps:
-[h_0 .. h_{T-1}]^T [dz_1 .. dz_T].
+[h_0 .. h_{T-1}]^T [dz_1 .. dz_T]. With numba (`kerasish[fast]`), a step's gate
+arithmetic on NumPy arrays runs as compiled loops (`numba_kernels.lstm_*`) between
+NumPy's exp and tanh, in the same order of operations: the same bits, fewer passes.
 
 The gates are i, f, c, o (Keras's order), with sigmoid gates and tanh
 activations; other activations take the step-by-step path. A gradient taken
@@ -45,22 +47,37 @@ def _lstm_sequence(projected, recurrent_kernel, h0, c0):
     tanh_cs = xp.empty_like(cs)
     hs = xp.empty_like(cs)
     h, c = h0, c0
+    kernels = _compiled_kernels(projected)
     with np.errstate(over="ignore"):  # (e**-x overflows where the sigmoid is 0)
         for t in range(steps):
             z = gates[t]
             backend.matmul(h, recurrent_kernel, out=z)
-            z += projected[t]
-            candidate = np.tanh(z[:, 2 * units:3 * units])
-            _sigmoid_in_place(z[:, :2 * units])
-            _sigmoid_in_place(z[:, 3 * units:])
-            z[:, 2 * units:3 * units] = candidate
-            np.multiply(z[:, units:2 * units], c, out=cs[t])
-            candidate *= z[:, :units]
-            cs[t] += candidate
+            if kernels is not None:  # the same arithmetic in two compiled passes
+                kernels.lstm_gate_inputs(z, projected[t])
+                np.exp(z[:, :2 * units], out=z[:, :2 * units])
+                np.tanh(z[:, 2 * units:3 * units], out=z[:, 2 * units:3 * units])
+                np.exp(z[:, 3 * units:], out=z[:, 3 * units:])
+                kernels.lstm_cell_state(z, c, cs[t])
+            else:
+                z += projected[t]
+                candidate = np.tanh(z[:, 2 * units:3 * units])
+                _sigmoid_in_place(z[:, :2 * units])
+                _sigmoid_in_place(z[:, 3 * units:])
+                z[:, 2 * units:3 * units] = candidate
+                np.multiply(z[:, units:2 * units], c, out=cs[t])
+                candidate *= z[:, :units]
+                cs[t] += candidate
             np.tanh(cs[t], out=tanh_cs[t])
             np.multiply(z[:, 3 * units:], tanh_cs[t], out=hs[t])
             h, c = hs[t], cs[t]
     return hs, h, c, gates, cs, tanh_cs
+
+
+def _compiled_kernels(array):
+    """numba's gate loops (`kerasish[fast]`) for float NumPy arrays, else None (array passes)."""
+    if type(array) is not np.ndarray or array.dtype.char not in "fd":
+        return None
+    return backend.numba_kernels()
 
 
 def _through_sigmoid(block, upstream, factor, gate, spare) -> None:
@@ -69,6 +86,34 @@ def _through_sigmoid(block, upstream, factor, gate, spare) -> None:
     block *= gate
     np.subtract(1.0, gate, out=spare)
     block *= spare
+
+
+def _step_gradient_passes(spare):
+    """numba_kernels.lstm_step_gradient as array passes (NumPy or CuPy), with a scratch
+    array of dh's shape."""
+
+    def step_gradient(dh, dc, dz, gates, tanh_c, c_previous, dh_output, add_output):
+        units = dh.shape[-1]
+        if add_output:
+            dh += dh_output
+        i, f = gates[:, :units], gates[:, units:2 * units]
+        g, o = gates[:, 2 * units:3 * units], gates[:, 3 * units:]
+        _through_sigmoid(dz[:, 3 * units:], dh, tanh_c, o, spare)  # d o = dh tanh(c)
+        dh *= o  # dh o (1 - tanh(c)^2): the cell state's gradient from h
+        np.multiply(tanh_c, tanh_c, out=spare)
+        np.subtract(1.0, spare, out=spare)
+        dh *= spare
+        dc += dh
+        _through_sigmoid(dz[:, :units], dc, g, i, spare)  # d i = dc c~
+        _through_sigmoid(dz[:, units:2 * units], dc, c_previous, f, spare)
+        block = dz[:, 2 * units:3 * units]  # d c~ = dc i, through tanh: (1 - g^2)
+        np.multiply(dc, i, out=block)
+        np.multiply(g, g, out=spare)
+        np.subtract(1.0, spare, out=spare)
+        block *= spare
+        dc *= f
+
+    return step_gradient
 
 
 @primitive("lstm_sequence_grad", differentiable=False, multi_output=True)
@@ -80,30 +125,15 @@ def _lstm_sequence_grad(recurrent_kernel, h0, c0, hs, gates, cs, tanh_cs, dhs, d
     steps, batch, width = gates.shape
     units = width // 4
     dz = xp.empty_like(gates)
-    spare = xp.empty_like(dc_last)
     dh, dc = dh_last + dhs[-1], dc_last.copy()
     kernel_t = recurrent_kernel.T
+    kernels = _compiled_kernels(gates)
+    step_gradient = (kernels.lstm_step_gradient if kernels is not None
+                     else _step_gradient_passes(xp.empty_like(dc_last)))
     for t in range(steps - 1, -1, -1):
-        if t < steps - 1:
-            dh += dhs[t]
-        i, f = gates[t, :, :units], gates[t, :, units:2 * units]
-        g, o = gates[t, :, 2 * units:3 * units], gates[t, :, 3 * units:]
-        tanh_c, step = tanh_cs[t], dz[t]
-        _through_sigmoid(step[:, 3 * units:], dh, tanh_c, o, spare)  # d o = dh tanh(c)
-        dh *= o  # dh o (1 - tanh(c)^2): the cell state's gradient from h
-        np.multiply(tanh_c, tanh_c, out=spare)
-        np.subtract(1.0, spare, out=spare)
-        dh *= spare
-        dc += dh
-        _through_sigmoid(step[:, :units], dc, g, i, spare)  # d i = dc c~
-        _through_sigmoid(step[:, units:2 * units], dc, cs[t - 1] if t else c0, f, spare)
-        block = step[:, 2 * units:3 * units]  # d c~ = dc i, through tanh: (1 - g^2)
-        np.multiply(dc, i, out=block)
-        np.multiply(g, g, out=spare)
-        np.subtract(1.0, spare, out=spare)
-        block *= spare
-        dc *= f
-        dh = backend.matmul(step, kernel_t)
+        step_gradient(dh, dc, dz[t], gates[t], tanh_cs[t], cs[t - 1] if t else c0, dhs[t],
+                      t < steps - 1)
+        dh = backend.matmul(dz[t], kernel_t)
     previous = xp.empty_like(hs)  # h_{t-1} for every step
     previous[0] = h0
     previous[1:] = hs[:-1]
