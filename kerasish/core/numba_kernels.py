@@ -1,9 +1,10 @@
 """Compiled loops for jobs that NumPy has no fast form of (numba, the optional extra
 `kerasish[fast]`).
 
-`backend` imports this module on first use and falls back to its NumPy forms when numba is
-not installed or `KERASISH_NUMBA=0` is set. The results differ from those forms only in the
-order in which repeated rows are added.
+`backend.numba_kernels()` imports this module on first use; without numba, or with
+`KERASISH_NUMBA=0`, its callers take their NumPy forms. The LSTM loops give the bits of those
+forms; `scatter_add_rows` adds a repeated row's updates in another order than NumPy's
+summed repeats.
 """
 
 import numba

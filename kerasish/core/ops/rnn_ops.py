@@ -47,7 +47,7 @@ def _lstm_sequence(projected, recurrent_kernel, h0, c0):
     tanh_cs = xp.empty_like(cs)
     hs = xp.empty_like(cs)
     h, c = h0, c0
-    kernels = _compiled_kernels(projected)
+    kernels = _compiled_kernels(projected, recurrent_kernel, h0, c0)
     with np.errstate(over="ignore"):  # (e**-x overflows where the sigmoid is 0)
         for t in range(steps):
             z = gates[t]
@@ -73,9 +73,12 @@ def _lstm_sequence(projected, recurrent_kernel, h0, c0):
     return hs, h, c, gates, cs, tanh_cs
 
 
-def _compiled_kernels(array):
-    """numba's gate loops (`kerasish[fast]`) for float NumPy arrays, else None (array passes)."""
-    if type(array) is not np.ndarray or array.dtype.char not in "fd":
+def _compiled_kernels(*arrays):
+    """numba's gate loops (`kerasish[fast]`) for NumPy arrays of one float dtype, else None
+    (the array passes: mixed dtypes would round where the passes round differently)."""
+    dtype = arrays[0].dtype
+    if dtype.char not in "fd" or any(type(a) is not np.ndarray or a.dtype != dtype
+                                     for a in arrays):
         return None
     return backend.numba_kernels()
 
@@ -127,7 +130,7 @@ def _lstm_sequence_grad(recurrent_kernel, h0, c0, hs, gates, cs, tanh_cs, dhs, d
     dz = xp.empty_like(gates)
     dh, dc = dh_last + dhs[-1], dc_last.copy()
     kernel_t = recurrent_kernel.T
-    kernels = _compiled_kernels(gates)
+    kernels = _compiled_kernels(gates, c0, dhs, dh_last, dc_last)
     step_gradient = (kernels.lstm_step_gradient if kernels is not None
                      else _step_gradient_passes(xp.empty_like(dc_last)))
     for t in range(steps - 1, -1, -1):
