@@ -166,15 +166,38 @@ def repeat_step_weights(inputs, outputs, weights, batch_size: int, vocab_size: i
     batch once. With ordinary text repeats are rare and few, and the update
     is nearly the plain sum.
 
+    The copies are counted batch by batch: one sort per batch of its terms, packed with their
+    positions into one int64 where that fits (a plain sort is some 3x faster than `argsort`).
+
     Returns float32 (n, 1 + K): the gradient's weights (the loss keeps `weights`).
     """
     n, columns = outputs.shape
-    batch = np.arange(n, dtype=np.int64) // batch_size
-    key = (batch[:, None] * vocab_size + inputs[:, None]) * vocab_size + outputs
-    _, inverse = np.unique(key.reshape(-1), return_inverse=True)
-    inverse = inverse.reshape(-1)
-    copies = np.bincount(inverse, weights=(weights != 0).reshape(-1))  # those with a weight
-    return weights / np.maximum(copies, 1).take(inverse).reshape(n, columns).astype(np.float32)
+    terms = inputs[:, None].astype(np.int64) * vocab_size + outputs
+    counted = weights != 0
+    tail = -n % batch_size
+    if tail:  # a shorter last batch: padded with terms of their own that are not counted
+        terms = np.concatenate([terms, vocab_size * vocab_size
+                                + np.arange(tail * columns).reshape(tail, columns)])
+        counted = np.concatenate([counted, np.zeros((tail, columns), bool)])
+    width = batch_size * columns
+    rows = terms.reshape(-1, width)  # one row per batch
+    shift = (width - 1).bit_length()  # bits for a position in the batch
+    if (vocab_size * vocab_size + width) << shift < 2**63:
+        packed = (rows << shift) | np.arange(width)
+        packed.sort(axis=1)
+        order, ordered = packed & ((1 << shift) - 1), packed >> shift
+    else:
+        order = np.argsort(rows, axis=1, kind="stable")
+        ordered = np.take_along_axis(rows, order, axis=1)
+    starts = np.empty(ordered.shape, bool)  # where a run of one term begins
+    starts[:, 0] = True
+    np.not_equal(ordered[:, 1:], ordered[:, :-1], out=starts[:, 1:])
+    run = np.cumsum(starts.reshape(-1)) - 1
+    copies = np.bincount(run, weights=np.take_along_axis(counted.reshape(-1, width), order,
+                                                         axis=1).reshape(-1))
+    counts = np.empty(rows.shape)
+    np.put_along_axis(counts, order, copies.take(run).reshape(rows.shape), axis=1)
+    return weights / np.maximum(counts.reshape(-1, columns)[:n], 1).astype(np.float32)
 
 
 class SkipGramPairs:

@@ -138,6 +138,22 @@ def test_repeat_step_weights_step_each_distinct_term_of_a_batch_once():
     np.testing.assert_allclose(got, expected, rtol=1e-6)
 
 
+@pytest.mark.parametrize("vocab_size", [50, 2**31 - 1])  # (the second: too wide to pack)
+@pytest.mark.parametrize("n", [4096, 4096 - 37])  # (the second: a shorter last batch)
+def test_repeat_step_weights_count_the_copies_of_each_term_in_its_batch(vocab_size, n):
+    rng = np.random.default_rng(n)
+    inputs = np.minimum(rng.zipf(1.5, n) - 1, 49).astype(np.int32)
+    outputs = np.minimum(rng.zipf(1.5, (n, 6)) - 1, 49).astype(np.int32)
+    weights = (rng.random((n, 6)) > 0.1).astype(np.float32)
+    got = word2vec.repeat_step_weights(inputs, outputs, weights, 512, vocab_size)
+    batch = np.arange(n)[:, None] // 512  # the definition: copies of (batch, input, output)
+    terms = np.stack(np.broadcast_arrays(batch, inputs[:, None], outputs), -1).reshape(-1, 3)
+    _, inverse = np.unique(terms, axis=0, return_inverse=True)
+    copies = np.bincount(inverse.reshape(-1), weights=(weights != 0).reshape(-1))
+    expected = weights / np.maximum(copies[inverse.reshape(-1)], 1).reshape(n, 6).astype(np.float32)
+    assert np.array_equal(got, expected)
+
+
 def test_neg_is_traced_once_and_warns_nothing(corpus, tmp_path):
     """Each epoch's last batch used to be shorter (a new shape, a new trace): 9 epochs, 9 traces."""
     with warnings.catch_warnings(record=True) as caught:
