@@ -105,7 +105,8 @@ class _Convolution(Layer):
     """What every convolution layer shares: windows, padding, data format, activation, bias.
 
     Subclasses create their kernels in `build` (after calling `_build_bias`), implement
-    `_convolve(channels_last_inputs)` and `_output_channels(input_channels)`.
+    `_convolve(channels_last_inputs)` (or `_convolve_with_bias(inputs, bias)`, where their
+    op adds the bias itself) and `_output_channels(input_channels)`.
     """
 
     rank = 2
@@ -159,10 +160,14 @@ class _Convolution(Layer):
 
     def call(self, inputs):
         x = to_channels_last(_floating_input(self, inputs), self.data_format)
-        outputs = self._convolve(x)
-        if self.bias is not None:
-            outputs = outputs + self.bias
+        outputs = self._convolve_with_bias(x, self.bias)
         return from_channels_last(self.activation(outputs), self.data_format)
+
+    def _convolve_with_bias(self, x, bias):
+        """`_convolve(x)` plus `bias` (None: no bias). Layers whose op adds the bias to the
+        output while it is in cache override this instead of `_convolve`."""
+        outputs = self._convolve(x)
+        return outputs if bias is None else outputs + bias
 
     def _output_spatial(self, spatial) -> tuple:
         return tuple(
@@ -308,14 +313,14 @@ class Conv1D(_Conv):
     rank = 1
     _paddings = ("valid", "same", "causal")
 
-    def _convolve(self, x):
+    def _convolve_with_bias(self, x, bias):
         padding = self.padding
         if padding == "causal":
             left = self.dilation_rate[0] * (self.kernel_size[0] - 1)
             x = shape_ops.pad(x, [[0, 0], [left, 0], [0, 0]])
             padding = "valid"
         return conv_ops.conv1d(
-            x, self.kernel, self.strides[0], padding.upper(), self.dilation_rate[0]
+            x, self.kernel, self.strides[0], padding.upper(), self.dilation_rate[0], bias=bias
         )
 
 
@@ -347,9 +352,9 @@ class Conv2D(_Conv):
         (1, 8, 8, 6)
     """
 
-    def _convolve(self, x):
+    def _convolve_with_bias(self, x, bias):
         return conv_ops.conv2d(
-            x, self.kernel, self.strides, self.padding.upper(), self.dilation_rate
+            x, self.kernel, self.strides, self.padding.upper(), self.dilation_rate, bias=bias
         )
 
 
@@ -546,12 +551,12 @@ class Conv1DTranspose(_ConvTranspose):
             bias_regularizer, kernel_constraint, bias_constraint, **kwargs,
         )
 
-    def _convolve(self, x):
+    def _convolve_with_bias(self, x, bias):
         n, _, _ = x.shape
         out = conv_ops.conv2d_transpose(
             shape_ops.expand_dims(x, 1), shape_ops.expand_dims(self.kernel, 0),
             (n, 1, *self._output_spatial(x.shape[1:2]), self.filters),
-            (1, self.strides[0]), self.padding.upper(), (1, self.dilation_rate[0]),
+            (1, self.strides[0]), self.padding.upper(), (1, self.dilation_rate[0]), bias=bias,
         )
         return shape_ops.squeeze(out, 1)
 
@@ -615,10 +620,10 @@ class Conv2DTranspose(_ConvTranspose):
             bias_regularizer, kernel_constraint, bias_constraint, **kwargs,
         )
 
-    def _convolve(self, x):
+    def _convolve_with_bias(self, x, bias):
         return conv_ops.conv2d_transpose(
             x, self.kernel, self._output_shape(x), self.strides, self.padding.upper(),
-            self.dilation_rate,
+            self.dilation_rate, bias=bias,
         )
 
 

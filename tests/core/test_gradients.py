@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 import kerasish as ks
+from kerasish.core.errors import InvalidArgumentError
 from kerasish.core.ops import (
     indexing_ops,
     linalg_ops,
@@ -89,6 +90,11 @@ def _taps(name, inputs, padding, dilations, **shapes):
     return apply(REGISTRY[name], inputs, attrs)
 
 
+def _blocks(name, inputs, strides, padding, dilations, **shapes):
+    attrs = {"strides": strides, "padding": padding, "dilations": dilations, **shapes}
+    return apply(REGISTRY[name], inputs, attrs)
+
+
 def _mirror_unpad(padded, paddings, mode, shape):
     attrs = {"paddings": paddings, "mode": mode, "shape": shape}
     return apply(REGISTRY["mirror_unpad"], (padded,), attrs)
@@ -136,6 +142,17 @@ def _sampled_logits_grads(num_true, mask=None):
     def fn(x, w, g):
         dx, dw, db = sampled_loss_ops.sampled_logits_grad(x, w, g, num_true, mask)
         return ks.concat([ks.reshape(dx, [-1]), ks.reshape(dw, [-1]), db], 0)
+
+    return fn
+
+
+def _transpose_grads(strides, padding, needs=(True, True)):
+    """Both outputs of the transposed convolution's gradient primitive, as one tensor."""
+
+    def fn(dy, y, w):
+        attrs = {"needs": needs, "strides": strides, "padding": padding, "dilations": (1, 1)}
+        d_input, d_filter = apply(REGISTRY["conv2d_transpose_grads"], (dy, y, w), attrs)
+        return ks.concat([ks.reshape(d_input, [-1]), ks.reshape(d_filter, [-1])], 0)
 
     return fn
 
@@ -702,6 +719,8 @@ SAMPLES: dict[str, list[Case]] = {
              [normal(1, 4, 5, 2), normal(2, 3, 2, 3)], label="SAME"),
         Case(lambda x, w: _taps("conv2d_taps", (x, w), "VALID", (2, 1)),
              [normal(2, 5, 4, 2), normal(2, 2, 2, 3)], label="VALID dilated"),
+        Case(lambda x, w, b: _taps("conv2d_taps", (x, w, b), "SAME", (1, 1)),
+             [normal(1, 4, 5, 2), normal(2, 3, 2, 3), normal(3)], label="SAME, fused bias"),
     ],
     "conv2d_taps_input_grad": [
         Case(lambda dy, w: _taps("conv2d_taps_input_grad", (dy, w), "SAME", (1, 1),
@@ -719,7 +738,48 @@ SAMPLES: dict[str, list[Case]] = {
                                  filter_shape=(2, 2, 2, 3)),
              [normal(2, 5, 4, 2), normal(2, 3, 3, 3)], label="VALID dilated"),
     ],
+    "conv2d_blocks": [
+        Case(lambda x, w: _blocks("conv2d_blocks", (x, w), (2, 1), "SAME", (1, 1)),
+             [normal(2, 5, 4, 2), normal(3, 2, 2, 3)], label="SAME s(2,1)"),
+        Case(lambda x, w: _blocks("conv2d_blocks", (x, w), (1, 1), "VALID", (1, 2)),
+             [normal(1, 4, 5, 2), normal(2, 2, 2, 3)], label="VALID dilated"),
+        Case(lambda x, w, b: _blocks("conv2d_blocks", (x, w, b), (2, 2), "SAME", (1, 1)),
+             [normal(2, 5, 4, 2), normal(3, 2, 2, 3), normal(3)], label="SAME s2, fused bias"),
+    ],
+    "conv2d_blocks_input_grad": [
+        Case(lambda dy, w: _blocks("conv2d_blocks_input_grad", (dy, w), (2, 1), "SAME", (1, 1),
+                                   image_shape=(2, 5, 4, 2)),
+             [normal(2, 3, 4, 3), normal(3, 2, 2, 3)], label="SAME s(2,1)"),
+        Case(lambda dy, w: _blocks("conv2d_blocks_input_grad", (dy, w), (2, 2), "VALID", (1, 1),
+                                   image_shape=(1, 5, 5, 2)),
+             [normal(1, 2, 2, 3), normal(2, 2, 2, 3)], label="VALID s2"),
+    ],
+    "conv2d_blocks_filter_grad": [
+        Case(lambda x, dy: _blocks("conv2d_blocks_filter_grad", (x, dy), (2, 1), "SAME", (1, 1),
+                                   filter_shape=(3, 2, 2, 3)),
+             [normal(2, 5, 4, 2), normal(2, 3, 4, 3)], label="SAME s(2,1)"),
+        Case(lambda x, dy: _blocks("conv2d_blocks_filter_grad", (x, dy), (1, 1), "VALID", (1, 2),
+                                   filter_shape=(2, 2, 2, 3)),
+             [normal(1, 4, 5, 2), normal(1, 3, 3, 3)], label="VALID dilated"),
+    ],
+    "conv2d_transpose_grads": [
+        Case(_transpose_grads((2, 2), "SAME"),
+             [normal(2, 5, 4, 2), normal(2, 3, 2, 3), normal(3, 2, 2, 3)], label="SAME s2"),
+        Case(_transpose_grads((1, 2), "VALID", (False, True)),
+             [normal(1, 4, 5, 2), normal(1, 2, 2, 3), normal(3, 2, 2, 3)],
+             label="VALID s(1,2), filters' gradient only"),
+    ],
     "conv2d_transpose": [
+        Case(
+            lambda y, w, b: ks.nn.conv2d_transpose(y, w, (2, 5, 4, 2), 2, "SAME", bias=b),
+            [normal(2, 3, 2, 3), normal(3, 2, 2, 3), normal(2)],
+            label="SAME s2, fused bias",
+        ),
+        Case(  # the bias also fills a phase that no filter tap reaches
+            lambda y, w, b: ks.nn.conv2d_transpose(y, w, (1, 7, 4, 1), (3, 1), "VALID", bias=b),
+            [normal(1, 2, 3, 2), normal(2, 2, 1, 2), normal(1)],
+            label="VALID s(3,1), fused bias",
+        ),
         Case(
             lambda y, w: ks.nn.conv2d_transpose(y, w, (1, 5, 4, 2), 2, "SAME"),
             [normal(1, 3, 2, 3), normal(3, 2, 2, 3)],
@@ -1383,6 +1443,7 @@ def taps_always(monkeypatch):
 
     monkeypatch.setattr(conv_ops, "TAPS_MIN_CHANNELS", 1)
     monkeypatch.setattr(conv_ops, "TAPS_MAX_WASTE", 1e9)
+    monkeypatch.setattr(conv_ops, "TAPS_BLOCK_ROWS", 40)  # blocks of one image (6x5 = 30 rows)
 
 
 @pytest.mark.parametrize("padding", ["SAME", "VALID"])
@@ -1403,6 +1464,112 @@ def test_conv2d_taps_match_naive_loops_and_finite_differences(taps_always, paddi
                     order=2)
     check_gradients(lambda x: ks.nn.conv2d(x, ks.constant(w), 1, padding, dilations) ** 2, [x],
                     order=2)
+
+
+@pytest.mark.parametrize("shape, dilations", [((1, 3, 2, 2), 3), ((3, 4, 5, 2), (1, 4))])
+def test_conv2d_taps_with_taps_beyond_the_image_match_im2col(monkeypatch, shape, dilations):
+    """A dilated SAME filter whose outer taps read only padding (on one image the first
+    tap's sources are all before the batch): the taps give im2col's values and gradients."""
+    from kerasish.core.ops import conv_ops
+
+    x, w = ks.constant(normal(*shape)), ks.constant(normal(3, 3, shape[3], 3))
+
+    def run():
+        with ks.GradientTape() as tape:
+            tape.watch([x, w])
+            y = ks.nn.conv2d(x, w, padding="SAME", dilations=dilations)
+            loss = ks.reduce_sum(y * y)
+        return [y.numpy(), *(g.numpy() for g in tape.gradient(loss, [x, w]))]
+
+    monkeypatch.setattr(conv_ops, "TAPS_MIN_CHANNELS", 10**9)
+    expected = run()
+    monkeypatch.setattr(conv_ops, "TAPS_MIN_CHANNELS", 1)
+    monkeypatch.setattr(conv_ops, "TAPS_MAX_WASTE", 1e9)
+    forward = conv_ops._conv2d_taps.forward
+    calls = []
+    monkeypatch.setattr(conv_ops._conv2d_taps, "forward",
+                        lambda *a, **k: calls.append(a[0].shape) or forward(*a, **k))
+    for got, want in zip(run(), expected):
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+    assert calls == [shape]
+
+
+@pytest.mark.parametrize("padding", ["SAME", "VALID"])
+def test_strided_conv2d_by_blocks_of_one_image_matches_loops_and_gradients(monkeypatch, padding):
+    """im2col by blocks: with one image per block (three blocks, the last patch buffer
+    reused), values of direct loops and first and second derivatives; a transposed
+    convolution's gradients through the same blocks."""
+    from kerasish.core.ops import conv_ops
+
+    monkeypatch.setattr(conv_ops, "IM2COL_BLOCK_VALUES", 1)
+    x, w = normal(3, 7, 6, 2), normal(3, 2, 2, 4, scale=0.5)
+    reference = _window_reference(x, (3, 2), (2, 3), padding,
+                                  lambda win, _: np.einsum("hwi,hwio->o", win, w))
+    got = ks.nn.conv2d(ks.constant(x), ks.constant(w), (2, 3), padding)
+    np.testing.assert_allclose(got.numpy(), reference, rtol=1e-12, atol=1e-12)
+    check_gradients(lambda x, w: ks.tanh(ks.nn.conv2d(x, w, (2, 3), padding)), [x, w], order=2)
+    shape = (3, 7, 6, 4)
+    y = normal(*ks.nn.conv2d(ks.zeros(shape), ks.zeros([3, 2, 4, 2]), (2, 3), padding).shape)
+    check_gradients(lambda y, w: ks.nn.conv2d_transpose(y, w, shape, (2, 3), padding) ** 2,
+                    [y, normal(3, 2, 4, 2)], order=1)
+
+
+def test_a_fused_bias_equals_adding_it_and_a_wrong_shape_is_named():
+    x, w, b = ks.constant(normal(2, 6, 5, 16)), ks.constant(normal(3, 3, 16, 4)), normal(4)
+    for strides, padding in [(1, "SAME"), (2, "VALID"), (1, "VALID")]:
+        with ks.GradientTape() as tape:
+            bias = ks.constant(b)
+            tape.watch(bias)
+            fused = ks.nn.conv2d(x, w, strides, padding, bias=bias)
+        plain = ks.nn.conv2d(x, w, strides, padding) + b
+        np.testing.assert_allclose(fused.numpy(), plain.numpy(), rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(tape.gradient(fused, bias).numpy(),
+                                   np.full(4, np.prod(fused.shape[:3])))
+    with pytest.raises(InvalidArgumentError,
+                       match=r"conv2d: bias shape \(5,\) must be \(4,\), one value per output"):
+        ks.nn.conv2d(x, w, bias=ks.ones([5], dtype="float64"))
+    with pytest.raises(InvalidArgumentError,
+                       match=r"conv2d_transpose: bias shape \(2, 1\)"):
+        ks.nn.conv2d_transpose(ks.ones([1, 3, 3, 4]), ks.ones([3, 3, 2, 4]), [1, 6, 6, 2], 2,
+                               bias=ks.ones([2, 1]))
+
+
+@pytest.mark.parametrize("layer, shape", [
+    (lambda: ks.layers.Conv1D(8, 5, padding="same"), (2, 30, 16)),  # per-tap products
+    (lambda: ks.layers.Conv2D(8, 3, strides=2), (2, 9, 8, 16)),  # im2col by blocks
+    (lambda: ks.layers.Conv2DTranspose(8, 3, strides=2, padding="same"), (2, 5, 4, 16)),
+    (lambda: ks.layers.Conv1DTranspose(8, 3, strides=2), (2, 7, 16)),
+])
+def test_convolution_layers_add_their_bias_inside_the_op(monkeypatch, layer, shape):
+    """The bias goes into the convolution primitive as its third input (added while the
+    output is in cache) and gives what adding it afterwards gives, values and gradients."""
+    from kerasish.core.ops import conv_ops
+
+    x = ks.constant(np.random.default_rng(0).standard_normal(shape).astype(np.float32))
+    conv = layer()
+    conv.build(x.shape)
+    conv.bias.assign(np.linspace(-1, 1, 8, dtype=np.float32))
+    inputs_seen = []
+
+    def spy(prim, inputs, attrs=None):
+        if prim.name in ("conv2d_taps", "conv2d_blocks", "conv2d_transpose"):
+            inputs_seen.append(len(inputs))
+        return apply(prim, inputs, attrs or {})
+
+    monkeypatch.setattr(conv_ops, "apply", spy)
+    with ks.GradientTape() as tape:
+        out = conv(x)
+        loss = ks.reduce_sum(out * out)
+    grads = tape.gradient(loss, [conv.kernel, conv.bias])
+    monkeypatch.undo()
+    assert inputs_seen == [3]
+    with ks.GradientTape() as tape:
+        plain = conv._convolve_with_bias(x, None) + conv.bias
+        plain_loss = ks.reduce_sum(plain * plain)
+    expected = tape.gradient(plain_loss, [conv.kernel, conv.bias])
+    np.testing.assert_allclose(out.numpy(), plain.numpy(), rtol=1e-5, atol=1e-5)
+    for got, want in zip(grads, expected):
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-4, atol=1e-4)
 
 
 def test_conv2d_chooses_taps_by_channels_and_wasted_rows():

@@ -7,16 +7,23 @@ from those primitives with no conv-specific rules. Pooling windows that tile
 the image (strides == ksize, the common case) have their own primitives on
 strided views (`max_pool_blocks` and its gradient, `block_sum` and its adjoint
 `block_spread`), which give the same values and gradients without a patch array.
-The transposed convolution is one primitive, `conv2d_transpose`, for speed: its
-forward adds each filter tap's product into the stride phases of the image with
-contiguous runs instead of scattering a patch array, and its gradient rule is a
-convolution written with `extract_patches` and matmul.
 
-A stride-1 convolution with enough input channels runs as per-tap products instead
-(`conv2d_taps`, with its two gradients `conv2d_taps_input_grad` and
-`conv2d_taps_filter_grad`, closed under differentiation): the padded image is one
-(rows, channels) matrix, and filter tap (i, j) reads it shifted by i*W + j rows, so
-each tap is one product of a contiguous slice with no patch array and no col2im.
+On the CPU an ungrouped convolution runs as one of two families of three primitives
+(the convolution, its input gradient and its filter gradient, each the others'
+gradient, so closed under differentiation), both taking an optional bias that is added
+to the output while it is in cache:
+- per-tap products (`conv2d_taps`...), for stride 1 with enough channels: the image is
+  one (rows, channels) matrix, and filter tap (i, j) reads it shifted by di*W + dj rows,
+  so each tap is one product of a contiguous slice, with no padded copy, no patch array
+  and no col2im; the rows whose source wrapped past the image's edge are zeroed;
+- im2col by blocks of images (`conv2d_blocks`...), otherwise: the patches of a few
+  images at a time, in one reused buffer, and one product per block.
+
+The transposed convolution is one primitive, `conv2d_transpose`: each stride phase of
+its output is a per-tap shifted sum of the input, written into a strided view of the
+output. Its gradients come from one im2col of the upstream gradient per block of images
+(`conv2d_transpose_grads`, both at once) on the CPU, and from `extract_patches` and
+matmul on the GPU.
 """
 
 from __future__ import annotations
@@ -76,8 +83,8 @@ def _plan(shape, ksize, strides, padding, name, dilations=(1, 1)):
     return ho, wo, ((0, 0), (top, bottom), (left, right), (0, 0))
 
 
-@primitive("extract_patches")
-def _extract_patches(x, ksize, strides, padding, pad_value, dilations=(1, 1)):
+def _windows(x, ksize, strides, padding, pad_value, dilations=(1, 1), out=None):
+    """The (N, out_h, out_w, kh, kw, C) windows of an NHWC array, into `out` if given."""
     kh, kw = ksize
     sh, sw = strides
     dh, dw = dilations
@@ -86,6 +93,8 @@ def _extract_patches(x, ksize, strides, padding, pad_value, dilations=(1, 1)):
     if any(p for pair in pads for p in pair):
         x = xp.pad(x, pads, constant_values=pad_value)
     n, _, _, c = x.shape
+    if out is None:
+        out = xp.empty((n, ho, wo, kh, kw, c), dtype=x.dtype)
     if xp is np and kw * c >= 16:
         # one copy of a strided view of the windows: a window row (kw * c values) is
         # contiguous in x (without dilation), so the copy runs over long rows (3x faster
@@ -98,13 +107,18 @@ def _extract_patches(x, ksize, strides, padding, pad_value, dilations=(1, 1)):
             (s0, sh * s1, sw * s2, dh * s1, dw * s2, s3),
             writeable=False,
         )
-        return windows.copy()
-    out = xp.empty((n, ho, wo, kh, kw, c), dtype=x.dtype)
+        np.copyto(out, windows)
+        return out
     for i in range(kh):
         for j in range(kw):
             top, left = i * dh, j * dw
             out[:, :, :, i, j, :] = x[:, top : top + sh * ho : sh, left : left + sw * wo : sw, :]
     return out
+
+
+@primitive("extract_patches")
+def _extract_patches(x, ksize, strides, padding, pad_value, dilations=(1, 1)):
+    return _windows(x, ksize, strides, padding, pad_value, dilations)
 
 
 @_extract_patches.defgrad
@@ -230,146 +244,321 @@ def _check_filters(name: str, w: Tensor, layout: str) -> None:
 # ---------------------------------------------------------------- per-tap products
 
 TAPS_MIN_CHANNELS = 16  # below, a tap's product (inner size = channels) is too thin
-TAPS_MAX_WASTE = 1.35  # the padded frame's rows over the output's (rows computed and dropped)
+TAPS_MAX_WASTE = 1.35  # product rows computed over those used (the rest fall off the image)
+TAPS_BLOCK_ROWS = 4096  # rows (whole images) summed at a time: the block stays in cache
 
 
-def _taps_frame(image_shape, filter_shape, padding, dilations):
-    """(pads, padded height and width, output height and width, row shift of each tap)."""
+def _tap_offsets(filter_shape, padding, dilations) -> list:
+    """(di, dj) of each filter tap in the filter's row-major order: at stride 1, output
+    pixel (p, q) reads input pixel (p + di, q + dj) through that tap."""
     kh, kw = filter_shape[:2]
-    ho, wo, pads = _plan(image_shape, (kh, kw), (1, 1), padding, "conv2d", dilations)
-    hp = image_shape[1] + sum(pads[1])
-    wp = image_shape[2] + sum(pads[2])
-    shifts = [i * dilations[0] * wp + j * dilations[1] for i in range(kh) for j in range(kw)]
-    return pads, hp, wp, ho, wo, shifts
+    dh, dw = dilations
+    top, left = ((kh - 1) * dh // 2, (kw - 1) * dw // 2) if padding == "SAME" else (0, 0)
+    return [(i * dh - top, j * dw - left) for i in range(kh) for j in range(kw)]
 
 
 def _taps_pay(image_shape, filter_shape, padding, dilations) -> bool:
     """Whether per-tap products beat im2col for this stride-1 convolution (measured on
     NumPy/OpenBLAS: 15-55% faster with 16-64 channels and at most 1.31x wasted rows,
-    5x slower with one channel, a little slower at 1.4x waste)."""
+    5x slower with one channel, a little slower at 1.4x waste). Each tap's product covers
+    the whole image; its rows whose source, or output, is off the image are wasted."""
     if None in image_shape[1:] or image_shape[3] < TAPS_MIN_CHANNELS:
         return False
-    kh, kw = filter_shape[:2]
-    span_h, span_w = (kh - 1) * dilations[0] + 1, (kw - 1) * dilations[1] + 1
-    if padding == "SAME":
-        rows = (image_shape[1] + span_h - 1) * (image_shape[2] + span_w - 1)
-        kept = image_shape[1] * image_shape[2]
-    else:
-        rows = image_shape[1] * image_shape[2]
-        kept = max(image_shape[1] - span_h + 1, 0) * max(image_shape[2] - span_w + 1, 0)
-    return kept > 0 and rows <= TAPS_MAX_WASTE * kept
+    h, w = image_shape[1:3]
+    ho, wo, _ = _plan(image_shape, filter_shape[:2], (1, 1), padding, "conv2d", dilations)
+    used = sum(max(min(h - di, ho) - max(-di, 0), 0) * max(min(w - dj, wo) - max(-dj, 0), 0)
+               for di, dj in _tap_offsets(filter_shape, padding, dilations))
+    return used > 0 and h * w * filter_shape[0] * filter_shape[1] <= TAPS_MAX_WASTE * used
 
 
-def _padded_rows(x, pads):
-    """x zero-padded and seen as one (rows, channels) matrix."""
-    if any(p for pair in pads for p in pair):
-        x = backend.array_module(x).pad(x, pads)
-    else:
-        x = backend.array_module(x).ascontiguousarray(x)
-    return x.reshape(-1, x.shape[-1])
+def _zero_off_image(block, di: int, dj: int) -> None:
+    """Zero the pixels of an NHWC `block` whose source pixel (p + di, q + dj) is off the image."""
+    h, w = block.shape[1:3]
+    if di < 0:
+        block[:, :min(-di, h)] = 0
+    elif di > 0:
+        block[:, max(h - di, 0):] = 0
+    if dj < 0:
+        block[:, :, :min(-dj, w)] = 0
+    elif dj > 0:
+        block[:, :, max(w - dj, 0):] = 0
 
 
-def _accumulate_taps(products, rows: int, width: int, dtype, xp):
-    """sum over taps of `product(out)`, each written into a (valid, width) slice of a
-    (rows, width) array at the tap's row offset; the rows past the last valid one stay
-    zero. `products` yields (offset, valid, compute(out))."""
-    total = xp.zeros((rows, width), dtype)
-    scratch = None
-    for offset, valid, compute in products:
-        if scratch is None or scratch.shape[0] != valid:
-            scratch = xp.empty((valid, width), dtype)
-        compute(scratch)
-        total[offset:offset + valid] += scratch
-    return total
+def _shifted_sum(x, kernels, offsets, dest, bias=None):
+    """Fill `dest` with sum over taps t of x[n, p + di_t, q + dj_t] @ kernels[t] (plus
+    `bias`, if given), a source off the image counting as zero; `dest` is NHWC, at most
+    x's height and width (its top-left corner), and may be a strided view (a stride
+    phase). Returns `dest`.
+
+    x is one (rows, channels) matrix, so a tap's sources are its rows shifted by
+    di * W + dj: one product of a contiguous slice per tap, with no padded copy and no
+    patch array. The product rows whose source wrapped into another row or image are
+    zeroed before they are added. Whole images are summed TAPS_BLOCK_ROWS rows at a time,
+    so a block's products are added while they are in cache.
+    """
+    n, h, w, channels = x.shape
+    xp = backend.array_module(x)
+    width = dest.shape[3]
+    rows = x.reshape(-1, channels)
+    per_image = h * w
+    images = max(1, min(TAPS_BLOCK_ROWS // per_image, n))
+    in_place = dest.shape[1:3] == (h, w) and dest.flags.c_contiguous
+    dest_rows = dest.reshape(-1, width) if in_place else None
+    sums = None if in_place else xp.empty((images * per_image, width), dest.dtype)
+    scratch = xp.empty((images * per_image, width), dest.dtype)
+    for first in range(0, n, images):
+        last = min(first + images, n)
+        start, stop = first * per_image, last * per_image
+        total = dest_rows[start:stop] if in_place else sums[:stop - start]
+        for tap, (di, dj) in enumerate(offsets):
+            shift = di * w + dj
+            lo, hi = max(start, -shift), min(stop, rows.shape[0] - shift)
+            product = total if tap == 0 else scratch[:stop - start]
+            if hi <= lo:  # every source of this block is off the batch
+                if tap == 0:
+                    total[...] = 0
+                continue
+            product[:lo - start] = 0
+            product[hi - start:] = 0
+            backend.matmul(rows[lo + shift:hi + shift], kernels[tap],
+                           product[lo - start:hi - start])
+            _zero_off_image(product.reshape(last - first, h, w, width), di, dj)
+            if tap:
+                total += product
+        if bias is not None:
+            total += bias
+        if not in_place:
+            dest[first:last] = total.reshape(last - first, h, w, width)[
+                :, :dest.shape[1], :dest.shape[2]]
+    return dest
+
+
+def _framed(dy, height: int, width: int, xp):
+    """dy at the top-left of an image of (height, width), zeros elsewhere."""
+    if dy.shape[1:3] == (height, width):
+        return dy
+    frame = xp.zeros((dy.shape[0], height, width, dy.shape[3]), dy.dtype)
+    frame[:, :dy.shape[1], :dy.shape[2]] = dy
+    return frame
+
+
+def _wrapped_rows(image_shape, used_hw, di: int, dj: int, lo: int, hi: int):
+    """Rows r in [lo, hi) of the (n*h*w)-row matrix of an image batch, inside the `used_hw`
+    top-left corner, whose source pixel (p + di, q + dj) is off the image: a product of
+    rows shifted by di * w + dj paired them with a wrapped source."""
+    n, h, w = image_shape[:3]
+    p, q = np.arange(h)[:, None], np.arange(w)[None, :]
+    off = (p + di < 0) | (p + di >= h) | (q + dj < 0) | (q + dj >= w)
+    local = np.flatnonzero(off & (p < used_hw[0]) & (q < used_hw[1]))
+    found = (np.arange(n)[:, None] * (h * w) + local).ravel()
+    return found[(found >= lo) & (found < hi)]
+
+
+def _bias_gradient(op, dy) -> tuple:
+    """(the gradient of a fused convolution's bias,), or () when it was given none."""
+    if len(op.inputs) < 3:
+        return ()
+    return (reduction_ops.reduce_sum(dy, axis=(0, 1, 2)) if op.needs[2] else None,)
+
+
+def _close_under_differentiation(conv, input_grad, filter_grad) -> None:
+    """Give a convolution's three primitives their gradient rules, each written with the
+    other two: conv(x, w) is linear in each argument (plus an optional bias added to every
+    pixel), input_grad(dy, w) is its adjoint in x (given x's `image_shape`) and
+    filter_grad(x, dy) its adjoint in w (given `filter_shape`); the three share their
+    other attributes."""
+
+    def others(attrs, name):
+        return {k: v for k, v in attrs.items() if k != name}
+
+    @conv.defgrad
+    def _(op, dy):
+        x, w = op.inputs[:2]
+        return (
+            apply(input_grad, (dy, w), {"image_shape": x.shape, **op.attrs})
+            if op.needs[0] else None,
+            apply(filter_grad, (x, dy), {"filter_shape": w.shape, **op.attrs})
+            if op.needs[1] else None,
+            *_bias_gradient(op, dy),
+        )
+
+    @input_grad.defgrad
+    def _(op, g):
+        dy, w = op.inputs
+        attrs = others(op.attrs, "image_shape")
+        return (
+            apply(conv, (g, w), attrs) if op.needs[0] else None,
+            apply(filter_grad, (g, dy), {"filter_shape": w.shape, **attrs})
+            if op.needs[1] else None,
+        )
+
+    @filter_grad.defgrad
+    def _(op, g):
+        x, dy = op.inputs
+        attrs = others(op.attrs, "filter_shape")
+        return (
+            apply(input_grad, (dy, g), {"image_shape": x.shape, **attrs})
+            if op.needs[0] else None,
+            apply(conv, (x, g), attrs) if op.needs[1] else None,
+        )
 
 
 @primitive("conv2d_taps")
-def _conv2d_taps(x, w, padding, dilations):
-    pads, hp, wp, ho, wo, shifts = _taps_frame(x.shape, w.shape, padding, dilations)
+def _conv2d_taps(x, w, bias=None, *, padding, dilations):
     kh, kw, cin, cout = w.shape
-    rows = _padded_rows(x, pads)
-    valid = rows.shape[0] - shifts[-1]
-    kernels = w.reshape(kh * kw, cin, cout)
-    out = _accumulate_taps(
-        ((0, valid, lambda out, s=s, k=k: backend.matmul(rows[s:s + valid], k, out))
-         for s, k in zip(shifts, kernels)),
-        rows.shape[0], cout, w.dtype, backend.array_module(x))
-    return out.reshape(x.shape[0], hp, wp, cout)[:, :ho, :wo].copy()
-
-
-@_conv2d_taps.defgrad
-def _(op, dy):
-    x, w = op.inputs
-    attrs = op.attrs
-    return (
-        apply(_conv2d_taps_input_grad, (dy, w), {"image_shape": x.shape, **attrs})
-        if op.needs[0] else None,
-        apply(_conv2d_taps_filter_grad, (x, dy), {"filter_shape": w.shape, **attrs})
-        if op.needs[1] else None,
-    )
-
-
-def _framed_gradient(dy, hp, wp, xp):
-    """dy placed at the top-left of each image's padded frame (zeros elsewhere), as rows."""
-    frame = xp.zeros((dy.shape[0], hp, wp, dy.shape[3]), dy.dtype)
-    frame[:, :dy.shape[1], :dy.shape[2]] = dy
-    return frame.reshape(-1, dy.shape[3])
+    ho, wo, _ = _plan(x.shape, (kh, kw), (1, 1), padding, "conv2d", dilations)
+    out = backend.array_module(x).empty((x.shape[0], ho, wo, cout), x.dtype)
+    return _shifted_sum(x, w.reshape(kh * kw, cin, cout),
+                        _tap_offsets(w.shape, padding, dilations), out, bias)
 
 
 @primitive("conv2d_taps_input_grad")
 def _conv2d_taps_input_grad(dy, w, image_shape, padding, dilations):
-    pads, hp, wp, _, _, shifts = _taps_frame(image_shape, w.shape, padding, dilations)
+    # input pixel (p, q) gets dy[p - di, q - dj] @ w_t^T from each tap t: the same shifted
+    # sum, on dy framed to the image's size (VALID's dy is smaller)
     kh, kw, cin, cout = w.shape
     xp = backend.array_module(dy)
-    grad_rows = _framed_gradient(dy, hp, wp, xp)
-    valid = grad_rows.shape[0] - shifts[-1]
-    kernels = w.reshape(kh * kw, cin, cout)
-    head = grad_rows[:valid]
-    total = _accumulate_taps(
-        ((s, valid, lambda out, k=k: backend.matmul(head, k.T, out))
-         for s, k in zip(shifts, kernels)),
-        grad_rows.shape[0], cin, dy.dtype, xp)
-    (_, (top, _), (left, _), _) = pads
     n, h, width = image_shape[:3]
-    return total.reshape(n, hp, wp, cin)[:, top:top + h, left:left + width].copy()
-
-
-@_conv2d_taps_input_grad.defgrad
-def _(op, g):
-    dy, w = op.inputs
-    attrs = {k: v for k, v in op.attrs.items() if k != "image_shape"}
-    return (
-        apply(_conv2d_taps, (g, w), attrs) if op.needs[0] else None,
-        apply(_conv2d_taps_filter_grad, (g, dy), {"filter_shape": w.shape, **attrs})
-        if op.needs[1] else None,
-    )
+    offsets = [(-di, -dj) for di, dj in _tap_offsets(w.shape, padding, dilations)]
+    out = xp.empty((n, h, width, cin), dy.dtype)
+    kernels = w.reshape(kh * kw, cin, cout).transpose(0, 2, 1)
+    return _shifted_sum(_framed(dy, h, width, xp), kernels, offsets, out)
 
 
 @primitive("conv2d_taps_filter_grad")
 def _conv2d_taps_filter_grad(x, dy, filter_shape, padding, dilations):
-    pads, hp, wp, _, _, shifts = _taps_frame(x.shape, filter_shape, padding, dilations)
+    # tap t's gradient pairs each output row with its source row: one product of x's rows
+    # shifted by di * W + dj with dy's rows, less the pairs whose source wrapped
     xp = backend.array_module(x)
-    rows = _padded_rows(x, pads)
-    valid = rows.shape[0] - shifts[-1]
-    head = _framed_gradient(dy, hp, wp, xp)[:valid]
-    grad = xp.empty((len(shifts), x.shape[3], dy.shape[3]), dy.dtype)
-    for tap, s in enumerate(shifts):
-        backend.matmul(rows[s:s + valid].T, head, grad[tap])
+    n, h, width, cin = x.shape
+    used_hw = dy.shape[1:3]
+    rows = x.reshape(-1, cin)
+    grad_rows = _framed(dy, h, width, xp).reshape(-1, dy.shape[3])
+    offsets = _tap_offsets(filter_shape, padding, dilations)
+    grad = xp.empty((len(offsets), cin, dy.shape[3]), dy.dtype)
+    for tap, (di, dj) in enumerate(offsets):
+        shift = di * width + dj
+        lo, hi = max(0, -shift), min(rows.shape[0], rows.shape[0] - shift)
+        if hi <= lo:
+            grad[tap] = 0
+            continue
+        backend.matmul(rows[lo + shift:hi + shift].T, grad_rows[lo:hi], grad[tap])
+        wrapped = _wrapped_rows(x.shape, used_hw, di, dj, lo, hi)
+        if wrapped.size:
+            wrapped = xp.asarray(wrapped)
+            grad[tap] -= backend.matmul(rows[wrapped + shift].T, grad_rows[wrapped])
     return grad.reshape(filter_shape)
 
 
-@_conv2d_taps_filter_grad.defgrad
-def _(op, g):
-    x, dy = op.inputs
-    attrs = {k: v for k, v in op.attrs.items() if k != "filter_shape"}
-    return (
-        apply(_conv2d_taps_input_grad, (dy, g), {"image_shape": x.shape, **attrs})
-        if op.needs[0] else None,
-        apply(_conv2d_taps, (x, g), attrs) if op.needs[1] else None,
-    )
+_close_under_differentiation(_conv2d_taps, _conv2d_taps_input_grad, _conv2d_taps_filter_grad)
 
 
-def conv2d(input, filters, strides=1, padding: str = "VALID", dilations=1):  # noqa: A002
+# ---------------------------------------------------------------- im2col by blocks of images
+
+IM2COL_BLOCK_VALUES = 1 << 20  # patch values built at a time: the block is reused from cache
+
+
+def _image_blocks(n: int, values_per_image: int) -> list:
+    """(first, last) of consecutive runs of images holding about IM2COL_BLOCK_VALUES values."""
+    images = max(1, min(IM2COL_BLOCK_VALUES // max(values_per_image, 1), n))
+    return [(first, min(first + images, n)) for first in range(0, n, images)]
+
+
+def _patch_blocks(x, filter_shape, strides, padding, dilations):
+    """(first, last, columns) for blocks of x's images: the blocks' im2col matrices,
+    (windows, kh*kw*channels), written in turn into one buffer."""
+    kh, kw = filter_shape[:2]
+    ho, wo, _ = _plan(x.shape, (kh, kw), strides, padding, "conv2d", dilations)
+    width = kh * kw * x.shape[3]
+    blocks = _image_blocks(x.shape[0], ho * wo * width)
+    images = blocks[0][1] - blocks[0][0]
+    buffer = backend.array_module(x).empty((images, ho, wo, kh, kw, x.shape[3]), x.dtype)
+    for first, last in blocks:
+        patches = _windows(x[first:last], (kh, kw), strides, padding, 0, dilations,
+                           out=buffer[:last - first])
+        yield first, last, patches.reshape(-1, width)
+
+
+@primitive("conv2d_blocks")
+def _conv2d_blocks(x, w, bias=None, *, strides, padding, dilations):
+    # im2col and one product per block of images: the patches of a block are used while in
+    # cache, and the batch's whole patch array (kh*kw times the image) is never allocated
+    kh, kw, cin, cout = w.shape
+    ho, wo, _ = _plan(x.shape, (kh, kw), strides, padding, "conv2d", dilations)
+    out = backend.array_module(x).empty((x.shape[0], ho, wo, cout), x.dtype)
+    kernel = w.reshape(kh * kw * cin, cout)
+    for first, last, columns in _patch_blocks(x, w.shape, strides, padding, dilations):
+        rows = backend.matmul(columns, kernel, out[first:last].reshape(-1, cout))
+        if bias is not None:
+            rows += bias
+    return out
+
+
+@primitive("conv2d_blocks_input_grad")
+def _conv2d_blocks_input_grad(dy, w, image_shape, strides, padding, dilations):
+    # per block: the patches' gradient dy @ w^T, added back onto the image (col2im)
+    kh, kw, cin, cout = w.shape
+    n, ho, wo, _ = dy.shape
+    xp = backend.array_module(dy)
+    out = xp.empty(image_shape, dy.dtype)
+    kernel = w.reshape(kh * kw * cin, cout).T
+    blocks = _image_blocks(n, ho * wo * kh * kw * cin)
+    columns = xp.empty(((blocks[0][1] - blocks[0][0]) * ho * wo, kh * kw * cin), dy.dtype)
+    for first, last in blocks:
+        block = columns[:(last - first) * ho * wo]
+        backend.matmul(dy[first:last].reshape(-1, cout), kernel, block)
+        out[first:last] = _patches_to_image.forward(
+            block.reshape(last - first, ho, wo, kh, kw, cin), (last - first, *image_shape[1:]),
+            (kh, kw), strides, padding, dilations)
+    return out
+
+
+@primitive("conv2d_blocks_filter_grad")
+def _conv2d_blocks_filter_grad(x, dy, filter_shape, strides, padding, dilations):
+    # the sum over blocks of (the block's patches)^T @ (its rows of dy)
+    cout = dy.shape[3]
+    grad = part = None
+    for first, last, columns in _patch_blocks(x, filter_shape, strides, padding, dilations):
+        rows = dy[first:last].reshape(-1, cout)
+        if grad is None:
+            grad = backend.matmul(columns.T, rows)
+        else:
+            part = backend.matmul(columns.T, rows, part)
+            grad += part
+    return grad.reshape(filter_shape)
+
+
+_close_under_differentiation(_conv2d_blocks, _conv2d_blocks_input_grad,
+                             _conv2d_blocks_filter_grad)
+
+
+def _checked_bias(name: str, bias, channels: int):
+    """`bias` as a tensor of shape (channels,), or None."""
+    if bias is None:
+        return None
+    bias = convert_to_tensor(bias)
+    if bias.shape != (channels,):
+        raise InvalidArgumentError(
+            f"{name}: bias shape {bias.shape} must be ({channels},), one value per output "
+            "channel"
+        )
+    return bias
+
+
+def _with_bias(x, w, bias) -> tuple:
+    """The inputs of a primitive that adds `bias` to its output while the output is in
+    cache: (x, w, bias), or (x, w) without a bias or when its dtype differs from x's (then
+    the caller adds it)."""
+    return (x, w) if bias is None or bias.dtype != x.dtype else (x, w, bias)
+
+
+def _add_unfused_bias(out, inputs: tuple, bias):
+    """`out`, plus `bias` unless the primitive given `inputs` added it already."""
+    return out if bias is None or len(inputs) == 3 else math_ops.add(out, bias)
+
+
+def conv2d(input, filters, strides=1, padding: str = "VALID", dilations=1, *,  # noqa: A002
+           bias=None):
     """2-D convolution (cross-correlation, as in TF) of NHWC `input` with HWIO `filters`.
 
     Filter cells are `dilations` apart. When the input has a multiple g of the filters'
@@ -382,13 +571,17 @@ def conv2d(input, filters, strides=1, padding: str = "VALID", dilations=1):  # n
         strides: the window step: an int, (height, width), or TF's [1, h, w, 1].
         padding: 'VALID' (windows inside the input) or 'SAME' (output size ceil(in / stride)).
         dilations: the spacing of filter cells, in the same forms.
+        bias: an optional (out_channels,) vector added to every output pixel (as a layer's
+            bias; on the CPU it is added to each block of the output while that block is
+            in cache, instead of in a pass of its own).
 
     Returns:
         The NHWC output with `out_channels` channels.
 
     Raises:
         InvalidArgumentError: a rank is wrong, the channels do not fit the filters (both
-            shapes named), a size has the wrong form, or `padding` is neither mode.
+            shapes named), a size has the wrong form, `padding` is neither mode, or the
+            bias is not one value per output channel.
 
     Example:
         >>> import kerasish as ks
@@ -407,20 +600,35 @@ def conv2d(input, filters, strides=1, padding: str = "VALID", dilations=1):  # n
             f"channels but filters shape {w.shape} (HWIO) expects {cin} (or a multiple of it "
             f"that divides the {cout} filters into groups)"
         )
+    bias = _checked_bias("conv2d", bias, cout)
     groups = channels // cin
+    mode = str(padding).upper()
+    on_cpu = not backend.is_gpu_array(x._value)  # (unmeasured on GPUs: one im2col there)
+    if ((kh, kw) != (1, 1) and groups == 1 and on_cpu and x.dtype.kind == "f"
+            and mode in ("SAME", "VALID")):
+        strides, dilations = _pair(strides, "conv2d"), _pair(dilations, "conv2d")
+        inputs = _with_bias(x, w, bias)
+        if strides == (1, 1) and _taps_pay(x.shape, w.shape, mode, dilations):
+            out = apply(_conv2d_taps, inputs, {"padding": mode, "dilations": dilations})
+        else:
+            _plan(x.shape, (kh, kw), strides, mode, "conv2d", dilations)  # the window fits
+            out = apply(_conv2d_blocks, inputs,
+                        {"strides": strides, "padding": mode, "dilations": dilations})
+        return _add_unfused_bias(out, inputs, bias)
+    out = _conv2d_by_patches(x, w, groups, strides, padding, dilations)
+    return out if bias is None else math_ops.add(out, bias)
+
+
+def _conv2d_by_patches(x, w, groups, strides, padding, dilations):
+    """conv2d as one matmul of the batch's patch array (grouped: one per group), or, for a
+    1x1 filter at stride 1, of the image itself."""
+    kh, kw, cin, cout = w.shape
     if (kh, kw) == (1, 1) and _pair(strides, "conv2d") == (1, 1) and groups == 1:
         # a 1x1 convolution is a matmul over the channels (no patch copy)
         n, h, wd = x.shape[:3]
         flat = math_ops.matmul(shape_ops.reshape(x, (n * h * wd, cin)),
                                shape_ops.reshape(w, (cin, cout)))
         return shape_ops.reshape(flat, (n, h, wd, cout))
-    mode = str(padding).upper()
-    if (groups == 1 and _pair(strides, "conv2d") == (1, 1) and x.dtype.kind == "f"
-            and mode in ("SAME", "VALID")
-            and not backend.is_gpu_array(x._value)  # (unmeasured on GPUs: im2col there)
-            and _taps_pay(x.shape, w.shape, mode, _pair(dilations, "conv2d"))):
-        return apply(_conv2d_taps, (x, w), {"padding": mode,
-                                            "dilations": _pair(dilations, "conv2d")})
     patches = extract_patches(x, (kh, kw), strides, padding, dilations=dilations)
     n, ho, wo = patches.shape[:3]
     if groups == 1:
@@ -452,7 +660,8 @@ def conv2d(input, filters, strides=1, padding: str = "VALID", dilations=1):  # n
 
 
 def conv2d_transpose(
-    input, filters, output_shape, strides=1, padding: str = "SAME", dilations=1  # noqa: A002
+    input, filters, output_shape, strides=1, padding: str = "SAME", dilations=1, *,  # noqa: A002
+    bias=None,
 ):
     """The transpose (adjoint) of `conv2d`, as tf.nn.conv2d_transpose: the gradient of a
     convolution of an `output_shape` image, taken with respect to that image.
@@ -463,6 +672,7 @@ def conv2d_transpose(
         output_shape: (batch, height, width, out channels) of the result; a convolution of
             such an image with these strides, padding and dilations must give `input`'s
             height and width.
+        bias: an optional (out channels,) vector added to every output pixel, as `conv2d`'s.
 
     Example:
         >>> import kerasish as ks
@@ -490,56 +700,56 @@ def conv2d_transpose(
             f"strides {strides}, padding {padding!r} and dilations {dilations} has shape "
             f"{(image_shape[0], ho, wo, cin)}, not the input's {y.shape}"
         )
+    bias = _checked_bias("conv2d_transpose", bias, cout)
     attrs = {"image_shape": image_shape, "strides": strides, "padding": padding,
              "dilations": dilations}
-    return apply(_conv2d_transpose, (y, w), attrs)
+    inputs = _with_bias(y, w, bias)
+    return _add_unfused_bias(apply(_conv2d_transpose, inputs, attrs), inputs, bias)
 
 
 @primitive("conv2d_transpose")
-def _conv2d_transpose(y, w, image_shape, strides, padding, dilations):
-    # Filter cell t = (i, j) adds the (n, h, w, out) product y @ w[i, j] at offset
-    # (i*dh, j*dw) with strides (sh, sw). The cells landing on the same stride phase (rows
-    # = a mod sh, cols = b mod sw) are summed in a contiguous buffer of that phase, whose
-    # runs are whole image rows; each phase is then written once into the padded image
-    # (col2im over a patch array would add strided runs of `out` values per cell). One
-    # cell's product at a time, in one reused buffer: a batched product of all cells wrote
-    # a kh*kw times larger array, fresh memory on every call, read back cold.
+def _conv2d_transpose(y, w, bias=None, *, image_shape, strides, padding, dilations):
+    # Output row o takes input row p through filter row i when o + top = p*sh + i*dh. On
+    # the outputs of one stride phase, o = u*sh + a, that is p = u + (a + top - i*dh) / sh:
+    # a stride-1 shift of y, for each filter row that reaches the phase (and so for
+    # columns). Each phase is therefore one `_shifted_sum` of y written into a strided view
+    # of the output: one product per filter tap, with no patch array and no col2im.
     kh, kw, cout, cin = w.shape
-    n, h, wd, _ = y.shape
     sh, sw = strides
     dh, dw = dilations
-    _, _, ((_, _), (top, bottom), (left, right), _) = _plan(
+    _, _, (_, (top, _), (left, _), _) = _plan(
         image_shape, (kh, kw), strides, padding, "conv2d_transpose", dilations)
-    height, width = image_shape[1] + top + bottom, image_shape[2] + left + right
     xp = backend.array_module(y)
-    rows = y.reshape(n * h * wd, cin)
     kernels = w.reshape(kh * kw, cout, cin).transpose(0, 2, 1)
-    product = xp.empty((n, h, wd, cout), dtype=y.dtype)
-    product_rows = product.reshape(-1, cout)
-    image = None if (sh, sw) == (1, 1) else xp.empty((n, height, width, cout), dtype=y.dtype)
+    out = xp.empty(image_shape, dtype=y.dtype)
     for a in range(sh):
+        rows = [(i, (a + top - i * dh) // sh) for i in range(kh) if (a + top - i * dh) % sh == 0]
         for b in range(sw):
-            rows_a = len(range(a, height, sh))
-            cols_b = len(range(b, width, sw))
-            phase = xp.zeros((n, rows_a, cols_b, cout), dtype=y.dtype)
-            for i in (i for i in range(kh) if i * dh % sh == a):
-                for j in (j for j in range(kw) if j * dw % sw == b):
-                    row, col = i * dh // sh, j * dw // sw
-                    backend.matmul(rows, kernels[i * kw + j], product_rows)
-                    phase[:, row : row + h, col : col + wd, :] += product
-            if image is None:
-                image = phase
-            else:
-                image[:, a::sh, b::sw, :] = phase
-    return image[:, top : top + image_shape[1], left : left + image_shape[2], :]
+            cols = [(j, (b + left - j * dw) // sw) for j in range(kw)
+                    if (b + left - j * dw) % sw == 0]
+            phase = out[:, a::sh, b::sw]
+            if not rows or not cols:
+                phase[...] = 0 if bias is None else bias
+                continue
+            # a phase taller or wider than y (VALID) reads zeros past y's edge
+            source = _framed(y, max(phase.shape[1], y.shape[1]), max(phase.shape[2], y.shape[2]),
+                             xp)
+            taps = [(i * kw + j, (di, dj)) for i, di in rows for j, dj in cols]
+            _shifted_sum(source, kernels[[t for t, _ in taps]], [o for _, o in taps], phase,
+                         bias)
+    return out
 
 
 @_conv2d_transpose.defgrad
 def _(op, dy):
-    # the adjoint of the forward is the convolution of dy with the same filters: its
-    # patches, once, give both the input's gradient and the filters'
-    y, w = op.inputs
+    # the adjoint of the forward is the convolution of dy with the same filters; on the
+    # CPU by blocks of images, elsewhere from one patch array giving both gradients
+    y, w = op.inputs[:2]
     attrs = op.attrs
+    conv_attrs = {k: attrs[k] for k in ("strides", "padding", "dilations")}
+    if not backend.is_gpu_array(dy._value):
+        return (*apply(_conv2d_transpose_grads, (dy, y, w),
+                       {"needs": op.needs[:2], **conv_attrs}), *_bias_gradient(op, dy))
     kh, kw, cout, cin = w.shape
     n, h, wd = y.shape[:3]
     patches = extract_patches(dy, (kh, kw), attrs["strides"], attrs["padding"],
@@ -553,7 +763,52 @@ def _(op, dy):
         dw = shape_ops.reshape(
             math_ops.matmul(columns, shape_ops.reshape(y, (n * h * wd, cin)), transpose_a=True),
             w.shape)
-    return dy_input, dw
+    return dy_input, dw, *_bias_gradient(op, dy)
+
+
+@primitive("conv2d_transpose_grads", multi_output=True)
+def _conv2d_transpose_grads(dy, y, w, needs, strides, padding, dilations):
+    # (conv2d(dy, w), the filters' gradient of that convolution for output gradient y):
+    # the input and filter gradients of a transposed convolution, from one im2col of dy
+    # per block of images (a gradient not needed is a broadcast zero, never computed)
+    kh, kw, cout, cin = w.shape
+    xp = backend.array_module(dy)
+    dy_input = xp.empty(y.shape, dy.dtype) if needs[0] else None
+    grad = part = None
+    kernel = w.reshape(kh * kw * cout, cin)
+    for first, last, columns in _patch_blocks(dy, w.shape, strides, padding, dilations):
+        if needs[0]:
+            backend.matmul(columns, kernel, dy_input[first:last].reshape(-1, cin))
+        if needs[1]:
+            rows = y[first:last].reshape(-1, cin)
+            if grad is None:
+                grad = backend.matmul(columns.T, rows)
+            else:
+                part = backend.matmul(columns.T, rows, part)
+                grad += part
+    nothing = xp.zeros((), dy.dtype)
+    return (xp.broadcast_to(nothing, y.shape) if dy_input is None else dy_input,
+            xp.broadcast_to(nothing, w.shape) if grad is None else grad.reshape(w.shape))
+
+
+@_conv2d_transpose_grads.defgrad
+def _(op, upstream):
+    # both outputs are bilinear: conv(dy, w) in (dy, w), filter_grad(dy, y) in (dy, y); an
+    # output not computed (a broadcast zero) passes nothing back
+    dy, y, w = op.inputs
+    g_input, g_filter = upstream
+    computed = op.attrs["needs"]
+    attrs = {k: op.attrs[k] for k in ("strides", "padding", "dilations")}
+    image = {"image_shape": dy.shape, **attrs}
+    d_dy = [apply(_conv2d_blocks_input_grad, (g_input, w), image)] if computed[0] else []
+    if computed[1]:
+        d_dy.append(apply(_conv2d_blocks_input_grad, (y, g_filter), image))
+    return (
+        (d_dy[0] + d_dy[1] if len(d_dy) == 2 else d_dy[0]) if op.needs[0] else None,
+        apply(_conv2d_blocks, (dy, g_filter), attrs) if op.needs[1] and computed[1] else None,
+        apply(_conv2d_blocks_filter_grad, (dy, g_input), {"filter_shape": w.shape, **attrs})
+        if op.needs[2] and computed[0] else None,
+    )
 
 
 def depthwise_conv2d(input, filter, strides=1, padding: str = "VALID", dilations=1):  # noqa: A002
@@ -623,7 +878,8 @@ def separable_conv2d(
     return conv2d(depthwise, pointwise_filter, 1, "VALID")
 
 
-def conv1d(input, filters, stride=1, padding: str = "VALID", dilations=1):  # noqa: A002
+def conv1d(input, filters, stride=1, padding: str = "VALID", dilations=1, *,  # noqa: A002
+           bias=None):
     """1-D convolution of NWC `input` with (width, in, out) `filters`, as tf.nn.conv1d;
     it runs as a 2-D convolution of height 1 (grouped when the input has a multiple of the
     filters' input channels).
@@ -634,6 +890,7 @@ def conv1d(input, filters, stride=1, padding: str = "VALID", dilations=1):  # no
         stride: the window step: an int or a one-element sequence.
         padding: 'VALID' (windows inside the input) or 'SAME' (output size ceil(in / stride)).
         dilations: the spacing of filter cells.
+        bias: an optional (out_channels,) vector added to every output step, as `conv2d`'s.
 
     Returns:
         The NWC output with `out_channels` channels.
@@ -656,7 +913,7 @@ def conv1d(input, filters, stride=1, padding: str = "VALID", dilations=1):  # no
         )
     out = conv2d(
         shape_ops.expand_dims(x, 1), shape_ops.expand_dims(w, 0), (1, _single(stride)),
-        padding, (1, _single(dilations)),
+        padding, (1, _single(dilations)), bias=bias,
     )
     return shape_ops.squeeze(out, 1)
 
