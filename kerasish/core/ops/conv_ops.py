@@ -301,7 +301,8 @@ def _shifted_sum(x, kernels, offsets, dest, bias=None):
     width = dest.shape[3]
     rows = x.reshape(-1, channels)
     per_image = h * w
-    images = max(1, min(TAPS_BLOCK_ROWS // per_image, n))
+    # (one block on the GPU: its blocks would only add kernel launches)
+    images = max(1, min(TAPS_BLOCK_ROWS // per_image, n)) if xp is np else n
     in_place = dest.shape[1:3] == (h, w) and dest.flags.c_contiguous
     dest_rows = dest.reshape(-1, width) if in_place else None
     sums = None if in_place else xp.empty((images * per_image, width), dest.dtype)
@@ -735,7 +736,7 @@ def _conv2d_transpose(y, w, bias=None, *, image_shape, strides, padding, dilatio
             source = _framed(y, max(phase.shape[1], y.shape[1]), max(phase.shape[2], y.shape[2]),
                              xp)
             taps = [(i * kw + j, (di, dj)) for i, di in rows for j, dj in cols]
-            _shifted_sum(source, kernels[[t for t, _ in taps]], [o for _, o in taps], phase,
+            _shifted_sum(source, [kernels[t] for t, _ in taps], [o for _, o in taps], phase,
                          bias)
     return out
 
