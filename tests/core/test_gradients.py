@@ -1572,6 +1572,29 @@ def test_convolution_layers_add_their_bias_inside_the_op(monkeypatch, layer, sha
         np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-4, atol=1e-4)
 
 
+@pytest.mark.parametrize("strides, padding, channels", [
+    (2, "SAME", 3),  # im2col by blocks
+    (1, "SAME", 16),  # per-tap products
+])
+def test_convolutions_of_an_empty_batch_give_empty_outputs_and_zero_filter_gradients(
+        strides, padding, channels):
+    x = ks.constant(np.zeros((0, 9, 8, channels), np.float32))
+    w = ks.constant(np.ones((3, 3, channels, 4), np.float32))
+    y = ks.constant(np.zeros((0, 4, 4, 4), np.float32))
+    t = ks.constant(np.ones((3, 3, 2, 4), np.float32))
+    with ks.GradientTape(persistent=True) as tape:
+        tape.watch([x, w, y, t])
+        out = ks.nn.conv2d(x, w, strides, padding, bias=ks.ones([4]))
+        up = ks.nn.conv2d_transpose(y, t, [0, 8, 8, 2], 2, bias=ks.ones([2]))
+    assert out.shape[0] == 0 and up.shape == (0, 8, 8, 2)
+    dx, dw = tape.gradient(out, [x, w])
+    dy, dt = tape.gradient(up, [y, t])
+    assert dx.shape == x.shape and dy.shape == y.shape
+    for grad, shape in ((dw, w.shape), (dt, t.shape)):
+        assert grad.shape == shape and not np.any(grad.numpy())
+        grad.numpy()[...] = 1.0  # a real array, not a read-only broadcast
+
+
 def test_conv2d_chooses_taps_by_channels_and_wasted_rows():
     from kerasish.core.ops.conv_ops import _taps_pay
 

@@ -459,10 +459,11 @@ _close_under_differentiation(_conv2d_taps, _conv2d_taps_input_grad, _conv2d_taps
 IM2COL_BLOCK_VALUES = 1 << 20  # patch values built at a time: the block is reused from cache
 
 
-def _image_blocks(n: int, values_per_image: int) -> list:
-    """(first, last) of consecutive runs of images holding about IM2COL_BLOCK_VALUES values."""
+def _image_blocks(n: int, values_per_image: int) -> tuple:
+    """(images per block, the (first, last) of each block): consecutive runs of images
+    holding about IM2COL_BLOCK_VALUES values (no block for an empty batch)."""
     images = max(1, min(IM2COL_BLOCK_VALUES // max(values_per_image, 1), n))
-    return [(first, min(first + images, n)) for first in range(0, n, images)]
+    return images, [(first, min(first + images, n)) for first in range(0, n, images)]
 
 
 def _patch_blocks(x, filter_shape, strides, padding, dilations):
@@ -471,8 +472,7 @@ def _patch_blocks(x, filter_shape, strides, padding, dilations):
     kh, kw = filter_shape[:2]
     ho, wo, _ = _plan(x.shape, (kh, kw), strides, padding, "conv2d", dilations)
     width = kh * kw * x.shape[3]
-    blocks = _image_blocks(x.shape[0], ho * wo * width)
-    images = blocks[0][1] - blocks[0][0]
+    images, blocks = _image_blocks(x.shape[0], ho * wo * width)
     buffer = backend.array_module(x).empty((images, ho, wo, kh, kw, x.shape[3]), x.dtype)
     for first, last in blocks:
         patches = _windows(x[first:last], (kh, kw), strides, padding, 0, dilations,
@@ -503,8 +503,8 @@ def _conv2d_blocks_input_grad(dy, w, image_shape, strides, padding, dilations):
     xp = backend.array_module(dy)
     out = xp.empty(image_shape, dy.dtype)
     kernel = w.reshape(kh * kw * cin, cout).T
-    blocks = _image_blocks(n, ho * wo * kh * kw * cin)
-    columns = xp.empty(((blocks[0][1] - blocks[0][0]) * ho * wo, kh * kw * cin), dy.dtype)
+    images, blocks = _image_blocks(n, ho * wo * kh * kw * cin)
+    columns = xp.empty((images * ho * wo, kh * kw * cin), dy.dtype)
     for first, last in blocks:
         block = columns[:(last - first) * ho * wo]
         backend.matmul(dy[first:last].reshape(-1, cout), kernel, block)
@@ -526,6 +526,8 @@ def _conv2d_blocks_filter_grad(x, dy, filter_shape, strides, padding, dilations)
         else:
             part = backend.matmul(columns.T, rows, part)
             grad += part
+    if grad is None:  # an empty batch
+        return backend.array_module(x).zeros(filter_shape, dy.dtype)
     return grad.reshape(filter_shape)
 
 
@@ -787,6 +789,8 @@ def _conv2d_transpose_grads(dy, y, w, needs, strides, padding, dilations):
             else:
                 part = backend.matmul(columns.T, rows, part)
                 grad += part
+    if grad is None and needs[1]:  # an empty batch
+        grad = xp.zeros(w.shape, dy.dtype)
     nothing = xp.zeros((), dy.dtype)
     return (xp.broadcast_to(nothing, y.shape) if dy_input is None else dy_input,
             xp.broadcast_to(nothing, w.shape) if grad is None else grad.reshape(w.shape))
