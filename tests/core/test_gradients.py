@@ -1545,6 +1545,7 @@ def test_convolution_layers_add_their_bias_inside_the_op(monkeypatch, layer, sha
     output is in cache) and gives what adding it afterwards gives, values and gradients."""
     from kerasish.core.ops import conv_ops
 
+    monkeypatch.setattr(conv_ops, "IM2COL_BLOCK_VALUES", 1000)  # (a small batch in blocks)
     x = ks.constant(np.random.default_rng(0).standard_normal(shape).astype(np.float32))
     conv = layer()
     conv.build(x.shape)

@@ -611,13 +611,17 @@ def conv2d(input, filters, strides=1, padding: str = "VALID", dilations=1, *,  #
             and mode in ("SAME", "VALID")):
         strides, dilations = _pair(strides, "conv2d"), _pair(dilations, "conv2d")
         inputs = _with_bias(x, w, bias)
+        ho, wo, _ = _plan(x.shape, (kh, kw), strides, mode, "conv2d", dilations)
         if strides == (1, 1) and _taps_pay(x.shape, w.shape, mode, dilations):
             out = apply(_conv2d_taps, inputs, {"padding": mode, "dilations": dilations})
-        else:
-            _plan(x.shape, (kh, kw), strides, mode, "conv2d", dilations)  # the window fits
+            return _add_unfused_bias(out, inputs, bias)
+        if x.shape[0] * ho * wo * kh * kw * cin > IM2COL_BLOCK_VALUES:
+            # (one patch array of the batch, kept by the tape for the filters' gradient
+            # and its product's result reused by ks.function, is faster where it fits
+            # one block)
             out = apply(_conv2d_blocks, inputs,
                         {"strides": strides, "padding": mode, "dilations": dilations})
-        return _add_unfused_bias(out, inputs, bias)
+            return _add_unfused_bias(out, inputs, bias)
     out = _conv2d_by_patches(x, w, groups, strides, padding, dilations)
     return out if bias is None else math_ops.add(out, bias)
 
