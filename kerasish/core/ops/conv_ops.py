@@ -16,8 +16,9 @@ to the output while it is in cache:
   one (rows, channels) matrix, and filter tap (i, j) reads it shifted by di*W + dj rows,
   so each tap is one product of a contiguous slice, with no padded copy, no patch array
   and no col2im; the rows whose source wrapped past the image's edge are zeroed;
-- im2col by blocks of images (`conv2d_blocks`...), otherwise: the patches of a few
-  images at a time, in one reused buffer, and one product per block.
+- im2col by blocks of images (`conv2d_blocks`...), otherwise where the batch's patch
+  array would exceed one block: the patches of a few images at a time, in one reused
+  buffer, and one product per block (a smaller batch keeps the single patch array).
 
 The transposed convolution is one primitive, `conv2d_transpose`: each stride phase of
 its output is a per-tap shifted sum of the input, written into a strided view of the
