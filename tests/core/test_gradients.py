@@ -1594,6 +1594,8 @@ def test_convolutions_of_an_empty_batch_give_empty_outputs_and_zero_filter_gradi
     for grad, shape in ((dw, w.shape), (dt, t.shape)):
         assert grad.shape == shape and not np.any(grad.numpy())
         grad.numpy()[...] = 1.0  # a real array, not a read-only broadcast
+    flat = ks.nn.conv2d_transpose(ks.ones([1, 0, 3, 4]), t, [1, 0, 6, 2], 2)  # no rows
+    assert flat.shape == (1, 0, 6, 2)
 
 
 def test_conv2d_chooses_taps_by_channels_and_wasted_rows():

@@ -303,7 +303,7 @@ def _shifted_sum(x, kernels, offsets, dest, bias=None):
     rows = x.reshape(-1, channels)
     per_image = h * w
     # (one block on the GPU: its blocks would only add kernel launches)
-    images = max(1, min(TAPS_BLOCK_ROWS // per_image, n)) if xp is np else n
+    images = max(1, min(TAPS_BLOCK_ROWS // max(per_image, 1), n)) if xp is np else n
     in_place = dest.shape[1:3] == (h, w) and dest.flags.c_contiguous
     dest_rows = dest.reshape(-1, width) if in_place else None
     sums = None if in_place else xp.empty((images * per_image, width), dest.dtype)
