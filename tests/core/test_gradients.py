@@ -1534,6 +1534,18 @@ def test_a_fused_bias_equals_adding_it_and_a_wrong_shape_is_named():
                                bias=ks.ones([2, 1]))
 
 
+def test_a_transposed_convolutions_bias_gradient_alone_builds_no_patches(monkeypatch):
+    """With only the bias watched, its gradient is the sum of dy and the patch pass that
+    gives the input and filter gradients does not run."""
+    prim = REGISTRY["conv2d_transpose_grads"]
+    monkeypatch.setattr(prim, "forward", lambda *a, **k: pytest.fail("patches built"))
+    y, w, b = ks.constant(normal(2, 3, 3, 4)), ks.constant(normal(3, 3, 2, 4)), ks.ones([2])
+    with ks.GradientTape() as tape:
+        tape.watch(b)
+        out = ks.nn.conv2d_transpose(y, w, [2, 6, 6, 2], 2, bias=ks.cast(b, "float64"))
+    np.testing.assert_allclose(tape.gradient(out, b).numpy(), [72.0, 72.0])
+
+
 @pytest.mark.parametrize("layer, shape", [
     (lambda: ks.layers.Conv1D(8, 5, padding="same"), (2, 30, 16)),  # per-tap products
     (lambda: ks.layers.Conv2D(8, 3, strides=2), (2, 9, 8, 16)),  # im2col by blocks

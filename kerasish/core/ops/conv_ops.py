@@ -285,6 +285,14 @@ def _zero_off_image(block, di: int, dj: int) -> None:
         block[:, :, max(w - dj, 0):] = 0
 
 
+def _image_blocks(n: int, values_per_image: int, budget: int) -> tuple:
+    """(images per block, the (first, last) of each block): consecutive runs of whole
+    images holding about `budget` values, at least one image each (no block for an empty
+    batch)."""
+    images = max(1, min(budget // max(values_per_image, 1), n))
+    return images, [(first, min(first + images, n)) for first in range(0, n, images)]
+
+
 def _shifted_sum(x, kernels, offsets, dest, bias=None):
     """Fill `dest` with sum over taps t of x[n, p + di_t, q + dj_t] @ kernels[t] (plus
     `bias`, if given), a source off the image counting as zero; `dest` is NHWC, at most
@@ -303,13 +311,13 @@ def _shifted_sum(x, kernels, offsets, dest, bias=None):
     rows = x.reshape(-1, channels)
     per_image = h * w
     # (one block on the GPU: its blocks would only add kernel launches)
-    images = max(1, min(TAPS_BLOCK_ROWS // max(per_image, 1), n)) if xp is np else n
+    images, blocks = _image_blocks(n, per_image,
+                                   TAPS_BLOCK_ROWS if xp is np else n * per_image)
     in_place = dest.shape[1:3] == (h, w) and dest.flags.c_contiguous
     dest_rows = dest.reshape(-1, width) if in_place else None
     sums = None if in_place else xp.empty((images * per_image, width), dest.dtype)
     scratch = xp.empty((images * per_image, width), dest.dtype)
-    for first in range(0, n, images):
-        last = min(first + images, n)
+    for first, last in blocks:
         start, stop = first * per_image, last * per_image
         total = dest_rows[start:stop] if in_place else sums[:stop - start]
         for tap, (di, dj) in enumerate(offsets):
@@ -460,20 +468,13 @@ _close_under_differentiation(_conv2d_taps, _conv2d_taps_input_grad, _conv2d_taps
 IM2COL_BLOCK_VALUES = 1 << 20  # patch values built at a time: the block is reused from cache
 
 
-def _image_blocks(n: int, values_per_image: int) -> tuple:
-    """(images per block, the (first, last) of each block): consecutive runs of images
-    holding about IM2COL_BLOCK_VALUES values (no block for an empty batch)."""
-    images = max(1, min(IM2COL_BLOCK_VALUES // max(values_per_image, 1), n))
-    return images, [(first, min(first + images, n)) for first in range(0, n, images)]
-
-
 def _patch_blocks(x, filter_shape, strides, padding, dilations):
     """(first, last, columns) for blocks of x's images: the blocks' im2col matrices,
     (windows, kh*kw*channels), written in turn into one buffer."""
     kh, kw = filter_shape[:2]
     ho, wo, _ = _plan(x.shape, (kh, kw), strides, padding, "conv2d", dilations)
     width = kh * kw * x.shape[3]
-    images, blocks = _image_blocks(x.shape[0], ho * wo * width)
+    images, blocks = _image_blocks(x.shape[0], ho * wo * width, IM2COL_BLOCK_VALUES)
     buffer = backend.array_module(x).empty((images, ho, wo, kh, kw, x.shape[3]), x.dtype)
     for first, last in blocks:
         patches = _windows(x[first:last], (kh, kw), strides, padding, 0, dilations,
@@ -504,7 +505,7 @@ def _conv2d_blocks_input_grad(dy, w, image_shape, strides, padding, dilations):
     xp = backend.array_module(dy)
     out = xp.empty(image_shape, dy.dtype)
     kernel = w.reshape(kh * kw * cin, cout).T
-    images, blocks = _image_blocks(n, ho * wo * kh * kw * cin)
+    images, blocks = _image_blocks(n, ho * wo * kh * kw * cin, IM2COL_BLOCK_VALUES)
     columns = xp.empty((images * ho * wo, kh * kw * cin), dy.dtype)
     for first, last in blocks:
         block = columns[:(last - first) * ho * wo]
@@ -518,17 +519,12 @@ def _conv2d_blocks_input_grad(dy, w, image_shape, strides, padding, dilations):
 @primitive("conv2d_blocks_filter_grad")
 def _conv2d_blocks_filter_grad(x, dy, filter_shape, strides, padding, dilations):
     # the sum over blocks of (the block's patches)^T @ (its rows of dy)
-    cout = dy.shape[3]
-    grad = part = None
+    kh, kw, cin, cout = filter_shape
+    grad = backend.array_module(x).zeros((kh * kw * cin, cout), dy.dtype)
+    part = None
     for first, last, columns in _patch_blocks(x, filter_shape, strides, padding, dilations):
-        rows = dy[first:last].reshape(-1, cout)
-        if grad is None:
-            grad = backend.matmul(columns.T, rows)
-        else:
-            part = backend.matmul(columns.T, rows, part)
-            grad += part
-    if grad is None:  # an empty batch
-        return backend.array_module(x).zeros(filter_shape, dy.dtype)
+        part = backend.matmul(columns.T, dy[first:last].reshape(-1, cout), part)
+        grad += part
     return grad.reshape(filter_shape)
 
 
@@ -608,23 +604,24 @@ def conv2d(input, filters, strides=1, padding: str = "VALID", dilations=1, *,  #
     groups = channels // cin
     mode = str(padding).upper()
     on_cpu = not backend.is_gpu_array(x._value)  # (unmeasured on GPUs: one im2col there)
+    inputs, out = (x, w), None
     if ((kh, kw) != (1, 1) and groups == 1 and on_cpu and x.dtype.kind == "f"
             and mode in ("SAME", "VALID")):
         strides, dilations = _pair(strides, "conv2d"), _pair(dilations, "conv2d")
-        inputs = _with_bias(x, w, bias)
         ho, wo, _ = _plan(x.shape, (kh, kw), strides, mode, "conv2d", dilations)
         if strides == (1, 1) and _taps_pay(x.shape, w.shape, mode, dilations):
+            inputs = _with_bias(x, w, bias)
             out = apply(_conv2d_taps, inputs, {"padding": mode, "dilations": dilations})
-            return _add_unfused_bias(out, inputs, bias)
-        if x.shape[0] * ho * wo * kh * kw * cin > IM2COL_BLOCK_VALUES:
+        elif x.shape[0] * ho * wo * kh * kw * cin > IM2COL_BLOCK_VALUES:
             # (one patch array of the batch, kept by the tape for the filters' gradient
             # and its product's result reused by ks.function, is faster where it fits
             # one block)
+            inputs = _with_bias(x, w, bias)
             out = apply(_conv2d_blocks, inputs,
                         {"strides": strides, "padding": mode, "dilations": dilations})
-            return _add_unfused_bias(out, inputs, bias)
-    out = _conv2d_by_patches(x, w, groups, strides, padding, dilations)
-    return out if bias is None else math_ops.add(out, bias)
+    if out is None:
+        out = _conv2d_by_patches(x, w, groups, strides, padding, dilations)
+    return _add_unfused_bias(out, inputs, bias)
 
 
 def _conv2d_by_patches(x, w, groups, strides, padding, dilations):
@@ -755,6 +752,8 @@ def _(op, dy):
     y, w = op.inputs[:2]
     attrs = op.attrs
     conv_attrs = {k: attrs[k] for k in ("strides", "padding", "dilations")}
+    if not (op.needs[0] or op.needs[1]):  # the bias's gradient alone
+        return None, None, *_bias_gradient(op, dy)
     if not backend.is_gpu_array(dy._value):
         return (*apply(_conv2d_transpose_grads, (dy, y, w),
                        {"needs": op.needs[:2], **conv_attrs}), *_bias_gradient(op, dy))
@@ -782,20 +781,15 @@ def _conv2d_transpose_grads(dy, y, w, needs, strides, padding, dilations):
     kh, kw, cout, cin = w.shape
     xp = backend.array_module(dy)
     dy_input = xp.empty(y.shape, dy.dtype) if needs[0] else None
-    grad = part = None
+    grad = xp.zeros((kh * kw * cout, cin), dy.dtype) if needs[1] else None
+    part = None
     kernel = w.reshape(kh * kw * cout, cin)
     for first, last, columns in _patch_blocks(dy, w.shape, strides, padding, dilations):
         if needs[0]:
             backend.matmul(columns, kernel, dy_input[first:last].reshape(-1, cin))
         if needs[1]:
-            rows = y[first:last].reshape(-1, cin)
-            if grad is None:
-                grad = backend.matmul(columns.T, rows)
-            else:
-                part = backend.matmul(columns.T, rows, part)
-                grad += part
-    if grad is None and needs[1]:  # an empty batch
-        grad = xp.zeros(w.shape, dy.dtype)
+            part = backend.matmul(columns.T, y[first:last].reshape(-1, cin), part)
+            grad += part
     nothing = xp.zeros((), dy.dtype)
     return (xp.broadcast_to(nothing, y.shape) if dy_input is None else dy_input,
             xp.broadcast_to(nothing, w.shape) if grad is None else grad.reshape(w.shape))
@@ -810,11 +804,13 @@ def _(op, upstream):
     computed = op.attrs["needs"]
     attrs = {k: op.attrs[k] for k in ("strides", "padding", "dilations")}
     image = {"image_shape": dy.shape, **attrs}
-    d_dy = [apply(_conv2d_blocks_input_grad, (g_input, w), image)] if computed[0] else []
-    if computed[1]:
-        d_dy.append(apply(_conv2d_blocks_input_grad, (y, g_filter), image))
+    d_dy = None
+    for done, (g, kernel) in zip(computed, ((g_input, w), (y, g_filter))):
+        if done and op.needs[0]:
+            part = apply(_conv2d_blocks_input_grad, (g, kernel), image)
+            d_dy = part if d_dy is None else d_dy + part
     return (
-        (d_dy[0] + d_dy[1] if len(d_dy) == 2 else d_dy[0]) if op.needs[0] else None,
+        d_dy,
         apply(_conv2d_blocks, (dy, g_filter), attrs) if op.needs[1] and computed[1] else None,
         apply(_conv2d_blocks_filter_grad, (dy, g_input), {"filter_shape": w.shape, **attrs})
         if op.needs[2] and computed[0] else None,
