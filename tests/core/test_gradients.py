@@ -1466,6 +1466,7 @@ def test_conv2d_taps_match_naive_loops_and_finite_differences(taps_always, paddi
                     order=2)
 
 
+@pytest.mark.cpu  # the per-tap products are a CPU path
 @pytest.mark.parametrize("shape, dilations", [((1, 3, 2, 2), 3), ((3, 4, 5, 2), (1, 4))])
 def test_conv2d_taps_with_taps_beyond_the_image_match_im2col(monkeypatch, shape, dilations):
     """A dilated SAME filter whose outer taps read only padding (on one image the first
@@ -1547,8 +1548,10 @@ def test_a_transposed_convolutions_bias_gradient_alone_builds_no_patches(monkeyp
 
 
 @pytest.mark.parametrize("layer, shape", [
-    (lambda: ks.layers.Conv1D(8, 5, padding="same"), (2, 30, 16)),  # per-tap products
-    (lambda: ks.layers.Conv2D(8, 3, strides=2), (2, 9, 8, 16)),  # im2col by blocks
+    pytest.param(lambda: ks.layers.Conv1D(8, 5, padding="same"), (2, 30, 16),
+                 marks=pytest.mark.cpu),  # per-tap products (a CPU path)
+    pytest.param(lambda: ks.layers.Conv2D(8, 3, strides=2), (2, 9, 8, 16),
+                 marks=pytest.mark.cpu),  # im2col by blocks (a CPU path)
     (lambda: ks.layers.Conv2DTranspose(8, 3, strides=2, padding="same"), (2, 5, 4, 16)),
     (lambda: ks.layers.Conv1DTranspose(8, 3, strides=2), (2, 7, 16)),
 ])
