@@ -15,7 +15,9 @@ to the output while it is in cache:
 - per-tap products (`conv2d_taps`...), for stride 1 with enough channels: the image is
   one (rows, channels) matrix, and filter tap (i, j) reads it shifted by di*W + dj rows,
   so each tap is one product of a contiguous slice, with no padded copy, no patch array
-  and no col2im; the rows whose source wrapped past the image's edge are zeroed;
+  and no col2im; the rows whose source wrapped past the image's edge are zeroed. A filter
+  of one row (Conv1D's) runs instead as Winograd's minimal filtering F(4, r) where numba
+  is installed: 3 + r products per 4 outputs of a row, where the taps take 4r;
 - im2col by blocks of images (`conv2d_blocks`...), otherwise where the batch's patch
   array would exceed one block: the patches of a few images at a time, in one reused
   buffer, and one product per block (a smaller batch keeps the single patch array).
@@ -28,6 +30,8 @@ matmul on the GPU.
 """
 
 from __future__ import annotations
+
+import functools
 
 import numpy as np
 
@@ -413,13 +417,113 @@ def _close_under_differentiation(conv, input_grad, filter_grad) -> None:
         )
 
 
+# ---------------------------------------------------------------- Winograd along rows
+
+WINOGRAD_STEP = 4  # outputs per tile: F(4, r) takes 3 + r products per 4 outputs, taps 4r
+# the interpolation points (with one at infinity): small, and exact in binary, so that the
+# float32 results stay within a few units of 1e-6 of the exact ones
+WINOGRAD_POINTS = (0.0, 1.0, -1.0, 2.0, -2.0, 0.5, -0.5)
+WINOGRAD_WIDTHS = (3, 4, 5)  # filter widths that take it (measured: benchmarks/layers_bench.py)
+WINOGRAD_BLOCK_VALUES = 1 << 18  # transformed values per block: the block stays in cache
+
+
+def _winograd_applies(x, filter_shape, dilations) -> bool:
+    """Whether a stride-1 convolution by taps runs as Winograd's minimal filtering along
+    rows instead: a filter of one row and 3-5 undilated columns (Conv1D's), on a float32
+    or float64 NumPy array, with numba for the transforms (`kerasish[fast]`)."""
+    return (filter_shape[0] == 1 and filter_shape[1] in WINOGRAD_WIDTHS and dilations[1] == 1
+            and isinstance(x, np.ndarray) and x.dtype in (np.float32, np.float64)
+            and backend.numba_kernels() is not None)
+
+
+@functools.cache
+def _winograd_transforms(width: int) -> tuple:
+    """(A^T, G, B^T) of Winograd's F(4, width) in float64: for a tile d of 3 + width inputs
+    and a filter g, the correlation's 4 outputs sum_s d[i + s] g[s] are A^T [(G g) * (B^T d)].
+    A^T evaluates at the points and G interpolates there (Lagrange, the point at infinity
+    taking the leading coefficient); B^T is solved from that identity."""
+    step, size = WINOGRAD_STEP, WINOGRAD_STEP + width - 1
+    points = np.array(WINOGRAD_POINTS[:size - 1])
+    at, g = np.zeros((step, size)), np.zeros((size, width))
+    at[:, :-1] = points ** np.arange(step)[:, None]
+    at[-1, -1] = g[-1, -1] = 1.0
+    spread = np.array([np.prod([p - q for q in points if q != p]) for p in points])
+    g[:-1] = points[:, None] ** np.arange(width) / spread[:, None]
+    # sum_k A^T[i, k] G[k, s] B^T[k, j] must be 1 where j == i + s and 0 elsewhere
+    system = np.einsum("ik,ks->isk", at, g).reshape(step * width, size)
+    wanted = np.arange(size) == (np.arange(step)[:, None] + np.arange(width)).reshape(-1, 1)
+    bt = np.linalg.lstsq(system, wanted.astype(float), rcond=None)[0]
+    # (with these points B^T's entries are multiples of 1/4: rounding removes the solver's
+    # error, and its zeros become exact zeros, which the transform skips)
+    return at, g, np.round(bt * 256) / 256
+
+
+def _winograd_rows(x, kernels, pad: int, length: int, bias=None):
+    """out[r, q] = bias + sum_s x[r, q + s - pad] @ kernels[s] for q < `length`, a source
+    outside the row counting as zero: x is (rows, width, in), kernels (taps, in, out).
+
+    Each tile of 4 outputs needs 3 + taps products of its transformed inputs (B^T) with the
+    transformed kernels (G), one matrix product per point over all tiles, and the outputs
+    are recovered from them (A^T): 8 products of a quarter of the rows for 5 taps, where
+    the taps take 5 products of all of them. Rows go WINOGRAD_BLOCK_VALUES at a time
+    through buffers reused from cache.
+    """
+    kernels_module = backend.numba_kernels()
+    at, g, bt = (m.astype(x.dtype) for m in _winograd_transforms(kernels.shape[0]))
+    transformed = np.einsum("ks,sio->kio", g, kernels)
+    tiles = -(-length // WINOGRAD_STEP)
+    out = np.empty((x.shape[0], length, kernels.shape[2]), x.dtype)
+    bias = np.zeros(kernels.shape[2], x.dtype) if bias is None else bias
+    rows, blocks = _image_blocks(x.shape[0], tiles * bt.shape[0] * max(x.shape[2], out.shape[2]),
+                                 WINOGRAD_BLOCK_VALUES)
+    tiled = np.empty((bt.shape[0], rows * tiles, x.shape[2]), x.dtype)
+    products = np.empty((bt.shape[0], rows * tiles, out.shape[2]), x.dtype)
+    for first, last in blocks:
+        size = (last - first) * tiles
+        kernels_module.winograd_tiles(x[first:last], bt, WINOGRAD_STEP, pad, tiles,
+                                      tiled[:, :size])
+        np.matmul(tiled[:, :size], transformed, out=products[:, :size])
+        kernels_module.winograd_untile(products[:, :size], at, tiles, bias, out[first:last])
+    return out
+
+
+def _winograd_rows_filter_grad(x, dy, taps: int, pad: int):
+    """The adjoint of `_winograd_rows` in its kernels: for each tap s, the sum over rows r
+    and outputs q of x[r, q + s - pad]^T dy[r, q], as (taps, in, out).
+
+    With the forward's transformed inputs V_k and dy spread back over each tile's points
+    (A), Z_k, the transformed kernels' gradients are V_k^T Z_k, one product per point,
+    and G^T takes them back to the taps."""
+    kernels_module = backend.numba_kernels()
+    at, g, bt = (m.astype(x.dtype) for m in _winograd_transforms(taps))
+    points, cin, cout = bt.shape[0], x.shape[2], dy.shape[2]
+    tiles = -(-dy.shape[1] // WINOGRAD_STEP)
+    rows, blocks = _image_blocks(x.shape[0], tiles * points * max(cin, cout),
+                                 WINOGRAD_BLOCK_VALUES)
+    tiled = np.empty((points, rows * tiles, cin), x.dtype)
+    spread = np.empty((points, rows * tiles, cout), dy.dtype)
+    grads, part = np.zeros((points, cin, cout), dy.dtype), np.empty((points, cin, cout), dy.dtype)
+    for first, last in blocks:
+        size = (last - first) * tiles
+        kernels_module.winograd_tiles(x[first:last], bt, WINOGRAD_STEP, pad, tiles,
+                                      tiled[:, :size])
+        kernels_module.winograd_tiles(dy[first:last], at.T, WINOGRAD_STEP, 0, tiles,
+                                      spread[:, :size])
+        grads += np.matmul(tiled[:, :size].transpose(0, 2, 1), spread[:, :size], out=part)
+    return np.einsum("ks,kio->sio", g, grads)
+
+
 @primitive("conv2d_taps")
 def _conv2d_taps(x, w, bias=None, *, padding, dilations):
     kh, kw, cin, cout = w.shape
     ho, wo, _ = _plan(x.shape, (kh, kw), (1, 1), padding, "conv2d", dilations)
+    offsets = _tap_offsets(w.shape, padding, dilations)
+    if _winograd_applies(x, w.shape, dilations):  # (one filter row: ho == h)
+        n, h, width = x.shape[:3]
+        out = _winograd_rows(x.reshape(n * h, width, cin), w[0], -offsets[0][1], wo, bias)
+        return out.reshape(n, ho, wo, cout)
     out = backend.array_module(x).empty((x.shape[0], ho, wo, cout), x.dtype)
-    return _shifted_sum(x, w.reshape(kh * kw, cin, cout),
-                        _tap_offsets(w.shape, padding, dilations), out, bias)
+    return _shifted_sum(x, w.reshape(kh * kw, cin, cout), offsets, out, bias)
 
 
 @primitive("conv2d_taps_input_grad")
@@ -429,6 +533,11 @@ def _conv2d_taps_input_grad(dy, w, image_shape, padding, dilations):
     kh, kw, cin, cout = w.shape
     xp = backend.array_module(dy)
     n, h, width = image_shape[:3]
+    if _winograd_applies(dy, w.shape, dilations):  # (the taps reversed, dy's sources)
+        pad = kw - 1 + _tap_offsets(w.shape, padding, dilations)[0][1]
+        out = _winograd_rows(dy.reshape(n * h, dy.shape[2], cout),
+                             w[0, ::-1].transpose(0, 2, 1), pad, width)
+        return out.reshape(image_shape)
     offsets = [(-di, -dj) for di, dj in _tap_offsets(w.shape, padding, dilations)]
     out = xp.empty((n, h, width, cin), dy.dtype)
     kernels = w.reshape(kh * kw, cin, cout).transpose(0, 2, 1)
@@ -441,10 +550,14 @@ def _conv2d_taps_filter_grad(x, dy, filter_shape, padding, dilations):
     # shifted by di * W + dj with dy's rows, less the pairs whose source wrapped
     xp = backend.array_module(x)
     n, h, width, cin = x.shape
+    offsets = _tap_offsets(filter_shape, padding, dilations)
+    if _winograd_applies(x, filter_shape, dilations):
+        return _winograd_rows_filter_grad(
+            x.reshape(n * h, width, cin), dy.reshape(n * h, dy.shape[2], dy.shape[3]),
+            filter_shape[1], -offsets[0][1]).reshape(filter_shape)
     used_hw = dy.shape[1:3]
     rows = x.reshape(-1, cin)
     grad_rows = _framed(dy, h, width, xp).reshape(-1, dy.shape[3])
-    offsets = _tap_offsets(filter_shape, padding, dilations)
     grad = xp.empty((len(offsets), cin, dy.shape[3]), dy.dtype)
     for tap, (di, dj) in enumerate(offsets):
         shift = di * width + dj
