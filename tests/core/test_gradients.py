@@ -1521,24 +1521,30 @@ def winograd_both_ways(monkeypatch):
 @pytest.mark.parametrize("width", [3, 4, 5])
 @pytest.mark.parametrize("padding", ["SAME", "VALID"])
 @pytest.mark.parametrize("length, block_rows", [(1, 6), (6, 1), (13, 4)])
-def test_one_row_filters_by_winograd_equal_the_taps(winograd_both_ways, monkeypatch, width,
-                                                   padding, length, block_rows):
-    """Filters of one row (Conv1D's) by Winograd's F(4, width): the taps' values and the
-    gradients of x, the filters and the fused bias, for outputs shorter than a tile, a
-    whole number of tiles and a partial last tile; the 6 rows (2 images of 3) in one
-    block, in blocks of one row, and in blocks of 4 (a partial last block)."""
+@pytest.mark.parametrize("rows, row_dilation", [(1, 1), (3, 1), (2, 2)])
+def test_filters_by_winograd_along_rows_equal_the_taps(winograd_both_ways, monkeypatch, width,
+                                                      padding, length, block_rows, rows,
+                                                      row_dilation):
+    """Winograd's F(4, width) along rows, the filter's rows (one: Conv1D's; three; two
+    dilated) as shifted sums: the taps' values and the gradients of x, the filters and the
+    fused bias, for outputs shorter than a tile, a whole number of tiles and a partial last
+    tile; 6 images of 3 rows in one block, in blocks of one image and in blocks of 4 (a
+    partial last block)."""
     from kerasish.core.ops import conv_ops
 
     tiles, points = -(-length // 4), 3 + width
-    monkeypatch.setattr(conv_ops, "WINOGRAD_BLOCK_VALUES", block_rows * tiles * points * 5)
-    x = normal(2, 3, length if padding == "SAME" else length + width - 1, 4)
-    w, b, upstream = normal(1, width, 4, 5), normal(5), normal(2, 3, length, 5)
+    monkeypatch.setattr(conv_ops, "WINOGRAD_BLOCK_VALUES", block_rows * 3 * tiles * points * 5)
+    span = (rows - 1) * row_dilation + 1
+    valid = padding == "VALID"
+    x = normal(6, 3 + span - 1 if valid else 3, length + width - 1 if valid else length, 4)
+    w, b, upstream = normal(rows, width, 4, 5), normal(5), normal(6, 3, length, 5)
 
     def f():
         tensors = [ks.constant(v) for v in (x, w, b)]
         with ks.GradientTape() as tape:
             tape.watch(tensors)
-            y = ks.nn.conv2d(tensors[0], tensors[1], padding=padding, bias=tensors[2])
+            y = ks.nn.conv2d(tensors[0], tensors[1], padding=padding,
+                             dilations=(row_dilation, 1), bias=tensors[2])
         return [y, *tape.gradient(y, tensors, output_gradients=ks.constant(upstream))]
 
     winograd, taps = winograd_both_ways(f)
@@ -1547,10 +1553,13 @@ def test_one_row_filters_by_winograd_equal_the_taps(winograd_both_ways, monkeypa
 
 
 @pytest.mark.cpu
-def test_conv1d_by_winograd_has_float32_error_near_the_taps(winograd_both_ways):
-    """In float32, Conv1D(64, 5)'s values and gradients by Winograd stay within 5e-6 of the
-    largest exact value (float64), as the per-tap products do (measured: 1e-6 against 4e-7)."""
-    x, w, dy = normal(4, 1, 64, 64), normal(1, 5, 64, 64, scale=0.1), normal(4, 1, 64, 64)
+@pytest.mark.parametrize("rows, width", [(1, 5), (3, 3)])
+def test_winograd_has_float32_error_near_the_taps(winograd_both_ways, rows, width):
+    """In float32, a Conv1D(64, 5)'s and a 3x3 Conv2D's values and gradients by Winograd stay
+    within 5e-6 of the largest exact value (float64), as the per-tap products do (measured:
+    about 1e-6 against 4e-7)."""
+    x, dy = normal(4, rows, 64, 64), normal(4, rows, 64, 64)
+    w = normal(rows, width, 64, 64, scale=0.1)
 
     def f(dtype):
         tensors = [ks.constant(v.astype(dtype)) for v in (x, w)]

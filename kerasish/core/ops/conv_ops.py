@@ -15,9 +15,10 @@ to the output while it is in cache:
 - per-tap products (`conv2d_taps`...), for stride 1 with enough channels: the image is
   one (rows, channels) matrix, and filter tap (i, j) reads it shifted by di*W + dj rows,
   so each tap is one product of a contiguous slice, with no padded copy, no patch array
-  and no col2im; the rows whose source wrapped past the image's edge are zeroed. A filter
-  of one row (Conv1D's) runs instead as Winograd's minimal filtering F(4, r) where numba
-  is installed: 3 + r products per 4 outputs of a row, where the taps take 4r;
+  and no col2im; the rows whose source wrapped past the image's edge are zeroed. Where
+  numba is installed, filters 3-5 columns wide (Conv1D's, a 3x3 Conv2D's) run instead as
+  Winograd's minimal filtering F(4, r) along the rows: 3 + r products per 4 outputs of a
+  filter row, where the taps take 4r;
 - im2col by blocks of images (`conv2d_blocks`...), otherwise where the batch's patch
   array would exceed one block: the patches of a few images at a time, in one reused
   buffer, and one product per block (a smaller batch keeps the single patch array).
@@ -429,9 +430,10 @@ WINOGRAD_BLOCK_VALUES = 1 << 18  # transformed values per block: the block stays
 
 def _winograd_applies(x, filter_shape, dilations) -> bool:
     """Whether a stride-1 convolution by taps runs as Winograd's minimal filtering along
-    rows instead: a filter of one row and 3-5 undilated columns (Conv1D's), on a float32
-    or float64 NumPy array, with numba for the transforms (`kerasish[fast]`)."""
-    return (filter_shape[0] == 1 and filter_shape[1] in WINOGRAD_WIDTHS and dilations[1] == 1
+    rows instead: a filter of 3-5 undilated columns (any rows: Conv1D's has one, a 3x3
+    Conv2D's three), on a float32 or float64 NumPy array, with numba for the transforms
+    (`kerasish[fast]`)."""
+    return (filter_shape[1] in WINOGRAD_WIDTHS and dilations[1] == 1
             and isinstance(x, np.ndarray) and x.dtype in (np.float32, np.float64)
             and backend.numba_kernels() is not None)
 
@@ -458,59 +460,79 @@ def _winograd_transforms(width: int) -> tuple:
     return at, g, np.round(bt * 256) / 256
 
 
-def _winograd_rows(x, kernels, pad: int, length: int, bias=None):
-    """out[r, q] = bias + sum_s x[r, q + s - pad] @ kernels[s] for q < `length`, a source
-    outside the row counting as zero: x is (rows, width, in), kernels (taps, in, out).
+def _winograd_conv(x, kernels, row_offsets, pad: int, out_hw, bias=None):
+    """out[n, p, q] = bias + sum_{i, s} x[n, p + row_offsets[i], q + s - pad] @ kernels[i, s]
+    for (p, q) inside `out_hw` (at most x's height), a source off the image counting as
+    zero: x is NHWC, kernels (rows, taps, in, out).
 
-    Each tile of 4 outputs needs 3 + taps products of its transformed inputs (B^T) with the
-    transformed kernels (G), one matrix product per point over all tiles, and the outputs
-    are recovered from them (A^T): 8 products of a quarter of the rows for 5 taps, where
-    the taps take 5 products of all of them. Rows go WINOGRAD_BLOCK_VALUES at a time
-    through buffers reused from cache.
+    Along each row, each tile of 4 outputs needs 3 + taps products of its transformed
+    inputs (B^T) with the transformed kernels (G), one matrix product per point over all
+    tiles, and the outputs are recovered from them (A^T): 8 products of a quarter of the
+    pixels for 5 taps, where the taps take 5 products of all of them. A filter's rows are
+    shifted sums of those products, as for the taps. Whole images go
+    WINOGRAD_BLOCK_VALUES at a time through buffers reused from cache.
     """
     kernels_module = backend.numba_kernels()
-    at, g, bt = (m.astype(x.dtype) for m in _winograd_transforms(kernels.shape[0]))
-    transformed = np.einsum("ks,sio->kio", g, kernels)
-    tiles = -(-length // WINOGRAD_STEP)
-    out = np.empty((x.shape[0], length, kernels.shape[2]), x.dtype)
-    bias = np.zeros(kernels.shape[2], x.dtype) if bias is None else bias
-    rows, blocks = _image_blocks(x.shape[0], tiles * bt.shape[0] * max(x.shape[2], out.shape[2]),
-                                 WINOGRAD_BLOCK_VALUES)
-    tiled = np.empty((bt.shape[0], rows * tiles, x.shape[2]), x.dtype)
-    products = np.empty((bt.shape[0], rows * tiles, out.shape[2]), x.dtype)
+    at, g, bt = (m.astype(x.dtype) for m in _winograd_transforms(kernels.shape[1]))
+    transformed = np.einsum("ks,isco->kico", g, kernels)
+    n, h, _, cin = x.shape
+    (ho, wo), cout, points = out_hw, kernels.shape[3], bt.shape[0]
+    tiles = -(-wo // WINOGRAD_STEP)
+    out = np.empty((n, ho, wo, cout), x.dtype)
+    bias = np.zeros(cout, x.dtype) if bias is None else bias
+    images, blocks = _image_blocks(n, h * tiles * points * max(cin, cout), WINOGRAD_BLOCK_VALUES)
+    tiled = np.empty((points, images * h * tiles, cin), x.dtype)
+    products = np.empty((points, images * ho * tiles, cout), x.dtype)
     for first, last in blocks:
-        size = (last - first) * tiles
-        kernels_module.winograd_tiles(x[first:last], bt, WINOGRAD_STEP, pad, tiles,
-                                      tiled[:, :size])
-        np.matmul(tiled[:, :size], transformed, out=products[:, :size])
-        kernels_module.winograd_untile(products[:, :size], at, tiles, bias, out[first:last])
+        count = last - first
+        kernels_module.winograd_tiles(x[first:last].reshape(count * h, -1, cin), bt,
+                                      WINOGRAD_STEP, pad, tiles, tiled[:, :count * h * tiles])
+        if row_offsets == [0]:  # one filter row: one product per point, all in one call
+            np.matmul(tiled[:, :count * h * tiles], transformed[:, 0],
+                      out=products[:, :count * ho * tiles])
+        else:
+            for k in range(points):
+                _shifted_sum(tiled[k, :count * h * tiles].reshape(count, h, tiles, cin),
+                             transformed[k], [(offset, 0) for offset in row_offsets],
+                             products[k, :count * ho * tiles].reshape(count, ho, tiles, cout))
+        kernels_module.winograd_untile(products[:, :count * ho * tiles], at, tiles, bias,
+                                       out[first:last].reshape(count * ho, wo, cout))
     return out
 
 
-def _winograd_rows_filter_grad(x, dy, taps: int, pad: int):
-    """The adjoint of `_winograd_rows` in its kernels: for each tap s, the sum over rows r
-    and outputs q of x[r, q + s - pad]^T dy[r, q], as (taps, in, out).
+def _winograd_conv_filter_grad(x, dy, filter_shape, padding, dilations):
+    """The adjoint of `_winograd_conv` (with the offsets of `padding`) in its kernels.
 
     With the forward's transformed inputs V_k and dy spread back over each tile's points
-    (A), Z_k, the transformed kernels' gradients are V_k^T Z_k, one product per point,
-    and G^T takes them back to the taps."""
+    (A), Z_k, the transformed kernels' gradients are those of a convolution of V_k along
+    the columns (the filter's rows), one per point, and G^T takes them back to the taps."""
     kernels_module = backend.numba_kernels()
-    at, g, bt = (m.astype(x.dtype) for m in _winograd_transforms(taps))
-    points, cin, cout = bt.shape[0], x.shape[2], dy.shape[2]
-    tiles = -(-dy.shape[1] // WINOGRAD_STEP)
-    rows, blocks = _image_blocks(x.shape[0], tiles * points * max(cin, cout),
-                                 WINOGRAD_BLOCK_VALUES)
-    tiled = np.empty((points, rows * tiles, cin), x.dtype)
-    spread = np.empty((points, rows * tiles, cout), dy.dtype)
-    grads, part = np.zeros((points, cin, cout), dy.dtype), np.empty((points, cin, cout), dy.dtype)
+    kh, kw, cin, cout = filter_shape
+    at, g, bt = (m.astype(x.dtype) for m in _winograd_transforms(kw))
+    n, h = x.shape[:2]
+    ho, wo, points = dy.shape[1], dy.shape[2], bt.shape[0]
+    pad = -_tap_offsets(filter_shape, padding, dilations)[0][1]
+    tiles = -(-wo // WINOGRAD_STEP)
+    images, blocks = _image_blocks(n, h * tiles * points * max(cin, cout), WINOGRAD_BLOCK_VALUES)
+    tiled = np.empty((points, images * h * tiles, cin), x.dtype)
+    spread = np.empty((points, images * ho * tiles, cout), dy.dtype)
+    grads = np.zeros((points, kh, cin, cout), dy.dtype)
     for first, last in blocks:
-        size = (last - first) * tiles
-        kernels_module.winograd_tiles(x[first:last], bt, WINOGRAD_STEP, pad, tiles,
-                                      tiled[:, :size])
-        kernels_module.winograd_tiles(dy[first:last], at.T, WINOGRAD_STEP, 0, tiles,
-                                      spread[:, :size])
-        grads += np.matmul(tiled[:, :size].transpose(0, 2, 1), spread[:, :size], out=part)
-    return np.einsum("ks,kio->sio", g, grads)
+        count = last - first
+        kernels_module.winograd_tiles(x[first:last].reshape(count * h, -1, cin), bt,
+                                      WINOGRAD_STEP, pad, tiles, tiled[:, :count * h * tiles])
+        kernels_module.winograd_tiles(dy[first:last].reshape(count * ho, wo, cout), at.T,
+                                      WINOGRAD_STEP, 0, tiles, spread[:, :count * ho * tiles])
+        if kh == 1:  # one product per point, all in one call
+            grads[:, 0] += np.matmul(tiled[:, :count * h * tiles].transpose(0, 2, 1),
+                                     spread[:, :count * ho * tiles])
+            continue
+        for k in range(points):
+            grads[k] += _conv2d_taps_filter_grad.forward(
+                tiled[k, :count * h * tiles].reshape(count, h, tiles, cin),
+                spread[k, :count * ho * tiles].reshape(count, ho, tiles, cout),
+                (kh, 1, cin, cout), padding, (dilations[0], 1)).reshape(kh, cin, cout)
+    return np.einsum("ks,kico->isco", g, grads)
 
 
 @primitive("conv2d_taps")
@@ -518,10 +540,9 @@ def _conv2d_taps(x, w, bias=None, *, padding, dilations):
     kh, kw, cin, cout = w.shape
     ho, wo, _ = _plan(x.shape, (kh, kw), (1, 1), padding, "conv2d", dilations)
     offsets = _tap_offsets(w.shape, padding, dilations)
-    if _winograd_applies(x, w.shape, dilations):  # (one filter row: ho == h)
-        n, h, width = x.shape[:3]
-        out = _winograd_rows(x.reshape(n * h, width, cin), w[0], -offsets[0][1], wo, bias)
-        return out.reshape(n, ho, wo, cout)
+    if _winograd_applies(x, w.shape, dilations):
+        return _winograd_conv(x, w, [di for di, _ in offsets[::kw]], -offsets[0][1], (ho, wo),
+                              bias)
     out = backend.array_module(x).empty((x.shape[0], ho, wo, cout), x.dtype)
     return _shifted_sum(x, w.reshape(kh * kw, cin, cout), offsets, out, bias)
 
@@ -533,11 +554,11 @@ def _conv2d_taps_input_grad(dy, w, image_shape, padding, dilations):
     kh, kw, cin, cout = w.shape
     xp = backend.array_module(dy)
     n, h, width = image_shape[:3]
-    if _winograd_applies(dy, w.shape, dilations):  # (the taps reversed, dy's sources)
-        pad = kw - 1 + _tap_offsets(w.shape, padding, dilations)[0][1]
-        out = _winograd_rows(dy.reshape(n * h, dy.shape[2], cout),
-                             w[0, ::-1].transpose(0, 2, 1), pad, width)
-        return out.reshape(image_shape)
+    if _winograd_applies(dy, w.shape, dilations):  # (each row's taps reversed)
+        offsets = _tap_offsets(w.shape, padding, dilations)
+        return _winograd_conv(_framed(dy, h, dy.shape[2], xp),
+                              w[:, ::-1].transpose(0, 1, 3, 2), [-di for di, _ in offsets[::kw]],
+                              kw - 1 + offsets[0][1], (h, width))
     offsets = [(-di, -dj) for di, dj in _tap_offsets(w.shape, padding, dilations)]
     out = xp.empty((n, h, width, cin), dy.dtype)
     kernels = w.reshape(kh * kw, cin, cout).transpose(0, 2, 1)
@@ -552,9 +573,7 @@ def _conv2d_taps_filter_grad(x, dy, filter_shape, padding, dilations):
     n, h, width, cin = x.shape
     offsets = _tap_offsets(filter_shape, padding, dilations)
     if _winograd_applies(x, filter_shape, dilations):
-        return _winograd_rows_filter_grad(
-            x.reshape(n * h, width, cin), dy.reshape(n * h, dy.shape[2], dy.shape[3]),
-            filter_shape[1], -offsets[0][1]).reshape(filter_shape)
+        return _winograd_conv_filter_grad(x, dy, filter_shape, padding, dilations)
     used_hw = dy.shape[1:3]
     rows = x.reshape(-1, cin)
     grad_rows = _framed(dy, h, width, xp).reshape(-1, dy.shape[3])
