@@ -278,16 +278,17 @@ def _taps_pay(image_shape, filter_shape, padding, dilations) -> bool:
 
 
 def _zero_off_image(block, di: int, dj: int) -> None:
-    """Zero the pixels of an NHWC `block` whose source pixel (p + di, q + dj) is off the image."""
-    h, w = block.shape[1:3]
+    """Zero the pixels of a (..., H, W, C) `block` whose source pixel (p + di, q + dj) is
+    off the image."""
+    h, w = block.shape[-3:-1]
     if di < 0:
-        block[:, :min(-di, h)] = 0
+        block[..., :min(-di, h), :, :] = 0
     elif di > 0:
-        block[:, max(h - di, 0):] = 0
+        block[..., max(h - di, 0):, :, :] = 0
     if dj < 0:
-        block[:, :, :min(-dj, w)] = 0
+        block[..., :min(-dj, w), :] = 0
     elif dj > 0:
-        block[:, :, max(w - dj, 0):] = 0
+        block[..., max(w - dj, 0):, :] = 0
 
 
 def _image_blocks(n: int, values_per_image: int, budget: int) -> tuple:
@@ -469,8 +470,9 @@ def _winograd_conv(x, kernels, row_offsets, pad: int, out_hw, bias=None):
     inputs (B^T) with the transformed kernels (G), one matrix product per point over all
     tiles, and the outputs are recovered from them (A^T): 8 products of a quarter of the
     pixels for 5 taps, where the taps take 5 products of all of them. A filter's rows are
-    shifted sums of those products, as for the taps. Whole images go
-    WINOGRAD_BLOCK_VALUES at a time through buffers reused from cache.
+    shifted sums of those products, as for the taps (one batched product over the points
+    per filter row). Whole images go WINOGRAD_BLOCK_VALUES at a time through buffers
+    reused from cache.
     """
     kernels_module = backend.numba_kernels()
     at, g, bt = (m.astype(x.dtype) for m in _winograd_transforms(kernels.shape[1]))
@@ -482,20 +484,32 @@ def _winograd_conv(x, kernels, row_offsets, pad: int, out_hw, bias=None):
     bias = np.zeros(cout, x.dtype) if bias is None else bias
     images, blocks = _image_blocks(n, h * tiles * points * max(cin, cout), WINOGRAD_BLOCK_VALUES)
     tiled = np.empty((points, images * h * tiles, cin), x.dtype)
-    products = np.empty((points, images * ho * tiles, cout), x.dtype)
+    sums = np.empty((points, images * h * tiles, cout), x.dtype)
+    scratch = np.empty_like(sums) if len(row_offsets) > 1 else None
+    kept = np.empty((points, images * ho * tiles, cout), x.dtype) if ho < h else None
     for first, last in blocks:
         count = last - first
+        rows = count * h * tiles
         kernels_module.winograd_tiles(x[first:last].reshape(count * h, -1, cin), bt,
-                                      WINOGRAD_STEP, pad, tiles, tiled[:, :count * h * tiles])
-        if row_offsets == [0]:  # one filter row: one product per point, all in one call
-            np.matmul(tiled[:, :count * h * tiles], transformed[:, 0],
-                      out=products[:, :count * ho * tiles])
-        else:
-            for k in range(points):
-                _shifted_sum(tiled[k, :count * h * tiles].reshape(count, h, tiles, cin),
-                             transformed[k], [(offset, 0) for offset in row_offsets],
-                             products[k, :count * ho * tiles].reshape(count, ho, tiles, cout))
-        kernels_module.winograd_untile(products[:, :count * ho * tiles], at, tiles, bias,
+                                      WINOGRAD_STEP, pad, tiles, tiled[:, :rows])
+        for tap, offset in enumerate(row_offsets):
+            shift = offset * tiles
+            lo, hi = max(0, -shift), min(rows, rows - shift)
+            product = (sums if tap == 0 else scratch)[:, :rows]
+            product[:, :lo] = 0
+            product[:, hi:] = 0
+            if hi > lo:
+                np.matmul(tiled[:, lo + shift:hi + shift], transformed[:, tap],
+                          out=product[:, lo:hi])
+            _zero_off_image(product.reshape(points, count, h, tiles, cout), offset, 0)
+            if tap:
+                sums[:, :rows] += product
+        products = sums[:, :rows]
+        if kept is not None:  # (VALID: the top rows of each image)
+            products = kept[:, :count * ho * tiles]
+            products.reshape(points, count, ho, tiles, cout)[...] = sums[:, :rows].reshape(
+                points, count, h, tiles, cout)[:, :, :ho]
+        kernels_module.winograd_untile(products, at, tiles, bias,
                                        out[first:last].reshape(count * ho, wo, cout))
     return out
 
@@ -505,33 +519,42 @@ def _winograd_conv_filter_grad(x, dy, filter_shape, padding, dilations):
 
     With the forward's transformed inputs V_k and dy spread back over each tile's points
     (A), Z_k, the transformed kernels' gradients are those of a convolution of V_k along
-    the columns (the filter's rows), one per point, and G^T takes them back to the taps."""
+    the columns (the filter's rows): for each filter row, one batched product over the
+    points of the shifted V_k with Z_k, less the pairs whose source wrapped (as for the
+    taps). G^T takes them back to the taps."""
     kernels_module = backend.numba_kernels()
     kh, kw, cin, cout = filter_shape
     at, g, bt = (m.astype(x.dtype) for m in _winograd_transforms(kw))
     n, h = x.shape[:2]
     ho, wo, points = dy.shape[1], dy.shape[2], bt.shape[0]
-    pad = -_tap_offsets(filter_shape, padding, dilations)[0][1]
+    offsets = _tap_offsets(filter_shape, padding, dilations)
     tiles = -(-wo // WINOGRAD_STEP)
     images, blocks = _image_blocks(n, h * tiles * points * max(cin, cout), WINOGRAD_BLOCK_VALUES)
     tiled = np.empty((points, images * h * tiles, cin), x.dtype)
     spread = np.empty((points, images * ho * tiles, cout), dy.dtype)
+    framed = np.zeros((points, images * h * tiles, cout), dy.dtype) if ho < h else spread
     grads = np.zeros((points, kh, cin, cout), dy.dtype)
     for first, last in blocks:
         count = last - first
+        rows = count * h * tiles
         kernels_module.winograd_tiles(x[first:last].reshape(count * h, -1, cin), bt,
-                                      WINOGRAD_STEP, pad, tiles, tiled[:, :count * h * tiles])
+                                      WINOGRAD_STEP, -offsets[0][1], tiles, tiled[:, :rows])
         kernels_module.winograd_tiles(dy[first:last].reshape(count * ho, wo, cout), at.T,
                                       WINOGRAD_STEP, 0, tiles, spread[:, :count * ho * tiles])
-        if kh == 1:  # one product per point, all in one call
-            grads[:, 0] += np.matmul(tiled[:, :count * h * tiles].transpose(0, 2, 1),
-                                     spread[:, :count * ho * tiles])
-            continue
-        for k in range(points):
-            grads[k] += _conv2d_taps_filter_grad.forward(
-                tiled[k, :count * h * tiles].reshape(count, h, tiles, cin),
-                spread[k, :count * ho * tiles].reshape(count, ho, tiles, cout),
-                (kh, 1, cin, cout), padding, (dilations[0], 1)).reshape(kh, cin, cout)
+        if ho < h:  # (VALID: dy's rows at the top of each image's rows, zeros below)
+            framed[:, :rows].reshape(points, count, h, tiles, cout)[:, :, :ho] = spread[
+                :, :count * ho * tiles].reshape(points, count, ho, tiles, cout)
+        for tap, (offset, _) in enumerate(offsets[::kw]):
+            shift = offset * tiles
+            lo, hi = max(0, -shift), min(rows, rows - shift)
+            if hi <= lo:
+                continue
+            grads[:, tap] += np.matmul(tiled[:, lo + shift:hi + shift].transpose(0, 2, 1),
+                                       framed[:, lo:hi])
+            wrapped = _wrapped_rows((count, h, tiles), (ho, tiles), offset, 0, lo, hi)
+            if wrapped.size:
+                grads[:, tap] -= np.matmul(tiled[:, wrapped + shift].transpose(0, 2, 1),
+                                           framed[:, wrapped])
     return np.einsum("ks,kico->isco", g, grads)
 
 
