@@ -4,8 +4,8 @@
 `backend.numba_kernels()` imports this module on first use; without numba, or with
 `KERASISH_NUMBA=0`, its callers take their NumPy forms. The LSTM loops give the bits of those
 forms; `scatter_add_rows` adds a repeated row's updates in another order than NumPy's
-summed repeats; the Winograd transforms give a Conv1D-shaped convolution other roundings
-than its per-tap products (about 1e-6 of the largest value in float32).
+summed repeats; the Winograd transforms give a convolution other roundings than its
+per-tap products (about 1e-6 of the largest value in float32).
 """
 
 import numba
@@ -106,7 +106,7 @@ def winograd_tiles(x, transform, step, pad, tiles, out):
     """out[k, r * tiles + t] = sum_j transform[k, j] * x[r, t * step + j - pad] for each row r
     of x (rows, length, channels) and tile t, a source outside the row counting as zero;
     out is (points, rows * tiles, channels), transform (points, tile length). (Indexed
-    directly: views taken inside the loops keep LLVM from vectorising them, 1.7x slower.)"""
+    directly: with views taken inside the loops it ran about 1.5x slower.)"""
     rows, length, channels = x.shape
     points, span = transform.shape
     for r in range(rows):
