@@ -461,6 +461,20 @@ def _winograd_transforms(width: int) -> tuple:
     return at, g, np.round(bt * 256) / 256
 
 
+def _winograd_blocks(x, bt, pad: int, tiles: int, images: int, blocks):
+    """(first, last, tiled) for each (first, last) block of x's images: `tiled` is the
+    block's rows transformed by B^T, (points, images * height * tiles, channels), written
+    in turn into one buffer of `images` images."""
+    n, h, width, cin = x.shape
+    buffer = np.empty((bt.shape[0], images * h * tiles, cin), x.dtype)
+    for first, last in blocks:
+        tiled = buffer[:, :(last - first) * h * tiles]
+        backend.numba_kernels().winograd_tiles(
+            x[first:last].reshape((last - first) * h, width, cin), bt, WINOGRAD_STEP, pad,
+            tiles, tiled)
+        yield first, last, tiled
+
+
 def _winograd_conv(x, kernels, row_offsets, pad: int, out_hw, bias=None):
     """out[n, p, q] = bias + sum_{i, s} x[n, p + row_offsets[i], q + s - pad] @ kernels[i, s]
     for (p, q) inside `out_hw` (at most x's height), a source off the image counting as
@@ -483,15 +497,12 @@ def _winograd_conv(x, kernels, row_offsets, pad: int, out_hw, bias=None):
     out = np.empty((n, ho, wo, cout), x.dtype)
     bias = np.zeros(cout, x.dtype) if bias is None else bias
     images, blocks = _image_blocks(n, h * tiles * points * max(cin, cout), WINOGRAD_BLOCK_VALUES)
-    tiled = np.empty((points, images * h * tiles, cin), x.dtype)
     sums = np.empty((points, images * h * tiles, cout), x.dtype)
     scratch = np.empty_like(sums) if len(row_offsets) > 1 else None
     kept = np.empty((points, images * ho * tiles, cout), x.dtype) if ho < h else None
-    for first, last in blocks:
+    for first, last, tiled in _winograd_blocks(x, bt, pad, tiles, images, blocks):
         count = last - first
         rows = count * h * tiles
-        kernels_module.winograd_tiles(x[first:last].reshape(count * h, -1, cin), bt,
-                                      WINOGRAD_STEP, pad, tiles, tiled[:, :rows])
         for tap, offset in enumerate(row_offsets):
             shift = offset * tiles
             lo, hi = max(0, -shift), min(rows, rows - shift)
@@ -530,15 +541,13 @@ def _winograd_conv_filter_grad(x, dy, filter_shape, padding, dilations):
     offsets = _tap_offsets(filter_shape, padding, dilations)
     tiles = -(-wo // WINOGRAD_STEP)
     images, blocks = _image_blocks(n, h * tiles * points * max(cin, cout), WINOGRAD_BLOCK_VALUES)
-    tiled = np.empty((points, images * h * tiles, cin), x.dtype)
     spread = np.empty((points, images * ho * tiles, cout), dy.dtype)
     framed = np.zeros((points, images * h * tiles, cout), dy.dtype) if ho < h else spread
     grads = np.zeros((points, kh, cin, cout), dy.dtype)
-    for first, last in blocks:
+    for first, last, tiled in _winograd_blocks(x, bt, -offsets[0][1], tiles, images,
+                                               blocks):
         count = last - first
         rows = count * h * tiles
-        kernels_module.winograd_tiles(x[first:last].reshape(count * h, -1, cin), bt,
-                                      WINOGRAD_STEP, -offsets[0][1], tiles, tiled[:, :rows])
         kernels_module.winograd_tiles(dy[first:last].reshape(count * ho, wo, cout), at.T,
                                       WINOGRAD_STEP, 0, tiles, spread[:, :count * ho * tiles])
         if ho < h:  # (VALID: dy's rows at the top of each image's rows, zeros below)
