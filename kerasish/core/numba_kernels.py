@@ -144,3 +144,63 @@ def winograd_untile(products, transform, tiles, bias, out):
                     if weight != 0:
                         for c in range(channels):
                             out[r, q, c] += weight * products[k, slot, c]
+
+
+# -- im2col and col2im (core/ops/conv_ops.py) -------------------------------------------------
+# NumPy builds the windows with a padded copy and one strided copy, and adds them back one
+# filter cell at a time over the whole image; these loops take each value once, in cache.
+
+
+@numba.njit(cache=True, nogil=True)
+def windows(x, strides, dilations, top, left, pad_value, out):
+    """out[n, p, q, i, j] = x[n, p*sh + i*dh - top, q*sw + j*dw - left] for the windows of
+    an NHWC x, `pad_value` where that pixel is off the image; out is (N, out_h, out_w, kh,
+    kw, C)."""
+    n, h, w, channels = x.shape
+    _, ho, wo, kh, kw, _ = out.shape
+    sh, sw = strides
+    dh, dw = dilations
+    for b in range(n):
+        for p in range(ho):
+            for i in range(kh):
+                r = p * sh + i * dh - top
+                for q in range(wo):
+                    for j in range(kw):
+                        s = q * sw + j * dw - left
+                        if r < 0 or r >= h or s < 0 or s >= w:
+                            for c in range(channels):
+                                out[b, p, q, i, j, c] = pad_value
+                        else:
+                            for c in range(channels):
+                                out[b, p, q, i, j, c] = x[b, r, s, c]
+
+
+@numba.njit(cache=True, nogil=True)
+def patches_to_image(patches, strides, dilations, top, left, bias, out):
+    """out[n, r, c] = the sum of the patch entries taken from pixel (r, c), that is of
+    patches[n, p, q, i, j] with r + top = p*sh + i*dh and c + left = q*sw + j*dw, in the
+    order of (i, j), plus bias: each output pixel written once (a gather, where NumPy adds
+    one filter cell at a time over the whole image)."""
+    n, ho, wo, kh, kw, channels = patches.shape
+    _, h, w, _ = out.shape
+    sh, sw = strides
+    dh, dw = dilations
+    for b in range(n):
+        for r in range(h):
+            for s in range(w):
+                for c in range(channels):
+                    out[b, r, s, c] = 0
+                for i in range(kh):
+                    t = r + top - i * dh
+                    if t < 0 or t % sh != 0 or t // sh >= ho:
+                        continue
+                    p = t // sh
+                    for j in range(kw):
+                        u = s + left - j * dw
+                        if u < 0 or u % sw != 0 or u // sw >= wo:
+                            continue
+                        q = u // sw
+                        for c in range(channels):
+                            out[b, r, s, c] += patches[b, p, q, i, j, c]
+                for c in range(channels):
+                    out[b, r, s, c] += bias[c]

@@ -2094,3 +2094,98 @@ def test_batch_jacobian_closed_form():
         y = ks.tanh(ks.matmul(x, ks.constant(w)))
     full = tape.jacobian(y, x).numpy()
     np.testing.assert_allclose(full[np.arange(5), :, np.arange(5), :], bj, rtol=1e-12)
+
+
+@pytest.fixture
+def compiled_loops_both_ways(monkeypatch):
+    """run(f) -> (f's arrays with the compiled im2col/col2im loops, the same by NumPy), each
+    path asserted taken."""
+    pytest.importorskip("numba")  # (the loops are numba's: kerasish[fast])
+    from kerasish.core import numba_kernels
+    from kerasish.core.ops import conv_ops
+
+    kernels = conv_ops.backend.numba_kernels()
+    calls = []
+    for name in ("windows", "patches_to_image"):
+        compiled = getattr(numba_kernels, name)
+        monkeypatch.setattr(kernels, name,
+                            lambda *a, _f=compiled, _n=name: calls.append(_n) or _f(*a))
+    loops = conv_ops._compiled_loops
+
+    def run(f, expected_calls):
+        results = []
+        for compiled in (True, False):
+            monkeypatch.setattr(conv_ops, "_compiled_loops", loops if compiled else
+                                lambda x: None)
+            calls.clear()
+            results.append([np.asarray(r) for r in f()])
+            assert set(calls) == (set(expected_calls) if compiled else set())
+        return results
+
+    return run
+
+
+@pytest.mark.cpu  # the compiled loops are a CPU path
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("ksize, strides, padding, dilations, pad_value", [
+    ((3, 3), (2, 2), "SAME", (1, 1), 0.0),
+    ((2, 3), (1, 2), "VALID", (1, 1), 0.0),
+    ((3, 2), (2, 1), "SAME", (2, 3), -np.inf),  # a max pool's padding
+    ((1, 4), (3, 3), "SAME", (1, 1), 2.5),
+])
+def test_compiled_windows_and_col2im_give_numpys_bits(compiled_loops_both_ways, dtype, ksize,
+                                                      strides, padding, dilations, pad_value):
+    """extract_patches by the compiled loop copies NumPy's windows (padding cells holding
+    pad_value), and patches_to_image's gather adds each pixel's entries in NumPy's order:
+    both bit for bit, on a strided (non-contiguous) image too."""
+    x = normal(2, 7, 8, 3).astype(dtype)
+    shape = np.asarray(ks.nn.extract_patches(x, ksize, strides, padding, 0, dilations)).shape
+    entries = normal(*shape).astype(dtype)
+
+    def f():
+        image = ks.constant(x)[:, ::-1]  # (a view with a negative stride)
+        patches = ks.nn.extract_patches(image, ksize, strides, padding, pad_value, dilations)
+        back = ks.nn.patches_to_image(ks.constant(entries), x.shape, ksize, strides, padding,
+                                      dilations)
+        return [patches, back]
+
+    compiled, numpy = compiled_loops_both_ways(f, ["windows", "patches_to_image"])
+    for got, want in zip(compiled, numpy):
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.cpu
+@pytest.mark.parametrize("image, kernel, strides, padding, dilations", [
+    ((3, 28, 28, 16), (3, 3), 2, "SAME", 1),  # a decoder step, in blocks of images
+    ((1, 7, 6, 2), (2, 2), (3, 1), "VALID", 1),  # stride 3 > kernel: an empty phase
+    ((2, 9, 8, 2), (3, 2), (2, 3), "SAME", (2, 1)),
+    ((2, 6, 6, 4), (4, 4), 2, "SAME", 1),
+])
+def test_transposed_convolution_gathered_equals_its_phases(
+        compiled_loops_both_ways, monkeypatch, image, kernel, strides, padding, dilations):
+    """The transposed convolution by products gathered onto the output (the compiled path)
+    gives the per-phase shifted sums' values and gradients of y, the filters and the fused
+    bias, with the products in one block and in blocks of one image."""
+    from kerasish.core.ops import conv_ops
+
+    rng = np.random.default_rng(0)
+    n, h, w, cout = image
+    ho, wo, _ = conv_ops._plan(image, kernel, conv_ops._pair(strides, "test"), padding, "test",
+                               conv_ops._pair(dilations, "test"))
+    y, filters = rng.standard_normal((n, ho, wo, 5)), rng.standard_normal(kernel + (cout, 5))
+    bias, upstream = rng.standard_normal(cout), rng.standard_normal(image)
+
+    def f():
+        tensors = [ks.constant(v) for v in (y, filters, bias)]
+        with ks.GradientTape() as tape:
+            tape.watch(tensors)
+            out = ks.nn.conv2d_transpose(tensors[0], tensors[1], image, strides, padding,
+                                         dilations, bias=tensors[2])
+        return [out, *tape.gradient(out, tensors, output_gradients=ks.constant(upstream))]
+
+    for block in (1 << 18, 1):
+        monkeypatch.setattr(conv_ops, "COL2IM_BLOCK_VALUES", block)
+        gathered, phases = compiled_loops_both_ways(f, ["windows", "patches_to_image"])
+        for got, want in zip(gathered, phases):
+            np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
