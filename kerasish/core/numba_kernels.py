@@ -9,6 +9,7 @@ per-tap products (about 1e-6 of the largest value in float32).
 """
 
 import numba
+import numpy as np
 
 
 @numba.njit(cache=True, nogil=True)
@@ -204,3 +205,42 @@ def patches_to_image(patches, strides, dilations, top, left, bias, out):
                             out[b, r, s, c] += patches[b, p, q, i, j, c]
                 for c in range(channels):
                     out[b, r, s, c] += bias[c]
+
+
+# -- max pooling's gradient over blocks that tile the image (core/ops/conv_ops.py) ------------
+# Cells past the image (the padding of 'SAME') count as -inf, as in NumPy's padded copy.
+# (The forward stays NumPy's: np.maximum over the strided views is as fast as a loop.)
+
+
+@numba.njit(cache=True, nogil=True, error_model="numpy")  # (x / 0 is inf, not an error)
+def max_pool_blocks_grad(x, y, dy, kh, kw, top, left, out):
+    """Each block's dy shared by its cells equal to its max y (hit * (dy / count), NumPy's
+    bits: NaN for a block of NaNs), written on the block's cells inside the image; out's
+    cells in no block are left as they are."""
+    n, h, w, channels = out.shape
+    _, ho, wo, _ = y.shape
+    low = x.dtype.type(-np.inf)
+    count = np.empty(channels, np.uint8)
+    share = np.empty(channels, out.dtype)
+    for b in range(n):
+        for p in range(ho):
+            for q in range(wo):
+                count[:] = 0
+                for i in range(kh):
+                    r = p * kh + i - top
+                    for j in range(kw):
+                        s = q * kw + j - left
+                        inside = 0 <= r < h and 0 <= s < w
+                        for c in range(channels):
+                            v = x[b, r, s, c] if inside else low
+                            count[c] += v == y[b, p, q, c]
+                for c in range(channels):
+                    share[c] = dy[b, p, q, c] / count[c]
+                for i in range(kh):
+                    r = p * kh + i - top
+                    for j in range(kw):
+                        s = q * kw + j - left
+                        if 0 <= r < h and 0 <= s < w:
+                            for c in range(channels):
+                                hit = x[b, r, s, c] == y[b, p, q, c]
+                                out[b, r, s, c] = out.dtype.type(hit) * share[c]

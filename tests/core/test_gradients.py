@@ -2098,15 +2098,15 @@ def test_batch_jacobian_closed_form():
 
 @pytest.fixture
 def compiled_loops_both_ways(monkeypatch):
-    """run(f) -> (f's arrays with the compiled im2col/col2im loops, the same by NumPy), each
-    path asserted taken."""
+    """run(f, names) -> (f's arrays with the compiled loops of im2col, col2im and max
+    pooling's gradient, the same by NumPy), the loops `names` asserted to be those taken."""
     pytest.importorskip("numba")  # (the loops are numba's: kerasish[fast])
     from kerasish.core import numba_kernels
     from kerasish.core.ops import conv_ops
 
     kernels = conv_ops.backend.numba_kernels()
     calls = []
-    for name in ("windows", "patches_to_image"):
+    for name in ("windows", "patches_to_image", "max_pool_blocks_grad"):
         compiled = getattr(numba_kernels, name)
         monkeypatch.setattr(kernels, name,
                             lambda *a, _f=compiled, _n=name: calls.append(_n) or _f(*a))
@@ -2189,3 +2189,38 @@ def test_transposed_convolution_gathered_equals_its_phases(
         gathered, phases = compiled_loops_both_ways(f, ["windows", "patches_to_image"])
         for got, want in zip(gathered, phases):
             np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.cpu
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # (NumPy's route: a NaN block's dy / 0)
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape, ksize, padding", [
+    ((2, 6, 8, 3), (2, 2), "VALID"),
+    ((2, 7, 9, 3), (2, 2), "VALID"),  # the last row and column in no block: gradient 0
+    ((2, 7, 5, 3), (2, 3), "SAME"),  # padded blocks (-inf cells)
+    ((2, 5, 5, 3), (3, 3), "SAME"),
+])
+def test_compiled_max_pooling_gradient_gives_numpys_bits(compiled_loops_both_ways, dtype,
+                                                         shape, ksize, padding):
+    """Max pooling's gradient over tiling blocks by the compiled loop gives NumPy's bits:
+    ties (0.0 and -0.0 too) sharing the gradient, NaN winning its
+    block and making its gradient NaN, a block of -inf."""
+    rng = np.random.default_rng(0)
+    x = rng.integers(-2, 3, shape).astype(dtype)  # many ties
+    x[0, 0, 0, 0], x[0, 0, 1, 0] = 0.0, -0.0
+    x[0, 2, 2, 1] = np.nan
+    x[1, :3, :3, 2] = -np.inf
+    upstream = rng.standard_normal(np.asarray(
+        ks.nn.max_pool2d(x, ksize, ksize, padding)).shape).astype(dtype)
+
+    def f():
+        image = ks.constant(x)
+        with ks.GradientTape() as tape:
+            tape.watch(image)
+            y = ks.nn.max_pool2d(image, ksize, ksize, padding)
+        return [y, tape.gradient(y, image, output_gradients=ks.constant(upstream))]
+
+    compiled, numpy = compiled_loops_both_ways(f, ["max_pool_blocks_grad"])
+    assert np.isnan(numpy[1]).any() and (numpy[1] == 0).any()
+    for got, want in zip(compiled, numpy):
+        np.testing.assert_array_equal(got.view(f"u{got.itemsize}"), want.view(f"u{want.itemsize}"))

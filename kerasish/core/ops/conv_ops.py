@@ -1216,6 +1216,14 @@ def _max_pool_hits(x, y, ksize, padding):
 def _max_pool_blocks_grad(x, y, dy, ksize, padding):
     """max_pool_blocks' input gradient: each block's dy goes to the cell holding its max,
     shared equally between tied cells (TF's MaxPoolGrad, with reduce_max's tie rule)."""
+    loops = _compiled_loops(x)
+    if loops is not None and dy.dtype == x.dtype:  # (one pass over each block, no masks)
+        ho, wo, pads = _blocks_plan(x.shape, ksize, padding, "max_pool2d")
+        (_, (top, _), (left, _), _) = pads
+        covered = top + x.shape[1] <= ho * ksize[0] and left + x.shape[2] <= wo * ksize[1]
+        out = (np.empty if covered else np.zeros)(x.shape, dtype=dy.dtype)
+        loops.max_pool_blocks_grad(x, y, dy, *ksize, top, left, out)
+        return out
     shape, crop, hits, count = _max_pool_hits(x, y, ksize, padding)
     xp = backend.array_module(x)
     routed = dy / count
