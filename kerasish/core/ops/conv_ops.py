@@ -649,7 +649,10 @@ _close_under_differentiation(_conv2d_taps, _conv2d_taps_input_grad, _conv2d_taps
 
 # ---------------------------------------------------------------- im2col by blocks of images
 
-IM2COL_BLOCK_VALUES = 1 << 20  # patch values built at a time: the block is reused from cache
+# patch values built at a time: the block is reused from cache (measured with the compiled
+# windows: the mnist CNN's step 10% faster than with 1 << 20, whose first layer then took
+# one patch array and an unfused bias)
+IM2COL_BLOCK_VALUES = 1 << 19
 
 
 def _patch_blocks(x, filter_shape, strides, padding, dilations):
