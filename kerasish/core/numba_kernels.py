@@ -222,7 +222,7 @@ def max_pool_blocks_grad(x, y, dy, kh, kw, top, left, out):
     n, h, w, channels = out.shape
     _, ho, wo, _ = y.shape
     low = x.dtype.type(-np.inf)
-    count = np.empty(channels, np.uint8)
+    count = np.empty(channels, np.int64)
     share = np.empty(channels, out.dtype)
     for b in range(n):
         for p in range(ho):

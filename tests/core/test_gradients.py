@@ -2224,3 +2224,20 @@ def test_compiled_max_pooling_gradient_gives_numpys_bits(compiled_loops_both_way
     assert np.isnan(numpy[1]).any() and (numpy[1] == 0).any()
     for got, want in zip(compiled, numpy):
         np.testing.assert_array_equal(got.view(f"u{got.itemsize}"), want.view(f"u{want.itemsize}"))
+
+
+@pytest.mark.parametrize("size, dtype", [(16, "float32"), (17, "float64")])
+def test_max_pooling_shares_the_gradient_of_hundreds_of_tied_cells(monkeypatch, size, dtype):
+    """A 16x16 or 17x17 block of equal values (a region a ReLU zeroed) shares its gradient
+    equally, by the compiled loop and by NumPy's masks: the count of tied cells does not
+    wrap at 256 (it did, and every share was inf)."""
+    from kerasish.core.ops import conv_ops
+
+    for path in (conv_ops._compiled_loops, lambda x: None):
+        monkeypatch.setattr(conv_ops, "_compiled_loops", path)
+        x = ks.zeros([1, size, size, 2], dtype=dtype)
+        with ks.GradientTape() as tape:
+            tape.watch(x)
+            y = ks.nn.max_pool2d(x, size, size, "VALID")
+        np.testing.assert_array_equal(tape.gradient(y, x).numpy(),
+                                      np.full((1, size, size, 2), 1 / size**2, dtype))

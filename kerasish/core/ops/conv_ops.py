@@ -1207,9 +1207,12 @@ def _max_pool_hits(x, y, ksize, padding):
     ho, wo, pads = _blocks_plan(x.shape, ksize, padding, "max_pool2d")
     padded = _padded(x, pads, -np.inf)
     hits = [view == y for view in _block_views(padded, ksize, ho, wo)]
-    count = hits[0].astype(np.uint8)  # 1..kh*kw (a block of NaNs: 0)
+    # 1..kh*kw (a block of NaNs: 0), in the narrowest type that holds kh*kw ties (uint8's
+    # adds of the bool masks are the fastest; a wrapped count would share dy wrongly)
+    cells = ksize[0] * ksize[1]
+    count = hits[0].astype(np.uint8 if cells < 256 else np.uint16 if cells < 65536 else np.uint32)
     for hit in hits[1:]:
-        count += hit.view(np.uint8)
+        count += hit.view(np.uint8) if count.dtype == np.uint8 else hit
     (_, (top, _), (left, _), _) = pads
     crop = (slice(None), slice(top, top + x.shape[1]), slice(left, left + x.shape[2]), slice(None))
     return padded.shape, crop, hits, count
