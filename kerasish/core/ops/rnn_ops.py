@@ -7,8 +7,11 @@ in the same order, so the same bits), keeping the gates and cell states; the
 backward loop computes each step's pre-activation gradient with a few array
 passes, and the recurrent kernel's gradient is one product over all steps:
 [h_0 .. h_{T-1}]^T [dz_1 .. dz_T]. With numba (`kerasish[fast]`), a step's gate
-arithmetic on NumPy arrays runs as compiled loops (`numba_kernels.lstm_*`) between
-NumPy's exp and tanh, in the same order of operations: the same bits, fewer passes.
+arithmetic on NumPy arrays runs as compiled loops (`numba_kernels.lstm_*`): in float64
+between NumPy's exp and tanh, in the same order of operations (the same bits, fewer
+passes); in float32 as one loop that also evaluates the sigmoids and tanh, as a rational
+approximation within an ulp of tanh (other bits than the cell's; the forward step about 6x
+faster than NumPy's passes). The backward loop gives the passes' bits in both.
 
 The gates are i, f, c, o (Keras's order), with sigmoid gates and tanh
 activations; other activations take the step-by-step path. A gradient taken
@@ -47,30 +50,58 @@ def _lstm_sequence(projected, recurrent_kernel, h0, c0):
     tanh_cs = xp.empty_like(cs)
     hs = xp.empty_like(cs)
     h, c = h0, c0
-    kernels = _compiled_kernels(projected, recurrent_kernel, h0, c0)
+    gate_step = _gate_step(projected, recurrent_kernel, h0, c0)
     with np.errstate(over="ignore"):  # (e**-x overflows where the sigmoid is 0)
         for t in range(steps):
             z = gates[t]
             backend.matmul(h, recurrent_kernel, out=z)
-            if kernels is not None:  # the same arithmetic in two compiled passes
-                kernels.lstm_gate_inputs(z, projected[t])
-                np.exp(z[:, :2 * units], out=z[:, :2 * units])
-                np.tanh(z[:, 2 * units:3 * units], out=z[:, 2 * units:3 * units])
-                np.exp(z[:, 3 * units:], out=z[:, 3 * units:])
-                kernels.lstm_cell_state(z, c, cs[t])
-            else:
-                z += projected[t]
-                candidate = np.tanh(z[:, 2 * units:3 * units])
-                _sigmoid_in_place(z[:, :2 * units])
-                _sigmoid_in_place(z[:, 3 * units:])
-                z[:, 2 * units:3 * units] = candidate
-                np.multiply(z[:, units:2 * units], c, out=cs[t])
-                candidate *= z[:, :units]
-                cs[t] += candidate
-            np.tanh(cs[t], out=tanh_cs[t])
-            np.multiply(z[:, 3 * units:], tanh_cs[t], out=hs[t])
+            gate_step(z, projected[t], c, cs[t], tanh_cs[t], hs[t])
             h, c = hs[t], cs[t]
     return hs, h, c, gates, cs, tanh_cs
+
+
+def _gate_step(*arrays):
+    """A step's work after its recurrent product z = h @ U, as
+    step(z, projected_t, c, c_next, tanh_c, h_next): z becomes the gates (i, f, tanh(c~), o)
+    and the rest are written. In float32 with numba, one compiled loop whose tanh is a
+    rational approximation (within an ulp: `numba_kernels.lstm_step_float32`); in float64
+    with numba, compiled gate loops around NumPy's exp and tanh; else NumPy's (or CuPy's)
+    array passes. The last two give the step-by-step cell's bits."""
+    kernels = _compiled_kernels(*arrays)
+    if kernels is not None and arrays[0].dtype == np.float32:
+        return kernels.lstm_step_float32
+    return _step_with_kernels(kernels) if kernels is not None else _step_passes
+
+
+def _step_with_kernels(kernels):
+    """The array passes with their gate arithmetic in two compiled loops (the same bits)."""
+
+    def step(z, projected, c, c_next, tanh_c, h_next):
+        units = c.shape[-1]
+        kernels.lstm_gate_inputs(z, projected)
+        np.exp(z[:, :2 * units], out=z[:, :2 * units])
+        np.tanh(z[:, 2 * units:3 * units], out=z[:, 2 * units:3 * units])
+        np.exp(z[:, 3 * units:], out=z[:, 3 * units:])
+        kernels.lstm_cell_state(z, c, c_next)
+        np.tanh(c_next, out=tanh_c)
+        np.multiply(z[:, 3 * units:], tanh_c, out=h_next)
+
+    return step
+
+
+def _step_passes(z, projected, c, c_next, tanh_c, h_next) -> None:
+    """The cell's arithmetic, in the cell's order, as array passes (NumPy or CuPy)."""
+    units = c.shape[-1]
+    z += projected
+    candidate = np.tanh(z[:, 2 * units:3 * units])
+    _sigmoid_in_place(z[:, :2 * units])
+    _sigmoid_in_place(z[:, 3 * units:])
+    z[:, 2 * units:3 * units] = candidate
+    np.multiply(z[:, units:2 * units], c, out=c_next)
+    candidate *= z[:, :units]
+    c_next += candidate
+    np.tanh(c_next, out=tanh_c)
+    np.multiply(z[:, 3 * units:], tanh_c, out=h_next)
 
 
 def _compiled_kernels(*arrays):
