@@ -5,10 +5,10 @@
 `KERASISH_NUMBA=0`, its callers take their NumPy forms. The LSTM loops give the bits of those
 forms, except the float32 step, whose tanh and sigmoid are rational approximations within an
 ulp of NumPy's; the im2col and col2im loops and max pooling's gradient give their bits;
-`scatter_add_rows` adds a repeated row's updates in another order than NumPy's summed repeats; the Winograd
-transforms give a convolution other roundings than its per-tap products (about 1e-6 of the
-largest value in float32), and a transposed convolution gathered by col2im sums its
-products in another order than its per-phase shifted sums.
+`scatter_add_rows` adds a repeated row's updates in another order than NumPy's summed
+repeats; the Winograd transforms give a convolution other roundings than its per-tap
+products (about 1e-6 of the largest value in float32), and a transposed convolution
+gathered by col2im sums its products in another order than its per-phase shifted sums.
 """
 
 import numba
