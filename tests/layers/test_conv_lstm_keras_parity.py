@@ -42,6 +42,10 @@ def _load_and_compare(tmp_path, model, inputs, atol=1e-5):
     ("ConvLSTM3D", (3, 5, 4, 4, 2), {"return_state": True}),
 ])
 def test_conv_lstm_keras_file_predicts_the_same(tmp_path, kind, shape, kwargs):
+    if kwargs.get("data_format") == "channels_first" and keras.backend.backend() == "tensorflow":
+        # (KERAS_BACKEND is only a default here: a module imported keras first with TF,
+        # whose CPU convolutions take channels_last only)
+        pytest.skip("Keras's TensorFlow backend has no channels_first convolution on the CPU")
     x = keras.Input(shape)
     layer = getattr(keras.layers, kind)(3, 3 if kind != "ConvLSTM3D" else 2,
                                         bias_initializer="random_normal", **kwargs)
