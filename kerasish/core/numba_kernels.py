@@ -76,7 +76,7 @@ def lstm_cell_state(z, c, c_next):
 
 # -- an LSTM's float32 step with its activations in the loop ----------------------------------
 # NumPy's float32 exp and tanh cost 1.9 and 2.7 ns a value here, and an LSTM's forward step spent
-# more time in them and its gate passes than in its recurrent product. These loops evaluate tanh
+# about as long in them and its gate passes as in its recurrent product. These loops evaluate tanh
 # as a rational function, which LLVM vectorises (about 1.3 ns a value, fused with the gate
 # arithmetic): tanh(x) = x P(x^2) / Q(x^2) for |x| <= 9, and +-1 beyond (where float32's tanh
 # is 1 within an ulp). P and Q have degree 4; their coefficients were fitted to tanh(x) / x

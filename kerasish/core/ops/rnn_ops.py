@@ -10,8 +10,9 @@ passes, and the recurrent kernel's gradient is one product over all steps:
 arithmetic on NumPy arrays runs as compiled loops (`numba_kernels.lstm_*`): in float64
 between NumPy's exp and tanh, in the same order of operations (the same bits, fewer
 passes); in float32 as one loop that also evaluates the sigmoids and tanh, as a rational
-approximation within an ulp of tanh (other bits than the cell's; the forward step about 6x
-faster than NumPy's passes). The backward loop gives the passes' bits in both.
+approximation within an ulp of tanh (other bits than the cell's; a step's gate work about
+twice as fast as the loops around NumPy's exp and tanh). The backward loop gives the passes'
+bits in both.
 
 The gates are i, f, c, o (Keras's order), with sigmoid gates and tanh
 activations; other activations take the step-by-step path. A gradient taken
